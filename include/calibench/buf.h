@@ -1,0 +1,58 @@
+/*
+ * buf.h - growable byte buffer with a hard cap.
+ *
+ * A cb_buf grows on demand up to `cap` bytes (0 = no cap). Appending past the cap
+ * fails with CB_ERR_CAPACITY and leaves the buffer unchanged, so a buffer fed by the
+ * network cannot be made to take all the memory. The data is always NUL-terminated
+ * (the terminator is not counted in `len`). Caller-allocated; cb_buf_free() releases
+ * the storage; a zeroed struct is a valid empty buffer with no cap.
+ */
+#ifndef CALIBENCH_BUF_H
+#define CALIBENCH_BUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "calibench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cb_buf {
+  char *data;   /* owned; NULL until the first append */
+  size_t len;   /* bytes used, excluding the NUL */
+  size_t alloc; /* bytes allocated */
+  size_t cap;   /* maximum len; 0 = unlimited */
+} cb_buf;
+
+void cb_buf_init(cb_buf *b, size_t cap);
+void cb_buf_free(cb_buf *b);
+/* Drop the contents, keep the storage. */
+void cb_buf_reset(cb_buf *b);
+/* Make room for `extra` more bytes. CB_ERR_CAPACITY when len + extra > cap. */
+cb_status cb_buf_reserve(cb_buf *b, size_t extra);
+cb_status cb_buf_append(cb_buf *b, const void *data, size_t n);
+cb_status cb_buf_append_str(cb_buf *b, const char *s);
+cb_status cb_buf_append_char(cb_buf *b, char c);
+cb_status cb_buf_appendf(cb_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+cb_status cb_buf_vappendf(cb_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Append `s` (n bytes) as the inside of a JSON string literal: escapes quotes,
+ * backslash and control characters; invalid UTF-8 bytes become U+FFFD. */
+cb_status cb_buf_append_json_string(cb_buf *b, const char *s, size_t n);
+/* Remove the first n bytes (n <= len). */
+void cb_buf_consume(cb_buf *b, size_t n);
+
+/*
+ * Read a whole file into a new NUL-terminated buffer. Fails with CB_ERR_CAPACITY
+ * (naming the file and the limit) when it is larger than max_bytes (0 = no limit),
+ * CB_ERR_IO when it cannot be opened or read.
+ */
+cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,34 @@
+/*
+ * clock.h - typed time.
+ *
+ * All measured times are uint64_t nanoseconds on CLOCK_MONOTONIC (names end in _ns).
+ * Wall-clock time is used only to label a run (cb_clock_wall_ns, UTC).
+ */
+#ifndef CALIBENCH_CLOCK_H
+#define CALIBENCH_CLOCK_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_NS_PER_US UINT64_C(1000)
+#define CB_NS_PER_MS UINT64_C(1000000)
+#define CB_NS_PER_S UINT64_C(1000000000)
+
+/* Monotonic nanoseconds since an arbitrary origin; never goes backwards. */
+uint64_t cb_clock_now_ns(void);
+/* Nanoseconds since the Unix epoch (UTC), for labels only. */
+uint64_t cb_clock_wall_ns(void);
+/* Thread CPU time in nanoseconds (for client CPU accounting). */
+uint64_t cb_clock_cpu_ns(void);
+/* Format a wall time as ISO 8601 UTC with milliseconds: 2026-12-02T13:07:34.123Z.
+ * `out` needs at least 25 bytes; returns out. */
+char *cb_clock_format_utc(uint64_t wall_ns, char *out, size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

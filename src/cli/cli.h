@@ -1,0 +1,10 @@
+/*
+ * cli.h - entry points of the subcommands. Each takes argv starting at its own name
+ * and returns the process exit status (0 ok, 1 failure, 2 usage or input error).
+ */
+#ifndef CALIBENCH_CLI_H
+#define CALIBENCH_CLI_H
+
+int cli_sim_main(int argc, char **argv);
+
+#endif

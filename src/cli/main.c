@@ -1,0 +1,58 @@
+/*
+ * main.c - the calibench command: dispatches to one function per subcommand.
+ * All work happens in libcalibench; the cli/ files only parse arguments.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cb_version.h"
+#include "cli.h"
+
+static const struct cli_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} commands[] = {
+    {"sim", "the built-in inference simulator (sim serve: OpenAI-compatible HTTP server)",
+     cli_sim_main},
+};
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench <command> [options]\n"
+          "\n"
+          "calibench measures LLM serving under production-like load and tells whether\n"
+          "a deployment meets its SLA.\n"
+          "\n"
+          "commands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out,
+          "\n"
+          "options:\n"
+          "  -h, --help     show this help\n"
+          "  --version      show the version and the commit it was built from\n"
+          "\n"
+          "Run 'calibench <command> --help' for a command's options.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(cmd, "--version")) {
+    printf("calibench %s (commit %s)\n", CB_VERSION_STRING, CB_GIT_COMMIT);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "calibench: unknown command '%s'\n\n", cmd);
+  usage(stderr);
+  return 2;
+}

@@ -1,0 +1,193 @@
+/*
+ * buf.c - capped growable buffers and whole-file reads.
+ */
+#include "calibench/buf.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+
+void cb_buf_init(cb_buf *b, size_t cap) {
+  b->data = NULL;
+  b->len = 0;
+  b->alloc = 0;
+  b->cap = cap;
+}
+
+void cb_buf_free(cb_buf *b) {
+  cb_free(b->data);
+  b->data = NULL;
+  b->len = 0;
+  b->alloc = 0;
+}
+
+void cb_buf_reset(cb_buf *b) {
+  b->len = 0;
+  if (b->data) b->data[0] = '\0';
+}
+
+cb_status cb_buf_reserve(cb_buf *b, size_t extra) {
+  if (extra > SIZE_MAX - b->len - 1) return CB_ERR_CAPACITY;
+  size_t need = b->len + extra;
+  if (b->cap && need > b->cap) return CB_ERR_CAPACITY;
+  if (need + 1 <= b->alloc) return CB_OK;
+  size_t n = b->alloc ? b->alloc : 64;
+  while (n < need + 1) n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
+  b->data = cb_realloc(b->data, n);
+  b->alloc = n;
+  return CB_OK;
+}
+
+cb_status cb_buf_append(cb_buf *b, const void *data, size_t n) {
+  cb_status st = cb_buf_reserve(b, n);
+  if (st != CB_OK) return st;
+  if (n) memcpy(b->data + b->len, data, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+  return CB_OK;
+}
+
+cb_status cb_buf_append_str(cb_buf *b, const char *s) {
+  return cb_buf_append(b, s, strlen(s));
+}
+
+cb_status cb_buf_append_char(cb_buf *b, char c) { return cb_buf_append(b, &c, 1); }
+
+cb_status cb_buf_vappendf(cb_buf *b, const char *fmt, va_list ap) {
+  va_list ap2;
+  va_copy(ap2, ap);
+  char small[256];
+  int n = vsnprintf(small, sizeof small, fmt, ap2);
+  va_end(ap2);
+  if (n < 0) return CB_ERR_INVALID;
+  if ((size_t)n < sizeof small) return cb_buf_append(b, small, (size_t)n);
+  cb_status st = cb_buf_reserve(b, (size_t)n);
+  if (st != CB_OK) return st;
+  vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+  b->len += (size_t)n;
+  return CB_OK;
+}
+
+cb_status cb_buf_appendf(cb_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cb_status st = cb_buf_vappendf(b, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+/* Length of the valid UTF-8 sequence starting at s (1-4), or 0 if invalid. */
+static size_t utf8_valid_len(const unsigned char *s, size_t n) {
+  unsigned char c = s[0];
+  if (c < 0x80) return 1;
+  size_t len;
+  uint32_t cp;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+    cp = c & 0x1F;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    cp = c & 0x0F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (n < len) return 0;
+  for (size_t i = 1; i < len; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (s[i] & 0x3F);
+  }
+  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+    return 0;
+  return len;
+}
+
+cb_status cb_buf_append_json_string(cb_buf *b, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  size_t i = 0;
+  while (i < n) {
+    size_t run = i;
+    /* Copy the longest run of bytes that need no escaping in one go. */
+    while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+      run++;
+    if (run > i) {
+      cb_status st = cb_buf_append(b, p + i, run - i);
+      if (st != CB_OK) return st;
+      i = run;
+      continue;
+    }
+    unsigned char c = p[i];
+    char esc[8];
+    size_t elen = 2;
+    esc[0] = '\\';
+    switch (c) {
+      case '"': esc[1] = '"'; break;
+      case '\\': esc[1] = '\\'; break;
+      case '\n': esc[1] = 'n'; break;
+      case '\r': esc[1] = 'r'; break;
+      case '\t': esc[1] = 't'; break;
+      case '\b': esc[1] = 'b'; break;
+      case '\f': esc[1] = 'f'; break;
+      default:
+        if (c < 0x20) {
+          memcpy(esc, "\\u00", 4);
+          esc[4] = hex[c >> 4];
+          esc[5] = hex[c & 15];
+          elen = 6;
+        } else {
+          size_t ulen = utf8_valid_len(p + i, n - i);
+          cb_status st = ulen ? cb_buf_append(b, p + i, ulen)
+                              : cb_buf_append(b, "\xEF\xBF\xBD", 3);
+          if (st != CB_OK) return st;
+          i += ulen ? ulen : 1;
+          continue;
+        }
+    }
+    cb_status st = cb_buf_append(b, esc, elen);
+    if (st != CB_OK) return st;
+    i++;
+  }
+  return CB_OK;
+}
+
+void cb_buf_consume(cb_buf *b, size_t n) {
+  if (n >= b->len) {
+    cb_buf_reset(b);
+    return;
+  }
+  memmove(b->data, b->data + n, b->len - n);
+  b->len -= n;
+  b->data[b->len] = '\0';
+}
+
+cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  char chunk[65536];
+  size_t n;
+  cb_status st = CB_OK;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    if (max_bytes && out->len + n > max_bytes) {
+      st = cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
+                       "file is larger than the limit of %zu bytes", max_bytes);
+      break;
+    }
+    if (cb_buf_append(out, chunk, n) != CB_OK) {
+      st = cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
+                       "file does not fit the buffer's limit of %zu bytes", out->cap);
+      break;
+    }
+  }
+  if (st == CB_OK && ferror(f))
+    st = cb_error_at(err, CB_ERR_IO, path, 0, 0, "read failed: %s", strerror(errno));
+  fclose(f);
+  if (st == CB_OK && !out->data) cb_buf_append(out, "", 0);
+  return st;
+}
