@@ -1,0 +1,171 @@
+/*
+ * text.c - the simulator's synthetic output text and its approximate tokenizer.
+ *
+ * Output text: token k of a request is a pure function of (seed, k), so the server
+ * can render any token without keeping per-request text state, and the engine can
+ * hash output blocks for prefix caching from the same ids. The pieces are common
+ * English words (with their leading space), "." and ",", arranged into sentences:
+ * a piece is punctuation when a seeded coin says so and the previous piece was not
+ * punctuation; the word after "." is capitalised.
+ *
+ * Approximate tokenizer (until a real tokenizer is configured; docs/simulator.md):
+ * modelled on the shape of tiktoken's cl100k pre-tokenizer, with every piece one
+ * token except where noted:
+ *   - a letter run with at most one leading space: chunks of up to 6 letters (the
+ *     space joins the first chunk), since common English words are single tokens and
+ *     long words split;
+ *   - a digit run: groups of up to 3 digits (cl100k's \p{N}{1,3});
+ *   - a run of ASCII punctuation with at most one leading space: chunks of up to 4;
+ *   - a run of newlines (with any spaces/tabs before them): one token;
+ *   - a run of spaces/tabs: one token, except that a single space directly before a
+ *     letter or punctuation joins that piece instead (when the run is longer, its
+ *     last space does);
+ *   - any other byte sequence: one token per UTF-8 code point (invalid bytes: one
+ *     token per byte).
+ * Each piece's id is its FNV-1a 64-bit hash modulo the vocabulary size, so equal
+ * text gives equal ids, which is what prefix caching needs.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "calibench/rng.h"
+#include "calibench/sim.h"
+
+/* ---- approximate tokenizer -------------------------------------------------------- */
+
+enum { LETTER_CHUNK = 6, DIGIT_CHUNK = 3, PUNCT_CHUNK = 4 };
+
+static int is_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_blank(unsigned char c) { return c == ' ' || c == '\t'; }
+static int is_newline(unsigned char c) { return c == '\n' || c == '\r'; }
+static int is_punct(unsigned char c) {
+  return c > 0x20 && c < 0x7f && !is_letter(c) && !is_digit(c);
+}
+
+static uint32_t piece_id(const unsigned char *p, size_t n, uint32_t vocab) {
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (size_t i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= UINT64_C(0x100000001b3);
+  }
+  return (uint32_t)(h % vocab);
+}
+
+/* Length of the UTF-8 sequence at p, or 1 for an invalid/truncated byte. */
+static size_t utf8_len(const unsigned char *p, size_t n) {
+  size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;
+  if (len > n) return 1;
+  for (size_t i = 1; i < len; i++)
+    if ((p[i] & 0xC0) != 0x80) return 1;
+  return len;
+}
+
+/* Length of the next piece starting at p (n > 0 bytes left). */
+static size_t next_piece(const unsigned char *p, size_t n) {
+  size_t i = 0;
+  if (is_blank(p[0])) {
+    while (i < n && is_blank(p[i])) i++;
+    if (i < n && is_newline(p[i])) {
+      while (i < n && (is_newline(p[i]) || is_blank(p[i]))) i++;
+      return i;
+    }
+    /* A single space before a letter or punctuation joins it. */
+    if (i < n && p[i - 1] == ' ' && (is_letter(p[i]) || is_punct(p[i]))) {
+      if (i > 1) return i - 1;
+      i = 1;
+    } else {
+      return i;
+    }
+  }
+  if (i >= n) return i;
+  size_t start = i;
+  if (is_letter(p[i])) {
+    while (i < n && is_letter(p[i]) && i - start < LETTER_CHUNK) i++;
+    return i;
+  }
+  if (is_punct(p[i])) {
+    while (i < n && is_punct(p[i]) && i - start < PUNCT_CHUNK) i++;
+    return i;
+  }
+  if (is_digit(p[i])) {
+    while (i < n && is_digit(p[i]) && i - start < DIGIT_CHUNK) i++;
+    return i;
+  }
+  if (is_newline(p[i])) {
+    while (i < n && (is_newline(p[i]) || is_blank(p[i]))) i++;
+    return i;
+  }
+  return i + utf8_len(p + i, n - i);
+}
+
+size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
+                              uint32_t *ids, size_t max_ids) {
+  const unsigned char *p = (const unsigned char *)text;
+  size_t count = 0;
+  while (len > 0) {
+    size_t n = next_piece(p, len);
+    if (ids && count < max_ids) ids[count] = piece_id(p, n, vocab);
+    count++;
+    p += n;
+    len -= n;
+  }
+  return count;
+}
+
+/* ---- synthetic output text -------------------------------------------------------- */
+
+/* Common English words of at most LETTER_CHUNK letters: each is one approximate token
+ * with its leading space. */
+static const char *const words[] = {
+    "the",    "of",     "and",    "to",     "in",     "is",     "that",   "for",
+    "it",     "as",     "was",    "with",   "be",     "by",     "on",     "not",
+    "he",     "this",   "are",    "or",     "his",    "from",   "at",     "which",
+    "but",    "have",   "an",     "had",    "they",   "you",    "were",   "their",
+    "one",    "all",    "we",     "can",    "her",    "has",    "there",  "been",
+    "if",     "more",   "when",   "will",   "would",  "who",    "so",     "no",
+    "model",  "data",   "token",  "cache",  "batch",  "server", "speed",  "memory",
+    "time",   "work",   "system", "result", "value",  "number", "state",  "point",
+    "long",   "small",  "large",  "first",  "last",   "next",   "good",   "fast",
+    "slow",   "early",  "late",   "new",    "old",    "high",   "low",    "same",
+    "other",  "every",  "each",   "many",   "most",   "some",   "few",    "much",
+    "make",   "take",   "give",   "find",   "keep",   "show",   "run",    "read",
+    "write",  "send",   "wait",   "start",  "stop",   "learn",  "build",  "test",
+    "river",  "stone",  "light",  "water",  "city",   "road",   "house",  "garden",
+    "paper",  "music",  "letter", "window", "market", "forest", "summer", "winter",
+    "quiet",  "bright", "simple", "steady", "clear",  "open",   "close",  "near",
+    "under",  "over",   "after",  "before", "about",  "around", "again",  "still",
+    "often",  "always", "never",  "today",  "here",   "where",  "while",  "since",  
+};
+#define NWORDS (sizeof words / sizeof words[0])
+
+/* Seeded coin per position: 1 in 8 positions are punctuation candidates. */
+static uint64_t position_hash(uint64_t seed, int64_t k) {
+  return cb_hash3_u64(seed, UINT64_C(0x74657874), (uint64_t)k);
+}
+static int punct_candidate(uint64_t seed, int64_t k) {
+  return k >= 0 && (position_hash(seed, k) & 7) == 0;
+}
+/* 0 = word, '.' or ',' = punctuation. Never two punctuation pieces in a row. */
+static char punct_at(uint64_t seed, int64_t k) {
+  if (k < 2 || !punct_candidate(seed, k) || punct_candidate(seed, k - 1)) return 0;
+  return (position_hash(seed, k) >> 3) % 3 == 0 ? ',' : '.';
+}
+
+uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
+  char p = punct_at(seed, k);
+  if (p) {
+    out[0] = p;
+    out[1] = '\0';
+  } else {
+    const char *w = words[(position_hash(seed, k) >> 8) % NWORDS];
+    size_t n = 0;
+    if (k > 0) out[n++] = ' ';
+    size_t wl = strlen(w);
+    memcpy(out + n, w, wl);
+    if (k == 0 || punct_at(seed, k - 1) == '.') out[n] = (char)(out[n] - 'a' + 'A');
+    n += wl;
+    out[n] = '\0';
+  }
+  return piece_id((const unsigned char *)out, strlen(out), vocab);
+}
