@@ -269,6 +269,11 @@ uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out);
 size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
                               uint32_t *ids, size_t max_ids);
 
+/* As cb_sim_approx_tokenize, also giving each token's end offset in `text` (bytes),
+ * so text can be streamed token by token. ids and ends may each be NULL. */
+size_t cb_sim_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
+                           size_t *ends, size_t max_tokens);
+
 #ifdef __cplusplus
 }
 #endif

@@ -99,18 +99,25 @@ static size_t next_piece(const unsigned char *p, size_t n) {
   return i + utf8_len(p + i, n - i);
 }
 
-size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
-                              uint32_t *ids, size_t max_ids) {
+size_t cb_sim_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
+                           size_t *ends, size_t max_tokens) {
   const unsigned char *p = (const unsigned char *)text;
-  size_t count = 0;
-  while (len > 0) {
-    size_t n = next_piece(p, len);
-    if (ids && count < max_ids) ids[count] = piece_id(p, n, vocab);
+  size_t count = 0, pos = 0;
+  while (pos < len) {
+    size_t n = next_piece(p + pos, len - pos);
+    if (count < max_tokens) {
+      if (ids) ids[count] = piece_id(p + pos, n, vocab);
+      if (ends) ends[count] = pos + n;
+    }
     count++;
-    p += n;
-    len -= n;
+    pos += n;
   }
   return count;
+}
+
+size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
+                              uint32_t *ids, size_t max_ids) {
+  return cb_sim_approx_split(text, len, vocab, ids, NULL, max_ids);
 }
 
 /* ---- synthetic output text -------------------------------------------------------- */
