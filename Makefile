@@ -2,7 +2,7 @@
 #   make quickstart   install what is missing, build, and run the built-in simulator demo
 #   make test         install what is missing, build, run every test, then again under
 #                     AddressSanitizer + UndefinedBehaviorSanitizer
-# Other targets: build, asan, bench, deps, clean.
+# Other targets: build, asan, fuzz, bench, deps, clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps bench clean
+.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps fuzz bench clean
 
 all: build
 
@@ -54,6 +54,21 @@ test: unit-test asan-test
 
 quickstart: build
 	./scripts/quickstart.sh $(BUILD)/calibench
+
+# libFuzzer targets (clang), each run FUZZ_SECONDS on its seed corpus; new inputs go
+# to build-fuzz/corpus-*, never into the committed seeds.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := sim_http_parse
+fuzz:
+	@command -v clang >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq clang; }
+	@mkdir -p build-fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
+	    tests/fuzz/fuzz_$$t.c src/sim/http_parse.c src/util/[a-z]*.c -o build-fuzz/fuzz_$$t && \
+	  mkdir -p build-fuzz/corpus-$$t && \
+	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$t \
+	    tests/fuzz/corpus/$$t || exit 1; \
+	done
 
 bench: build
 	@echo "benchmarks run on demand; see bench/README.md"

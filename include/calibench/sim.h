@@ -92,7 +92,8 @@ typedef struct cb_sim_params {
   double warmup_factor;         /* ... by this factor (CUDA-graph capture, autotune) */
   double jitter_cv;             /* > 0: step time × lognormal noise with this CV */
   uint64_t seed;                /* seeds the jitter */
-  double eos_mean_tokens;       /* front ends: mean output length when EOS is sampled */
+  double eos_mean_tokens;       /* front ends: mean output length when EOS is sampled
+                                   (256); the engine itself does not use it */
 } cb_sim_params;
 
 /* Defaults: llama-3.1-8b on h100-sxm, TP 1, bf16, with the documented efficiencies. */
@@ -197,7 +198,9 @@ typedef struct cb_sim_event {
   uint64_t time_ns;          /* SCHEDULED/PREEMPTED: step start; TOKEN/FINISHED: step end */
   int64_t token_index;       /* TOKEN: 0-based output index */
   uint32_t token_id;         /* TOKEN: the token's id */
-  int64_t prefix_hit_tokens; /* SCHEDULED: prompt tokens served from the prefix cache */
+  int64_t prefix_hit_tokens; /* SCHEDULED: tokens served from the prefix cache (prompt,
+                                plus the generated tokens when resuming a preempted
+                                request); a multiple of block_size */
 } cb_sim_event;
 
 typedef void (*cb_sim_event_fn)(void *ctx, const cb_sim_event *ev);
@@ -208,23 +211,32 @@ void cb_sim_engine_free(cb_sim_engine *e);
 
 /*
  * Queue a request that arrived at now_ns. CB_ERR_RANGE when prompt_len + output_len
- * exceeds max_model_len (vLLM's 400); CB_ERR_INVALID for a duplicate id or empty
- * prompt. The request is considered by the first step that starts at or after now_ns.
- * Call cb_sim_engine_advance(e, now_ns, ...) first so earlier steps are reported.
+ * exceeds max_model_len (vLLM's 400, with vLLM's message); CB_ERR_INVALID for a
+ * duplicate live id, an empty prompt or output_len < 1. The request is considered by
+ * the first step that starts at or after now_ns and after this call (a step that
+ * advance() already started at now_ns does not include it: add all requests of one
+ * instant before advancing to it); waiting requests are admitted in the order they
+ * were added (FIFO). Call cb_sim_engine_advance(e, now_ns, ...) first so earlier steps
+ * are reported. Ids of finished or aborted requests may be reused. CB_ERR_STATE from
+ * inside the event callback.
  */
 cb_status cb_sim_engine_add(cb_sim_engine *e, const cb_sim_request *r, uint64_t now_ns,
                             cb_error *err);
 
-/* Remove a request (client went away) and free its blocks. Unknown ids are ignored. */
+/* Remove a request (client went away) and free its blocks; no further event is
+ * reported for it. Unknown ids are ignored. May be called from the event callback. */
 void cb_sim_engine_abort(cb_sim_engine *e, uint64_t id);
 
 /* Time at which the next step ends (or a step should start), UINT64_MAX when idle. */
 uint64_t cb_sim_engine_next_event_ns(const cb_sim_engine *e);
 
 /*
- * Run every step that ends at or before now_ns, calling fn for each event in time
- * order (within a step: PREEMPTED and SCHEDULED at its start, TOKEN then FINISHED at
- * its end). fn may call cb_sim_engine_abort but not add or advance.
+ * Run every step that ends at or before now_ns, and start the step that begins at or
+ * before now_ns, calling fn (may be NULL) for each event in time order. A step's
+ * PREEMPTED and SCHEDULED events (time = its start) are reported when it starts; at its
+ * end, for each request of the step in admission order, TOKEN and, after the request's
+ * last token, FINISHED (time = its end). fn may call cb_sim_engine_abort but not add or
+ * advance (advance from fn returns at once).
  */
 void cb_sim_engine_advance(cb_sim_engine *e, uint64_t now_ns, cb_sim_event_fn fn,
                            void *ctx);
@@ -235,7 +247,7 @@ typedef struct cb_sim_engine_stats {
   double kv_usage;           /* fraction of blocks in use, 0..1 */
   int64_t kv_blocks_total;
   int64_t kv_blocks_used;
-  uint64_t prefix_queries;   /* prompt tokens looked up in the prefix cache */
+  uint64_t prefix_queries;   /* tokens looked up in the prefix cache (at admission) */
   uint64_t prefix_hits;      /* of which found cached */
   uint64_t preemptions;
   uint64_t prompt_tokens;    /* prompt tokens computed (prefill, incl. recompute) */

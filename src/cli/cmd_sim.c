@@ -1,9 +1,18 @@
 /*
  * cmd_sim.c - `calibench sim ...`: the built-in inference simulator.
+ *   sim serve   the engine behind an OpenAI-compatible HTTP server, in real time
  */
+#include <event2/event.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
+#include "calibench/alloc.h"
+#include "calibench/sim.h"
+#include "calibench/sim_server.h"
 #include "cli.h"
 
 static void sim_usage(FILE *out) {
@@ -11,15 +20,289 @@ static void sim_usage(FILE *out) {
           "usage: calibench sim <subcommand> [options]\n"
           "\n"
           "subcommands:\n"
-          "  serve      serve the OpenAI HTTP API in real time from the simulator engine\n");
+          "  serve      serve the OpenAI HTTP API in real time from the simulator engine\n"
+          "\n"
+          "Run 'calibench sim serve --help' for its options.\n");
+}
+
+static void list_names(FILE *out, const char *const *names) {
+  for (int i = 0; names[i]; i++) fprintf(out, "%s%s", i ? ", " : "", names[i]);
+}
+
+static void serve_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench sim serve [options]\n"
+          "\n"
+          "Simulate an LLM inference server (vLLM-like continuous batching, paged KV cache,\n"
+          "prefix caching, roofline step times) behind an OpenAI-compatible HTTP API:\n"
+          "GET /health, /v1/models, /metrics; POST /v1/completions, /v1/chat/completions,\n"
+          "/v1/embeddings. The first line on stdout is 'listening on HOST:PORT'.\n"
+          "\n"
+          "deployment (preset, then --profile, then the flags below, each overriding):\n"
+          "  --model NAME              model preset, also the served model id [llama-3.1-8b]\n"
+          "                            (");
+  list_names(out, cb_sim_preset_model_names());
+  fprintf(out,
+          ")\n"
+          "  --gpu NAME                GPU preset [h100-sxm] (");
+  list_names(out, cb_sim_preset_gpu_names());
+  fprintf(out,
+          ")\n"
+          "  --tp N                    tensor-parallel degree [1]\n"
+          "  --dtype bf16|fp8          weights and KV cache data type [bf16]\n"
+          "  --weights int4            int4 weights (W4A16); KV cache stays --dtype\n"
+          "  --profile FILE            YAML file overriding any engine value (docs/simulator.md)\n"
+          "  --replicas N              data-parallel engines behind the endpoint [1]\n"
+          "  --max-num-seqs N          running requests per engine [256]\n"
+          "  --max-num-batched-tokens N  token budget per step [8192]\n"
+          "  --max-model-len N         context window [min(model, KV cache)]\n"
+          "  --gpu-memory-utilization F  fraction of GPU memory to use [0.9]\n"
+          "  --no-prefix-caching       disable prefix caching\n"
+          "  --warmup-steps N          make the first N steps slower (CUDA-graph capture) [0]\n"
+          "  --warmup-factor F         ... by this factor [3]\n"
+          "  --jitter CV               seeded step-time noise with this coefficient of variation [0]\n"
+          "  --eos-mean N              mean output length when EOS is sampled [256]\n"
+          "\n"
+          "server:\n"
+          "  --host ADDR               address to bind [127.0.0.1]\n"
+          "  --port N                  port; 0 picks a free one [8000]\n"
+          "  --time-scale X            wall seconds per simulated second; 0.1 runs 10x faster [1]\n"
+          "  --max-body SIZE           larger request bodies get 413 (e.g. 512K, 4M) [1M]\n"
+          "  --embedding-dim N         /v1/embeddings vector size [1024]\n"
+          "  --responses FILE          JSONL {\"prompt\", \"response\"}: scripted answers\n"
+          "  --trace-out FILE          JSONL ground truth per finished request (monotonic ns)\n"
+          "  --fault SPEC              inject faults; repeatable. SPEC is KIND[:key=value,...]\n"
+          "                            KIND: 429 500 503 cut malformed-sse invalid-json stall\n"
+          "                            keys: p=PROB index=N every=N after=TOKENS ms=STALL\n"
+          "                            retry-after=SECONDS (e.g. --fault cut:p=0.05,after=10)\n"
+          "  --seed N                  seed for output text, EOS and faults [0]\n"
+          "  --quiet                   no start-up summary on stderr\n"
+          "  -h, --help                show this help\n");
+}
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(evutil_socket_t sig, short what, void *arg) {
+  (void)what;
+  stop_signal = (sig_atomic_t)sig;
+  event_base_loopbreak(arg);
+}
+
+enum {
+  OPT_MODEL = 256, OPT_GPU, OPT_TP, OPT_DTYPE, OPT_WEIGHTS, OPT_PROFILE, OPT_REPLICAS,
+  OPT_MAX_NUM_SEQS, OPT_MAX_BATCHED, OPT_MAX_MODEL_LEN, OPT_GPU_MEM, OPT_NO_PREFIX,
+  OPT_WARMUP_STEPS, OPT_WARMUP_FACTOR, OPT_JITTER, OPT_EOS_MEAN, OPT_HOST, OPT_PORT,
+  OPT_TIME_SCALE, OPT_MAX_BODY, OPT_EMBED_DIM, OPT_RESPONSES, OPT_TRACE_OUT, OPT_FAULT,
+  OPT_SEED, OPT_QUIET
+};
+
+static const struct option serve_options[] = {
+    {"model", required_argument, NULL, OPT_MODEL},
+    {"gpu", required_argument, NULL, OPT_GPU},
+    {"tp", required_argument, NULL, OPT_TP},
+    {"dtype", required_argument, NULL, OPT_DTYPE},
+    {"weights", required_argument, NULL, OPT_WEIGHTS},
+    {"profile", required_argument, NULL, OPT_PROFILE},
+    {"replicas", required_argument, NULL, OPT_REPLICAS},
+    {"max-num-seqs", required_argument, NULL, OPT_MAX_NUM_SEQS},
+    {"max-num-batched-tokens", required_argument, NULL, OPT_MAX_BATCHED},
+    {"max-model-len", required_argument, NULL, OPT_MAX_MODEL_LEN},
+    {"gpu-memory-utilization", required_argument, NULL, OPT_GPU_MEM},
+    {"no-prefix-caching", no_argument, NULL, OPT_NO_PREFIX},
+    {"warmup-steps", required_argument, NULL, OPT_WARMUP_STEPS},
+    {"warmup-factor", required_argument, NULL, OPT_WARMUP_FACTOR},
+    {"jitter", required_argument, NULL, OPT_JITTER},
+    {"eos-mean", required_argument, NULL, OPT_EOS_MEAN},
+    {"host", required_argument, NULL, OPT_HOST},
+    {"port", required_argument, NULL, OPT_PORT},
+    {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
+    {"max-body", required_argument, NULL, OPT_MAX_BODY},
+    {"embedding-dim", required_argument, NULL, OPT_EMBED_DIM},
+    {"responses", required_argument, NULL, OPT_RESPONSES},
+    {"trace-out", required_argument, NULL, OPT_TRACE_OUT},
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Flags that override the engine after presets and the profile, applied in order. */
+typedef struct engine_flags {
+  const char *model, *gpu, *profile, *dtype, *weights;
+  long long tp, max_num_seqs, max_batched, max_model_len, warmup_steps;
+  double gpu_mem, warmup_factor, jitter, eos_mean;
+  int no_prefix;
+} engine_flags;
+
+static int dtype_of(const char *opt, const char *s, int allow_int4, cb_sim_dtype *out) {
+  if (!strcmp(s, "bf16")) *out = CB_SIM_DTYPE_BF16;
+  else if (!strcmp(s, "fp8")) *out = CB_SIM_DTYPE_FP8;
+  else if (allow_int4 && !strcmp(s, "int4")) *out = CB_SIM_DTYPE_INT4;
+  else {
+    fprintf(stderr, "calibench: %s: expected %s, got '%s'\n", opt,
+            allow_int4 ? "bf16, fp8 or int4" : "bf16 or fp8", s);
+    return -1;
+  }
+  return 0;
+}
+
+static int build_engine_params(const engine_flags *f, cb_sim_params *p) {
+  cb_error err;
+  cb_error_clear(&err);
+  cb_sim_default_params(p);
+  if (f->model && cb_sim_preset_model(f->model, &p->model, &err) != CB_OK) goto fail;
+  if (f->gpu) {
+    if (cb_sim_preset_gpu(f->gpu, &p->gpu, &err) != CB_OK) goto fail;
+    cb_sim_params_apply_gpu_defaults(p);
+  }
+  if (f->profile && cb_sim_params_load_yaml(p, f->profile, &err) != CB_OK) goto fail;
+  if (f->tp) p->tp = (int)f->tp;
+  if (f->dtype) {
+    cb_sim_dtype d;
+    if (dtype_of("--dtype", f->dtype, 0, &d)) return -1;
+    p->weight_dtype = p->kv_dtype = d;
+  }
+  if (f->weights) {
+    if (dtype_of("--weights", f->weights, 1, &p->weight_dtype)) return -1;
+  }
+  if (f->max_num_seqs) p->max_num_seqs = (int)f->max_num_seqs;
+  if (f->max_batched) p->max_num_batched_tokens = (int)f->max_batched;
+  if (f->max_model_len) p->max_model_len = (int)f->max_model_len;
+  if (f->gpu_mem > 0) p->gpu_memory_utilization = f->gpu_mem;
+  if (f->no_prefix) p->enable_prefix_caching = 0;
+  if (f->warmup_steps) p->warmup_steps = (int)f->warmup_steps;
+  if (f->warmup_factor > 0) p->warmup_factor = f->warmup_factor;
+  if (f->jitter > 0) p->jitter_cv = f->jitter;
+  if (f->eos_mean > 0) p->eos_mean_tokens = f->eos_mean;
+  if (cb_sim_params_validate(p, &err) != CB_OK) goto fail;
+  return 0;
+fail:
+  fprintf(stderr, "calibench: %s\n", err.msg);
+  return -1;
+}
+
+static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
+  (void)srv;
+  const cb_sim_params *p = &sp->engine;
+  cb_sim_capacity cap;
+  cb_error err;
+  if (cb_sim_capacity_compute(p, &cap, &err) != CB_OK) return;
+  fprintf(stderr,
+          "sim serve: %s on %d x %s (tp %d, weights %s, kv %s), %d replica%s\n"
+          "sim serve: %lld KV blocks of %d tokens (%lld tokens) per replica, max_model_len %d, "
+          "max_num_seqs %d, max_num_batched_tokens %d, prefix caching %s, time scale %g\n",
+          p->model.name, p->tp, p->gpu.name, p->tp, cb_sim_dtype_name(p->weight_dtype),
+          cb_sim_dtype_name(p->kv_dtype), sp->replicas, sp->replicas == 1 ? "" : "s",
+          (long long)cap.num_blocks, p->block_size, (long long)cap.max_tokens, cap.max_model_len,
+          p->max_num_seqs, p->max_num_batched_tokens, p->enable_prefix_caching ? "on" : "off",
+          sp->time_scale);
+}
+
+static int sim_serve(int argc, char **argv) {
+  engine_flags ef = {0};
+  cb_sim_server_params sp;
+  cb_sim_server_default_params(&sp);
+  cb_sim_fault *faults = NULL;
+  size_t nfaults = 0;
+  int rc = 2;
+  long long v;
+  double d;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
+    switch (c) {
+      case 'h': serve_usage(stdout); rc = 0; goto out;
+      case OPT_MODEL: ef.model = optarg; break;
+      case OPT_GPU: ef.gpu = optarg; break;
+      case OPT_PROFILE: ef.profile = optarg; break;
+      case OPT_DTYPE: ef.dtype = optarg; break;
+      case OPT_WEIGHTS: ef.weights = optarg; break;
+      case OPT_TP: if (cli_parse_int("--tp", optarg, 1, 64, &ef.tp)) goto out; break;
+      case OPT_MAX_NUM_SEQS: if (cli_parse_int("--max-num-seqs", optarg, 1, 1 << 20, &ef.max_num_seqs)) goto out; break;
+      case OPT_MAX_BATCHED: if (cli_parse_int("--max-num-batched-tokens", optarg, 1, 1 << 24, &ef.max_batched)) goto out; break;
+      case OPT_MAX_MODEL_LEN: if (cli_parse_int("--max-model-len", optarg, 2, 1 << 24, &ef.max_model_len)) goto out; break;
+      case OPT_GPU_MEM: if (cli_parse_double("--gpu-memory-utilization", optarg, 0.01, 1, &ef.gpu_mem)) goto out; break;
+      case OPT_NO_PREFIX: ef.no_prefix = 1; break;
+      case OPT_WARMUP_STEPS: if (cli_parse_int("--warmup-steps", optarg, 0, 1 << 30, &ef.warmup_steps)) goto out; break;
+      case OPT_WARMUP_FACTOR: if (cli_parse_double("--warmup-factor", optarg, 1, 1000, &ef.warmup_factor)) goto out; break;
+      case OPT_JITTER: if (cli_parse_double("--jitter", optarg, 0, 10, &ef.jitter)) goto out; break;
+      case OPT_EOS_MEAN: if (cli_parse_double("--eos-mean", optarg, 1, 1e7, &ef.eos_mean)) goto out; break;
+      case OPT_HOST: sp.host = optarg; break;
+      case OPT_PORT: if (cli_parse_int("--port", optarg, 0, 65535, &v)) goto out; sp.port = (int)v; break;
+      case OPT_TIME_SCALE: if (cli_parse_double("--time-scale", optarg, 1e-6, 1e6, &d)) goto out; sp.time_scale = d; break;
+      case OPT_REPLICAS: if (cli_parse_int("--replicas", optarg, 1, 1024, &v)) goto out; sp.replicas = (int)v; break;
+      case OPT_MAX_BODY: if (cli_parse_bytes("--max-body", optarg, &sp.max_body_bytes)) goto out; break;
+      case OPT_EMBED_DIM: if (cli_parse_int("--embedding-dim", optarg, 1, 65536, &v)) goto out; sp.embedding_dim = (int)v; break;
+      case OPT_RESPONSES: sp.responses_path = optarg; break;
+      case OPT_TRACE_OUT: sp.trace_out_path = optarg; break;
+      case OPT_FAULT: {
+        cb_error err;
+        faults = cb_reallocarray(faults, nfaults + 1, sizeof *faults);
+        if (cb_sim_fault_parse(optarg, &faults[nfaults], &err) != CB_OK) {
+          fprintf(stderr, "calibench: %s\n", err.msg);
+          goto out;
+        }
+        nfaults++;
+        break;
+      }
+      case OPT_SEED: if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) goto out; sp.seed = (uint64_t)v; break;
+      case OPT_QUIET: sp.quiet = 1; break;
+      default: fprintf(stderr, "Run 'calibench sim serve --help' for the options.\n"); goto out;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "calibench: sim serve: unexpected argument '%s'\n", argv[optind]);
+    goto out;
+  }
+  if (build_engine_params(&ef, &sp.engine)) goto out;
+  sp.faults = faults;
+  sp.num_faults = nfaults;
+
+  struct event_config *cfg = event_config_new();
+  event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
+  struct event_base *base = event_base_new_with_config(cfg);
+  event_config_free(cfg);
+  cb_sim_server *srv;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_sim_server_start(base, &sp, &srv, &err) != CB_OK) {
+    fprintf(stderr, "calibench: sim serve: %s\n", err.msg);
+    event_base_free(base);
+    rc = 1;
+    goto out;
+  }
+  printf("listening on %s:%d\n", sp.host, cb_sim_server_port(srv));
+  fflush(stdout);
+  if (!sp.quiet) print_summary(&sp, srv);
+  struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
+  struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
+  event_add(sigint, NULL);
+  event_add(sigterm, NULL);
+  event_base_dispatch(base);
+  if (!sp.quiet && stop_signal)
+    fprintf(stderr, "sim serve: stopping on signal %d\n", (int)stop_signal);
+  event_free(sigint);
+  event_free(sigterm);
+  cb_sim_server_free(srv);
+  event_base_free(base);
+  rc = 0;
+out:
+  cb_free(faults);
+  return rc;
 }
 
 int cli_sim_main(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    sim_usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    sim_usage(stderr);
+    return 2;
   }
-  fprintf(stderr, "calibench sim: unknown subcommand '%s'\n", argv[1]);
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    sim_usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "serve")) return sim_serve(argc - 1, argv + 1);
+  fprintf(stderr, "calibench: sim: unknown subcommand '%s'\n\n", argv[1]);
   sim_usage(stderr);
   return 2;
 }

@@ -1,0 +1,527 @@
+/*
+ * params.c - simulator parameters: the defaults, the per-GPU default efficiencies,
+ * range and consistency checks, and the YAML profile loader (libyaml).
+ *
+ * Profile files (docs/simulator.md, "Profiles"): a mapping of the keys listed in
+ * sim.h. `model:` and `gpu:` take a preset name or a mapping that either starts from
+ * a preset (`preset: NAME`, then any field overrides) or describes the hardware from
+ * scratch. Choosing a GPU in the profile applies that GPU's default efficiencies
+ * first; mfu/mbu/step_overhead_us/allreduce_latency_us in the same file win,
+ * wherever they appear. Every error names the file, the line and the key.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+#include "calibench/sim.h"
+#include "engine_internal.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* ---- defaults ----------------------------------------------------------------------- */
+
+void cb_sim_default_params(cb_sim_params *p) {
+  memset(p, 0, sizeof *p);
+  cb_sim_preset_model("llama-3.1-8b", &p->model, NULL);
+  cb_sim_preset_gpu("h100-sxm", &p->gpu, NULL);
+  p->tp = 1;
+  p->weight_dtype = CB_SIM_DTYPE_BF16;
+  p->kv_dtype = CB_SIM_DTYPE_BF16;
+  cb_sim_params_apply_gpu_defaults(p);
+  p->gpu_memory_utilization = 0.9;
+  /* vLLM's non-KV remainder for Llama-3.1-8B on H100 (docs/simulator.md): 1.8 GiB in a
+   * published V0 log, rounded up for V1's 8192-token budget. */
+  p->activation_reserve_bytes = 2.0 * GIB;
+  p->block_size = 16;
+  p->num_gpu_blocks_override = 0;
+  p->max_num_batched_tokens = 8192;
+  p->max_num_seqs = 256;
+  p->max_model_len = 0;
+  p->enable_prefix_caching = 1;
+  p->long_prefill_token_threshold = 0;
+  p->warmup_steps = 0;
+  p->warmup_factor = 3.0;
+  p->jitter_cv = 0.0;
+  p->seed = 0;
+  p->eos_mean_tokens = 256.0; /* front ends: mean output length under sampled EOS */
+}
+
+void cb_sim_params_apply_gpu_defaults(cb_sim_params *p) {
+  cb__sim_gpu_efficiency(p->gpu.name, &p->mfu, &p->mbu, &p->step_overhead_ns,
+                         &p->allreduce_latency_ns);
+}
+
+/* ---- validation --------------------------------------------------------------------- */
+
+cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
+  const cb_sim_model *m = &p->model;
+  const cb_sim_gpu *g = &p->gpu;
+#define CHECK(cond, ...) \
+  do {                   \
+    if (!(cond)) return cb_error_set(err, CB_ERR_INVALID, __VA_ARGS__); \
+  } while (0)
+  CHECK(m->num_layers >= 1, "model %s: num_layers must be >= 1, got %d", m->name, m->num_layers);
+  CHECK(m->hidden_size >= 1, "model %s: hidden_size must be >= 1, got %d", m->name,
+        m->hidden_size);
+  CHECK(m->num_heads >= 1, "model %s: num_heads must be >= 1, got %d", m->name, m->num_heads);
+  CHECK(m->num_kv_heads >= 1 && m->num_heads % m->num_kv_heads == 0,
+        "model %s: num_kv_heads (%d) must be >= 1 and divide num_heads (%d)", m->name,
+        m->num_kv_heads, m->num_heads);
+  CHECK(m->head_dim >= 1, "model %s: head_dim must be >= 1, got %d", m->name, m->head_dim);
+  CHECK(m->intermediate_size >= 1, "model %s: intermediate_size must be >= 1, got %d", m->name,
+        m->intermediate_size);
+  CHECK(m->vocab_size >= 1, "model %s: vocab_size must be >= 1, got %d", m->name, m->vocab_size);
+  CHECK(m->num_experts >= 0, "model %s: num_experts must be >= 0, got %d", m->name,
+        m->num_experts);
+  if (m->num_experts > 1)
+    CHECK(m->num_experts_active >= 1 && m->num_experts_active <= m->num_experts,
+          "model %s: num_experts_active must be in 1..num_experts (%d), got %d", m->name,
+          m->num_experts, m->num_experts_active);
+  CHECK(m->max_context >= 1, "model %s: max_context must be >= 1, got %d", m->name,
+        m->max_context);
+  CHECK(m->num_params >= 0 && isfinite(m->num_params), "model %s: num_params must be >= 0",
+        m->name);
+  if (m->num_params > 0) {
+    cb__sim_arch a;
+    cb__sim_arch_derive(m, &a);
+    CHECK(a.nonembed > 0, "model %s: num_params (%.0f) is smaller than its embeddings (%.0f)",
+          m->name, m->num_params, a.embed + a.lm_head_stored);
+  }
+
+  CHECK(g->flops_bf16 > 0, "gpu %s: flops_bf16 must be > 0", g->name);
+  CHECK(g->flops_fp8 >= 0, "gpu %s: flops_fp8 must be >= 0", g->name);
+  CHECK(g->mem_bytes > 0, "gpu %s: mem_bytes must be > 0", g->name);
+  CHECK(g->mem_bw > 0, "gpu %s: mem_bw must be > 0", g->name);
+  CHECK(g->link_bw >= 0, "gpu %s: link_bw must be >= 0", g->name);
+
+  CHECK(p->tp >= 1, "tp must be >= 1, got %d", p->tp);
+  CHECK(m->num_heads % p->tp == 0, "tp %d must divide the model's %d attention heads", p->tp,
+        m->num_heads);
+  if (m->num_kv_heads >= p->tp)
+    CHECK(m->num_kv_heads % p->tp == 0, "tp %d must divide the model's %d KV heads", p->tp,
+          m->num_kv_heads);
+  else
+    CHECK(p->tp % m->num_kv_heads == 0,
+          "tp %d must be a multiple of the model's %d KV heads to replicate them", p->tp,
+          m->num_kv_heads);
+  if (p->tp > 1) CHECK(g->link_bw > 0, "gpu %s: link_bw must be > 0 with tp %d", g->name, p->tp);
+  CHECK(p->weight_dtype >= CB_SIM_DTYPE_BF16 && p->weight_dtype <= CB_SIM_DTYPE_INT4,
+        "weight_dtype must be bf16, fp8 or int4");
+  CHECK(p->kv_dtype == CB_SIM_DTYPE_BF16 || p->kv_dtype == CB_SIM_DTYPE_FP8,
+        "kv_dtype must be bf16 or fp8, got %s", cb_sim_dtype_name(p->kv_dtype));
+
+  CHECK(p->mfu > 0 && p->mfu <= 1, "mfu must be in (0, 1], got %g", p->mfu);
+  CHECK(p->mbu > 0 && p->mbu <= 1, "mbu must be in (0, 1], got %g", p->mbu);
+  CHECK(p->gpu_memory_utilization > 0 && p->gpu_memory_utilization <= 1,
+        "gpu_memory_utilization must be in (0, 1], got %g", p->gpu_memory_utilization);
+  CHECK(p->activation_reserve_bytes >= 0, "activation reserve must be >= 0");
+  CHECK(p->block_size >= 1 && p->block_size <= 4096, "block_size must be in 1..4096, got %d",
+        p->block_size);
+  CHECK(p->num_gpu_blocks_override >= 0, "num_gpu_blocks must be >= 0");
+  CHECK(p->max_num_batched_tokens >= 1, "max_num_batched_tokens must be >= 1, got %d",
+        p->max_num_batched_tokens);
+  CHECK(p->max_num_seqs >= 1, "max_num_seqs must be >= 1, got %d", p->max_num_seqs);
+  CHECK(p->max_model_len >= 0, "max_model_len must be >= 0, got %d", p->max_model_len);
+  CHECK(p->long_prefill_token_threshold >= 0, "long_prefill_token_threshold must be >= 0");
+  CHECK(p->warmup_steps >= 0, "warmup_steps must be >= 0, got %d", p->warmup_steps);
+  CHECK(p->warmup_factor > 0, "warmup_factor must be > 0, got %g", p->warmup_factor);
+  CHECK(p->jitter_cv >= 0 && p->jitter_cv <= 10, "jitter_cv must be in [0, 10], got %g",
+        p->jitter_cv);
+  CHECK(p->eos_mean_tokens >= 0, "eos_mean_tokens must be >= 0, got %g", p->eos_mean_tokens);
+#undef CHECK
+  return CB_OK;
+}
+
+/* ---- YAML profile ------------------------------------------------------------------- */
+
+typedef enum { T_INT, T_I64, T_U64, T_DBL, T_BOOL, T_STR, T_US_NS, T_GIB_BYTES, T_WDTYPE,
+               T_KVDTYPE } ftype;
+
+typedef struct field {
+  const char *key;
+  ftype type;
+  size_t off;      /* offset in the target struct */
+  double min, max; /* inclusive range for numbers */
+  int min_open;    /* 1: min is exclusive */
+  size_t size;     /* T_STR: buffer size */
+} field;
+
+#define PF(k, t, member, lo, hi, open) \
+  {k, t, offsetof(cb_sim_params, member), lo, hi, open, 0}
+static const field param_fields[] = {
+    PF("tp", T_INT, tp, 1, 1024, 0),
+    PF("weight_dtype", T_WDTYPE, weight_dtype, 0, 0, 0),
+    PF("kv_dtype", T_KVDTYPE, kv_dtype, 0, 0, 0),
+    PF("mfu", T_DBL, mfu, 0, 1, 1),
+    PF("mbu", T_DBL, mbu, 0, 1, 1),
+    PF("step_overhead_us", T_US_NS, step_overhead_ns, 0, 1e7, 0),
+    PF("allreduce_latency_us", T_US_NS, allreduce_latency_ns, 0, 1e6, 0),
+    PF("gpu_memory_utilization", T_DBL, gpu_memory_utilization, 0, 1, 1),
+    PF("activation_reserve_gib", T_GIB_BYTES, activation_reserve_bytes, 0, 1e5, 0),
+    PF("block_size", T_INT, block_size, 1, 4096, 0),
+    PF("num_gpu_blocks", T_I64, num_gpu_blocks_override, 0, 2147483646.0, 0),
+    PF("max_num_batched_tokens", T_INT, max_num_batched_tokens, 1, 1073741824.0, 0),
+    PF("max_num_seqs", T_INT, max_num_seqs, 1, 16777216.0, 0),
+    PF("max_model_len", T_INT, max_model_len, 0, 1073741824.0, 0),
+    PF("enable_prefix_caching", T_BOOL, enable_prefix_caching, 0, 1, 0),
+    PF("long_prefill_token_threshold", T_INT, long_prefill_token_threshold, 0, 1073741824.0, 0),
+    PF("warmup_steps", T_INT, warmup_steps, 0, 1073741824.0, 0),
+    PF("warmup_factor", T_DBL, warmup_factor, 0, 1000, 1),
+    PF("jitter_cv", T_DBL, jitter_cv, 0, 10, 0),
+    PF("seed", T_U64, seed, 0, 0, 0),
+    PF("eos_mean_tokens", T_DBL, eos_mean_tokens, 0, 1e9, 0),
+};
+#undef PF
+
+#define MF(k, t, member, lo, hi) {k, t, offsetof(cb_sim_model, member), lo, hi, 0, 0}
+static const field model_fields[] = {
+    {"name", T_STR, offsetof(cb_sim_model, name), 0, 0, 0, sizeof(((cb_sim_model *)0)->name)},
+    MF("num_layers", T_INT, num_layers, 1, 10000),
+    MF("hidden_size", T_INT, hidden_size, 1, 1048576),
+    MF("num_heads", T_INT, num_heads, 1, 65536),
+    MF("num_kv_heads", T_INT, num_kv_heads, 1, 65536),
+    MF("head_dim", T_INT, head_dim, 1, 65536),
+    MF("intermediate_size", T_INT, intermediate_size, 1, 16777216),
+    MF("vocab_size", T_INT, vocab_size, 1, 100000000),
+    MF("num_experts", T_INT, num_experts, 0, 65536),
+    MF("num_experts_active", T_INT, num_experts_active, 0, 65536),
+    MF("tied_embeddings", T_BOOL, tied_embeddings, 0, 1),
+    MF("num_params", T_DBL, num_params, 0, 1e15),
+    MF("max_context", T_INT, max_context, 1, 1073741824.0),
+};
+#undef MF
+
+#define GF(k, t, member, lo, hi, open) {k, t, offsetof(cb_sim_gpu, member), lo, hi, open, 0}
+static const field gpu_fields[] = {
+    {"name", T_STR, offsetof(cb_sim_gpu, name), 0, 0, 0, sizeof(((cb_sim_gpu *)0)->name)},
+    GF("flops_bf16", T_DBL, flops_bf16, 0, 1e18, 1),
+    GF("flops_fp8", T_DBL, flops_fp8, 0, 1e18, 0),
+    GF("mem_bytes", T_DBL, mem_bytes, 0, 1e15, 1),
+    GF("mem_bw", T_DBL, mem_bw, 0, 1e15, 1),
+    GF("link_bw", T_DBL, link_bw, 0, 1e15, 0),
+};
+#undef GF
+
+#define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+
+typedef struct yctx {
+  const char *path;
+  yaml_document_t *doc;
+  cb_error *err;
+} yctx;
+
+static long node_line(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
+
+static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...) {
+  char msg[CB_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return cb_error_at(y->err, code, y->path, node_line(n), 0, "%s", msg);
+}
+
+static const field *find_field(const field *fs, size_t n, const char *key) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(fs[i].key, key) == 0) return &fs[i];
+  return NULL;
+}
+
+static void known_keys(char *buf, size_t n, const field *fs, size_t nf, const char *extra) {
+  size_t off = 0;
+  buf[0] = '\0';
+  if (extra) {
+    int w = snprintf(buf, n, "%s", extra);
+    if (w > 0 && (size_t)w < n) off = (size_t)w;
+  }
+  for (size_t i = 0; i < nf; i++) {
+    int w = snprintf(buf + off, n - off, "%s%s", off ? ", " : "", fs[i].key);
+    if (w < 0 || (size_t)w >= n - off) break;
+    off += (size_t)w;
+  }
+}
+
+static int parse_double(const char *s, double *out) {
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
+  *out = v;
+  return 1;
+}
+
+static int parse_bool(const char *s, int *out) {
+  static const char *const yes[] = {"true", "yes", "on", "1"};
+  static const char *const no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < 4; i++) {
+    if (strcasecmp(s, yes[i]) == 0) return *out = 1, 1;
+    if (strcasecmp(s, no[i]) == 0) return *out = 0, 1;
+  }
+  return 0;
+}
+
+static int parse_dtype(const char *s, cb_sim_dtype *out) {
+  for (int d = CB_SIM_DTYPE_BF16; d <= CB_SIM_DTYPE_INT4; d++) {
+    if (strcasecmp(s, cb_sim_dtype_name((cb_sim_dtype)d)) == 0) {
+      *out = (cb_sim_dtype)d;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Store one scalar into base + f->off after type and range checks. `prefix` ("model.",
+ * "gpu." or "") completes the key name in messages. */
+static cb_status set_field(const yctx *y, const char *prefix, const field *f,
+                           const yaml_node_t *v, void *base) {
+  char *dst = (char *)base + f->off;
+  if (v->type != YAML_SCALAR_NODE)
+    return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a single value, got a mapping or list",
+              prefix, f->key);
+  const char *s = scalar(v);
+  switch (f->type) {
+  case T_STR:
+    if (strlen(s) == 0 || strlen(s) >= f->size)
+      return at(y, v, CB_ERR_RANGE, "key '%s%s': must be 1..%zu characters, got '%s'", prefix,
+                f->key, f->size - 1, s);
+    memcpy(dst, s, strlen(s) + 1);
+    return CB_OK;
+  case T_BOOL: {
+    int b;
+    if (!parse_bool(s, &b))
+      return at(y, v, CB_ERR_PARSE, "key '%s%s': expected true or false, got '%s'", prefix,
+                f->key, s);
+    *(int *)dst = b;
+    return CB_OK;
+  }
+  case T_WDTYPE:
+  case T_KVDTYPE: {
+    cb_sim_dtype d;
+    if (!parse_dtype(s, &d) || (f->type == T_KVDTYPE && d == CB_SIM_DTYPE_INT4))
+      return at(y, v, CB_ERR_PARSE, "key '%s%s': expected %s, got '%s'", prefix, f->key,
+                f->type == T_KVDTYPE ? "bf16 or fp8" : "bf16, fp8 or int4", s);
+    *(cb_sim_dtype *)dst = d;
+    return CB_OK;
+  }
+  case T_U64: {
+    char *end;
+    errno = 0;
+    if (s[0] == '-' || s[0] == '\0') goto not_int;
+    unsigned long long u = strtoull(s, &end, 0);
+    if (*end != '\0' || errno == ERANGE) goto not_int;
+    *(uint64_t *)dst = (uint64_t)u;
+    return CB_OK;
+  }
+  default:
+    break;
+  }
+  /* Numbers. */
+  double x;
+  if (!parse_double(s, &x))
+    return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a number, got '%s'", prefix, f->key, s);
+  int integral = f->type == T_INT || f->type == T_I64;
+  if (integral && x != floor(x)) goto not_int;
+  if (x < f->min || (f->min_open && x == f->min) || x > f->max)
+    return at(y, v, CB_ERR_RANGE, "key '%s%s': must be in %s%g, %g], got %s", prefix, f->key,
+              f->min_open ? "(" : "[", f->min, f->max, s);
+  switch (f->type) {
+  case T_INT: *(int *)dst = (int)x; break;
+  case T_I64: *(int64_t *)dst = (int64_t)x; break;
+  case T_DBL: *(double *)dst = x; break;
+  case T_US_NS: *(uint64_t *)dst = (uint64_t)llround(x * 1000.0); break;
+  case T_GIB_BYTES: *(double *)dst = x * GIB; break;
+  default: break;
+  }
+  return CB_OK;
+not_int:
+  return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a whole number, got '%s'", prefix, f->key,
+            s);
+}
+
+/* model: / gpu: as a preset name or a mapping. */
+typedef struct hw_kind {
+  const char *what;             /* "model" or "gpu" */
+  const field *fields;
+  size_t nfields;
+  size_t size;                  /* sizeof the target struct */
+  cb_status (*preset)(const char *, void *, cb_error *);
+} hw_kind;
+
+static cb_status model_preset(const char *n, void *o, cb_error *e) {
+  return cb_sim_preset_model(n, (cb_sim_model *)o, e);
+}
+static cb_status gpu_preset(const char *n, void *o, cb_error *e) {
+  return cb_sim_preset_gpu(n, (cb_sim_gpu *)o, e);
+}
+
+static cb_status load_preset(const yctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
+  cb_error perr;
+  cb_error_clear(&perr);
+  if (k->preset(scalar(v), out, &perr) != CB_OK)
+    return cb_error_at(y->err, CB_ERR_NOT_FOUND, y->path, node_line(v), 0, "key '%s': %s",
+                       k->what, perr.msg);
+  return CB_OK;
+}
+
+static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
+  if (v->type == YAML_SCALAR_NODE) return load_preset(y, k, v, out);
+  if (v->type != YAML_MAPPING_NODE)
+    return at(y, v, CB_ERR_PARSE, "key '%s': expected a preset name or a mapping", k->what);
+
+  /* `preset:` first, wherever it is written. */
+  int from_preset = 0;
+  yaml_node_pair_t *pr;
+  for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+    yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
+    yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
+    if (key->type == YAML_SCALAR_NODE && strcmp(scalar(key), "preset") == 0) {
+      if (val->type != YAML_SCALAR_NODE)
+        return at(y, val, CB_ERR_PARSE, "key '%s.preset': expected a preset name", k->what);
+      cb_status st = load_preset(y, k, val, out);
+      if (st != CB_OK) return st;
+      from_preset = 1;
+    }
+  }
+  if (!from_preset) {
+    memset(out, 0, k->size);
+    memcpy(out, "custom", 7); /* name is the first member of both structs */
+  }
+
+  int arch_changed = 0, params_given = 0;
+  unsigned long long seen = 0; /* bit per field */
+  for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
+    yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
+    yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
+    if (key->type != YAML_SCALAR_NODE)
+      return at(y, key, CB_ERR_PARSE, "key '%s': keys must be plain names", k->what);
+    const char *name = scalar(key);
+    if (strcmp(name, "preset") == 0) continue;
+    const field *f = find_field(k->fields, k->nfields, name);
+    if (!f) {
+      char known[512], full[96];
+      known_keys(known, sizeof known, k->fields, k->nfields, "preset");
+      snprintf(full, sizeof full, "%s.%s", k->what, name);
+      return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+                         "unknown key '%s' (known: %s)", full, known);
+    }
+    char prefix[16];
+    snprintf(prefix, sizeof prefix, "%s.", k->what);
+    cb_status st = set_field(y, prefix, f, val, out);
+    if (st != CB_OK) return st;
+    seen |= 1ull << (f - k->fields);
+    if (k->fields == model_fields) {
+      if (strcmp(name, "num_params") == 0)
+        params_given = 1;
+      else if (strcmp(name, "name") != 0 && strcmp(name, "max_context") != 0)
+        arch_changed = 1;
+    }
+  }
+
+  if (k->fields == model_fields) {
+    cb_sim_model *m = out;
+    /* A changed architecture makes a preset's parameter count stale: derive it. */
+    if (arch_changed && !params_given) m->num_params = 0;
+    if (!from_preset && m->head_dim == 0 && m->num_heads > 0)
+      m->head_dim = m->hidden_size / m->num_heads;
+    if (!from_preset) {
+      static const char *const req[] = {"num_layers", "hidden_size", "num_heads",
+                                        "num_kv_heads", "intermediate_size", "vocab_size",
+                                        "max_context"};
+      for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+        const field *f = find_field(model_fields, NFIELDS(model_fields), req[i]);
+        if (!(seen & (1ull << (f - model_fields))))
+          return at(y, v, CB_ERR_PARSE,
+                    "key 'model': '%s' is required when the model has no 'preset'", req[i]);
+      }
+    }
+  } else if (!from_preset) {
+    static const char *const req[] = {"flops_bf16", "mem_bytes", "mem_bw"};
+    for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
+      const field *f = find_field(gpu_fields, NFIELDS(gpu_fields), req[i]);
+      if (!(seen & (1ull << (f - gpu_fields))))
+        return at(y, v, CB_ERR_PARSE,
+                  "key 'gpu': '%s' is required when the GPU has no 'preset'", req[i]);
+    }
+  }
+  return CB_OK;
+}
+
+static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params *p) {
+  static const hw_kind model_kind = {"model", model_fields, NFIELDS(model_fields),
+                                     sizeof(cb_sim_model), model_preset};
+  static const hw_kind gpu_kind = {"gpu", gpu_fields, NFIELDS(gpu_fields), sizeof(cb_sim_gpu),
+                                   gpu_preset};
+  if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0') return CB_OK; /* empty */
+  if (root->type != YAML_MAPPING_NODE)
+    return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(root), 0,
+                       "a profile must be a mapping of keys");
+  /* Pass 0: model and gpu; pass 1: efficiencies and everything else. */
+  for (int pass = 0; pass < 2; pass++) {
+    for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top;
+         pr++) {
+      yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
+      yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
+      if (key->type != YAML_SCALAR_NODE)
+        return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+                           "keys must be plain names");
+      const char *name = scalar(key);
+      int hw = strcmp(name, "model") == 0 || strcmp(name, "gpu") == 0;
+      if (pass == 0 && hw) {
+        cb_status st = strcmp(name, "model") == 0 ? load_hw(y, &model_kind, val, &p->model)
+                                                  : load_hw(y, &gpu_kind, val, &p->gpu);
+        if (st != CB_OK) return st;
+        if (strcmp(name, "gpu") == 0) cb_sim_params_apply_gpu_defaults(p);
+      } else if (pass == 1 && !hw) {
+        const field *f = find_field(param_fields, NFIELDS(param_fields), name);
+        if (!f) {
+          char known[768];
+          known_keys(known, sizeof known, param_fields, NFIELDS(param_fields), "model, gpu");
+          return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+                             "unknown key '%s' (known: %s)", name, known);
+        }
+        cb_status st = set_field(y, "", f, val, p);
+        if (st != CB_OK) return st;
+      }
+    }
+  }
+  return CB_OK;
+}
+
+cb_status cb_sim_params_load_yaml(cb_sim_params *p, const char *path, cb_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  if (!yaml_parser_initialize(&parser)) {
+    fclose(f);
+    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
+  }
+  yaml_parser_set_input_file(&parser, f);
+  cb_status st = CB_OK;
+  if (!yaml_parser_load(&parser, &doc)) {
+    st = cb_error_at(err, CB_ERR_PARSE, path, (long)parser.problem_mark.line + 1,
+                     (long)parser.problem_mark.column + 1, "YAML: %s",
+                     parser.problem ? parser.problem : "syntax error");
+  } else {
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root) {
+      yctx y = {path, &doc, err};
+      st = load_root(&y, root, p);
+    }
+    yaml_document_delete(&doc);
+  }
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return st;
+}

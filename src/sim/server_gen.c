@@ -1,0 +1,462 @@
+/*
+ * server_gen.c - generation requests of `sim serve`: from a parsed request to an
+ * engine request, from engine events to SSE chunks or a whole response, plus fault
+ * injection, request metrics and the --trace-out ground truth.
+ *
+ * Per-request state is a gen_stream; the engine request id is the stream's address,
+ * unique among live requests. Token text is stateless (cb_sim_text_token or the
+ * scripted response), so nothing per token is stored except, with --trace-out, the
+ * emission time of each token.
+ */
+#include <event2/event.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "calibench/rng.h"
+#include "sim/server.h"
+
+typedef struct gen_stream {
+  struct cb_sim_server *srv;
+  cb__sim_replica *rep;
+  cb__sim_http_exchange *ex;    /* NULL once the exchange ended */
+  cb__sim_api_response resp;    /* id/model/kind/logprob settings for rendering */
+  char id[48];
+  char request_id[128];
+  int stream, include_usage;
+  uint64_t seed;                /* output text and logprobs */
+  const cb__sim_response *scripted;
+  int64_t output_len;           /* tokens the engine will produce */
+  const char *finish_reason;    /* decided at admission: "stop" or "length" */
+  int64_t produced;             /* TOKEN events received */
+  int64_t sent;                 /* tokens written to the client */
+  size_t text_offset;           /* bytes of output text sent so far */
+  int finished;                 /* engine FINISHED received */
+  const cb_sim_fault *fault;
+  int fault_struck;
+  struct event *stall_timer;    /* while a stall fault holds output back */
+  /* ground truth, monotonic wall ns */
+  uint64_t arrival_ns, first_scheduled_ns, end_ns;
+  uint64_t first_token_ns, last_token_ns;
+  int64_t prefix_hit_tokens;
+  int preemptions;
+  uint64_t *token_ns;           /* with --trace-out: emission time of each token */
+} gen_stream;
+
+static uint64_t engine_id(const gen_stream *g) { return (uint64_t)(uintptr_t)g; }
+
+/* ---- token source ----------------------------------------------------------------- */
+
+static void token_at(gen_stream *g, int64_t k, char *buf, cb__sim_api_token *t) {
+  if (g->scripted) {
+    size_t start = k ? g->scripted->ends[k - 1] : 0;
+    t->text = g->scripted->text + start;
+    t->len = g->scripted->ends[k] - start;
+  } else {
+    cb_sim_text_token(g->seed, k, (uint32_t)g->srv->p.engine.model.vocab_size, buf);
+    t->text = buf;
+    t->len = strlen(buf);
+  }
+  if (g->resp.logprobs) cb__sim_api_token_logprobs(g->seed, k, g->resp.top_logprobs - 1, t);
+}
+
+/* For whole responses: token k with its offset, recomputed in order. */
+typedef struct whole_ctx {
+  gen_stream *g;
+  char buf[CB_SIM_TOKEN_TEXT_MAX];
+  int64_t next_k;
+  size_t offset;
+} whole_ctx;
+
+static void whole_token(void *ctx, int64_t k, cb__sim_api_token *t) {
+  whole_ctx *w = ctx;
+  if (k == 0) w->offset = 0;
+  token_at(w->g, k, w->buf, t);
+  t->text_offset = w->offset;
+  w->offset += t->len;
+}
+
+/* ---- ending a request -------------------------------------------------------------- */
+
+static double secs(uint64_t a, uint64_t b) { return b > a ? (double)(b - a) / 1e9 : 0.0; }
+
+static void observe_metrics(gen_stream *g, cb__sim_finish reason) {
+  cb__sim_metrics *m = &g->rep->metrics;
+  m->success[reason]++;
+  if (!g->first_token_ns) return;
+  cb__sim_prom_observe(&m->ttft, secs(g->arrival_ns, g->first_token_ns));
+  cb__sim_prom_observe(&m->e2e, secs(g->arrival_ns, g->end_ns));
+  cb__sim_prom_observe(&m->queue, secs(g->arrival_ns, g->first_scheduled_ns));
+  cb__sim_prom_observe(&m->prefill, secs(g->first_scheduled_ns, g->first_token_ns));
+  cb__sim_prom_observe(&m->decode, secs(g->first_token_ns, g->last_token_ns));
+  if (g->sent > 1)
+    cb__sim_prom_observe(&m->tpot, secs(g->first_token_ns, g->last_token_ns) / (double)(g->sent - 1));
+}
+
+static void write_trace(gen_stream *g, const char *finish) {
+  FILE *f = g->srv->trace;
+  if (!f) return;
+  cb_buf *b = &g->srv->scratch;
+  cb_buf_reset(b);
+  cb_buf_append_str(b, "{\"request_id\":\"");
+  cb_buf_append_json_string(b, g->request_id, strlen(g->request_id));
+  cb_buf_appendf(b,
+                 "\",\"endpoint\":\"%s\",\"stream\":%s,\"replica\":%d,\"arrival_ns\":%llu,"
+                 "\"first_scheduled_ns\":%llu,\"first_token_ns\":%llu,\"end_ns\":%llu,"
+                 "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"prefix_hit_tokens\":%lld,"
+                 "\"preemptions\":%d,\"finish_reason\":\"%s\",\"fault\":",
+                 g->resp.kind == CB__SIM_API_CHAT ? "chat" : "completions",
+                 g->stream ? "true" : "false", g->rep->index,
+                 (unsigned long long)g->arrival_ns, (unsigned long long)g->first_scheduled_ns,
+                 (unsigned long long)g->first_token_ns, (unsigned long long)g->end_ns,
+                 (long long)g->resp.prompt_tokens, (long long)g->sent,
+                 (long long)g->prefix_hit_tokens, g->preemptions, finish);
+  if (g->fault && g->fault_struck)
+    cb_buf_appendf(b, "\"%s\"", cb_sim_fault_kind_name(g->fault->kind));
+  else
+    cb_buf_append_str(b, "null");
+  cb_buf_append_str(b, ",\"token_ns\":[");
+  for (int64_t k = 0; k < g->sent; k++)
+    cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->token_ns[k]);
+  cb_buf_append_str(b, "]}\n");
+  fwrite(b->data, 1, b->len, f);
+  fflush(f);
+}
+
+/* Release a stream whose engine request is gone (finished or aborted). */
+static void stream_free(gen_stream *g) {
+  if (g->stall_timer) event_free(g->stall_timer);
+  g->rep->live--;
+  cb_free(g->token_ns);
+  cb_free(g);
+}
+
+/* The client went away (or the server is shutting down). */
+static void on_client_close(void *user, cb__sim_http_exchange *ex) {
+  (void)ex;
+  gen_stream *g = user;
+  g->ex = NULL;
+  if (!g->finished) cb_sim_engine_abort(g->rep->engine, engine_id(g));
+  g->end_ns = cb_clock_now_ns();
+  observe_metrics(g, CB__SIM_FINISH_ABORT);
+  write_trace(g, "abort");
+  cb__sim_server_arm(g->rep);
+  stream_free(g);
+}
+
+/* Cut the connection (fault) and drop the request. */
+static void cut(gen_stream *g) {
+  g->fault_struck = 1;
+  if (!g->finished) cb_sim_engine_abort(g->rep->engine, engine_id(g));
+  g->finished = 1;
+  if (g->ex) cb__sim_http_abort(g->ex, CB__SIM_HTTP_ABORT_CUT);
+  g->ex = NULL;
+  g->end_ns = cb_clock_now_ns();
+  observe_metrics(g, CB__SIM_FINISH_ABORT);
+  write_trace(g, "abort");
+  stream_free(g);
+}
+
+static const cb__sim_http_field sse_fields_tmpl[] = {
+    {"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}, {"x-request-id", NULL}};
+
+/* Finish a request normally: closing chunks or the whole response. */
+static void complete(gen_stream *g) {
+  struct cb_sim_server *s = g->srv;
+  g->end_ns = cb_clock_now_ns();
+  cb_buf *b = &s->scratch;
+  int broken = g->fault && (g->fault->kind == CB_SIM_FAULT_MALFORMED_SSE ||
+                            g->fault->kind == CB_SIM_FAULT_INVALID_JSON);
+  if (g->stream) {
+    cb_buf_reset(b);
+    cb__sim_api_render_finish_chunk(b, &g->resp, g->finish_reason);
+    if (g->include_usage) cb__sim_api_render_usage_chunk(b, &g->resp, g->sent);
+    cb__sim_api_render_done(b);
+    if (cb__sim_http_stream_write(g->ex, b->data, b->len) == CB_OK) cb__sim_http_stream_end(g->ex);
+  } else {
+    cb_buf body;
+    cb_buf_init(&body, 0);
+    if (broken && g->fault->after_tokens <= g->sent) {
+      /* A body cut short: the non-streaming form of a broken-payload fault. */
+      g->fault_struck = 1;
+      cb_buf_appendf(&body, "{\"id\":\"%s\",\"object\":\"%s\",\"choices\":[", g->id,
+                     g->resp.kind == CB__SIM_API_CHAT ? "chat.completion" : "text_completion");
+    } else {
+      whole_ctx w = {.g = g};
+      cb__sim_api_render_completion(&body, &g->resp, g->sent, whole_token, &w, g->finish_reason);
+    }
+    cb__sim_http_field f[] = {{"Content-Type", "application/json"}, {"x-request-id", g->request_id}};
+    cb__sim_http_respond(g->ex, 200, f, 2, body.data, body.len);
+    cb_buf_free(&body);
+  }
+  g->ex = NULL;
+  observe_metrics(g, !strcmp(g->finish_reason, "length") ? CB__SIM_FINISH_LENGTH
+                                                         : CB__SIM_FINISH_STOP);
+  write_trace(g, g->finish_reason);
+  stream_free(g);
+}
+
+/* ---- sending tokens ----------------------------------------------------------------- */
+
+/* Queue bytes on the stream. When the client's output queue is over its cap the HTTP
+ * layer has already dropped the connection: end the request and return 1. */
+static int write_or_cut(gen_stream *g, const char *data, size_t len) {
+  if (cb__sim_http_stream_write(g->ex, data, len) == CB_OK) return 0;
+  g->ex = NULL;
+  cut(g);
+  return 1;
+}
+
+static void stall_timer_cb(evutil_socket_t fd, short what, void *arg);
+
+/* Apply a stream fault due before token `sent`; returns 1 when the request ended. */
+static int strike_fault(gen_stream *g) {
+  const cb_sim_fault *f = g->fault;
+  if (!f || g->fault_struck || g->sent != f->after_tokens) return 0;
+  switch (f->kind) {
+    case CB_SIM_FAULT_CUT:
+      cut(g);
+      return 1;
+    case CB_SIM_FAULT_STALL: {
+      g->fault_struck = 1;
+      g->stall_timer = evtimer_new(g->srv->base, stall_timer_cb, g);
+      struct timeval tv = {.tv_sec = (time_t)(f->stall_ms / 1000),
+                           .tv_usec = (suseconds_t)(f->stall_ms % 1000) * 1000};
+      evtimer_add(g->stall_timer, &tv);
+      return 0;
+    }
+    case CB_SIM_FAULT_MALFORMED_SSE:
+    case CB_SIM_FAULT_INVALID_JSON:
+      if (!g->stream) return 0; /* handled when the whole body is rendered */
+      g->fault_struck = 1;
+      {
+        const char *bad = f->kind == CB_SIM_FAULT_MALFORMED_SSE
+                              ? "{\"this line\": \"is not server-sent events\"}\n\n"
+                              : "data: {\"id\":\"broken\",\"choices\":[{\"delta\":{\"content\":\n\n";
+        return write_or_cut(g, bad, strlen(bad));
+      }
+    default:
+      return 0;
+  }
+}
+
+/* Write every produced token not yet sent (unless stalled), then finish if done. */
+static void flush_tokens(gen_stream *g, uint64_t due_ns) {
+  struct cb_sim_server *s = g->srv;
+  while (g->sent < g->produced) {
+    if (strike_fault(g)) return;
+    if (g->stall_timer) return; /* held back until the stall ends */
+    uint64_t now = cb_clock_now_ns();
+    if (g->stream) {
+      char buf[CB_SIM_TOKEN_TEXT_MAX];
+      cb__sim_api_token t;
+      token_at(g, g->sent, buf, &t);
+      t.text_offset = g->text_offset;
+      g->text_offset += t.len;
+      cb_buf_reset(&s->scratch);
+      cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
+      if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
+    }
+    if (due_ns) cb_hist_record(&s->lateness, now > due_ns ? now - due_ns : 0);
+    if (g->token_ns) g->token_ns[g->sent] = now;
+    if (!g->first_token_ns) g->first_token_ns = now;
+    else cb__sim_prom_observe(&g->rep->metrics.itl, secs(g->last_token_ns, now));
+    g->last_token_ns = now;
+    g->sent++;
+  }
+  if (g->finished && g->sent == g->produced && !strike_fault(g)) complete(g);
+}
+
+static void stall_timer_cb(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  gen_stream *g = arg;
+  event_free(g->stall_timer);
+  g->stall_timer = NULL;
+  flush_tokens(g, 0);
+}
+
+void cb__sim_server_on_engine_event(void *ctx, const cb_sim_event *ev) {
+  cb__sim_replica *r = ctx;
+  gen_stream *g = (gen_stream *)(uintptr_t)ev->request_id;
+  uint64_t wall = cb__sim_server_wall_of(r->srv, ev->time_ns);
+  switch (ev->kind) {
+    case CB_SIM_EV_SCHEDULED:
+      if (!g->first_scheduled_ns) {
+        g->first_scheduled_ns = wall;
+        g->prefix_hit_tokens = ev->prefix_hit_tokens;
+        g->resp.cached_tokens = ev->prefix_hit_tokens;
+      }
+      break;
+    case CB_SIM_EV_PREEMPTED:
+      g->preemptions++;
+      break;
+    case CB_SIM_EV_TOKEN:
+      g->produced = ev->token_index + 1;
+      flush_tokens(g, wall);
+      break;
+    case CB_SIM_EV_FINISHED:
+      g->finished = 1;
+      flush_tokens(g, wall);
+      break;
+  }
+}
+
+/* ---- admission -------------------------------------------------------------------- */
+
+static cb__sim_replica *pick_replica(struct cb_sim_server *s) {
+  cb__sim_replica *best = &s->replicas[0];
+  for (int i = 1; i < s->p.replicas; i++)
+    if (s->replicas[i].live < best->live) best = &s->replicas[i];
+  return best;
+}
+
+/* Output length: scripted length, max_tokens with ignore_eos, else a seeded
+ * geometric EOS with mean eos_mean_tokens, at least min_tokens. */
+static void decide_length(gen_stream *g, const cb__sim_api_request *req, int64_t limit) {
+  if (g->scripted) {
+    int64_t n = (int64_t)g->scripted->num_tokens;
+    g->output_len = n < limit ? n : limit;
+    g->finish_reason = n <= limit ? "stop" : "length";
+    return;
+  }
+  if (req->ignore_eos) {
+    g->output_len = limit;
+    g->finish_reason = "length";
+    return;
+  }
+  cb_rng rng;
+  cb_rng_init_stream(&rng, g->seed, UINT64_C(0x656f73), 0); /* "eos" */
+  double mean = g->srv->p.engine.eos_mean_tokens > 1 ? g->srv->p.engine.eos_mean_tokens : 1;
+  double u = 1.0 - cb_rng_uniform(&rng); /* (0, 1] */
+  int64_t eos = mean <= 1 ? 1 : 1 + (int64_t)floor(log(u) / log(1.0 - 1.0 / mean));
+  if (eos < req->min_tokens) eos = req->min_tokens;
+  if (eos < 1) eos = 1;
+  g->output_len = eos < limit ? eos : limit;
+  g->finish_reason = eos < limit ? "stop" : "length";
+}
+
+static void reject_fault(struct cb_sim_server *s, cb__sim_http_exchange *ex, const char *rid,
+                         const cb_sim_fault *f) {
+  (void)s;
+  cb__sim_api_error e;
+  char retry[16];
+  snprintf(retry, sizeof retry, "%d", f->retry_after_s);
+  cb__sim_http_field extra[] = {{"Retry-After", retry}};
+  if (f->kind == CB_SIM_FAULT_HTTP_429) {
+    cb__sim_api_fail(&e, 429, "rate_limit_error", NULL, "rate_limit_exceeded",
+                     "Rate limit reached (injected fault). Please try again in %ds.", f->retry_after_s);
+    cb__sim_server_send_error(ex, rid, &e, extra, 1);
+  } else if (f->kind == CB_SIM_FAULT_HTTP_503) {
+    cb__sim_api_fail(&e, 503, "server_error", NULL, "service_unavailable",
+                     "The server is overloaded (injected fault).");
+    cb__sim_server_send_error(ex, rid, &e, extra, 1);
+  } else {
+    cb__sim_api_fail(&e, 500, "server_error", NULL, NULL, "Internal server error (injected fault).");
+    cb__sim_server_send_error(ex, rid, &e, NULL, 0);
+  }
+}
+
+void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
+                             cb__sim_api_kind kind, const char *request_id) {
+  uint64_t arrival = cb_clock_now_ns();
+  const cb__sim_http_request *hr = cb__sim_http_request_of(ex);
+  cb__sim_api_request req;
+  cb__sim_api_error e;
+  if (cb__sim_api_parse(kind, hr->body, hr->body_len, (uint32_t)s->p.engine.model.vocab_size,
+                        &req, &e) != CB_OK) {
+    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
+    return;
+  }
+  if (req.model && strcmp(req.model, s->model)) {
+    cb__sim_api_fail(&e, 404, "invalid_request_error", "model", "model_not_found",
+                     "The model `%s` does not exist.", req.model);
+    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
+    cb__sim_api_request_free(&req);
+    return;
+  }
+  /* Context window, as vLLM checks it (prompt + requested completion). */
+  int64_t prompt = (int64_t)req.prompt_len, limit = s->max_model_len - prompt;
+  int64_t asked = req.max_tokens >= 0 ? req.max_tokens : (limit > 0 ? limit : 0);
+  if (limit < 1 || asked > limit) {
+    cb__sim_api_fail(&e, 400, "invalid_request_error", kind == CB__SIM_API_CHAT ? "messages" : "prompt",
+                     "context_length_exceeded",
+                     "This model's maximum context length is %d tokens. However, you requested "
+                     "%lld tokens (%lld in the messages, %lld in the completion). Please reduce the "
+                     "length of the messages or completion.",
+                     s->max_model_len, (long long)(prompt + asked), (long long)prompt, (long long)asked);
+    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
+    cb__sim_api_request_free(&req);
+    return;
+  }
+  uint64_t index = s->requests++;
+  const cb_sim_fault *fault = cb_sim_fault_pick(s->faults, s->p.num_faults, s->p.seed, index);
+  if (fault && fault->kind <= CB_SIM_FAULT_HTTP_503) {
+    reject_fault(s, ex, request_id, fault);
+    cb__sim_api_request_free(&req);
+    return;
+  }
+
+  gen_stream *g = cb_calloc(1, sizeof *g);
+  g->srv = s;
+  g->rep = pick_replica(s);
+  g->rep->live++;
+  g->ex = ex;
+  g->arrival_ns = arrival;
+  g->stream = req.stream;
+  g->include_usage = req.include_usage;
+  g->fault = fault;
+  snprintf(g->request_id, sizeof g->request_id, "%s", request_id);
+  snprintf(g->id, sizeof g->id, "%s-%016llx", kind == CB__SIM_API_CHAT ? "chatcmpl" : "cmpl",
+           (unsigned long long)cb_hash3_u64(s->p.seed, index, UINT64_C(0x6964)));
+  g->seed = req.has_seed ? cb_hash3_u64(s->p.seed, req.seed, 1) : cb_hash3_u64(s->p.seed, index, 0);
+  if (s->responses && req.match_key)
+    g->scripted = cb__sim_responses_find(s->responses, req.match_key, strlen(req.match_key));
+  decide_length(g, &req, asked);
+  g->resp = (cb__sim_api_response){.kind = kind, .id = g->id, .model = s->model,
+                                   .created = cb_clock_wall_ns() / CB_NS_PER_S,
+                                   .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
+                                   .prompt_tokens = prompt};
+  if (s->trace) g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
+
+  cb_sim_request er = {.id = engine_id(g), .prompt_ids = req.prompt_ids,
+                       .prompt_len = req.prompt_len, .output_len = g->output_len,
+                       .output_ids = g->scripted ? g->scripted->ids : NULL,
+                       .output_seed = g->seed};
+  cb_error err;
+  uint64_t now_v = cb__sim_server_virtual_now(s);
+  cb_sim_engine_advance(g->rep->engine, now_v, cb__sim_server_on_engine_event, g->rep);
+  if (cb_sim_engine_add(g->rep->engine, &er, now_v, &err) != CB_OK) {
+    cb__sim_api_fail(&e, 400, "invalid_request_error", NULL, NULL, "%s", err.msg);
+    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
+    cb__sim_api_request_free(&req);
+    stream_free(g);
+    return;
+  }
+  cb__sim_api_request_free(&req);
+  cb__sim_http_set_user(ex, g);
+  cb__sim_http_on_close(ex, on_client_close);
+  if (g->stream) {
+    cb__sim_http_field f[3];
+    memcpy(f, sse_fields_tmpl, sizeof f);
+    f[2].value = g->request_id;
+    cb__sim_replica *rep = g->rep; /* g is freed when the stream is cut */
+    if (cb__sim_http_stream_start(ex, 200, f, 3) != CB_OK) {
+      g->ex = NULL;
+      cut(g);
+      cb__sim_server_arm(rep);
+      return;
+    }
+    if (kind == CB__SIM_API_CHAT) {
+      cb_buf_reset(&s->scratch);
+      cb__sim_api_render_role_chunk(&s->scratch, &g->resp);
+      if (write_or_cut(g, s->scratch.data, s->scratch.len)) {
+        cb__sim_server_arm(rep);
+        return;
+      }
+    }
+  }
+  cb__sim_server_arm(g->rep);
+}

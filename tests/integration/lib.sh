@@ -1,0 +1,40 @@
+# Shared helpers for the integration tests (sourced by tests/integration/test_*.sh).
+#
+# start_sim ARGS...  start `calibench sim serve --port 0 ARGS` in the background,
+#                    wait for its "listening on HOST:PORT" line, set SIM_PID,
+#                    SIM_PORT and SIM_URL. The server is stopped (by PID) on exit.
+# fail MSG           print and exit 1
+
+set -euo pipefail
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+SIM_PIDS=()
+stop_sims() {
+  for pid in "${SIM_PIDS[@]:-}"; do
+    [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
+  done
+}
+trap stop_sims EXIT
+
+start_sim() {
+  local out line
+  out=$(mktemp -d "${TMPDIR:-/tmp}/cb-sim.XXXXXX")
+  mkfifo "$out/stdout"
+  "$CALIBENCH" sim serve --port 0 --quiet "$@" >"$out/stdout" 2>"$out/stderr" &
+  SIM_PID=$!
+  SIM_PIDS+=("$SIM_PID")
+  SIM_STDERR="$out/stderr"
+  # Blocks until the server prints its first line (or exits, closing the FIFO).
+  exec {SIM_FD}<"$out/stdout"
+  if ! read -r -t 30 -u "$SIM_FD" line; then
+    cat "$out/stderr" >&2
+    fail "sim serve did not start: $*"
+  fi
+  [[ "$line" =~ ^listening\ on\ 127\.0\.0\.1:([0-9]+)$ ]] || fail "unexpected first line: '$line'"
+  SIM_PORT=${BASH_REMATCH[1]}
+  SIM_URL="http://127.0.0.1:$SIM_PORT"
+}
