@@ -81,7 +81,17 @@ void cb_sim_server_default_params(cb_sim_server_params *p);
 typedef struct cb_sim_server cb_sim_server;
 
 /*
- * Build the engine(s), load the responses file, open the trace file and listen.
+ * A libevent base suited to the server: precise timers (timerfd, sub-millisecond)
+ * and no cached loop time. libevent 2.1 computes the next timeout from the time it
+ * cached when the loop last woke, so every callback's work made the next timer fire
+ * that much late (measured: 2.5 ms late after a 250-token step). Free it with
+ * event_base_free.
+ */
+struct event_base *cb_sim_server_event_base_new(void);
+
+/*
+ * Build the engine(s), load the responses file, open the trace file and listen on
+ * `base` (best created with cb_sim_server_event_base_new).
  * On failure nothing is left allocated and *out is NULL.
  */
 cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_params *p,

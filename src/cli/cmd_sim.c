@@ -259,10 +259,7 @@ static int sim_serve(int argc, char **argv) {
   sp.faults = faults;
   sp.num_faults = nfaults;
 
-  struct event_config *cfg = event_config_new();
-  event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER);
-  struct event_base *base = event_base_new_with_config(cfg);
-  event_config_free(cfg);
+  struct event_base *base = cb_sim_server_event_base_new();
   cb_sim_server *srv;
   cb_error err;
   cb_error_clear(&err);

@@ -19,6 +19,9 @@ static const double tpot_buckets[] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,
 static const double request_buckets[] = {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,
                                          5.0,  10.0, 15.0, 20.0, 30.0,  40.0,  50.0,
                                          60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
+static const double lateness_buckets[] = {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075,
+                                          0.001,   0.0015, 0.002,  0.003,  0.005,  0.0075,
+                                          0.01,    0.02,   0.05,   0.1,    0.25,   1.0};
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static void hist_init(cb__sim_prom_hist *h, const double *bounds, size_t n) {
@@ -36,6 +39,10 @@ void cb__sim_metrics_init(cb__sim_metrics *m) {
   hist_init(&m->queue, request_buckets, LEN(request_buckets));
   hist_init(&m->prefill, request_buckets, LEN(request_buckets));
   hist_init(&m->decode, request_buckets, LEN(request_buckets));
+}
+
+void cb__sim_lateness_init(cb__sim_prom_hist *h) {
+  hist_init(h, lateness_buckets, LEN(lateness_buckets));
 }
 
 void cb__sim_prom_observe(cb__sim_prom_hist *h, double seconds) {
@@ -93,21 +100,41 @@ static const struct {
     {"vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", st_gen},
 };
 
+/* A histogram's series; model NULL: no labels. */
 static void render_hist(cb_buf *out, const char *name, const char *model, size_t engine,
                         const cb__sim_prom_hist *h) {
   uint64_t cum = 0;
   for (size_t i = 0; i <= h->num_bounds; i++) {
     cum += h->counts[i];
     cb_buf_appendf(out, "%s_bucket", name);
-    labels(out, model, engine);
-    if (i < h->num_bounds) cb_buf_appendf(out, ",le=\"%g\"} %llu\n", h->bounds[i], (unsigned long long)cum);
-    else cb_buf_appendf(out, ",le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+    if (model) {
+      labels(out, model, engine);
+      cb_buf_append_char(out, ',');
+    } else {
+      cb_buf_append_char(out, '{');
+    }
+    if (i < h->num_bounds) cb_buf_appendf(out, "le=\"%g\"} %llu\n", h->bounds[i], (unsigned long long)cum);
+    else cb_buf_appendf(out, "le=\"+Inf\"} %llu\n", (unsigned long long)cum);
   }
   cb_buf_appendf(out, "%s_sum", name);
-  labels(out, model, engine);
-  cb_buf_appendf(out, "} %.9g\n%s_count", h->sum, name);
-  labels(out, model, engine);
-  cb_buf_appendf(out, "} %llu\n", (unsigned long long)h->count);
+  if (model) {
+    labels(out, model, engine);
+    cb_buf_append_char(out, '}');
+  }
+  cb_buf_appendf(out, " %.9g\n%s_count", h->sum, name);
+  if (model) {
+    labels(out, model, engine);
+    cb_buf_append_char(out, '}');
+  }
+  cb_buf_appendf(out, " %llu\n", (unsigned long long)h->count);
+}
+
+void cb__sim_lateness_render(cb_buf *out, const cb__sim_prom_hist *h) {
+  const char *name = "calibench:sim_emit_lateness_seconds";
+  header(out, name, "histogram",
+         "Wall time from the end of a simulated step to its tokens being handed to their "
+         "connections.");
+  render_hist(out, name, NULL, 0, h);
 }
 
 void cb__sim_metrics_render(cb_buf *out, const char *model_name, size_t n,

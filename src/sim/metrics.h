@@ -43,6 +43,8 @@ typedef struct cb__sim_metrics {
 } cb__sim_metrics;
 
 void cb__sim_metrics_init(cb__sim_metrics *m);
+/* The simulator's own health: emission lateness buckets, 50 us .. 1 s. */
+void cb__sim_lateness_init(cb__sim_prom_hist *h);
 void cb__sim_prom_observe(cb__sim_prom_hist *h, double seconds);
 
 /*
@@ -51,5 +53,8 @@ void cb__sim_prom_observe(cb__sim_prom_hist *h, double seconds);
  */
 void cb__sim_metrics_render(cb_buf *out, const char *model_name, size_t n,
                             const cb_sim_engine_stats *stats, const cb__sim_metrics *metrics);
+/* calibench:sim_emit_lateness_seconds: wall time from the end of a simulated step to
+ * its tokens being handed to their connections (whole server, no labels). */
+void cb__sim_lateness_render(cb_buf *out, const cb__sim_prom_hist *h);
 
 #endif

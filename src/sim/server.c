@@ -8,6 +8,7 @@
  */
 #include <event2/event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
@@ -98,22 +99,6 @@ static void handle_models(struct cb_sim_server *s, cb__sim_http_exchange *ex, co
   cb_buf_free(&b);
 }
 
-/* The simulator's own health: token emission lateness as a Prometheus summary. */
-static void render_lateness(const struct cb_sim_server *s, cb_buf *b) {
-  const char *name = "calibench:sim_emit_lateness_seconds";
-  cb_buf_appendf(b,
-                 "# HELP %s Wall time from the end of a simulated step to its tokens being "
-                 "handed to the socket.\n# TYPE %s summary\n", name, name);
-  static const double qs[] = {0.5, 0.9, 0.99, 0.999, 1.0};
-  for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++)
-    cb_buf_appendf(b, "%s{quantile=\"%g\"} %.9f\n", name, qs[i],
-                   (double)cb_hist_value_at_quantile(&s->lateness, qs[i]) / 1e9);
-  uint64_t count = cb_hist_total_count(&s->lateness);
-  cb_buf_appendf(b, "%s_sum %.9f\n%s_count %llu\n", name,
-                 cb_hist_mean(&s->lateness) * (double)count / 1e9, name,
-                 (unsigned long long)count);
-}
-
 static void handle_metrics(struct cb_sim_server *s, cb__sim_http_exchange *ex, const char *rid) {
   int n = s->p.replicas;
   cb_sim_engine_stats *st = cb_calloc((size_t)n, sizeof *st);
@@ -125,7 +110,7 @@ static void handle_metrics(struct cb_sim_server *s, cb__sim_http_exchange *ex, c
   cb_buf b;
   cb_buf_init(&b, 0);
   cb__sim_metrics_render(&b, s->model, (size_t)n, st, m);
-  render_lateness(s, &b);
+  cb__sim_lateness_render(&b, &s->lateness);
   cb__sim_http_field fields[] = {{"Content-Type", "text/plain; version=0.0.4; charset=utf-8"},
                                  {"x-request-id", rid}};
   cb__sim_http_respond(ex, 200, fields, 2, b.data, b.len);
@@ -300,6 +285,18 @@ static void format_http_error(void *ctx, int status, const char *message, cb_buf
 
 /* ---- lifecycle --------------------------------------------------------------------- */
 
+struct event_base *cb_sim_server_event_base_new(void) {
+  struct event_config *cfg = event_config_new();
+  event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER | EVENT_BASE_FLAG_NO_CACHE_TIME);
+  struct event_base *base = event_base_new_with_config(cfg);
+  event_config_free(cfg);
+  if (!base) {
+    fprintf(stderr, "calibench: out of memory (libevent base)\n");
+    abort();
+  }
+  return base;
+}
+
 static char *dup_or_null(const char *s) { return s ? cb_strdup(s) : NULL; }
 
 void cb_sim_server_free(cb_sim_server *s) {
@@ -315,7 +312,6 @@ void cb_sim_server_free(cb_sim_server *s) {
   cb__sim_responses_free(s->responses);
   if (s->trace) fclose(s->trace);
   cb_buf_free(&s->scratch);
-  cb_hist_free(&s->lateness);
   cb_free(s->faults);
   cb_free(s->host);
   cb_free(s->responses_path);
@@ -359,9 +355,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   s->p.faults = s->faults;
   s->model = s->p.engine.model.name;
   cb_buf_init(&s->scratch, 0);
-  cb_hist_params hp = cb_hist_default_params();
-  hp.highest_trackable = 60 * CB_NS_PER_S;
-  st = cb_hist_init(&s->lateness, &hp, err);
+  cb__sim_lateness_init(&s->lateness);
 
   s->replicas = cb_calloc((size_t)p->replicas, sizeof *s->replicas);
   for (int i = 0; i < p->replicas && st == CB_OK; i++) {

@@ -12,7 +12,6 @@
 #include "calibench/buf.h"
 #include "calibench/sim.h"
 #include "calibench/sim_server.h"
-#include "calibench/stats.h"
 #include "sim/api.h"
 #include "sim/http.h"
 #include "sim/metrics.h"
@@ -47,9 +46,9 @@ struct cb_sim_server {
   uint64_t requests;         /* generation requests seen (fault index) */
   uint64_t ids;              /* for generated request ids */
   cb_buf scratch;            /* rendering buffer reused for every chunk */
-  /* Emission lateness, wall ns: when a token was handed to the socket minus when
-   * its step ended. Shows whether the simulator kept up (served on /metrics). */
-  cb_hist lateness;
+  /* Emission lateness: when a token was handed to its connection minus when its
+   * step ended. Shows whether the simulator kept up (served on /metrics). */
+  cb__sim_prom_hist lateness;
 };
 
 /* Clocks: virtual engine time <-> monotonic wall time (time_scale wall s per sim s). */

@@ -259,7 +259,7 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
     }
-    if (due_ns) cb_hist_record(&s->lateness, now > due_ns ? now - due_ns : 0);
+    if (due_ns) cb__sim_prom_observe(&s->lateness, secs(due_ns, now));
     if (g->token_ns) g->token_ns[g->sent] = now;
     if (!g->first_token_ns) g->first_token_ns = now;
     else cb__sim_prom_observe(&g->rep->metrics.itl, secs(g->last_token_ns, now));
