@@ -176,6 +176,8 @@ static int build_engine_params(const engine_flags *f, cb_sim_params *p) {
   if (f->jitter > 0) p->jitter_cv = f->jitter;
   if (f->eos_mean > 0) p->eos_mean_tokens = f->eos_mean;
   if (cb_sim_params_validate(p, &err) != CB_OK) goto fail;
+  cb_sim_capacity cap; /* the deployment must fit, as vLLM checks at start-up */
+  if (cb_sim_capacity_compute(p, &cap, &err) != CB_OK) goto fail;
   return 0;
 fail:
   fprintf(stderr, "calibench: %s\n", err.msg);
@@ -189,14 +191,15 @@ static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
   cb_error err;
   if (cb_sim_capacity_compute(p, &cap, &err) != CB_OK) return;
   fprintf(stderr,
-          "sim serve: %s on %d x %s (tp %d, weights %s, kv %s), %d replica%s\n"
-          "sim serve: %lld KV blocks of %d tokens (%lld tokens) per replica, max_model_len %d, "
-          "max_num_seqs %d, max_num_batched_tokens %d, prefix caching %s, time scale %g\n",
+          "sim serve: %s on %d x %s (tp %d, weights %s, kv %s), %d replica%s, time scale %g\n"
+          "sim serve: KV cache %lld blocks of %d tokens (%lld tokens) per replica, "
+          "max_model_len %d\n"
+          "sim serve: max_num_seqs %d, max_num_batched_tokens %d, prefix caching %s\n",
           p->model.name, p->tp, p->gpu.name, p->tp, cb_sim_dtype_name(p->weight_dtype),
           cb_sim_dtype_name(p->kv_dtype), sp->replicas, sp->replicas == 1 ? "" : "s",
-          (long long)cap.num_blocks, p->block_size, (long long)cap.max_tokens, cap.max_model_len,
-          p->max_num_seqs, p->max_num_batched_tokens, p->enable_prefix_caching ? "on" : "off",
-          sp->time_scale);
+          sp->time_scale, (long long)cap.num_blocks, p->block_size, (long long)cap.max_tokens,
+          cap.max_model_len, p->max_num_seqs, p->max_num_batched_tokens,
+          p->enable_prefix_caching ? "on" : "off");
 }
 
 static int sim_serve(int argc, char **argv) {
@@ -263,10 +266,11 @@ static int sim_serve(int argc, char **argv) {
   cb_sim_server *srv;
   cb_error err;
   cb_error_clear(&err);
-  if (cb_sim_server_start(base, &sp, &srv, &err) != CB_OK) {
+  cb_status st = cb_sim_server_start(base, &sp, &srv, &err);
+  if (st != CB_OK) {
     fprintf(stderr, "calibench: sim serve: %s\n", err.msg);
     event_base_free(base);
-    rc = 1;
+    rc = st == CB_ERR_NETWORK ? 1 : 2; /* could not listen vs bad input files */
     goto out;
   }
   printf("listening on %s:%d\n", sp.host, cb_sim_server_port(srv));
