@@ -150,29 +150,33 @@ static const char *const words[] = {
 static uint64_t position_hash(uint64_t seed, int64_t k) {
   return cb_hash3_u64(seed, UINT64_C(0x74657874), (uint64_t)k);
 }
-static int punct_candidate(uint64_t seed, int64_t k) {
-  return k >= 0 && (position_hash(seed, k) & 7) == 0;
-}
-/* 0 = word, '.' or ',' = punctuation. Never two punctuation pieces in a row. */
-static char punct_at(uint64_t seed, int64_t k) {
-  if (k < 2 || !punct_candidate(seed, k) || punct_candidate(seed, k - 1)) return 0;
-  return (position_hash(seed, k) >> 3) % 3 == 0 ? ',' : '.';
+static int is_candidate(uint64_t h) { return (h & 7) == 0; }
+
+/* 0 = word, '.' or ',' = punctuation at position k >= 2, from the hashes of k and
+ * k - 1. Never two punctuation pieces in a row: a candidate right after a candidate
+ * stays a word. */
+static char punct_of(uint64_t h_k, uint64_t h_prev) {
+  if (!is_candidate(h_k) || is_candidate(h_prev)) return 0;
+  return (h_k >> 3) % 3 == 0 ? ',' : '.';
 }
 
 uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
-  char p = punct_at(seed, k);
+  /* Each position's hash is computed once: k, k - 1 and k - 2 decide the piece. */
+  uint64_t h0 = position_hash(seed, k);
+  uint64_t h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
+  uint64_t h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+  char p = k >= 2 ? punct_of(h0, h1) : 0;
+  size_t n = 0;
   if (p) {
-    out[0] = p;
-    out[1] = '\0';
+    out[n++] = p;
   } else {
-    const char *w = words[(position_hash(seed, k) >> 8) % NWORDS];
-    size_t n = 0;
+    const char *w = words[(h0 >> 8) % NWORDS];
     if (k > 0) out[n++] = ' ';
-    size_t wl = strlen(w);
-    memcpy(out + n, w, wl);
-    if (k == 0 || punct_at(seed, k - 1) == '.') out[n] = (char)(out[n] - 'a' + 'A');
-    n += wl;
-    out[n] = '\0';
+    size_t start = n;
+    while (*w) out[n++] = *w++;
+    int sentence_start = k == 0 || (k >= 3 && punct_of(h1, h2) == '.');
+    if (sentence_start) out[start] = (char)(out[start] - 'a' + 'A');
   }
-  return piece_id((const unsigned char *)out, strlen(out), vocab);
+  out[n] = '\0';
+  return piece_id((const unsigned char *)out, n, vocab);
 }

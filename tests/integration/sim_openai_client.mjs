@@ -95,6 +95,16 @@ await check("same seed, same text; EOS ends naturally without ignore_eos", async
   assert.ok(a.usage.completion_tokens < 4000);
 });
 
+await check("min_tokens holds EOS back (vLLM extension)", async () => {
+  // With --eos-mean 4 (see test_sim_openai_sdk.sh) an EOS comes within a few tokens.
+  const free = await client.completions.create({ model: MODEL, prompt: "Short", max_tokens: 200, seed: 7 });
+  assert.equal(free.choices[0].finish_reason, "stop");
+  assert.ok(free.usage.completion_tokens < 40, `completion_tokens ${free.usage.completion_tokens}`);
+  const held = await client.completions.create({ model: MODEL, prompt: "Short", max_tokens: 200, seed: 7, min_tokens: 60 });
+  assert.ok(held.usage.completion_tokens >= 60, `completion_tokens ${held.usage.completion_tokens}`);
+  assert.ok(held.usage.completion_tokens < 200);
+});
+
 await check("embeddings: base64 (the SDK's default) and float, unit norm", async () => {
   const r = await client.embeddings.create({ model: MODEL, input: ["hello world", "hello world", "other"] });
   assert.equal(r.data.length, 3);

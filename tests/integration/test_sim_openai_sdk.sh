@@ -5,5 +5,5 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 [ -d "$SRC/node_modules/openai" ] || fail "node_modules/openai missing: run 'make npm-deps'"
-start_sim --time-scale 0.02 --max-body 256K --seed 3
+start_sim --time-scale 0.02 --max-body 256K --seed 3 --eos-mean 4
 node "$SRC/tests/integration/sim_openai_client.mjs" "$SIM_URL"
