@@ -2,19 +2,11 @@
 // started with one fault per generation-request index (see test_sim_faults.sh), so
 // request i meets fault i. Usage: node sim_faults_client.mjs BASE_URL
 import assert from "node:assert/strict";
+import { check } from "./harness.mjs";
 
 const base = process.argv[2];
 let index = 0; // generation requests, in order: the faults are keyed by this index
 
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    console.error(`not ok - ${name}\n${e.stack || e}`);
-    process.exitCode = 1;
-  }
-}
 
 // Streams a completion; returns {status, headers, events (raw SSE blocks), times, error}.
 async function stream(maxTokens = 8) {

@@ -3,21 +3,13 @@
 // logprobs, embeddings, and the error statuses and bodies the SDK maps to its
 // exception classes. Usage: node sim_openai_client.mjs BASE_URL
 import assert from "node:assert/strict";
+import { check } from "./harness.mjs";
 import OpenAI from "openai";
 
 const base = process.argv[2];
 const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: "unused", maxRetries: 0 });
 const MODEL = "llama-3.1-8b";
 
-async function check(name, fn) {
-  try {
-    await fn();
-    console.log(`ok - ${name}`);
-  } catch (e) {
-    console.error(`not ok - ${name}\n${e.stack || e}`);
-    process.exitCode = 1;
-  }
-}
 
 await check("models.list names the served model with its context window", async () => {
   const models = [];
