@@ -5,12 +5,10 @@ import assert from "node:assert/strict";
 import { check } from "./harness.mjs";
 
 const base = process.argv[2];
-let index = 0; // generation requests, in order: the faults are keyed by this index
 
 
 // Streams a completion; returns {status, headers, events (raw SSE blocks), times, error}.
 async function stream(maxTokens = 8) {
-  index++;
   const r = await fetch(`${base}/v1/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
