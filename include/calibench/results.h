@@ -1,0 +1,287 @@
+/*
+ * results.h - the one format of calibench's results, for measured runs (`run`) and
+ * predicted ones (`sim run`) alike: per-request records (records.jsonl, appended as
+ * each request completes), the summary computed from them (summary.json), and the
+ * manifest that says how to reproduce the run (manifest.json). Reports, gates and
+ * calibration read these files and nothing else. Schemas: docs/results.md.
+ *
+ * Times in a record are nanoseconds on CLOCK_MONOTONIC relative to the run's origin
+ * (manifest "origin_mono_ns"), so records from one host join server traces that use
+ * the same clock by adding the origin.
+ */
+#ifndef CALIBENCH_RESULTS_H
+#define CALIBENCH_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "calibench/buf.h"
+#include "calibench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CB_RESULTS_SCHEMA_VERSION 1
+
+/* Where a token count came from. */
+typedef enum {
+  CB_TOKENS_UNKNOWN = 0,
+  CB_TOKENS_USAGE,     /* the server's usage object */
+  CB_TOKENS_TOKENIZER, /* counted from the text with a tokenizer */
+  CB_TOKENS_CHUNKS,    /* one per content chunk (no usage, no tokenizer) */
+  CB_TOKENS_DATASET    /* the dataset's stated length (prompts) */
+} cb_token_source;
+
+const char *cb_token_source_name(cb_token_source s);
+
+/*
+ * One request. Offsets are ns from the run origin; 0 means "did not happen" except
+ * for scheduled/sent, which every record has. Owned arrays are released by
+ * cb_record_free. error_class is "" for a success, else one of the names in
+ * docs/results.md (connect, timeout, http_status, stream_cut, malformed_sse,
+ * invalid_json, server_error_event, interrupted).
+ */
+typedef struct cb_record {
+  uint64_t index;            /* position in the schedule */
+  char request_id[96];       /* X-Request-Id sent */
+  char server_request_id[96];/* x-request-id the server echoed ("" if none) */
+  char class_name[64];       /* scenario class ("" = default) */
+  int warmup;                /* 1: excluded from statistics */
+  uint64_t scheduled_ns;     /* planned send (open loop); = sent_ns for closed loop */
+  uint64_t sent_ns;          /* handed to the transport */
+  uint64_t first_byte_ns;    /* first response byte */
+  uint64_t first_chunk_ns;   /* first SSE event of any kind */
+  uint64_t first_choices_ns; /* first chunk with non-empty choices (vLLM's TTFT) */
+  uint64_t first_content_ns; /* first chunk carrying content, reasoning or a tool call */
+  uint64_t last_content_ns;
+  uint64_t end_ns;           /* last byte, or when the failure was seen */
+  uint64_t *chunk_ns;        /* owned: content chunk times, n_chunks */
+  uint32_t *chunk_tokens;    /* owned: tokens in each content chunk, n_chunks */
+  size_t n_chunks;
+  int64_t prompt_tokens;     /* -1 unknown */
+  cb_token_source prompt_source;
+  int64_t output_tokens;     /* -1 unknown (failure before any content) */
+  cb_token_source output_source;
+  int64_t cached_tokens;     /* usage.prompt_tokens_details.cached_tokens, -1 unknown */
+  int http_status;           /* 0 = no response */
+  char error_class[24];      /* "" = success */
+  char error_message[256];
+  char finish_reason[16];
+  int retries;
+  char *output_text;         /* owned, may be NULL; capped by the runner */
+} cb_record;
+
+void cb_record_init(cb_record *r);
+void cb_record_free(cb_record *r);
+/* 1 when the request succeeded (no error class). */
+int cb_record_ok(const cb_record *r);
+
+/* Append one record as a JSON line (no trailing flush). */
+void cb_record_write_json(const cb_record *r, cb_buf *out);
+
+/* A set of records (owned). */
+typedef struct cb_record_set {
+  cb_record *items;
+  size_t count;
+  size_t alloc;
+} cb_record_set;
+
+void cb_record_set_init(cb_record_set *s);
+void cb_record_set_free(cb_record_set *s);
+/* Append a record, taking ownership of its arrays (*r is reset). */
+void cb_record_set_push(cb_record_set *s, cb_record *r);
+/* Read records.jsonl. Errors name the file, line and field. A torn last line (an
+ * interrupted writer) is reported in *torn_lines and skipped, not an error. */
+cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_lines,
+                             cb_error *err);
+
+/* ---- SLOs and the summary ------------------------------------------------------ */
+
+typedef enum {
+  CB_METRIC_TTFT = 0,     /* first content chunk - sent */
+  CB_METRIC_TPOT,         /* (e2e - ttft) / (output tokens - 1) */
+  CB_METRIC_ITL,          /* gaps between content chunks (per chunk) */
+  CB_METRIC_ITL_TOKEN,    /* each gap divided by the tokens of its chunk, per token */
+  CB_METRIC_E2E,          /* end - sent */
+  CB_METRIC_E2E_SCHED,    /* end - scheduled: free of coordinated omission */
+  CB_METRIC_TTFT_SCHED,   /* first content chunk - scheduled */
+  CB_METRIC_LAG,          /* sent - scheduled: the client's own delay */
+  CB_METRIC_COUNT_
+} cb_metric;
+
+const char *cb_metric_name(cb_metric m); /* "ttft", "tpot", "itl", ... */
+/* Parse a metric name (as cb_metric_name); CB_ERR_NOT_FOUND lists the names. */
+cb_status cb_metric_parse(const char *name, cb_metric *out, cb_error *err);
+
+/* One SLO: metric <= bound. ITL SLOs hold for a request when every gap meets it. */
+typedef struct cb_slo {
+  cb_metric metric;
+  double bound_ns;
+  double percentile;      /* the percentile promised for the verdict (default 99) */
+} cb_slo;
+
+#define CB_MAX_SLOS 8
+
+/* Parse "ttft=500ms,tpot=50ms,itl=...,e2e=2s" (units ns, us, ms, s; default ms).
+ * Optional "@p95" after a bound sets the verdict percentile. Errors name the item. */
+cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err);
+
+typedef struct cb_dist {
+  size_t count;
+  double mean, std, cv, min, p50, p90, p95, p99, p999, max; /* ns; NAN when count 0 */
+} cb_dist;
+
+/* Verdict on "p<percentile> of metric <= bound" with binomial confidence. */
+typedef enum {
+  CB_VERDICT_HOLDS = 0,
+  CB_VERDICT_VIOLATED,
+  CB_VERDICT_UNDECIDED
+} cb_verdict_kind;
+
+typedef struct cb_slo_result {
+  cb_slo slo;
+  size_t n;               /* measured requests judged */
+  size_t met;             /* of which met the SLO (failures never meet) */
+  size_t units;           /* what the verdict counted: requests, or gaps for ITL */
+  size_t over;            /* of which over the bound */
+  double attainment;      /* met / n */
+  cb_verdict_kind verdict;
+  double confidence;      /* e.g. 0.95 */
+  double p_value;         /* of the decisive one-sided binomial test */
+  size_t more_needed;     /* UNDECIDED: more requests, none over the bound, to decide */
+} cb_slo_result;
+
+typedef struct cb_error_count {
+  char error_class[24];
+  size_t count;
+  char sample_message[256];
+} cb_error_count;
+
+typedef struct cb_summary {
+  int schema_version;
+  char class_name[64];        /* "" = all classes */
+  size_t requests;            /* all records */
+  size_t warmup;              /* excluded as warm-up */
+  size_t measured;            /* in the statistics */
+  size_t succeeded, failed;   /* of measured */
+  /* window: [start, end] ns from the origin */
+  uint64_t window_start_ns, window_end_ns;
+  double window_s;
+  double requested_rate;      /* req/s asked for (0 = closed loop / trace) */
+  double achieved_rate;       /* measured sends / window */
+  double request_throughput;  /* successes completed in the window / window */
+  double output_throughput;   /* output tokens in the window / window, tok/s */
+  double total_token_throughput;
+  double goodput;             /* requests meeting every SLO, completed in window / window */
+  int64_t total_prompt_tokens, total_output_tokens;
+  cb_token_source output_source; /* dominant source among successes */
+  cb_dist metrics[CB_METRIC_COUNT_];          /* over successes */
+  cb_dist metrics_adjusted[CB_METRIC_COUNT_]; /* failures as +inf (percentiles only) */
+  cb_slo_result slos[CB_MAX_SLOS];
+  size_t n_slos;
+  double joint_attainment;    /* meeting every SLO */
+  cb_error_count errors[16];
+  size_t n_error_classes;
+  double lag_warning_ns;      /* p99 lag above which the client fell behind */
+  int client_fell_behind;     /* 1: loud warning */
+  double client_cpu_s;        /* filled by the runner */
+  int interrupted;
+} cb_summary;
+
+typedef struct cb_summary_params {
+  cb_slo slos[CB_MAX_SLOS];
+  size_t n_slos;
+  double confidence;          /* 0.95 */
+  double requested_rate;      /* 0 = not an open-loop rate */
+  const char *class_name;     /* NULL = every class */
+  double lag_warning_ns;      /* 1 ms */
+} cb_summary_params;
+
+void cb_summary_default_params(cb_summary_params *p);
+
+/* Compute the summary of a record set. Never fails; empty sets give zero counts and
+ * NAN statistics. */
+void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
+                        cb_summary *out);
+
+/* The class names present in a record set, in first-seen order (pointers into it). */
+size_t cb_record_set_classes(const cb_record_set *set, const char **names, size_t max);
+
+/* Write a summary as a JSON object (the "summary" of summary.json). */
+void cb_summary_write_json(const cb_summary *s, cb_buf *out);
+
+/* One line of plain text per SLO verdict, e.g. "p99 ttft <= 500 ms holds with 95%
+ * confidence (n=2000, 7 over)". */
+void cb_slo_result_describe(const cb_slo_result *r, char *out, size_t n);
+
+/* ---- The run directory ------------------------------------------------------------ */
+
+/*
+ * A result directory being written: records.jsonl is opened at creation and every
+ * record is appended and flushed as it completes, so an interrupted run keeps all it
+ * measured; summary.json and manifest.json are written at the end, each atomically
+ * (temporary file, then rename).
+ */
+typedef struct cb_results_dir cb_results_dir;
+
+/* Create DIR (and missing parents) and open DIR/records.jsonl. Refuses a directory
+ * that already holds a records.jsonl (CB_ERR_STATE), so results are never mixed. */
+cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err);
+/* Append one record and flush it to the kernel. */
+cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error *err);
+/* Write DIR/NAME atomically with the given content. */
+cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
+                               size_t len, cb_error *err);
+const char *cb_results_dir_path(const cb_results_dir *d);
+void cb_results_dir_close(cb_results_dir *d);
+
+/* Write `data` to PATH atomically (PATH.tmp, fsync, rename). */
+cb_status cb_results_write_file(const char *path, const char *data, size_t len, cb_error *err);
+
+/* ---- The manifest's machine facts ----------------------------------------------- */
+
+/* Append `"calibench": {...}, "host": {...}` members (version, commit, hostname,
+ * kernel, CPU model, cores) to a JSON object being built (no leading comma). */
+void cb_results_manifest_host(cb_buf *out);
+
+/* ---- vLLM-compatible export ------------------------------------------------------- */
+
+typedef struct cb_vllm_export_params {
+  const char *backend;      /* "openai-chat" / "openai" */
+  const char *model_id;
+  const char *label;        /* may be NULL */
+  double request_rate;      /* 0 = inf */
+  double burstiness;        /* 1 */
+  int max_concurrency;      /* 0 = null */
+  uint64_t start_wall_ns;   /* for "date" */
+  double duration_s;        /* vLLM's duration: first send to last completion */
+  const double *percentiles;/* e.g. {99}; NULL = {99} */
+  size_t n_percentiles;
+} cb_vllm_export_params;
+
+/*
+ * vLLM `bench serve` result keys (vllm/benchmarks/serve.py) from measured records,
+ * with vLLM's definitions where they differ from calibench's: TTFT from the first
+ * chunk with choices, ITL per chunk, E2EL to the last choices chunk, failures left
+ * out, throughputs over the whole duration. docs/results.md lists the differences.
+ */
+void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
+                                const cb_vllm_export_params *p, cb_buf *out);
+
+/* ---- Binomial verdict (exposed for tests) --------------------------------------- */
+
+/*
+ * Judge "at most a fraction q of requests exceed the bound" from t exceedances in n:
+ * HOLDS when P(X <= t | n, q) <= 1 - confidence, VIOLATED when P(X >= t | n, q) <=
+ * 1 - confidence, else UNDECIDED with *more = the extra requests (none exceeding)
+ * needed for HOLDS. As MLPerf LoadGen's early stopping, with confidence and q free.
+ */
+cb_verdict_kind cb_verdict_binomial(size_t n, size_t t, double q, double confidence,
+                                    double *p_value, size_t *more);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,94 @@
+/*
+ * dir.c - a result directory: records appended and flushed as they complete, the
+ * other files written atomically at the end.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "calibench/alloc.h"
+#include "calibench/results.h"
+
+struct cb_results_dir {
+  char *path;
+  FILE *records;
+  cb_buf line;
+};
+
+static cb_status mkdir_p(const char *dir, cb_error *err) {
+  char buf[4096];
+  if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
+    return cb_error_set(err, CB_ERR_INVALID, "output directory path too long");
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = '\0';
+    if (mkdir(buf, 0777) && errno != EEXIST)
+      return cb_error_at(err, CB_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(buf, 0777) && errno != EEXIST)
+    return cb_error_at(err, CB_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
+  return CB_OK;
+}
+
+cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err) {
+  *out = NULL;
+  cb_status st = mkdir_p(dir, err);
+  if (st != CB_OK) return st;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/records.jsonl", dir);
+  /* O_EXCL: never append to another run's records. */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0666);
+  if (fd < 0)
+    return cb_error_at(err, errno == EEXIST ? CB_ERR_STATE : CB_ERR_IO, path, 0, 0, "%s",
+                       errno == EEXIST ? "already exists: choose another --out directory"
+                                       : strerror(errno));
+  cb_results_dir *d = cb_calloc(1, sizeof *d);
+  d->path = cb_strdup(dir);
+  d->records = fdopen(fd, "a");
+  cb_buf_init(&d->line, 0);
+  *out = d;
+  return CB_OK;
+}
+
+cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error *err) {
+  cb_buf_reset(&d->line);
+  cb_record_write_json(r, &d->line);
+  if (fwrite(d->line.data, 1, d->line.len, d->records) != d->line.len || fflush(d->records))
+    return cb_error_at(err, CB_ERR_IO, d->path, 0, 0, "writing records.jsonl: %s", strerror(errno));
+  return CB_OK;
+}
+
+cb_status cb_results_write_file(const char *path, const char *data, size_t len, cb_error *err) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return cb_error_at(err, CB_ERR_IO, tmp, 0, 0, "cannot write: %s", strerror(errno));
+  int ok = fwrite(data, 1, len, f) == len && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok &= fclose(f) == 0;
+  if (!ok || rename(tmp, path)) {
+    unlink(tmp);
+    return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+  }
+  return CB_OK;
+}
+
+cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
+                               size_t len, cb_error *err) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", d->path, name);
+  return cb_results_write_file(path, data, len, err);
+}
+
+const char *cb_results_dir_path(const cb_results_dir *d) { return d->path; }
+
+void cb_results_dir_close(cb_results_dir *d) {
+  if (!d) return;
+  if (d->records) fclose(d->records);
+  cb_buf_free(&d->line);
+  cb_free(d->path);
+  cb_free(d);
+}

@@ -1,0 +1,123 @@
+/*
+ * record.c - one request's record: life cycle, and its JSON line in records.jsonl.
+ */
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/results.h"
+
+static const char *const source_names[] = {"unknown", "usage", "tokenizer", "chunks", "dataset"};
+
+const char *cb_token_source_name(cb_token_source s) {
+  return (unsigned)s < sizeof source_names / sizeof source_names[0] ? source_names[s] : "unknown";
+}
+
+void cb_record_init(cb_record *r) {
+  memset(r, 0, sizeof *r);
+  r->prompt_tokens = -1;
+  r->output_tokens = -1;
+  r->cached_tokens = -1;
+}
+
+void cb_record_free(cb_record *r) {
+  cb_free(r->chunk_ns);
+  cb_free(r->chunk_tokens);
+  cb_free(r->output_text);
+  cb_record_init(r);
+}
+
+int cb_record_ok(const cb_record *r) { return r->error_class[0] == '\0'; }
+
+static void key_str(cb_buf *out, const char *key, const char *value) {
+  cb_buf_appendf(out, ",\"%s\":\"", key);
+  cb_buf_append_json_string(out, value, strlen(value));
+  cb_buf_append_char(out, '"');
+}
+
+static void key_u64(cb_buf *out, const char *key, uint64_t v) {
+  cb_buf_appendf(out, ",\"%s\":%llu", key, (unsigned long long)v);
+}
+
+static void key_i64(cb_buf *out, const char *key, int64_t v) {
+  if (v < 0) cb_buf_appendf(out, ",\"%s\":null", key);
+  else cb_buf_appendf(out, ",\"%s\":%lld", key, (long long)v);
+}
+
+void cb_record_write_json(const cb_record *r, cb_buf *out) {
+  cb_buf_appendf(out, "{\"index\":%llu", (unsigned long long)r->index);
+  key_str(out, "request_id", r->request_id);
+  key_str(out, "server_request_id", r->server_request_id);
+  key_str(out, "class", r->class_name);
+  cb_buf_appendf(out, ",\"warmup\":%s", r->warmup ? "true" : "false");
+  key_u64(out, "scheduled_ns", r->scheduled_ns);
+  key_u64(out, "sent_ns", r->sent_ns);
+  key_u64(out, "first_byte_ns", r->first_byte_ns);
+  key_u64(out, "first_chunk_ns", r->first_chunk_ns);
+  key_u64(out, "first_choices_ns", r->first_choices_ns);
+  key_u64(out, "first_content_ns", r->first_content_ns);
+  key_u64(out, "last_content_ns", r->last_content_ns);
+  key_u64(out, "end_ns", r->end_ns);
+  key_i64(out, "prompt_tokens", r->prompt_tokens);
+  key_str(out, "prompt_source", cb_token_source_name(r->prompt_source));
+  key_i64(out, "output_tokens", r->output_tokens);
+  key_str(out, "output_source", cb_token_source_name(r->output_source));
+  key_i64(out, "cached_tokens", r->cached_tokens);
+  cb_buf_appendf(out, ",\"http_status\":%d", r->http_status);
+  if (cb_record_ok(r)) {
+    cb_buf_append_str(out, ",\"error\":null");
+  } else {
+    cb_buf_append_str(out, ",\"error\":{\"class\":\"");
+    cb_buf_append_json_string(out, r->error_class, strlen(r->error_class));
+    cb_buf_append_str(out, "\",\"message\":\"");
+    cb_buf_append_json_string(out, r->error_message, strlen(r->error_message));
+    cb_buf_append_str(out, "\"}");
+  }
+  key_str(out, "finish_reason", r->finish_reason);
+  cb_buf_appendf(out, ",\"retries\":%d", r->retries);
+  /* Chunk times relative to the send keep the numbers short. */
+  cb_buf_append_str(out, ",\"chunk_ns\":[");
+  for (size_t i = 0; i < r->n_chunks; i++)
+    cb_buf_appendf(out, i ? ",%llu" : "%llu",
+                   (unsigned long long)(r->chunk_ns[i] - r->sent_ns));
+  cb_buf_append_char(out, ']');
+  int all_one = 1;
+  for (size_t i = 0; i < r->n_chunks && all_one; i++) all_one = r->chunk_tokens[i] == 1;
+  if (!all_one) {
+    cb_buf_append_str(out, ",\"chunk_tokens\":[");
+    for (size_t i = 0; i < r->n_chunks; i++)
+      cb_buf_appendf(out, i ? ",%u" : "%u", r->chunk_tokens[i]);
+    cb_buf_append_char(out, ']');
+  }
+  if (r->output_text) key_str(out, "output_text", r->output_text);
+  cb_buf_append_str(out, "}\n");
+}
+
+/* ---- sets ---------------------------------------------------------------------------- */
+
+void cb_record_set_init(cb_record_set *s) { memset(s, 0, sizeof *s); }
+
+void cb_record_set_free(cb_record_set *s) {
+  for (size_t i = 0; i < s->count; i++) cb_record_free(&s->items[i]);
+  cb_free(s->items);
+  memset(s, 0, sizeof *s);
+}
+
+void cb_record_set_push(cb_record_set *s, cb_record *r) {
+  if (s->count == s->alloc) {
+    s->alloc = s->alloc ? 2 * s->alloc : 64;
+    s->items = cb_reallocarray(s->items, s->alloc, sizeof *s->items);
+  }
+  s->items[s->count++] = *r;
+  cb_record_init(r);
+}
+
+size_t cb_record_set_classes(const cb_record_set *set, const char **names, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < set->count; i++) {
+    const char *c = set->items[i].class_name;
+    size_t j = 0;
+    while (j < n && strcmp(names[j], c)) j++;
+    if (j == n && n < max) names[n++] = c;
+  }
+  return n;
+}

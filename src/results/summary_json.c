@@ -1,0 +1,143 @@
+/*
+ * summary_json.c - a summary as JSON (the object documented in docs/results.md) and
+ * the one-line description of an SLO verdict. Durations are written in
+ * milliseconds; NaN and infinity (an adjusted percentile past the failures) as null.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/results.h"
+
+static void num(cb_buf *out, const char *key, double v, int comma) {
+  if (comma) cb_buf_append_char(out, ',');
+  if (isfinite(v)) cb_buf_appendf(out, "\"%s\":%.9g", key, v);
+  else cb_buf_appendf(out, "\"%s\":null", key);
+}
+
+static void dist_ms(cb_buf *out, const cb_dist *d, const cb_dist *adj, int with_adjusted) {
+  cb_buf_appendf(out, "{\"count\":%zu", d->count);
+  num(out, "mean_ms", d->mean / 1e6, 1);
+  num(out, "std_ms", d->std / 1e6, 1);
+  num(out, "cv", d->cv, 1);
+  num(out, "min_ms", d->min / 1e6, 1);
+  num(out, "p50_ms", d->p50 / 1e6, 1);
+  num(out, "p90_ms", d->p90 / 1e6, 1);
+  num(out, "p95_ms", d->p95 / 1e6, 1);
+  num(out, "p99_ms", d->p99 / 1e6, 1);
+  num(out, "p99.9_ms", d->p999 / 1e6, 1);
+  num(out, "max_ms", d->max / 1e6, 1);
+  if (with_adjusted) {
+    cb_buf_appendf(out, ",\"adjusted\":{\"count\":%zu", adj->count);
+    num(out, "p50_ms", adj->p50 / 1e6, 1);
+    num(out, "p90_ms", adj->p90 / 1e6, 1);
+    num(out, "p95_ms", adj->p95 / 1e6, 1);
+    num(out, "p99_ms", adj->p99 / 1e6, 1);
+    num(out, "p99.9_ms", adj->p999 / 1e6, 1);
+    num(out, "max_ms", adj->max / 1e6, 1);
+    cb_buf_append_char(out, '}');
+  }
+  cb_buf_append_char(out, '}');
+}
+
+static const char *verdict_name(cb_verdict_kind v) {
+  return v == CB_VERDICT_HOLDS ? "holds" : v == CB_VERDICT_VIOLATED ? "violated" : "undecided";
+}
+
+/* "500 ms", "2.5 s", "800 us" */
+static void fmt_duration(double ns, char *out, size_t n) {
+  if (ns >= 1e9) snprintf(out, n, "%g s", ns / 1e9);
+  else if (ns >= 1e6) snprintf(out, n, "%g ms", ns / 1e6);
+  else snprintf(out, n, "%g us", ns / 1e3);
+}
+
+void cb_slo_result_describe(const cb_slo_result *r, char *out, size_t n) {
+  char bound[32];
+  fmt_duration(r->slo.bound_ns, bound, sizeof bound);
+  int itl = r->slo.metric == CB_METRIC_ITL || r->slo.metric == CB_METRIC_ITL_TOKEN;
+  const char *unit = itl ? "gaps" : "requests";
+  switch (r->verdict) {
+    case CB_VERDICT_HOLDS:
+      snprintf(out, n, "p%g %s <= %s holds with %g%% confidence (%zu of %zu %s over)",
+               r->slo.percentile, cb_metric_name(r->slo.metric), bound, 100 * r->confidence,
+               r->over, r->units, unit);
+      break;
+    case CB_VERDICT_VIOLATED:
+      snprintf(out, n, "p%g %s <= %s is violated with %g%% confidence (%zu of %zu %s over)",
+               r->slo.percentile, cb_metric_name(r->slo.metric), bound, 100 * r->confidence,
+               r->over, r->units, unit);
+      break;
+    default:
+      snprintf(out, n,
+               "p%g %s <= %s: not enough %s to say at %g%% confidence (%zu of %zu over; "
+               "%zu more within the bound would settle it)",
+               r->slo.percentile, cb_metric_name(r->slo.metric), bound, unit,
+               100 * r->confidence, r->over, r->units, r->more_needed);
+  }
+}
+
+void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
+  cb_buf_appendf(out, "{\"schema_version\":%d,\"class\":\"", s->schema_version);
+  cb_buf_append_json_string(out, s->class_name, strlen(s->class_name));
+  cb_buf_appendf(out,
+                 "\",\"requests\":%zu,\"warmup\":%zu,\"measured\":%zu,\"succeeded\":%zu,"
+                 "\"failed\":%zu,\"interrupted\":%s",
+                 s->requests, s->warmup, s->measured, s->succeeded, s->failed,
+                 s->interrupted ? "true" : "false");
+  cb_buf_appendf(out, ",\"window\":{\"start_ns\":%llu,\"end_ns\":%llu",
+                 (unsigned long long)s->window_start_ns, (unsigned long long)s->window_end_ns);
+  num(out, "seconds", s->window_s, 1);
+  cb_buf_append_char(out, '}');
+  num(out, "requested_rate", s->requested_rate > 0 ? s->requested_rate : NAN, 1);
+  num(out, "achieved_rate", s->achieved_rate > 0 ? s->achieved_rate : NAN, 1);
+  cb_buf_append_str(out, ",\"throughput\":{");
+  num(out, "requests_per_s", s->request_throughput, 0);
+  num(out, "output_tokens_per_s", s->output_throughput, 1);
+  num(out, "total_tokens_per_s", s->total_token_throughput, 1);
+  num(out, "goodput_requests_per_s", s->n_slos ? s->goodput : NAN, 1);
+  cb_buf_appendf(out, "},\"tokens\":{\"prompt\":%lld,\"output\":%lld,\"output_source\":\"%s\"}",
+                 (long long)s->total_prompt_tokens, (long long)s->total_output_tokens,
+                 cb_token_source_name(s->output_source));
+  cb_buf_append_str(out, ",\"metrics\":{");
+  for (int m = 0; m < CB_METRIC_COUNT_; m++) {
+    cb_buf_appendf(out, "%s\"%s\":", m ? "," : "", cb_metric_name((cb_metric)m));
+    int adjusted = m == CB_METRIC_TTFT || m == CB_METRIC_TPOT || m == CB_METRIC_E2E ||
+                   m == CB_METRIC_E2E_SCHED || m == CB_METRIC_TTFT_SCHED;
+    dist_ms(out, &s->metrics[m], &s->metrics_adjusted[m], adjusted);
+  }
+  cb_buf_append_str(out, "},\"slos\":[");
+  for (size_t k = 0; k < s->n_slos; k++) {
+    const cb_slo_result *r = &s->slos[k];
+    char text[512];
+    cb_slo_result_describe(r, text, sizeof text);
+    cb_buf_appendf(out, "%s{\"metric\":\"%s\"", k ? "," : "", cb_metric_name(r->slo.metric));
+    num(out, "bound_ms", r->slo.bound_ns / 1e6, 1);
+    num(out, "percentile", r->slo.percentile, 1);
+    cb_buf_appendf(out, ",\"n\":%zu,\"met\":%zu,\"units\":%zu,\"over\":%zu", r->n, r->met,
+                   r->units, r->over);
+    num(out, "attainment", r->attainment, 1);
+    cb_buf_appendf(out, ",\"verdict\":\"%s\"", verdict_name(r->verdict));
+    num(out, "confidence", r->confidence, 1);
+    num(out, "p_value", r->p_value, 1);
+    cb_buf_appendf(out, ",\"more_needed\":%zu,\"text\":\"", r->more_needed);
+    cb_buf_append_json_string(out, text, strlen(text));
+    cb_buf_append_str(out, "\"}");
+  }
+  cb_buf_append_char(out, ']');
+  num(out, "joint_attainment", s->n_slos ? s->joint_attainment : NAN, 1);
+  cb_buf_append_str(out, ",\"errors\":[");
+  for (size_t i = 0; i < s->n_error_classes; i++) {
+    const cb_error_count *e = &s->errors[i];
+    cb_buf_appendf(out, "%s{\"class\":\"", i ? "," : "");
+    cb_buf_append_json_string(out, e->error_class, strlen(e->error_class));
+    cb_buf_appendf(out, "\",\"count\":%zu,\"sample_message\":\"", e->count);
+    cb_buf_append_json_string(out, e->sample_message, strlen(e->sample_message));
+    cb_buf_append_str(out, "\"}");
+  }
+  cb_buf_append_str(out, "],\"client\":{");
+  num(out, "lag_p99_ms", s->metrics[CB_METRIC_LAG].p99 / 1e6, 0);
+  num(out, "lag_warning_ms", s->lag_warning_ns / 1e6, 1);
+  cb_buf_appendf(out, ",\"fell_behind\":%s", s->client_fell_behind ? "true" : "false");
+  num(out, "cpu_s", s->client_cpu_s, 1);
+  cb_buf_append_str(out, "}}");
+}

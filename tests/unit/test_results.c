@@ -1,0 +1,397 @@
+/*
+ * test_results.c - records (JSON round trip, loading errors, torn lines), the
+ * summary on hand-built runs with known answers, SLO parsing and the binomial
+ * verdicts against SciPy.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "calibench/alloc.h"
+#include "calibench/results.h"
+
+#define MS 1000000ull
+
+static void close_to(const char *what, double got, double want, double rel) {
+  if (!(fabs(got - want) <= rel * fabs(want) + 1e-300))
+    fail_msg("%s: got %.17g, want %.17g (rel %g)", what, got, want, rel);
+}
+
+/* A successful streamed request: sent at `sent`, content chunks at the given
+ * offsets (ms after sent), one token each unless tokens is given. */
+static cb_record ok_record(uint64_t index, uint64_t sent, const double *chunk_ms, size_t n,
+                           const uint32_t *tokens) {
+  cb_record r;
+  cb_record_init(&r);
+  r.index = index;
+  snprintf(r.request_id, sizeof r.request_id, "run-%llu", (unsigned long long)index);
+  r.scheduled_ns = sent;
+  r.sent_ns = sent;
+  r.chunk_ns = cb_calloc(n, sizeof *r.chunk_ns);
+  r.chunk_tokens = cb_calloc(n, sizeof *r.chunk_tokens);
+  r.n_chunks = n;
+  int64_t out = 0;
+  for (size_t i = 0; i < n; i++) {
+    r.chunk_ns[i] = sent + (uint64_t)(chunk_ms[i] * MS);
+    r.chunk_tokens[i] = tokens ? tokens[i] : 1;
+    out += r.chunk_tokens[i];
+  }
+  r.first_byte_ns = r.first_chunk_ns = r.first_choices_ns = r.first_content_ns = r.chunk_ns[0];
+  r.last_content_ns = r.end_ns = r.chunk_ns[n - 1];
+  r.output_tokens = out;
+  r.output_source = CB_TOKENS_USAGE;
+  r.prompt_tokens = 100;
+  r.prompt_source = CB_TOKENS_USAGE;
+  r.http_status = 200;
+  snprintf(r.finish_reason, sizeof r.finish_reason, "length");
+  return r;
+}
+
+static cb_record failed_record(uint64_t index, uint64_t sent, const char *cls) {
+  cb_record r;
+  cb_record_init(&r);
+  r.index = index;
+  r.scheduled_ns = r.sent_ns = sent;
+  r.end_ns = sent + 5 * MS;
+  snprintf(r.error_class, sizeof r.error_class, "%s", cls);
+  snprintf(r.error_message, sizeof r.error_message, "boom \"%s\"", cls);
+  return r;
+}
+
+static void test_record_round_trip(void **state) {
+  (void)state;
+  char path[] = "/tmp/cb_records_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  double chunks[] = {100, 110, 130};
+  uint32_t toks[] = {1, 3, 2};
+  cb_record a = ok_record(7, 5 * MS, chunks, 3, toks);
+  snprintf(a.class_name, sizeof a.class_name, "tenant \"A\"");
+  snprintf(a.server_request_id, sizeof a.server_request_id, "srv-7");
+  a.output_text = cb_strdup("<script>alert(1)</script>\n");
+  a.cached_tokens = 64;
+  a.warmup = 1;
+  cb_record b = failed_record(8, 9 * MS, "http_status");
+  b.http_status = 429;
+  cb_buf buf;
+  cb_buf_init(&buf, 0);
+  cb_record_write_json(&a, &buf);
+  cb_record_write_json(&b, &buf);
+  cb_buf_append_str(&buf, "{\"index\": 9, \"sent_"); /* a torn last line */
+  assert_int_equal(write(fd, buf.data, buf.len), (ssize_t)buf.len);
+  close(fd);
+
+  cb_record_set set;
+  cb_record_set_init(&set);
+  size_t torn;
+  cb_error err;
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_OK);
+  assert_int_equal(torn, 1);
+  assert_int_equal(set.count, 2);
+  const cb_record *x = &set.items[0];
+  assert_int_equal(x->index, 7);
+  assert_string_equal(x->class_name, "tenant \"A\"");
+  assert_string_equal(x->server_request_id, "srv-7");
+  assert_true(x->warmup);
+  assert_int_equal(x->n_chunks, 3);
+  assert_int_equal(x->chunk_ns[2], a.chunk_ns[2]);
+  assert_int_equal(x->chunk_tokens[1], 3);
+  assert_int_equal(x->output_tokens, 6);
+  assert_int_equal(x->output_source, CB_TOKENS_USAGE);
+  assert_int_equal(x->cached_tokens, 64);
+  assert_string_equal(x->output_text, a.output_text);
+  assert_true(cb_record_ok(x));
+  const cb_record *y = &set.items[1];
+  assert_false(cb_record_ok(y));
+  assert_string_equal(y->error_class, "http_status");
+  assert_string_equal(y->error_message, "boom \"http_status\"");
+  assert_int_equal(y->http_status, 429);
+  assert_int_equal(y->output_tokens, -1);
+  cb_record_set_free(&set);
+
+  /* A bad field in the middle is an error naming the line and field. */
+  FILE *f = fopen(path, "w");
+  fputs(buf.data, f);
+  fclose(f);
+  f = fopen(path, "w");
+  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\n{\"index\":2,\"sent_ns\":5,\"output_tokens\":\"x\"}\n");
+  fclose(f);
+  cb_record_set_init(&set);
+  cb_error_clear(&err);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":2: field 'output_tokens'"));
+  cb_record_set_free(&set);
+  f = fopen(path, "w");
+  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
+  fclose(f);
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":2:"));
+  cb_record_set_free(&set);
+
+  cb_record_free(&a);
+  cb_record_free(&b);
+  cb_buf_free(&buf);
+  unlink(path);
+}
+
+/* Five measured requests one second apart plus one warm-up; one of the five fails. */
+static void build_run(cb_record_set *set) {
+  cb_record_set_init(set);
+  double c0[] = {100, 110, 120, 130, 140}; /* ttft 100, 4 gaps of 10 ms */
+  double c1[] = {200, 220, 240};           /* ttft 200 */
+  double c2[] = {300, 330};                /* ttft 300 */
+  double c3[] = {400, 450, 500};           /* ttft 400; a 3-token chunk */
+  uint32_t t3[] = {1, 1, 3};
+  double w[] = {5000};
+  cb_record r = ok_record(0, 0, w, 1, NULL);
+  r.warmup = 1;
+  cb_record_set_push(set, &r);
+  r = ok_record(1, 1000 * MS, c0, 5, NULL);
+  cb_record_set_push(set, &r);
+  r = ok_record(2, 2000 * MS, c1, 3, NULL);
+  cb_record_set_push(set, &r);
+  r = ok_record(3, 3000 * MS, c2, 2, NULL);
+  cb_record_set_push(set, &r);
+  r = ok_record(4, 4000 * MS, c3, 3, t3);
+  r.scheduled_ns = 3990 * MS; /* sent 10 ms late */
+  cb_record_set_push(set, &r);
+  r = failed_record(5, 5000 * MS, "stream_cut");
+  cb_record_set_push(set, &r);
+}
+
+static void test_summary_known_answers(void **state) {
+  (void)state;
+  cb_record_set set;
+  build_run(&set);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_error err;
+  assert_int_equal(cb_slo_parse("ttft=250ms,itl=25ms@p90", p.slos, &p.n_slos, &err), CB_OK);
+  p.requested_rate = 1.0;
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.requests, 6);
+  assert_int_equal(s.warmup, 1);
+  assert_int_equal(s.measured, 5);
+  assert_int_equal(s.succeeded, 4);
+  assert_int_equal(s.failed, 1);
+  /* TTFT over successes: 100, 200, 300, 400 ms; numpy linear p50 = 250, p90 = 370. */
+  const cb_dist *ttft = &s.metrics[CB_METRIC_TTFT];
+  assert_int_equal(ttft->count, 4);
+  close_to("ttft p50", ttft->p50, 250 * 1e6, 1e-12);
+  close_to("ttft p90", ttft->p90, 370 * 1e6, 1e-12);
+  close_to("ttft mean", ttft->mean, 250 * 1e6, 1e-12);
+  close_to("ttft std (population)", ttft->std, sqrt(12500.0) * 1e6, 1e-12);
+  /* Adjusted: the failure is +inf: p50 of {100,200,300,400,inf} = 300, p90 = inf. */
+  close_to("adjusted ttft p50", s.metrics_adjusted[CB_METRIC_TTFT].p50, 300 * 1e6, 1e-12);
+  assert_true(isinf(s.metrics_adjusted[CB_METRIC_TTFT].p90));
+  /* TPOT: (e2e - ttft) / (tokens - 1): 40/4, 40/2, 30/1, 100/4 ms. */
+  const cb_dist *tpot = &s.metrics[CB_METRIC_TPOT];
+  assert_int_equal(tpot->count, 4);
+  close_to("tpot min", tpot->min, 10 * 1e6, 1e-12);
+  close_to("tpot max", tpot->max, 30 * 1e6, 1e-12);
+  /* ITL per chunk: 10,10,10,10, 20,20, 30, 50,50 -> 9 gaps; per token the last
+   * 3-token chunk gives three gaps of 50/3 ms -> 11 values. */
+  assert_int_equal(s.metrics[CB_METRIC_ITL].count, 9);
+  close_to("itl max", s.metrics[CB_METRIC_ITL].max, 50 * 1e6, 1e-12);
+  assert_int_equal(s.metrics[CB_METRIC_ITL_TOKEN].count, 11);
+  close_to("itl/token min", s.metrics[CB_METRIC_ITL_TOKEN].min, 10 * 1e6, 1e-12);
+  /* Lag: 0,0,0,10,0 ms; E2E from schedule is 10 ms longer for request 4. */
+  close_to("lag max", s.metrics[CB_METRIC_LAG].max, 10 * 1e6, 1e-12);
+  close_to("e2e_sched max", s.metrics[CB_METRIC_E2E_SCHED].max, 510 * 1e6, 1e-12);
+  assert_true(s.client_fell_behind); /* p99 lag 9.6 ms > 1 ms */
+  /* Window: sends from 1 s to 5 s: 4 s, 5 sends -> achieved 1.0 req/s. */
+  close_to("window", s.window_s, 4.0, 1e-12);
+  close_to("achieved rate", s.achieved_rate, 1.0, 1e-12);
+  /* Completed in window: requests 1..4 (ends at 1.14, 2.24, 3.33, 4.5 s). */
+  close_to("request throughput", s.request_throughput, 1.0, 1e-12);
+  close_to("output throughput", s.output_throughput, (5 + 3 + 2 + 5) / 4.0, 1e-12);
+  /* SLO ttft <= 250: met by two of five -> 0.4; itl <= 25 ms per request: the first
+   * two requests meet it; the failure never meets. Joint: only request 1 (ttft 100,
+   * gaps 10) and request 2 (ttft 200, gaps 20) -> 2 of 5. Goodput: 2 / 4 s. */
+  close_to("ttft attainment", s.slos[0].attainment, 0.4, 1e-12);
+  close_to("itl attainment", s.slos[1].attainment, 0.4, 1e-12);
+  close_to("joint", s.joint_attainment, 0.4, 1e-12);
+  close_to("goodput", s.goodput, 0.5, 1e-12);
+  /* The ITL verdict counts gaps: 9 gaps + 1 failure, 3 over 25 ms (30, 50, 50) + 1. */
+  assert_int_equal(s.slos[1].units, 10);
+  assert_int_equal(s.slos[1].over, 4);
+  assert_int_equal(s.n_error_classes, 1);
+  assert_string_equal(s.errors[0].error_class, "stream_cut");
+  assert_int_equal(s.errors[0].count, 1);
+
+  cb_buf json;
+  cb_buf_init(&json, 0);
+  cb_summary_write_json(&s, &json);
+  assert_non_null(strstr(json.data, "\"adjusted\":{\"count\":5,\"p50_ms\":300,\"p90_ms\":null"));
+  assert_non_null(strstr(json.data, "\"verdict\":\"violated\""));
+  assert_non_null(strstr(json.data, "\"fell_behind\":true"));
+  cb_buf_free(&json);
+
+  /* Per class: records of class "b" only. */
+  snprintf(set.items[2].class_name, sizeof set.items[2].class_name, "b");
+  p.class_name = "b";
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.measured, 1);
+  close_to("class b ttft", s.metrics[CB_METRIC_TTFT].p50, 200 * 1e6, 1e-12);
+  const char *names[4];
+  assert_int_equal(cb_record_set_classes(&set, names, 4), 2);
+  assert_string_equal(names[1], "b");
+  cb_record_set_free(&set);
+}
+
+static void test_summary_degenerate(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s); /* empty */
+  assert_int_equal(s.measured, 0);
+  assert_true(isnan(s.metrics[CB_METRIC_TTFT].p50));
+  cb_buf json;
+  cb_buf_init(&json, 0);
+  cb_summary_write_json(&s, &json);
+  assert_non_null(strstr(json.data, "\"p50_ms\":null"));
+  /* Every request failed: no division by zero, adjusted percentiles all infinite. */
+  cb_record r = failed_record(0, 0, "connect");
+  cb_record_set_push(&set, &r);
+  r = failed_record(1, 0, "connect");
+  cb_record_set_push(&set, &r);
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.failed, 2);
+  assert_true(isinf(s.metrics_adjusted[CB_METRIC_E2E].p50));
+  assert_true(s.window_s > 0); /* simultaneous sends: to the last completion */
+  assert_true(s.request_throughput == 0);
+  cb_buf_free(&json);
+  cb_record_set_free(&set);
+}
+
+static void test_slo_parse(void **state) {
+  (void)state;
+  cb_slo slos[CB_MAX_SLOS];
+  size_t n;
+  cb_error err;
+  assert_int_equal(cb_slo_parse("ttft=500ms,tpot=50,e2e=2s@p99.9,itl=800us", slos, &n, &err), CB_OK);
+  assert_int_equal(n, 4);
+  close_to("ttft bound", slos[0].bound_ns, 5e8, 0);
+  close_to("tpot bound (ms default)", slos[1].bound_ns, 5e7, 0);
+  close_to("e2e bound", slos[2].bound_ns, 2e9, 0);
+  close_to("e2e percentile", slos[2].percentile, 99.9, 0);
+  close_to("itl bound", slos[3].bound_ns, 8e5, 0);
+  static const struct { const char *spec, *fragment; } bad[] = {
+      {"ttft", "expected METRIC=BOUND"},   {"speed=5ms", "unknown metric 'speed'"},
+      {"ttft=fast", "not a duration"},      {"ttft=5ms@p100", "not a percentile"},
+      {"", "no SLO given"},                 {"ttft=5minutes", "not a duration"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cb_error_clear(&err);
+    if (cb_slo_parse(bad[i].spec, slos, &n, &err) == CB_OK) fail_msg("'%s' accepted", bad[i].spec);
+    if (!strstr(err.msg, bad[i].fragment)) fail_msg("'%s': message '%s' lacks '%s'", bad[i].spec, err.msg, bad[i].fragment);
+  }
+}
+
+/* Expected values from SciPy 1.10.1 (Debian python3-scipy):
+ *   /usr/bin/python3 -c "from scipy.stats import binom; print(binom.cdf(t,n,q), binom.sf(t-1,n,q))"
+ * The verdict's p-value is the CDF when it HOLDS or is UNDECIDED, the upper tail when
+ * it is VIOLATED (confidence 0.95). */
+static void test_verdict_vs_scipy(void **state) {
+  (void)state;
+  static const struct {
+    size_t n, t;
+    double q, cdf, sf;
+    cb_verdict_kind want;
+  } cases[] = {
+      {1000, 3, 0.01, 0.010072654772014291, 0.9973205680062085, CB_VERDICT_HOLDS},
+      {1000, 10, 0.01, 0.5830408033010972, 0.54269940782511317, CB_VERDICT_UNDECIDED},
+      {1000, 18, 0.01, 0.99309500523241923, 0.013832581730008509, CB_VERDICT_VIOLATED},
+      {200, 0, 0.01, 0.13397967485796192, 1, CB_VERDICT_UNDECIDED},
+      {5000, 40, 0.01, 0.08499265788600309, 0.93637668923890927, CB_VERDICT_UNDECIDED},
+      {100, 12, 0.05, 0.99853565199196559, 0.0042741824663659186, CB_VERDICT_VIOLATED},
+      {20, 20, 0.5, 1, 9.5367431640625e-07, CB_VERDICT_VIOLATED},
+      {300, 1, 0.001, 0.96314157634712028, 0.25929296784390055, CB_VERDICT_UNDECIDED},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double pv;
+    size_t more;
+    cb_verdict_kind v = cb_verdict_binomial(cases[i].n, cases[i].t, cases[i].q, 0.95, &pv, &more);
+    if (v != cases[i].want) fail_msg("case %zu: verdict %d, want %d", i, v, cases[i].want);
+    double want = v == CB_VERDICT_VIOLATED ? cases[i].sf : cases[i].cdf;
+    char what[64];
+    snprintf(what, sizeof what, "case %zu p-value", i);
+    close_to(what, pv, want, 1e-10);
+  }
+  /* p99 with no request over the bound: 0.99^N <= 0.05 first at N = 299, so 50
+   * clean requests need 249 more (LoadGen's minimum-query arithmetic, at 95%). */
+  double pv;
+  size_t more;
+  assert_int_equal(cb_verdict_binomial(50, 0, 0.01, 0.95, &pv, &more), CB_VERDICT_UNDECIDED);
+  assert_int_equal(more, 249);
+  assert_int_equal(cb_verdict_binomial(299, 0, 0.01, 0.95, &pv, &more), CB_VERDICT_HOLDS);
+  assert_int_equal(cb_verdict_binomial(298, 0, 0.01, 0.95, &pv, &more), CB_VERDICT_UNDECIDED);
+  assert_int_equal(more, 1);
+}
+
+static double jnum(json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  if (!json_is_number(v)) fail_msg("key '%s' missing or not a number", key);
+  return json_number_value(v);
+}
+
+/* vLLM's keys and definitions over the same hand-built run. */
+static void test_vllm_export(void **state) {
+  (void)state;
+  cb_record_set set;
+  build_run(&set);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  double pcts[] = {50, 99, 99.9};
+  cb_vllm_export_params vp = {.backend = "openai-chat", .model_id = "llama-3.1-8b",
+                              .request_rate = 1.0, .start_wall_ns = 1764680854000000000ull,
+                              .duration_s = 4.5, .percentiles = pcts, .n_percentiles = 3};
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_results_write_vllm_json(&set, &s, &vp, &out);
+  json_error_t je;
+  json_t *o = json_loads(out.data, 0, &je);
+  if (!o) fail_msg("not JSON: %s", je.text);
+  assert_string_equal(json_string_value(json_object_get(o, "date")), "20251202-130734");
+  assert_int_equal((int)jnum(o, "completed"), 4);
+  assert_int_equal((int)jnum(o, "failed"), 1);
+  assert_int_equal((int)jnum(o, "num_prompts"), 5);
+  close_to("request_throughput", jnum(o, "request_throughput"), 4 / 4.5, 1e-12);
+  close_to("total_output_tokens", jnum(o, "total_output_tokens"), 15, 0);
+  close_to("mean_ttft_ms", jnum(o, "mean_ttft_ms"), 250, 1e-9);
+  close_to("p99_ttft_ms (numpy linear)", jnum(o, "p99_ttft_ms"), 397, 1e-9);
+  close_to("p50_ttft_ms", jnum(o, "p50_ttft_ms"), 250, 1e-9);
+  assert_non_null(json_object_get(o, "p99.9_ttft_ms"));
+  close_to("mean_itl_ms", jnum(o, "mean_itl_ms"), 210.0 / 9, 1e-9);
+  assert_int_equal((int)jnum(o, "max_concurrent_requests"), 1);
+  assert_true(json_is_null(json_object_get(o, "request_goodput")));
+  assert_int_equal(json_array_size(json_object_get(o, "ttfts")), 5);
+  json_decref(o);
+  cb_buf_free(&out);
+  cb_record_set_free(&set);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_summary_known_answers),
+      cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_slo_parse),
+      cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
