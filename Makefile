@@ -10,7 +10,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages the build and the tests need (checked, installed only when missing).
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates \
-                libevent-dev libjansson-dev libyaml-dev libcmocka-dev
+                libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
