@@ -10,7 +10,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 
 # Debian packages the build and the tests need (checked, installed only when missing).
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates \
-                libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev
+                libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev \
+                libcurl4-openssl-dev libssl-dev
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -58,17 +59,22 @@ quickstart: build
 # libFuzzer targets (clang), each run FUZZ_SECONDS on its seed corpus; new inputs go
 # to build-fuzz/corpus-*, never into the committed seeds.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := sim_http_parse
+# Each target: tests/fuzz/fuzz_<t>.c + FUZZ_SRCS_<t> + src/util, linked with FUZZ_LIBS_<t>.
+# One target: make fuzz FUZZ_TARGETS=client_sse
+FUZZ_TARGETS := sim_http_parse client_sse
+FUZZ_SRCS_sim_http_parse := src/sim/http_parse.c
+FUZZ_SRCS_client_sse := $(wildcard src/client/*.c)
+FUZZ_LIBS_client_sse := -ljansson
 fuzz:
 	@command -v clang >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq clang; }
 	@mkdir -p build-fuzz
-	@for t in $(FUZZ_TARGETS); do \
+	@set -e; $(foreach t,$(FUZZ_TARGETS), \
 	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-	    tests/fuzz/fuzz_$$t.c src/sim/http_parse.c src/util/[a-z]*.c -o build-fuzz/fuzz_$$t && \
-	  mkdir -p build-fuzz/corpus-$$t && \
-	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$$t \
-	    tests/fuzz/corpus/$$t || exit 1; \
-	done
+	    tests/fuzz/fuzz_$(t).c $(FUZZ_SRCS_$(t)) src/util/[a-z]*.c $(FUZZ_LIBS_$(t)) \
+	    -o build-fuzz/fuzz_$(t); \
+	  mkdir -p build-fuzz/corpus-$(t); \
+	  build-fuzz/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$(t) \
+	    tests/fuzz/corpus/$(t);)
 
 bench: build
 	@echo "benchmarks run on demand; see bench/README.md"

@@ -1,0 +1,253 @@
+/*
+ * test_workload_scenario.c - scenario files (tests/data/workload/scenario_*.yaml) parsed
+ * into workload parameters and run into a schedule; bad files give FILE:LINE errors
+ * that name the key; and the small value syntaxes (durations, warm-up, SLOs, shards)
+ * the CLI shares with the scenario loader.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "calibench/workload.h"
+
+static const char *fixture(const char *name) {
+  static char path[2][1024];
+  static int next;
+  char *p = path[next++ % 2];
+  const char *dir = getenv("CB_DATA_DIR");
+  snprintf(p, 1024, "%s/workload/%s", dir ? dir : "../tests/data", name);
+  return p;
+}
+
+static cb_scenario *load_ok(const char *name) {
+  cb_scenario *sc;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_scenario_load(fixture(name), &sc, &err) != CB_OK) fail_msg("%s", err.msg);
+  return sc;
+}
+
+static void test_good_scenario(void **state) {
+  (void)state;
+  cb_scenario *sc = load_ok("scenario_good.yaml");
+  const cb_workload_params *p = cb_scenario_params(sc);
+  assert_int_equal(p->seed, 42);
+  assert_int_equal(p->arrival.kind, CB_ARRIVAL_GAMMA);
+  assert_true(p->arrival.rate == 20.0 && p->arrival.burstiness == 0.5);
+  assert_int_equal(p->duration_ns, UINT64_C(60000000000));
+  assert_int_equal(p->warmup_ns, UINT64_C(5000000000));
+  assert_int_equal(p->warmup_requests, 0);
+  assert_int_equal(cb_scenario_keys_set(sc),
+                   CB_SCENARIO_SET_SEED | CB_SCENARIO_SET_RATE | CB_SCENARIO_SET_ARRIVAL |
+                       CB_SCENARIO_SET_BURSTINESS | CB_SCENARIO_SET_DURATION |
+                       CB_SCENARIO_SET_WARMUP);
+  assert_int_equal(p->num_classes, 3);
+
+  const cb_workload_class_params *chat = &p->classes[0];
+  assert_string_equal(chat->name, "chat");
+  assert_true(chat->share == 3.0);
+  char want[1200];
+  snprintf(want, sizeof want, "sharegpt:%s", fixture("sharegpt_fastchat_first40.json"));
+  assert_string_equal(chat->dataset, want); /* resolved against the file's directory */
+  assert_int_equal(chat->data.sharegpt_mode, CB_SHAREGPT_TURNS);
+  assert_int_equal(chat->data.min_prompt_len, 4);
+  assert_int_equal(chat->data.min_output_len, 4);
+  assert_int_equal(chat->data.max_prompt_len, 1024);
+  assert_int_equal(chat->data.max_total_len, 4096); /* the explicit key wins */
+  assert_int_equal(chat->slo.ttft_ns, 500000000);
+  assert_int_equal(chat->slo.tpot_ns, 50000000);
+  assert_int_equal(chat->slo.itl_ns, 0);
+  assert_int_equal(chat->slo.e2e_ns, UINT64_C(30000000000));
+  assert_int_equal(chat->num_headers, 2);
+  assert_string_equal(chat->headers[0], "X-Tenant: chat");
+  assert_string_equal(chat->headers[1], "X-Priority: high");
+
+  const cb_workload_class_params *rag = &p->classes[1];
+  assert_string_equal(rag->dataset, "synthetic");
+  assert_int_equal(rag->data.input_len.kind, CB_LEN_LOGNORMAL);
+  assert_true(rag->data.input_len.mean == 2000 && rag->data.input_len.spread == 0.5);
+  assert_int_equal(rag->data.input_len.max, 8000);
+  assert_int_equal(rag->data.output_len.kind, CB_LEN_UNIFORM);
+  assert_true(rag->data.output_len.spread == 0.25);
+  assert_int_equal(rag->data.prefix_count, 8);
+  assert_int_equal(rag->data.prefix_len, 1024);
+  assert_int_equal(rag->slo.ttft_ns, UINT64_C(2000000000));
+  assert_int_equal(rag->slo.itl_ns, 100000000);
+
+  const cb_workload_class_params *batch = &p->classes[2];
+  assert_true(batch->share == 0.0);
+  assert_int_equal(batch->arrival.kind, CB_ARRIVAL_CONSTANT);
+  assert_true(batch->arrival.rate == 0.5);
+  assert_int_equal(batch->data.output_len_override, 64);
+
+  /* The scenario runs: one schedule, the batch tenant every 2 s on its own. */
+  cb_workload *w;
+  cb_schedule s;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_workload_open(p, &w, &err) != CB_OK) fail_msg("%s", err.msg);
+  assert_int_equal(cb_workload_schedule(w, &s, &err), CB_OK);
+  size_t n[3] = {0, 0, 0};
+  for (size_t i = 0; i < s.count; i++) {
+    const cb_schedule_entry *e = &s.entries[i];
+    assert_true(e->offset_ns < UINT64_C(60000000000));
+    assert_int_equal(e->warmup, e->offset_ns < UINT64_C(5000000000));
+    if (e->class_id == 2) {
+      assert_int_equal(e->offset_ns, n[2] * UINT64_C(2000000000));
+      assert_int_equal(e->item, n[2]); /* trace rows in order */
+      assert_int_equal(e->output_len, 64);
+    }
+    if (e->class_id == 1) assert_true(e->input_len > 1024 && e->input_len <= 1024 + 8000);
+    n[e->class_id]++;
+  }
+  assert_int_equal(n[2], 30);
+  /* 20/s x 60 s shared 3:1 (gamma, CV 1.4: loose bounds). */
+  assert_true(n[0] > 600 && n[0] < 1200 && n[1] > 150 && n[1] < 450);
+  assert_string_equal(cb_workload_get_class(w, 0)->name, "chat");
+  assert_true(fabs(cb_workload_get_class(w, 0)->share - 0.75) < 1e-15);
+  cb_schedule_free(&s);
+  cb_workload_free(w);
+  cb_scenario_free(sc);
+}
+
+static void test_closed_scenario(void **state) {
+  (void)state;
+  cb_scenario *sc = load_ok("scenario_closed.yaml");
+  const cb_workload_params *p = cb_scenario_params(sc);
+  assert_int_equal(p->arrival.kind, CB_ARRIVAL_CLOSED);
+  assert_int_equal(p->concurrency, 16);
+  assert_int_equal(p->num_requests, 500);
+  assert_int_equal(p->warmup_requests, 50);
+  assert_true(p->classes[0].share == 1.0); /* the default share */
+  assert_int_equal(p->classes[0].data.order, CB_ORDER_SEQUENTIAL);
+  assert_int_equal(p->classes[1].data.input_len.kind, CB_LEN_FIXED);
+  assert_true(p->classes[1].data.input_len.mean == 64);
+  /* Flags given on the command line win: copy, change, run. */
+  cb_workload_params mine = *p;
+  mine.num_requests = 100;
+  cb_workload *w;
+  cb_schedule s;
+  assert_int_equal(cb_workload_open(&mine, &w, NULL), CB_OK);
+  assert_int_equal(cb_workload_schedule(w, &s, NULL), CB_OK);
+  assert_int_equal(s.count, 100);
+  assert_int_equal(s.warmup_count, 50);
+  for (size_t i = 0; i < s.count; i++) {
+    assert_int_equal(s.entries[i].offset_ns, 0);
+    if (s.entries[i].class_id == 1) assert_int_equal(s.entries[i].input_len, 64);
+  }
+  cb_schedule_free(&s);
+  cb_workload_free(w);
+  cb_scenario_free(sc);
+}
+
+static void load_fails(const char *name, long line, const char *about) {
+  cb_scenario *sc = (cb_scenario *)1;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_status st = cb_scenario_load(fixture(name), &sc, &err);
+  if (st == CB_OK) fail_msg("%s: loaded", name);
+  assert_null(sc);
+  char where[1200];
+  snprintf(where, sizeof where, "%s:%ld:", fixture(name), line);
+  if (strncmp(err.msg, where, strlen(where)) != 0 || err.line != line)
+    fail_msg("%s: message '%s', want it to start with '%s'", name, err.msg, where);
+  if (!strstr(err.msg, about)) fail_msg("%s: message '%s' lacks '%s'", name, err.msg, about);
+}
+
+static void test_bad_scenarios(void **state) {
+  (void)state;
+  load_fails("scenario_bad_slo_unit.yaml", 5,
+             "key 'classes[0].slo.ttft': expected a duration with a unit (ns, us, ms, s, m, h), "
+             "got '500'");
+  load_fails("scenario_bad_unknown_key.yaml", 5,
+             "key 'classes[1].sharee': unknown key (known: name, dataset, share, rate");
+  load_fails("scenario_bad_share_and_rate.yaml", 4,
+             "key 'classes[0]': 'share' and an own process (rate, arrival, burstiness, "
+             "trace_speed) are exclusive");
+  load_fails("scenario_bad_yaml.yaml", 4, "YAML: ");
+  load_fails("scenario_bad_no_classes.yaml", 1, "key 'classes': required: a list of classes");
+  load_fails("scenario_bad_concurrency_open.yaml", 3,
+             "key 'concurrency': sets a closed loop, but arrival is 'poisson'");
+  load_fails("scenario_bad_len.yaml", 5,
+             "key 'classes[0].input_len': uniform needs its spread (range_ratio)");
+  load_fails("scenario_bad_duplicate.yaml", 4,
+             "key 'classes[1].name': 'a' is already the name of classes[0]");
+  cb_scenario *sc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_scenario_load("/nonexistent/s.yaml", &sc, &err), CB_ERR_IO);
+  /* From text, with a name for messages. */
+  const char *text = "rate: fast\nclasses: [{name: a}]\n";
+  assert_int_equal(cb_scenario_parse(text, strlen(text), "inline", NULL, &sc, &err),
+                   CB_ERR_PARSE);
+  assert_string_equal(err.msg, "inline:1: key 'rate': expected a number, got 'fast'");
+}
+
+/* ---- value syntaxes ------------------------------------------------------------------------- */
+
+static void test_parse_helpers(void **state) {
+  (void)state;
+  uint64_t ns = 0, req = 0;
+  static const struct {
+    const char *s;
+    uint64_t ns;
+  } ok[] = {{"250us", 250000},        {"500ms", 500000000},   {"1.5s", 1500000000},
+            {"2m", UINT64_C(120000000000)}, {"1h", UINT64_C(3600000000000)}, {"100ns", 100},
+            {"3min", UINT64_C(180000000000)}};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    assert_int_equal(cb_workload_parse_duration(ok[i].s, 0, &ns, NULL), CB_OK);
+    assert_int_equal(ns, ok[i].ns);
+  }
+  assert_int_equal(cb_workload_parse_duration("30", UINT64_C(1000000000), &ns, NULL), CB_OK);
+  assert_int_equal(ns, UINT64_C(30000000000));
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_workload_parse_duration("30", 0, &ns, &err), CB_ERR_PARSE);
+  assert_int_equal(cb_workload_parse_duration("5 parsecs", 0, &ns, &err), CB_ERR_PARSE);
+  assert_int_equal(cb_workload_parse_duration("-1s", 0, &ns, &err), CB_ERR_RANGE);
+
+  assert_int_equal(cb_workload_parse_warmup("100", &req, &ns, NULL), CB_OK);
+  assert_true(req == 100 && ns == 0);
+  assert_int_equal(cb_workload_parse_warmup("30s", &req, &ns, NULL), CB_OK);
+  assert_true(req == 0 && ns == UINT64_C(30000000000));
+  assert_int_equal(cb_workload_parse_warmup("lots", &req, &ns, &err), CB_ERR_PARSE);
+
+  cb_workload_slo slo = {0, 0, 0, 7};
+  assert_int_equal(cb_workload_parse_slo("ttft=500ms,tpot=50ms,itl=0.1s", &slo, NULL), CB_OK);
+  assert_int_equal(slo.ttft_ns, 500000000);
+  assert_int_equal(slo.tpot_ns, 50000000);
+  assert_int_equal(slo.itl_ns, 100000000);
+  assert_int_equal(slo.e2e_ns, 7); /* untouched */
+  assert_int_equal(cb_workload_parse_slo("ttft=500", &slo, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "SLO 'ttft'"));
+  assert_int_equal(cb_workload_parse_slo("p99=1s", &slo, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "unknown SLO 'p99'"));
+
+  uint32_t i, n;
+  assert_int_equal(cb_workload_parse_shard("2/8", &i, &n, NULL), CB_OK);
+  assert_true(i == 2 && n == 8);
+  assert_int_equal(cb_workload_parse_shard("8/8", &i, &n, &err), CB_ERR_RANGE);
+  assert_int_equal(cb_workload_parse_shard("1of4", &i, &n, &err), CB_ERR_PARSE);
+
+  cb_len_kind k;
+  assert_int_equal(cb_dataset_len_kind_parse("LogNormal", &k, NULL), CB_OK);
+  assert_int_equal(k, CB_LEN_LOGNORMAL);
+  assert_int_equal(cb_dataset_len_kind_parse("zipf", &k, &err), CB_ERR_INVALID);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_good_scenario),
+      cmocka_unit_test(test_closed_scenario),
+      cmocka_unit_test(test_bad_scenarios),
+      cmocka_unit_test(test_parse_helpers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
