@@ -68,7 +68,7 @@ typedef struct cb_record {
   int http_status;           /* 0 = no response */
   char error_class[24];      /* "" = success */
   char error_message[256];
-  char finish_reason[16];
+  char finish_reason[32];
   int retries;
   char *output_text;         /* owned, may be NULL; capped by the runner */
 } cb_record;
@@ -246,6 +246,9 @@ cb_status cb_results_write_file(const char *path, const char *data, size_t len, 
  * kernel, CPU model, cores) to a JSON object being built (no leading comma). */
 void cb_results_manifest_host(cb_buf *out);
 
+/* SHA-256 of a file as 64 lowercase hex digits (NUL-terminated). */
+cb_status cb_results_sha256_file(const char *path, char hex[65], cb_error *err);
+
 /* ---- vLLM-compatible export ------------------------------------------------------- */
 
 typedef struct cb_vllm_export_params {
@@ -269,6 +272,17 @@ typedef struct cb_vllm_export_params {
  */
 void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
                                 const cb_vllm_export_params *p, cb_buf *out);
+
+/* ---- Sweeps ------------------------------------------------------------------------ */
+
+/*
+ * Capacity at SLO: of sweep points ordered by increasing load, the last one whose
+ * joint SLO attainment is at least `threshold` (e.g. 0.99) while every point before
+ * it also met it -- the load at which the service stops keeping its promise is the
+ * first point that misses. Returns the index, or -1 when even the first point
+ * misses (or n is 0). NaN attainment (no SLOs) counts as a miss.
+ */
+long cb_capacity_at_slo(const double *attainment, size_t n, double threshold);
 
 /* ---- Binomial verdict (exposed for tests) --------------------------------------- */
 

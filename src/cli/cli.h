@@ -6,5 +6,6 @@
 #define CALIBENCH_CLI_H
 
 int cli_sim_main(int argc, char **argv);
+int cli_run_main(int argc, char **argv);
 
 #endif

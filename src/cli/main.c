@@ -13,6 +13,7 @@ static const struct cli_command {
   const char *summary;
   int (*run)(int argc, char **argv);
 } commands[] = {
+    {"run", "load-test an OpenAI-compatible endpoint (or the built-in simulator)", cli_run_main},
     {"sim", "the built-in inference simulator (sim serve: OpenAI-compatible HTTP server)",
      cli_sim_main},
 };

@@ -387,11 +387,26 @@ static void test_vllm_export(void **state) {
   cb_record_set_free(&set);
 }
 
+static void test_capacity_at_slo(void **state) {
+  (void)state;
+  double a[] = {1.0, 0.995, 0.99, 0.97, 0.999};
+  /* 0.99 is met (inclusive); the miss at index 3 ends the search even though the
+   * last point meets it again (noise past the knee is not capacity). */
+  assert_int_equal(cb_capacity_at_slo(a, 5, 0.99), 2);
+  assert_int_equal(cb_capacity_at_slo(a, 5, 0.996), 0);
+  double none[] = {0.5, 1.0};
+  assert_int_equal(cb_capacity_at_slo(none, 2, 0.99), -1);
+  double nan_[] = {NAN};
+  assert_int_equal(cb_capacity_at_slo(nan_, 1, 0.99), -1);
+  assert_int_equal(cb_capacity_at_slo(a, 0, 0.99), -1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_summary_known_answers),
       cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
+      cmocka_unit_test(test_capacity_at_slo),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

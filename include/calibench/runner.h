@@ -1,0 +1,115 @@
+/*
+ * runner.h - the load generator's engine: one libevent loop driving libcurl's multi
+ * interface, sending requests at their scheduled times (open loop) or as soon as a
+ * slot frees (closed loop), timing every byte, and handing back one cb_record per
+ * request as it completes.
+ *
+ * The runner knows HTTP and the OpenAI stream format (through the client module),
+ * not datasets or arrival processes: the caller supplies request bodies and times
+ * through a source callback. Network failures are data: they become records with
+ * an error class, never a failed run.
+ */
+#ifndef CALIBENCH_RUNNER_H
+#define CALIBENCH_RUNNER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calibench/error.h"
+#include "calibench/results.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One request to send. Memory is the source's until its next call. */
+typedef struct cb_runner_item {
+  uint64_t index;             /* schedule index; also in X-Request-Id */
+  uint64_t at_ns;             /* open loop: send time, ns after the run start */
+  int warmup;
+  const char *class_name;     /* "" for none */
+  const char *body;           /* JSON request body */
+  size_t body_len;
+  int64_t prompt_tokens;      /* the dataset's count, -1 unknown (usage wins) */
+  cb_token_source prompt_source;
+  const char *const *headers; /* extra "Name: value" headers of this request's class */
+  size_t n_headers;
+} cb_runner_item;
+
+/* Fill *out with the next request and return 1, or return 0 when there is none.
+ * Items come in nondecreasing at_ns. */
+typedef int (*cb_runner_source_fn)(void *ctx, cb_runner_item *out);
+
+/* Called once per finished request, in completion order. The record is the
+ * callback's to keep: move it with cb_record_set_push or let it be freed after the
+ * call returns. */
+typedef void (*cb_runner_record_fn)(void *ctx, cb_record *rec);
+
+/* Text -> tokens, used for output tokens when the server sends no usage. */
+typedef size_t (*cb_runner_count_fn)(void *ctx, const char *text, size_t len);
+
+typedef struct cb_runner_progress {
+  uint64_t elapsed_ns;
+  uint64_t sent, done, failed, in_flight, queued;
+  double ttft_p50_ns;          /* over the last completions (NAN when none) */
+} cb_runner_progress;
+
+typedef void (*cb_runner_progress_fn)(void *ctx, const cb_runner_progress *p);
+
+typedef struct cb_runner_params {
+  const char *url;            /* endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions */
+  int chat;                   /* 1: chat dialect, 0: completions */
+  const char *run_id;         /* X-Request-Id is "<run_id>-<index>" */
+  const char *api_key;        /* NULL: none; sent as a bearer token, never logged */
+  const char *const *headers; /* extra "Name: value" headers for every request */
+  size_t n_headers;
+  int verify_tls;             /* 1 */
+  int http2;                  /* 0: HTTP/1.1 with keep-alive; 1: HTTP/2 (h2c prior knowledge
+                                 over http://, ALPN over https://) */
+  double request_timeout_s;   /* 0: none */
+  double connect_timeout_s;   /* 10 */
+  int concurrency;            /* > 0: closed loop with this many in flight */
+  int max_concurrency;        /* open loop: cap in flight (0 = none); waiting requests
+                                 queue in the client and their lag is recorded */
+  double duration_s;          /* 0: until the source runs out; else no send after it */
+  double drain_timeout_s;     /* after the last send or a stop: wait this long (30) */
+  int retries;                /* retry a failed request this many times (0) */
+  size_t max_output_text;     /* bytes of output text kept per record (4096) */
+  cb_runner_count_fn count_tokens; /* NULL: one token per content chunk */
+  void *count_ctx;
+  volatile sig_atomic_t *stop; /* signals received: 1 = stop sending and drain for
+                                  drain_timeout_s; 2 or more = cut in-flight now */
+  cb_runner_progress_fn progress; /* every progress_interval_s; NULL = none */
+  void *progress_ctx;
+  double progress_interval_s; /* 1 */
+} cb_runner_params;
+
+void cb_runner_default_params(cb_runner_params *p);
+
+typedef struct cb_runner_stats {
+  uint64_t origin_ns;        /* CLOCK_MONOTONIC at the run start (records are relative) */
+  uint64_t start_wall_ns;    /* wall clock at the start, for labels */
+  uint64_t sent, completed, failed, retried;
+  uint64_t not_sent;         /* items left unsent by a stop or the duration */
+  uint64_t aborted;          /* in flight when the drain timeout ran out */
+  uint64_t last_end_ns;      /* last completion, from the origin */
+  double cpu_s;              /* CPU time of the runner's thread */
+  int interrupted;           /* stopped by *stop */
+} cb_runner_stats;
+
+/*
+ * Run until the source is exhausted (or the duration ends, or *stop is set) and
+ * every sent request has finished or the drain timeout has run out. Records are
+ * delivered through on_record as they complete; requests cut off by the drain
+ * timeout are delivered with error class "interrupted". Fails only when it cannot
+ * start (bad URL, libcurl init).
+ */
+cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,
+                        cb_runner_record_fn on_record, void *record_ctx, cb_runner_stats *stats,
+                        cb_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

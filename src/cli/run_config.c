@@ -1,0 +1,570 @@
+/*
+ * run_config.c - options of `calibench run`.
+ */
+#include "run_config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "calibench/rng.h"
+
+static void usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench run [options]\n"
+          "\n"
+          "Load-test an OpenAI-compatible endpoint under production-like load and write a\n"
+          "result directory (records.jsonl, summary.json, manifest.json). Without --url, the\n"
+          "built-in simulator is started on 127.0.0.1 and measured.\n"
+          "\n"
+          "target:\n"
+          "  --url BASE                 e.g. http://127.0.0.1:8000/v1 (default: the built-in simulator)\n"
+          "  --api chat|completions     endpoint dialect [chat]\n"
+          "  --model NAME               model to ask for [the first of GET /v1/models]\n"
+          "  --header 'Name: value'     extra header on every request; repeatable\n"
+          "  --api-key-env NAME         variable holding the API key [OPENAI_API_KEY]; the key is\n"
+          "                             sent as a bearer token and never printed or written\n"
+          "  --insecure                 do not verify TLS certificates\n"
+          "  --http2                    HTTP/2 (h2c on http://) instead of HTTP/1.1 keep-alive\n"
+          "  --request-timeout DUR      give up on a request after DUR, e.g. 60s [none]\n"
+          "  --retries N                retry failed requests (connect, 429, 5xx) N times [0]\n"
+          "  --extra-body JSON          JSON object merged into every request body\n"
+          "\n");
+  fprintf(out,
+          "built-in simulator (no --url):\n"
+          "  --sim-model NAME           [llama-3.1-8b]\n"
+          "  --sim-gpu NAME             [h100-sxm]\n"
+          "  --sim-tp N                 [1]\n"
+          "  --sim-profile FILE         YAML overrides (docs/simulator.md)\n"
+          "  --sim-time-scale X         wall seconds per simulated second [1]\n"
+          "\n");
+  fprintf(out,
+          "workload (docs/workload.md):\n"
+          "  --dataset SPEC             synthetic | jsonl:PATH | sharegpt:PATH | chat:PATH | trace:PATH\n"
+          "                             [synthetic]\n"
+          "  --input-len N              synthetic prompt tokens [1024]\n"
+          "  --output-len N             output tokens asked for (max_tokens) [128]\n"
+          "  --len-dist KIND            fixed | uniform | normal | lognormal [fixed]\n"
+          "  --len-spread X             uniform: range ratio; normal: std; lognormal: sigma\n"
+          "  --prefix-count N           shared prompt prefixes (prefix-cache workloads) [0]\n"
+          "  --prefix-len N             tokens per shared prefix\n"
+          "  --prompt-field NAME        jsonl: the prompt's key [prompt]\n"
+          "  --concurrency N            closed loop: N requests in flight [1 when no --rate]\n"
+          "  --rate R                   open loop: R requests per second\n"
+          "  --arrival KIND             constant | poisson | gamma [poisson]\n"
+          "  --burstiness K             gamma shape (CV = 1/sqrt(K)) [1]\n"
+          "  --trace-speed X            trace replay speed-up [1]\n"
+          "  --max-concurrency N        open loop: cap in flight; late sends are recorded as lag\n"
+          "  --num-requests N           requests to send [100 unless --duration]\n"
+          "  --duration DUR             stop sending after DUR, e.g. 5m\n"
+          "  --warmup N|DUR             first N requests, or those before DUR, are not measured\n"
+          "  --ignore-eos               ask the server to ignore EOS (vLLM extension)\n"
+          "  --seed N                   run seed; data, arrival and sampling seeds derive from it [0]\n"
+          "  --shard i/N                send only shard i of N of the same schedule\n"
+          "  --scenario FILE            several classes (tenants) in one run (docs/workload.md)\n"
+          "\n");
+  fprintf(out,
+          "sweeps and baselines:\n"
+          "  --sweep SPEC               concurrency=1,2,4,... | rate=1,2,4,... | auto: one full result\n"
+          "                             per point, the load-latency curve and capacity at SLO in\n"
+          "                             OUT/sweep.json. auto runs synchronous (concurrency 1), then\n"
+          "                             throughput (--sweep-max-concurrency), then --sweep-points\n"
+          "                             open-loop rates evenly between them (as guidellm)\n"
+          "  --sweep-points N           auto: rates between the two ends [5]\n"
+          "  --sweep-max-concurrency N  auto: concurrency of the throughput point [64]\n"
+          "  --slo-attainment F         capacity at SLO: share of requests meeting every SLO [0.99]\n"
+          "  --solo-baseline            with --scenario: also run each class alone (same requests,\n"
+          "                             same times) and report the interference factor\n"
+          "                             (class p99 in the mix / p99 alone)\n"
+          "\n");
+  fprintf(out,
+          "measurement:\n"
+          "  --slo SPEC                 e.g. ttft=500ms,tpot=50ms,itl=100ms,e2e=10s; '@p95' after a\n"
+          "                             bound sets the percentile judged [p99]\n"
+          "  --confidence C             confidence of SLO verdicts [0.95]\n"
+          "  --drain-timeout DUR        after the last send or a stop, wait DUR for in-flight\n"
+          "                             requests [30s]\n"
+          "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
+          "                             TGI names) [the target's /metrics, when it answers]\n"
+          "  --no-server-metrics        do not scrape\n"
+          "  --scrape-interval DUR      [1s]\n"
+          "\n");
+  fprintf(out,
+          "output:\n"
+          "  --out DIR                  result directory [results/<UTC time>-<run id>]\n"
+          "  --vllm-json FILE           also write vLLM bench serve's result keys\n"
+          "  --label TEXT               label for the vLLM JSON\n"
+          "  --quiet                    no progress line and no summary table\n"
+          "  -h, --help                 show this help\n"
+          "\n"
+          "SIGINT/SIGTERM stop sending and wait --drain-timeout for requests in flight (a\n"
+          "second signal cuts them); the results are written and marked interrupted, and\n"
+          "the exit status is 130.\n");
+}
+
+enum {
+  O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_REQ_TIMEOUT,
+  O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_TP, O_SIM_PROFILE, O_SIM_SCALE,
+  O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
+  O_PREFIX_LEN, O_PROMPT_FIELD, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
+  O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
+  O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
+  O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
+  O_SCRAPE_INTERVAL
+};
+
+static const struct option options[] = {
+    {"url", required_argument, NULL, O_URL},
+    {"api", required_argument, NULL, O_API},
+    {"model", required_argument, NULL, O_MODEL},
+    {"header", required_argument, NULL, O_HEADER},
+    {"api-key-env", required_argument, NULL, O_API_KEY_ENV},
+    {"insecure", no_argument, NULL, O_INSECURE},
+    {"http2", no_argument, NULL, O_HTTP2},
+    {"request-timeout", required_argument, NULL, O_REQ_TIMEOUT},
+    {"retries", required_argument, NULL, O_RETRIES},
+    {"extra-body", required_argument, NULL, O_EXTRA_BODY},
+    {"sim-model", required_argument, NULL, O_SIM_MODEL},
+    {"sim-gpu", required_argument, NULL, O_SIM_GPU},
+    {"sim-tp", required_argument, NULL, O_SIM_TP},
+    {"sim-profile", required_argument, NULL, O_SIM_PROFILE},
+    {"sim-time-scale", required_argument, NULL, O_SIM_SCALE},
+    {"dataset", required_argument, NULL, O_DATASET},
+    {"input-len", required_argument, NULL, O_INPUT_LEN},
+    {"output-len", required_argument, NULL, O_OUTPUT_LEN},
+    {"len-dist", required_argument, NULL, O_LEN_DIST},
+    {"len-spread", required_argument, NULL, O_LEN_SPREAD},
+    {"prefix-count", required_argument, NULL, O_PREFIX_COUNT},
+    {"prefix-len", required_argument, NULL, O_PREFIX_LEN},
+    {"prompt-field", required_argument, NULL, O_PROMPT_FIELD},
+    {"concurrency", required_argument, NULL, O_CONCURRENCY},
+    {"rate", required_argument, NULL, O_RATE},
+    {"arrival", required_argument, NULL, O_ARRIVAL},
+    {"burstiness", required_argument, NULL, O_BURSTINESS},
+    {"trace-speed", required_argument, NULL, O_TRACE_SPEED},
+    {"max-concurrency", required_argument, NULL, O_MAX_CONC},
+    {"num-requests", required_argument, NULL, O_NUM_REQ},
+    {"duration", required_argument, NULL, O_DURATION},
+    {"warmup", required_argument, NULL, O_WARMUP},
+    {"ignore-eos", no_argument, NULL, O_IGNORE_EOS},
+    {"seed", required_argument, NULL, O_SEED},
+    {"shard", required_argument, NULL, O_SHARD},
+    {"scenario", required_argument, NULL, O_SCENARIO},
+    {"slo", required_argument, NULL, O_SLO},
+    {"confidence", required_argument, NULL, O_CONFIDENCE},
+    {"drain-timeout", required_argument, NULL, O_DRAIN},
+    {"out", required_argument, NULL, O_OUT},
+    {"vllm-json", required_argument, NULL, O_VLLM_JSON},
+    {"label", required_argument, NULL, O_LABEL},
+    {"quiet", no_argument, NULL, O_QUIET},
+    {"sweep", required_argument, NULL, O_SWEEP},
+    {"sweep-points", required_argument, NULL, O_SWEEP_POINTS},
+    {"sweep-max-concurrency", required_argument, NULL, O_SWEEP_MAX_CONC},
+    {"slo-attainment", required_argument, NULL, O_SLO_ATTAIN},
+    {"solo-baseline", no_argument, NULL, O_SOLO},
+    {"server-metrics", required_argument, NULL, O_SERVER_METRICS},
+    {"no-server-metrics", no_argument, NULL, O_NO_SERVER_METRICS},
+    {"scrape-interval", required_argument, NULL, O_SCRAPE_INTERVAL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Which load options the command line gave (they win over a scenario file). */
+typedef struct given {
+  int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
+  const char *sim_model, *sim_gpu, *sim_profile;
+  long long sim_tp;
+  double sim_scale;
+} given;
+
+static int fail_err(const cb_error *err) {
+  fprintf(stderr, "calibench: %s\n", err->msg);
+  return 2;
+}
+
+static int duration_opt(const char *opt, const char *s, uint64_t *out) {
+  cb_error err;
+  if (cb_workload_parse_duration(s, 1000000000ull, out, &err) != CB_OK) {
+    fprintf(stderr, "calibench: %s: %s\n", opt, err.msg);
+    return -1;
+  }
+  return 0;
+}
+
+static int build_sim(const given *g, run_config *cfg) {
+  cb_error err;
+  cb_error_clear(&err);
+  cb_sim_server_default_params(&cfg->sim);
+  cb_sim_params *p = &cfg->sim.engine;
+  if (g->sim_model && cb_sim_preset_model(g->sim_model, &p->model, &err) != CB_OK) return fail_err(&err);
+  if (g->sim_gpu) {
+    if (cb_sim_preset_gpu(g->sim_gpu, &p->gpu, &err) != CB_OK) return fail_err(&err);
+    cb_sim_params_apply_gpu_defaults(p);
+  }
+  if (g->sim_profile && cb_sim_params_load_yaml(p, g->sim_profile, &err) != CB_OK) return fail_err(&err);
+  if (g->sim_tp) p->tp = (int)g->sim_tp;
+  if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
+  cfg->sim.seed = cfg->workload.seed;
+  cb_sim_capacity cap;
+  if (cb_sim_params_validate(p, &err) != CB_OK || cb_sim_capacity_compute(p, &cap, &err) != CB_OK)
+    return fail_err(&err);
+  return -1;
+}
+
+/* Top-level load options given on the command line override the scenario's. */
+static void apply_given(const given *g, const cb_workload_params *cli, cb_workload_params *w) {
+  if (g->seed) w->seed = cli->seed;
+  if (g->concurrency) {
+    w->arrival.kind = CB_ARRIVAL_CLOSED;
+    w->concurrency = cli->concurrency;
+  }
+  if (g->rate) {
+    w->arrival.rate = cli->arrival.rate;
+    if (w->arrival.kind == CB_ARRIVAL_CLOSED) w->arrival.kind = CB_ARRIVAL_POISSON;
+  }
+  if (g->arrival) w->arrival.kind = cli->arrival.kind;
+  if (g->burstiness) w->arrival.burstiness = cli->arrival.burstiness;
+  if (g->trace_speed) w->arrival.trace_speed = cli->arrival.trace_speed;
+  if (g->num_requests) w->num_requests = cli->num_requests;
+  if (g->duration) w->duration_ns = cli->duration_ns;
+  if (g->warmup) {
+    w->warmup_requests = cli->warmup_requests;
+    w->warmup_ns = cli->warmup_ns;
+  }
+  w->shard_index = cli->shard_index;
+  w->shard_count = cli->shard_count;
+}
+
+/* --sweep concurrency=1,2,4 | rate=0.5,1,2 | auto */
+static int parse_sweep(const char *spec, run_config *cfg) {
+  if (!strcmp(spec, "auto")) {
+    cfg->sweep = RUN_SWEEP_AUTO;
+    return 0;
+  }
+  const char *eq = strchr(spec, '=');
+  if (eq && !strncmp(spec, "concurrency=", 12)) cfg->sweep = RUN_SWEEP_CONCURRENCY;
+  else if (eq && !strncmp(spec, "rate=", 5)) cfg->sweep = RUN_SWEEP_RATE;
+  else {
+    fprintf(stderr, "calibench: --sweep: expected concurrency=N,N,..., rate=R,R,... or auto, got '%s'\n", spec);
+    return -1;
+  }
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", eq + 1);
+  char *save = NULL;
+  for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    double v;
+    if (cfg->n_sweep == sizeof cfg->sweep_values / sizeof cfg->sweep_values[0]) {
+      fprintf(stderr, "calibench: --sweep: at most %zu points\n", sizeof cfg->sweep_values / sizeof cfg->sweep_values[0]);
+      return -1;
+    }
+    if (cfg->sweep == RUN_SWEEP_CONCURRENCY) {
+      long long c;
+      if (cli_parse_int("--sweep concurrency", tok, 1, 1 << 20, &c)) return -1;
+      v = (double)c;
+    } else if (cli_parse_double("--sweep rate", tok, 1e-9, 1e9, &v)) {
+      return -1;
+    }
+    if (cfg->n_sweep && v <= cfg->sweep_values[cfg->n_sweep - 1]) {
+      fprintf(stderr, "calibench: --sweep: values must increase, got %s after %g\n", tok,
+              cfg->sweep_values[cfg->n_sweep - 1]);
+      return -1;
+    }
+    cfg->sweep_values[cfg->n_sweep++] = v;
+  }
+  if (!cfg->n_sweep) {
+    fprintf(stderr, "calibench: --sweep: no values in '%s'\n", spec);
+    return -1;
+  }
+  return 0;
+}
+
+static void default_out_dir(run_config *cfg) {
+  char stamp[32];
+  time_t now = (time_t)(cb_clock_wall_ns() / CB_NS_PER_S);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+  snprintf(cfg->out_dir, sizeof cfg->out_dir, "results/%s-%s", stamp, cfg->run_id);
+}
+
+int run_config_parse(int argc, char **argv, run_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->chat = 1;
+  cfg->verify_tls = 1;
+  cfg->api_key_env = "OPENAI_API_KEY";
+  cfg->confidence = 0.95;
+  cfg->drain_timeout_s = 30;
+  cfg->sweep_points = 5;
+  cfg->sweep_max_concurrency = 64;
+  cfg->slo_attainment = 0.99;
+  cfg->scrape_interval_s = 1;
+  cb_workload_default_params(&cfg->workload);
+  cb_workload_default_class(&cfg->cls);
+  cfg->workload.arrival.kind = CB_ARRIVAL_CLOSED;
+  cfg->workload.arrival.burstiness = 1;
+  cfg->workload.arrival.trace_speed = 1;
+  cfg->workload.concurrency = 1;
+  cb_workload_params *w = &cfg->workload;
+  cb_dataset_params *d = &cfg->cls.data;
+  given g = {0};
+  long long v;
+  double x;
+  cb_error err;
+  cb_error_clear(&err);
+  /* Run id: 8 hex digits from the time and the pid, unique enough to tell runs apart. */
+  snprintf(cfg->run_id, sizeof cfg->run_id, "%08llx",
+           (unsigned long long)(cb_hash3_u64(cb_clock_wall_ns(), (uint64_t)getpid(), 0) & 0xffffffffu));
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    switch (c) {
+      case 'h': usage(stdout); return 0;
+      case O_URL: cfg->url = optarg; break;
+      case O_API:
+        if (!strcmp(optarg, "chat")) cfg->chat = 1;
+        else if (!strcmp(optarg, "completions")) cfg->chat = 0;
+        else {
+          fprintf(stderr, "calibench: --api: expected chat or completions, got '%s'\n", optarg);
+          return 2;
+        }
+        break;
+      case O_MODEL: cfg->model = optarg; break;
+      case O_HEADER:
+        if (!strchr(optarg, ':') || optarg[0] == ':' || strpbrk(optarg, "\r\n")) {
+          fprintf(stderr, "calibench: --header: expected 'Name: value', got '%s'\n", optarg);
+          return 2;
+        }
+        if (cfg->n_headers == RUN_MAX_HEADERS) {
+          fprintf(stderr, "calibench: --header: at most %d\n", RUN_MAX_HEADERS);
+          return 2;
+        }
+        cfg->headers[cfg->n_headers++] = optarg;
+        break;
+      case O_API_KEY_ENV: cfg->api_key_env = optarg; break;
+      case O_INSECURE: cfg->verify_tls = 0; break;
+      case O_HTTP2: cfg->http2 = 1; break;
+      case O_REQ_TIMEOUT: {
+        uint64_t ns;
+        if (duration_opt("--request-timeout", optarg, &ns)) return 2;
+        cfg->request_timeout_s = (double)ns / 1e9;
+        break;
+      }
+      case O_RETRIES: if (cli_parse_int("--retries", optarg, 0, 100, &v)) return 2; cfg->retries = (int)v; break;
+      case O_EXTRA_BODY: cfg->extra_body = optarg; break;
+      case O_SIM_MODEL: g.sim_model = optarg; break;
+      case O_SIM_GPU: g.sim_gpu = optarg; break;
+      case O_SIM_TP: if (cli_parse_int("--sim-tp", optarg, 1, 64, &g.sim_tp)) return 2; break;
+      case O_SIM_PROFILE: g.sim_profile = optarg; break;
+      case O_SIM_SCALE: if (cli_parse_double("--sim-time-scale", optarg, 1e-6, 1e6, &g.sim_scale)) return 2; break;
+      case O_DATASET: cfg->cls.dataset = optarg; break;
+      case O_INPUT_LEN: if (cli_parse_int("--input-len", optarg, 1, 1 << 24, &v)) return 2; d->input_len.mean = (double)v; break;
+      case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, 1 << 24, &v)) return 2; d->output_len.mean = (double)v; break;
+      case O_LEN_DIST: {
+        cb_len_kind k;
+        if (cb_dataset_len_kind_parse(optarg, &k, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --len-dist: %s\n", err.msg);
+          return 2;
+        }
+        d->input_len.kind = d->output_len.kind = k;
+        break;
+      }
+      case O_LEN_SPREAD: if (cli_parse_double("--len-spread", optarg, 0, 1e6, &x)) return 2; d->input_len.spread = d->output_len.spread = x; break;
+      case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
+      case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, 1 << 24, &v)) return 2; d->prefix_len = (uint32_t)v; break;
+      case O_PROMPT_FIELD: d->prompt_field = optarg; break;
+      case O_CONCURRENCY:
+        if (cli_parse_int("--concurrency", optarg, 1, 1 << 20, &v)) return 2;
+        w->concurrency = (uint32_t)v;
+        g.concurrency = 1;
+        break;
+      case O_RATE:
+        if (cli_parse_double("--rate", optarg, 1e-9, 1e9, &w->arrival.rate)) return 2;
+        g.rate = 1;
+        break;
+      case O_ARRIVAL:
+        if (cb_arrival_kind_parse(optarg, &w->arrival.kind, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --arrival: %s\n", err.msg);
+          return 2;
+        }
+        g.arrival = 1;
+        break;
+      case O_BURSTINESS: if (cli_parse_double("--burstiness", optarg, 1e-6, 1e6, &w->arrival.burstiness)) return 2; g.burstiness = 1; break;
+      case O_TRACE_SPEED: if (cli_parse_double("--trace-speed", optarg, 1e-6, 1e6, &w->arrival.trace_speed)) return 2; g.trace_speed = 1; break;
+      case O_MAX_CONC: if (cli_parse_int("--max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->max_concurrency = (int)v; break;
+      case O_NUM_REQ: if (cli_parse_int("--num-requests", optarg, 1, 1LL << 40, &v)) return 2; w->num_requests = (uint64_t)v; g.num_requests = 1; break;
+      case O_DURATION: if (duration_opt("--duration", optarg, &w->duration_ns)) return 2; g.duration = 1; break;
+      case O_WARMUP:
+        if (cb_workload_parse_warmup(optarg, &w->warmup_requests, &w->warmup_ns, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --warmup: %s\n", err.msg);
+          return 2;
+        }
+        g.warmup = 1;
+        break;
+      case O_IGNORE_EOS: cfg->ignore_eos = 1; break;
+      case O_SEED: if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) return 2; w->seed = (uint64_t)v; g.seed = 1; break;
+      case O_SHARD:
+        if (cb_workload_parse_shard(optarg, &w->shard_index, &w->shard_count, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --shard: %s\n", err.msg);
+          return 2;
+        }
+        break;
+      case O_SCENARIO: cfg->scenario_path = optarg; break;
+      case O_SLO:
+        if (cb_slo_parse(optarg, cfg->slos, &cfg->n_slos, &err) != CB_OK) return fail_err(&err);
+        break;
+      case O_CONFIDENCE: if (cli_parse_double("--confidence", optarg, 0.5, 0.999999, &cfg->confidence)) return 2; break;
+      case O_DRAIN: {
+        uint64_t ns;
+        if (duration_opt("--drain-timeout", optarg, &ns)) return 2;
+        cfg->drain_timeout_s = (double)ns / 1e9;
+        break;
+      }
+      case O_OUT: snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", optarg); break;
+      case O_VLLM_JSON: cfg->vllm_json = optarg; break;
+      case O_LABEL: cfg->label = optarg; break;
+      case O_QUIET: cfg->quiet = 1; break;
+      case O_SWEEP: if (parse_sweep(optarg, cfg)) return 2; break;
+      case O_SWEEP_POINTS: if (cli_parse_int("--sweep-points", optarg, 1, 50, &v)) return 2; cfg->sweep_points = (int)v; break;
+      case O_SWEEP_MAX_CONC: if (cli_parse_int("--sweep-max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->sweep_max_concurrency = (int)v; break;
+      case O_SLO_ATTAIN: if (cli_parse_double("--slo-attainment", optarg, 0.01, 1, &cfg->slo_attainment)) return 2; break;
+      case O_SOLO: cfg->solo_baseline = 1; break;
+      case O_SERVER_METRICS:
+        if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)) {
+          fprintf(stderr, "calibench: --server-metrics: expected an http(s):// URL, got '%s'\n", optarg);
+          return 2;
+        }
+        cfg->server_metrics = optarg;
+        break;
+      case O_NO_SERVER_METRICS: cfg->no_server_metrics = 1; break;
+      case O_SCRAPE_INTERVAL: {
+        uint64_t ns;
+        if (duration_opt("--scrape-interval", optarg, &ns)) return 2;
+        if (ns < 10 * CB_NS_PER_MS) {
+          fprintf(stderr, "calibench: --scrape-interval: at least 10ms\n");
+          return 2;
+        }
+        cfg->scrape_interval_s = (double)ns / 1e9;
+        break;
+      }
+      default: fprintf(stderr, "Run 'calibench run --help' for the options.\n"); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "calibench: run: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  if (cfg->url) {
+    size_t n = strlen(cfg->url);
+    if (strncmp(cfg->url, "http://", 7) && strncmp(cfg->url, "https://", 8)) {
+      fprintf(stderr, "calibench: --url: expected http://HOST[:PORT]/v1 or https://..., got '%s'\n", cfg->url);
+      return 2;
+    }
+    while (n > 8 && cfg->url[n - 1] == '/') n--;
+    char *u = cb_strndup(cfg->url, n);
+    cfg->url = u; /* freed with the config */
+  }
+  if (cfg->url && (g.sim_model || g.sim_gpu || g.sim_profile || g.sim_tp || g.sim_scale > 0)) {
+    fprintf(stderr, "calibench: the --sim-* options apply only without --url\n");
+    return 2;
+  }
+  /* Load: a rate means open loop (poisson unless --arrival); a trace dataset
+   * replays its own times unless a load is given; otherwise closed loop. */
+  int trace = cfg->cls.dataset && !strncmp(cfg->cls.dataset, "trace:", 6);
+  if (g.rate && g.concurrency) {
+    fprintf(stderr, "calibench: --rate (open loop) and --concurrency (closed loop) exclude each other\n");
+    return 2;
+  }
+  if (g.rate && !g.arrival) w->arrival.kind = CB_ARRIVAL_POISSON;
+  if (!g.rate && !g.concurrency && !g.arrival && trace) w->arrival.kind = CB_ARRIVAL_TRACE;
+  if (g.arrival && w->arrival.kind != CB_ARRIVAL_CLOSED && w->arrival.kind != CB_ARRIVAL_TRACE && !g.rate && !cfg->scenario_path) {
+    fprintf(stderr, "calibench: --arrival %s needs --rate\n", cb_arrival_kind_name(w->arrival.kind));
+    return 2;
+  }
+  if (!g.num_requests && !g.duration && !trace) w->num_requests = 100;
+  w->classes = &cfg->cls;
+  w->num_classes = 1;
+  if (cfg->scenario_path) {
+    if (cb_scenario_load(cfg->scenario_path, &cfg->scenario, &err) != CB_OK) return fail_err(&err);
+    cb_workload_params sw = *cb_scenario_params(cfg->scenario);
+    apply_given(&g, w, &sw);
+    unsigned set = cb_scenario_keys_set(cfg->scenario);
+    if (!g.num_requests && !g.duration && !(set & (CB_SCENARIO_SET_NUM_REQUESTS | CB_SCENARIO_SET_DURATION)))
+      sw.num_requests = 100;
+    *w = sw;
+  }
+  cfg->requested_rate = w->arrival.kind != CB_ARRIVAL_CLOSED && w->arrival.kind != CB_ARRIVAL_TRACE
+                            ? w->arrival.rate : 0;
+  if (w->arrival.kind == CB_ARRIVAL_CLOSED && cfg->max_concurrency) {
+    fprintf(stderr, "calibench: --max-concurrency applies to open-loop runs (--rate); closed loop uses --concurrency\n");
+    return 2;
+  }
+  if (cfg->sweep && (g.rate || g.concurrency)) {
+    fprintf(stderr, "calibench: --sweep sets the load itself: drop --rate/--concurrency\n");
+    return 2;
+  }
+  if (cfg->sweep && cfg->vllm_json) {
+    fprintf(stderr, "calibench: --vllm-json writes one run; with --sweep each point's directory has its summary\n");
+    return 2;
+  }
+  if (cfg->solo_baseline && !cfg->scenario_path) {
+    fprintf(stderr, "calibench: --solo-baseline needs a --scenario with several classes\n");
+    return 2;
+  }
+  if (!cfg->out_dir[0]) default_out_dir(cfg);
+  const char *key = getenv(cfg->api_key_env);
+  if (key && *key) cfg->api_key = cb_strdup(key);
+  if (!cfg->url) {
+    int rc = build_sim(&g, cfg);
+    if (rc >= 0) return rc;
+  }
+  return -1;
+}
+
+void run_config_free(run_config *cfg) {
+  if (cfg->api_key) {
+    memset(cfg->api_key, 0, strlen(cfg->api_key));
+    cb_free(cfg->api_key);
+  }
+  cb_free((char *)cfg->url);
+  if (cfg->scenario) cb_scenario_free(cfg->scenario);
+  memset(cfg, 0, sizeof *cfg);
+}
+
+void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_runner_params *out) {
+  cb_runner_default_params(out);
+  out->url = endpoint;
+  out->chat = cfg->chat;
+  out->run_id = cfg->run_id;
+  out->api_key = cfg->api_key;
+  out->headers = cfg->headers;
+  out->n_headers = cfg->n_headers;
+  out->verify_tls = cfg->verify_tls;
+  out->http2 = cfg->http2;
+  out->request_timeout_s = cfg->request_timeout_s;
+  out->retries = cfg->retries;
+  out->drain_timeout_s = cfg->drain_timeout_s;
+  if (cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED) out->concurrency = (int)cfg->workload.concurrency;
+  else out->max_concurrency = cfg->max_concurrency;
+  /* A closed-loop run bounded only by time stops sending when the time is up. */
+  if (cfg->workload.duration_ns && cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED)
+    out->duration_s = (double)cfg->workload.duration_ns / 1e9;
+}
+
+void run_config_class_slos(const run_config *cfg, const cb_workload_class *c, cb_slo *out,
+                           size_t *n) {
+  const uint64_t v[] = {c->slo.ttft_ns, c->slo.tpot_ns, c->slo.itl_ns, c->slo.e2e_ns};
+  const cb_metric m[] = {CB_METRIC_TTFT, CB_METRIC_TPOT, CB_METRIC_ITL, CB_METRIC_E2E};
+  *n = 0;
+  for (size_t i = 0; i < 4; i++)
+    if (v[i]) out[(*n)++] = (cb_slo){.metric = m[i], .bound_ns = (double)v[i], .percentile = 99};
+  if (*n == 0) {
+    memcpy(out, cfg->slos, sizeof cfg->slos);
+    *n = cfg->n_slos;
+  }
+}

@@ -1,0 +1,276 @@
+/*
+ * run_point.c - one load point: workload -> schedule -> runner -> result directory.
+ */
+#include "run_point.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calibench/alloc.h"
+#include "calibench/client.h"
+#include "calibench/clock.h"
+#include "run_scrape.h"
+
+/* ---- the request source: schedule entries -> request bodies ----------------------- */
+
+typedef struct source_ctx {
+  const run_config *cfg;
+  const cb_workload *wl;
+  const cb_schedule *schedule;   /* bounded runs */
+  cb_workload_iter *iter;        /* unbounded closed-loop runs */
+  size_t next;
+  cb_workload_prompt prompt;
+  cb_buf body;
+  const char *model;
+  int failed;                    /* a render error stops the point */
+  cb_error err;
+} source_ctx;
+
+static int next_entry(source_ctx *s, cb_schedule_entry *e) {
+  if (s->iter) return cb_workload_iter_next(s->iter, e);
+  if (s->next >= s->schedule->count) return 0;
+  *e = s->schedule->entries[s->next++];
+  return 1;
+}
+
+static int source_next(void *ctx, cb_runner_item *out) {
+  source_ctx *s = ctx;
+  cb_schedule_entry e;
+  if (s->failed || !next_entry(s, &e)) return 0;
+  if (cb_workload_render(s->wl, &e, &s->prompt, &s->err) != CB_OK) {
+    s->failed = 1;
+    return 0;
+  }
+  cb_client_request rq;
+  cb_client_request_init(&rq);
+  rq.api = s->cfg->chat ? CB_CLIENT_API_CHAT : CB_CLIENT_API_COMPLETIONS;
+  rq.model = s->model;
+  if (s->prompt.messages.len) {
+    if (!s->cfg->chat) {
+      cb_error_set(&s->err, CB_ERR_INVALID,
+                   "the dataset gives chat messages: use --api chat, not completions");
+      s->failed = 1;
+      return 0;
+    }
+    rq.messages_json = s->prompt.messages.data;
+    rq.messages_json_len = s->prompt.messages.len;
+  } else {
+    rq.prompt = s->prompt.text.data ? s->prompt.text.data : "";
+    rq.prompt_len = s->prompt.text.len;
+  }
+  rq.max_tokens = s->prompt.output_len ? (int64_t)s->prompt.output_len : -1;
+  rq.ignore_eos = s->cfg->ignore_eos;
+  rq.extra_json = s->cfg->extra_body;
+  rq.extra_json_len = s->cfg->extra_body ? strlen(s->cfg->extra_body) : 0;
+  cb_buf_reset(&s->body);
+  if (cb_client_request_encode(&rq, &s->body, &s->err) != CB_OK) {
+    s->failed = 1;
+    return 0;
+  }
+  const cb_workload_class *cls = cb_workload_get_class(s->wl, e.class_id);
+  *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
+                          .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
+                          .body = s->body.data, .body_len = s->body.len,
+                          .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
+                          .headers = cls->headers, .n_headers = cls->num_headers};
+  return 1;
+}
+
+/* ---- records as they complete --------------------------------------------------------- */
+
+typedef struct sink_ctx {
+  cb_results_dir *dir;
+  cb_record_set set;
+  int write_failed;
+  cb_error err;
+} sink_ctx;
+
+static void on_record(void *ctx, cb_record *r) {
+  sink_ctx *k = ctx;
+  if (!k->write_failed && cb_results_dir_append(k->dir, r, &k->err) != CB_OK) {
+    k->write_failed = 1;
+    fprintf(stderr, "calibench: %s (records are no longer being written)\n", k->err.msg);
+  }
+  cb_record_set_push(&k->set, r);
+}
+
+typedef struct progress_ctx {
+  char total[32];
+} progress_ctx;
+
+static void on_progress(void *ctx, const cb_runner_progress *p) {
+  const progress_ctx *pc = ctx;
+  char ttft[32] = "-";
+  if (isfinite(p->ttft_p50_ns)) snprintf(ttft, sizeof ttft, "%.1f ms", p->ttft_p50_ns / 1e6);
+  double secs = (double)p->elapsed_ns / 1e9;
+  fprintf(stderr, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, p50 TTFT %s   ",
+          secs, (unsigned long long)p->done, pc->total, (unsigned long long)p->failed,
+          secs > 0 ? (double)p->done / secs : 0.0, (unsigned long long)p->in_flight,
+          p->queued ? " (+queued)" : "", ttft);
+  fflush(stderr);
+}
+
+/* ---- summaries ---------------------------------------------------------------------------- */
+
+static void summarize(const run_config *cfg, const cb_workload *wl, double requested_rate,
+                      const cb_record_set *set, const cb_runner_stats *stats, run_summaries *out) {
+  cb_summary_params sp;
+  cb_summary_default_params(&sp);
+  memcpy(sp.slos, cfg->slos, sizeof cfg->slos);
+  sp.n_slos = cfg->n_slos;
+  sp.confidence = cfg->confidence;
+  sp.requested_rate = requested_rate;
+  cb_summary_compute(set, &sp, &out->all);
+  out->all.interrupted = stats->interrupted;
+  out->all.client_cpu_s = stats->cpu_s;
+  size_t n = cb_workload_num_classes(wl);
+  if (n < 2) return;
+  out->classes = cb_calloc(n, sizeof *out->classes);
+  out->n_classes = n;
+  for (size_t i = 0; i < n; i++) {
+    const cb_workload_class *c = cb_workload_get_class(wl, i);
+    cb_summary_params cp = sp;
+    cp.class_name = c->name;
+    cp.requested_rate = 0;
+    run_config_class_slos(cfg, c, cp.slos, &cp.n_slos);
+    cb_summary_compute(set, &cp, &out->classes[i]);
+    out->classes[i].interrupted = stats->interrupted;
+  }
+}
+
+/* ---- one point ---------------------------------------------------------------------------- */
+
+void run_point_default(const run_config *cfg, run_point_spec *out) {
+  *out = (run_point_spec){.out_dir = cfg->out_dir, .arrival = cfg->workload.arrival.kind,
+                          .concurrency = cfg->workload.concurrency,
+                          .rate = cfg->workload.arrival.rate, .class_filter = -1};
+}
+
+int run_point(const run_config *cfg, const run_target *target, const run_point_spec *spec,
+              volatile sig_atomic_t *stop, run_summaries *out) {
+  memset(out, 0, sizeof *out);
+  cb_error err;
+  cb_error_clear(&err);
+  cb_workload_params wp = cfg->workload;
+  wp.arrival.kind = spec->arrival;
+  wp.concurrency = spec->concurrency;
+  wp.arrival.rate = spec->rate;
+  wp.class_filter = spec->class_filter;
+  cb_workload *wl = NULL;
+  cb_schedule schedule = {0};
+  cb_results_dir *dir = NULL;
+  source_ctx src = {0};
+  sink_ctx sink = {0};
+  cb_buf text;
+  cb_buf_init(&text, 0);
+  cb_record_set_init(&sink.set);
+  cb_workload_prompt_init(&src.prompt);
+  cb_buf_init(&src.body, 0);
+  int rc = 2;
+
+  if (cb_workload_open(&wp, &wl, &err) != CB_OK) goto fail;
+  int unbounded = cb_workload_is_closed_loop(wl) && !wp.num_requests;
+  if (unbounded ? cb_workload_iter_new(wl, &src.iter, &err) != CB_OK
+                : cb_workload_schedule(wl, &schedule, &err) != CB_OK)
+    goto fail;
+  if (cb_results_dir_create(spec->out_dir, &dir, &err) != CB_OK) {
+    rc = err.code == CB_ERR_STATE ? 2 : 1; /* an --out already used is bad input */
+    goto fail;
+  }
+  sink.dir = dir;
+  src.cfg = cfg;
+  src.wl = wl;
+  src.schedule = &schedule;
+  src.model = target->model;
+
+  char endpoint[2100];
+  snprintf(endpoint, sizeof endpoint, "%s/%s", target->url, cfg->chat ? "chat/completions" : "completions");
+  cb_runner_params rp;
+  run_config_runner_params(cfg, endpoint, &rp);
+  rp.concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? (int)spec->concurrency : 0;
+  rp.max_concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? 0 : cfg->max_concurrency;
+  rp.stop = stop;
+  progress_ctx pc;
+  snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
+  int tty = isatty(STDERR_FILENO) && !cfg->quiet;
+  if (tty) {
+    rp.progress = on_progress;
+    rp.progress_ctx = &pc;
+  }
+  /* Server telemetry: the explicit URL must answer; the default only if it does. */
+  run_scrape *scrape = NULL;
+  if (!cfg->no_server_metrics) {
+    char murl[2100], jsonl[1200];
+    if (cfg->server_metrics) {
+      snprintf(murl, sizeof murl, "%s", cfg->server_metrics);
+    } else {
+      size_t n = strlen(target->url);
+      if (n >= 3 && !strcmp(target->url + n - 3, "/v1")) n -= 3;
+      snprintf(murl, sizeof murl, "%.*s/metrics", (int)n, target->url);
+    }
+    snprintf(jsonl, sizeof jsonl, "%s/server_metrics.jsonl", spec->out_dir);
+    rc = 1;
+    if (run_scrape_start(murl, cfg->scrape_interval_s, jsonl, &scrape, &err) != CB_OK &&
+        cfg->server_metrics)
+      goto fail;
+  }
+  uint64_t start_wall = cb_clock_wall_ns();
+  cb_runner_stats stats;
+  rc = 1;
+  cb_status st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, &err);
+  run_scrape_stop(scrape);
+  if (tty) fputc('\n', stderr);
+  if (st != CB_OK) {
+    run_scrape_free(scrape);
+    goto fail;
+  }
+  uint64_t end_wall = cb_clock_wall_ns();
+
+  double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
+  summarize(cfg, wl, requested, &sink.set, &stats, out);
+  if (scrape) {
+    uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
+    run_scrape_window_json(scrape, a, b, &out->server_json);
+    run_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
+    run_scrape_free(scrape);
+  }
+  run_write_summary_json(out, &text);
+  if (cb_results_dir_write(dir, "summary.json", text.data, text.len, &err) != CB_OK) goto fail;
+  cb_buf_reset(&text);
+  run_config_write_manifest(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall,
+                            target->model, target->url, &target->models, &text);
+  if (cb_results_dir_write(dir, "manifest.json", text.data, text.len, &err) != CB_OK) goto fail;
+  if (cfg->vllm_json && spec->out_dir == cfg->out_dir) {
+    cb_buf_reset(&text);
+    cb_vllm_export_params vp = {.backend = cfg->chat ? "openai-chat" : "openai",
+                                .model_id = target->model, .label = cfg->label,
+                                .request_rate = requested, .burstiness = wp.arrival.burstiness,
+                                .max_concurrency = rp.max_concurrency ? rp.max_concurrency : rp.concurrency,
+                                .start_wall_ns = start_wall,
+                                .duration_s = (double)stats.last_end_ns / 1e9};
+    cb_results_write_vllm_json(&sink.set, &out->all, &vp, &text);
+    if (cb_results_write_file(cfg->vllm_json, text.data, text.len, &err) != CB_OK) goto fail;
+  }
+  rc = 0;
+  if (src.failed) {
+    /* A request could not be prepared: what was measured is written, the run fails. */
+    err = src.err;
+    rc = 2;
+    goto fail;
+  }
+  goto done;
+fail:
+  fprintf(stderr, "calibench: %s\n", err.msg);
+done:
+  cb_results_dir_close(dir);
+  cb_record_set_free(&sink.set);
+  cb_workload_prompt_free(&src.prompt);
+  cb_buf_free(&src.body);
+  if (src.iter) cb_workload_iter_free(src.iter);
+  cb_schedule_free(&schedule);
+  cb_workload_free(wl);
+  cb_buf_free(&text);
+  return rc;
+}

@@ -1,0 +1,240 @@
+/*
+ * run_scrape.c - the telemetry thread and its window summary.
+ */
+#include "run_scrape.h"
+
+#include <curl/curl.h>
+#include <math.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "calibench/prom.h"
+
+typedef struct scrape_point {
+  uint64_t t_ns;
+  cb_prom_server v;
+} scrape_point;
+
+struct run_scrape {
+  char url[2048];
+  double interval_s;
+  FILE *jsonl;
+  CURL *easy;
+  cb_buf body;
+  pthread_t thread;
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  int stop;
+  scrape_point *pts;
+  size_t n, alloc;
+  char dialect[16];
+};
+
+static size_t collect(char *data, size_t size, size_t n, void *userp) {
+  return cb_buf_append(userp, data, size * n) == CB_OK ? size * n : 0;
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma) {
+  if (isfinite(v)) fprintf(f, "%s\"%s\":%.9g", comma ? "," : "", key, v);
+  else fprintf(f, "%s\"%s\":null", comma ? "," : "", key);
+}
+
+/* One scrape; 0 when the server answered with known metrics. */
+static int scrape_once(run_scrape *s) {
+  cb_buf_reset(&s->body);
+  uint64_t t = cb_clock_now_ns();
+  if (curl_easy_perform(s->easy) != CURLE_OK) return -1;
+  long status = 0;
+  curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+  if (status != 200) return -1;
+  scrape_point p = {.t_ns = t};
+  cb_error err;
+  if (cb_prom_server_extract(s->body.data ? s->body.data : "", s->body.len, &p.v, &err) != CB_OK ||
+      !p.v.dialect[0])
+    return -1;
+  pthread_mutex_lock(&s->lock);
+  if (s->n == s->alloc) {
+    s->alloc = s->alloc ? 2 * s->alloc : 256;
+    s->pts = cb_reallocarray(s->pts, s->alloc, sizeof *s->pts);
+  }
+  s->pts[s->n++] = p;
+  snprintf(s->dialect, sizeof s->dialect, "%s", p.v.dialect);
+  pthread_mutex_unlock(&s->lock);
+  if (s->jsonl) {
+    fprintf(s->jsonl, "{\"t_mono_ns\":%llu", (unsigned long long)t);
+    json_num(s->jsonl, "running", p.v.running, 1);
+    json_num(s->jsonl, "waiting", p.v.waiting, 1);
+    json_num(s->jsonl, "kv_usage", p.v.kv_usage, 1);
+    json_num(s->jsonl, "prefix_queries", p.v.prefix_queries, 1);
+    json_num(s->jsonl, "prefix_hits", p.v.prefix_hits, 1);
+    json_num(s->jsonl, "prefix_hit_rate", p.v.prefix_hit_rate, 1);
+    json_num(s->jsonl, "preemptions", p.v.preemptions, 1);
+    json_num(s->jsonl, "prompt_tokens", p.v.prompt_tokens, 1);
+    json_num(s->jsonl, "generation_tokens", p.v.generation_tokens, 1);
+    fputs("}\n", s->jsonl);
+    fflush(s->jsonl);
+  }
+  return 0;
+}
+
+static void *scrape_thread(void *arg) {
+  run_scrape *s = arg;
+  pthread_mutex_lock(&s->lock);
+  while (!s->stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)(s->interval_s * 1e9);
+    until.tv_sec += (time_t)(ns / CB_NS_PER_S);
+    until.tv_nsec = (long)(ns % CB_NS_PER_S);
+    pthread_cond_timedwait(&s->cv, &s->lock, &until);
+    if (s->stop) break;
+    pthread_mutex_unlock(&s->lock);
+    scrape_once(s);
+    pthread_mutex_lock(&s->lock);
+  }
+  pthread_mutex_unlock(&s->lock);
+  return NULL;
+}
+
+cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl_path,
+                           run_scrape **out, cb_error *err) {
+  *out = NULL;
+  run_scrape *s = cb_calloc(1, sizeof *s);
+  snprintf(s->url, sizeof s->url, "%s", url);
+  s->interval_s = interval_s;
+  cb_buf_init(&s->body, (size_t)64 << 20);
+  s->easy = curl_easy_init();
+  curl_easy_setopt(s->easy, CURLOPT_URL, s->url);
+  curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, &s->body);
+  curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, 5000L);
+  curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_cond_init(&s->cv, NULL);
+  if (jsonl_path) s->jsonl = fopen(jsonl_path, "w");
+  if (scrape_once(s)) {
+    run_scrape_free(s);
+    return cb_error_set(err, CB_ERR_NOT_FOUND,
+                        "%s: no Prometheus metrics with vLLM, SGLang or TGI names", url);
+  }
+  pthread_create(&s->thread, NULL, scrape_thread, s);
+  *out = s;
+  return CB_OK;
+}
+
+void run_scrape_stop(run_scrape *s) {
+  if (!s || s->stop) return;
+  pthread_mutex_lock(&s->lock);
+  s->stop = 1;
+  pthread_cond_signal(&s->cv);
+  pthread_mutex_unlock(&s->lock);
+  pthread_join(s->thread, NULL);
+  scrape_once(s); /* the end of the window */
+}
+
+void run_scrape_free(run_scrape *s) {
+  if (!s) return;
+  if (s->jsonl) fclose(s->jsonl);
+  curl_easy_cleanup(s->easy);
+  cb_buf_free(&s->body);
+  pthread_mutex_destroy(&s->lock);
+  pthread_cond_destroy(&s->cv);
+  cb_free(s->pts);
+  cb_free(s);
+}
+
+/* ---- the window ----------------------------------------------------------------------- */
+
+typedef struct window_stats {
+  size_t n;
+  double mean[3], max[3];          /* running, waiting, kv usage */
+  const scrape_point *from, *to;   /* counter baseline and end */
+} window_stats;
+
+static void window_of(const run_scrape *s, uint64_t a, uint64_t b, window_stats *w) {
+  memset(w, 0, sizeof *w);
+  for (int k = 0; k < 3; k++) w->max[k] = NAN;
+  if (!s->n) return;
+  /* Baseline: the last scrape at or before the start; end: the first at or after it. */
+  w->from = &s->pts[0];
+  w->to = &s->pts[s->n - 1];
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->pts[i].t_ns <= a) w->from = &s->pts[i];
+    if (s->pts[i].t_ns >= b) {
+      w->to = &s->pts[i];
+      break;
+    }
+  }
+  double sum[3] = {0};
+  for (size_t i = 0; i < s->n; i++) {
+    const scrape_point *p = &s->pts[i];
+    if (p->t_ns < a || p->t_ns > b) continue;
+    const double v[3] = {p->v.running, p->v.waiting, p->v.kv_usage};
+    for (int k = 0; k < 3; k++) {
+      sum[k] += v[k];
+      if (!(w->max[k] >= v[k])) w->max[k] = v[k];
+    }
+    w->n++;
+  }
+  for (int k = 0; k < 3; k++) w->mean[k] = w->n ? sum[k] / (double)w->n : NAN;
+}
+
+static void num(cb_buf *out, const char *key, double v, int comma) {
+  if (isfinite(v)) cb_buf_appendf(out, "%s\"%s\":%.9g", comma ? "," : "", key, v);
+  else cb_buf_appendf(out, "%s\"%s\":null", comma ? "," : "", key);
+}
+
+static double delta(const window_stats *w, size_t off) {
+  if (!w->from || !w->to) return NAN;
+  double a = *(const double *)((const char *)&w->from->v + off);
+  double b = *(const double *)((const char *)&w->to->v + off);
+  return b - a;
+}
+
+void run_scrape_window_json(const run_scrape *s, uint64_t start_ns, uint64_t end_ns, cb_buf *out) {
+  window_stats w;
+  window_of(s, start_ns, end_ns, &w);
+  cb_buf_append_str(out, "\"server\":{\"url\":\"");
+  cb_buf_append_json_string(out, s->url, strlen(s->url));
+  cb_buf_appendf(out, "\",\"dialect\":\"%s\",\"scrapes\":%zu,\"scrapes_in_window\":%zu", s->dialect,
+                 s->n, w.n);
+  num(out, "interval_s", s->interval_s, 1);
+  static const char *const g[3] = {"running", "waiting", "kv_usage"};
+  cb_buf_append_str(out, ",\"gauges\":{");
+  for (int k = 0; k < 3; k++) {
+    cb_buf_appendf(out, "%s\"%s\":{", k ? "," : "", g[k]);
+    num(out, "mean", w.mean[k], 0);
+    num(out, "max", w.max[k], 1);
+    cb_buf_append_char(out, '}');
+  }
+  double q = delta(&w, offsetof(cb_prom_server, prefix_queries));
+  double h = delta(&w, offsetof(cb_prom_server, prefix_hits));
+  cb_buf_append_str(out, "},\"window_deltas\":{");
+  num(out, "prefix_queries", q, 0);
+  num(out, "prefix_hits", h, 1);
+  /* A rate from the counters when there are any, else the server's own gauge. */
+  num(out, "prefix_hit_rate", q > 0 ? h / q : w.to ? w.to->v.prefix_hit_rate : NAN, 1);
+  num(out, "preemptions", delta(&w, offsetof(cb_prom_server, preemptions)), 1);
+  num(out, "prompt_tokens", delta(&w, offsetof(cb_prom_server, prompt_tokens)), 1);
+  num(out, "generation_tokens", delta(&w, offsetof(cb_prom_server, generation_tokens)), 1);
+  cb_buf_append_str(out, "}}");
+}
+
+void run_scrape_describe(const run_scrape *s, uint64_t start_ns, uint64_t end_ns, char *out, size_t n) {
+  window_stats w;
+  window_of(s, start_ns, end_ns, &w);
+  double q = delta(&w, offsetof(cb_prom_server, prefix_queries));
+  double h = delta(&w, offsetof(cb_prom_server, prefix_hits));
+  double rate = q > 0 ? h / q : w.to ? w.to->v.prefix_hit_rate : NAN;
+  snprintf(out, n,
+           "server (%s, %zu scrapes in the window): KV cache mean %.0f%% max %.0f%%, running mean "
+           "%.1f max %.0f, waiting max %.0f, prefix-cache hit rate %.1f%%, preemptions %.0f",
+           s->dialect, w.n, 100 * w.mean[2], 100 * w.max[2], w.mean[0], w.max[0], w.max[1],
+           100 * rate, delta(&w, offsetof(cb_prom_server, preemptions)));
+}

@@ -1,0 +1,85 @@
+/*
+ * run_target.c - check the target before the run: GET /v1/models (OpenAI's list
+ * format), pick or verify the model.
+ */
+#include "run_target.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MODELS_MAX_BYTES ((size_t)4 << 20)
+
+static size_t collect(char *data, size_t size, size_t n, void *userp) {
+  cb_buf *b = userp;
+  return cb_buf_append(b, data, size * n) == CB_OK ? size * n : 0;
+}
+
+cb_status run_target_check(const char *base_url, const char *const *headers, size_t n_headers,
+                           const char *api_key, int verify_tls, const char *requested,
+                           char *model, size_t model_size, cb_buf *models, cb_error *err) {
+  char url[2048];
+  snprintf(url, sizeof url, "%s/models", base_url);
+  CURL *e = curl_easy_init();
+  struct curl_slist *h = NULL;
+  for (size_t i = 0; i < n_headers; i++) h = curl_slist_append(h, headers[i]);
+  char auth[1024] = "";
+  if (api_key && *api_key) {
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", api_key);
+    h = curl_slist_append(h, auth);
+  }
+  models->cap = MODELS_MAX_BYTES;
+  curl_easy_setopt(e, CURLOPT_URL, url);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, models);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
+  CURLcode rc = curl_easy_perform(e);
+  long status = 0;
+  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_cleanup(e);
+  memset(auth, 0, sizeof auth);
+  for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
+  curl_slist_free_all(h);
+  if (rc != CURLE_OK)
+    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", url, curl_easy_strerror(rc));
+  if (status != 200)
+    return cb_error_set(err, CB_ERR_NETWORK, "GET %s answered HTTP %ld: %.200s", url, status,
+                        models->data ? models->data : "");
+  json_error_t je;
+  json_t *root = json_loadb(models->data ? models->data : "", models->len, 0, &je);
+  json_t *data = json_object_get(root, "data");
+  cb_status st = CB_OK;
+  if (!json_is_array(data) || json_array_size(data) == 0) {
+    st = cb_error_set(err, CB_ERR_PARSE,
+                      "GET %s: expected {\"data\": [{\"id\": ...}, ...]} with at least one model",
+                      url);
+  } else if (!requested) {
+    const char *id = json_string_value(json_object_get(json_array_get(data, 0), "id"));
+    if (!id) st = cb_error_set(err, CB_ERR_PARSE, "GET %s: the first model has no string 'id'", url);
+    else snprintf(model, model_size, "%s", id);
+  } else {
+    cb_buf known;
+    cb_buf_init(&known, 2048);
+    size_t i;
+    json_t *m;
+    int found = 0;
+    json_array_foreach(data, i, m) {
+      const char *id = json_string_value(json_object_get(m, "id"));
+      if (!id) continue;
+      found |= !strcmp(id, requested);
+      cb_buf_appendf(&known, "%s%s", known.len ? ", " : "", id);
+    }
+    if (found) snprintf(model, model_size, "%s", requested);
+    else st = cb_error_set(err, CB_ERR_NOT_FOUND, "model '%s' is not served by %s (it serves: %s)",
+                           requested, base_url, known.data ? known.data : "none");
+    cb_buf_free(&known);
+  }
+  json_decref(root);
+  return st;
+}

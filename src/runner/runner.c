@@ -1,0 +1,524 @@
+/*
+ * runner.c - the runner's event loop: libcurl's multi interface driven by one
+ * libevent base (curl tells us which sockets to watch and when its timer is due;
+ * we tell curl when they fire), a timer for the next scheduled send, and a tick
+ * that watches the stop flag and reports progress.
+ *
+ * Open loop: item i is sent at origin + at_ns; when --max-concurrency is reached it
+ * waits in a FIFO and its lag (sent - scheduled) is recorded, never hidden.
+ * Closed loop: `concurrency` requests are kept in flight; each completion sends the
+ * next. The send time is taken immediately before the request is handed to libcurl.
+ */
+#include <event2/event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "runner/runner_internal.h"
+
+typedef struct cb__runner {
+  const cb_runner_params *p;
+  cb_runner_source_fn source;
+  void *source_ctx;
+  cb_runner_record_fn on_record;
+  void *record_ctx;
+  cb_runner_stats *stats;
+
+  struct event_base *base;
+  CURLM *multi;
+  struct event *curl_timer;   /* curl's timeout */
+  struct event *send_timer;   /* next scheduled send */
+  struct event *tick;         /* stop flag, drain deadline, progress */
+  struct curl_slist *common;  /* headers shared by every request (owned) */
+
+  cb_runner_item next;        /* the next item from the source, if have_next */
+  int have_next;
+  int source_done;
+  cb__runner_req *queue_head, *queue_tail; /* open loop: due, waiting for a slot */
+  uint64_t queued;
+  cb__runner_req *free_list;
+  cb__runner_req *live;       /* in flight, most recent first */
+  uint64_t in_flight;
+  int stopping;               /* no more sends */
+  uint64_t stop_at_ns;        /* when sending stopped (drain deadline base) */
+  uint64_t last_progress_ns;
+  double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
+  size_t n_recent;
+} cb__runner;
+
+void cb_runner_default_params(cb_runner_params *p) {
+  memset(p, 0, sizeof *p);
+  p->chat = 1;
+  p->run_id = "run";
+  p->verify_tls = 1;
+  p->connect_timeout_s = 10;
+  p->drain_timeout_s = 30;
+  p->max_output_text = 4096;
+  p->progress_interval_s = 1;
+}
+
+static uint64_t since_origin(const cb__runner *rn, uint64_t now) {
+  return now > rn->stats->origin_ns ? now - rn->stats->origin_ns : 0;
+}
+
+/* ---- libcurl <-> libevent ----------------------------------------------------------- */
+
+static void check_done(cb__runner *rn);
+
+static void on_socket_event(evutil_socket_t fd, short what, void *arg) {
+  cb__runner *rn = arg;
+  int flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
+  int running;
+  curl_multi_socket_action(rn->multi, fd, flags, &running);
+  check_done(rn);
+}
+
+static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp) {
+  (void)easy;
+  cb__runner *rn = userp;
+  struct event *ev = socketp;
+  if (what == CURL_POLL_REMOVE) {
+    if (ev) event_free(ev);
+    curl_multi_assign(rn->multi, s, NULL);
+    return 0;
+  }
+  short kind = EV_PERSIST | (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
+  if (ev) {
+    event_del(ev);
+    event_assign(ev, rn->base, s, kind, on_socket_event, rn);
+  } else {
+    ev = event_new(rn->base, s, kind, on_socket_event, rn);
+    curl_multi_assign(rn->multi, s, ev);
+  }
+  event_add(ev, NULL);
+  return 0;
+}
+
+static void on_curl_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  cb__runner *rn = arg;
+  int running;
+  curl_multi_socket_action(rn->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  check_done(rn);
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp) {
+  (void)multi;
+  cb__runner *rn = userp;
+  if (timeout_ms < 0) {
+    evtimer_del(rn->curl_timer);
+  } else {
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    evtimer_add(rn->curl_timer, &tv);
+  }
+  return 0;
+}
+
+/* ---- requests ------------------------------------------------------------------------ */
+
+static size_t write_cb(char *data, size_t size, size_t n, void *userp) {
+  cb__runner_stream_body(userp, data, size * n, cb_clock_now_ns());
+  return size * n;
+}
+
+static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
+  cb__runner_stream_header(userp, data, size * n, cb_clock_now_ns());
+  return size * n;
+}
+
+static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
+  cb__runner_req *q = rn->free_list;
+  if (q) {
+    rn->free_list = q->next;
+    CURL *keep = q->easy;
+    memset(q, 0, sizeof *q);
+    q->easy = keep;
+    curl_easy_reset(q->easy);
+  } else {
+    q = cb_calloc(1, sizeof *q);
+    q->easy = curl_easy_init();
+    if (!q->easy) {
+      fprintf(stderr, "calibench: out of memory (curl handle)\n");
+      abort();
+    }
+  }
+  q->rn = rn;
+  cb_record_init(&q->rec);
+  q->rec.index = it->index;
+  q->rec.warmup = it->warmup;
+  q->rec.prompt_tokens = it->prompt_tokens;
+  q->rec.prompt_source = it->prompt_source;
+  snprintf(q->rec.class_name, sizeof q->rec.class_name, "%s", it->class_name ? it->class_name : "");
+  snprintf(q->rec.request_id, sizeof q->rec.request_id, "%s-%llu", rn->p->run_id,
+           (unsigned long long)it->index);
+  q->body = cb_strndup(it->body, it->body_len);
+  q->body_len = it->body_len;
+  /* Per-request headers: the common ones, the class's, and the request id. */
+  for (struct curl_slist *h = rn->common; h; h = h->next) q->headers = curl_slist_append(q->headers, h->data);
+  for (size_t i = 0; i < it->n_headers; i++) q->headers = curl_slist_append(q->headers, it->headers[i]);
+  char idh[160];
+  snprintf(idh, sizeof idh, "X-Request-Id: %s", q->rec.request_id);
+  q->headers = curl_slist_append(q->headers, idh);
+  return q;
+}
+
+static void req_recycle(cb__runner *rn, cb__runner_req *q) {
+  cb__runner_stream_free(q);
+  curl_slist_free_all(q->headers);
+  q->headers = NULL;
+  cb_free(q->body);
+  q->body = NULL;
+  cb_record_free(&q->rec);
+  q->next = rn->free_list;
+  rn->free_list = q;
+}
+
+/* Hand a request to libcurl. The send time is taken here. */
+static void send_req(cb__runner *rn, cb__runner_req *q) {
+  const cb_runner_params *p = rn->p;
+  CURL *e = q->easy;
+  curl_easy_setopt(e, CURLOPT_URL, p->url);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->headers);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->body);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, q);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, p->verify_tls ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, p->verify_tls ? 2L : 0L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
+  if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
+  /* No "Expect: 100-continue" round trip on large bodies. */
+  if (p->http2)
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(p->url, "https:", 6)
+                                                  ? (long)CURL_HTTP_VERSION_2TLS
+                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+  else
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  cb__runner_stream_begin(q, p);
+  q->attempts++;
+  uint64_t now = cb_clock_now_ns();
+  if (q->attempts == 1) q->rec.sent_ns = now;
+  rn->in_flight++;
+  if (q->attempts == 1) rn->stats->sent++;
+  q->live_prev = NULL;
+  q->live_next = rn->live;
+  if (rn->live) rn->live->live_prev = q;
+  rn->live = q;
+  curl_multi_add_handle(rn->multi, e);
+}
+
+/* ---- dispatch -------------------------------------------------------------------------- */
+
+static int pull(cb__runner *rn) {
+  if (rn->have_next || rn->source_done) return rn->have_next;
+  if (rn->source(rn->source_ctx, &rn->next)) rn->have_next = 1;
+  else rn->source_done = 1;
+  return rn->have_next;
+}
+
+static int slot_free(const cb__runner *rn) {
+  const cb_runner_params *p = rn->p;
+  uint64_t cap = p->concurrency > 0 ? (uint64_t)p->concurrency
+                                    : p->max_concurrency > 0 ? (uint64_t)p->max_concurrency : 0;
+  return cap == 0 || rn->in_flight < cap;
+}
+
+static void stop_sending(cb__runner *rn, uint64_t now) {
+  if (rn->stopping) return;
+  rn->stopping = 1;
+  rn->stop_at_ns = now;
+  evtimer_del(rn->send_timer);
+  /* What was due but queued, and what the source still holds, is never sent. */
+  while (rn->queue_head) {
+    cb__runner_req *q = rn->queue_head;
+    rn->queue_head = q->next;
+    rn->stats->not_sent++;
+    req_recycle(rn, q);
+  }
+  rn->queue_tail = NULL;
+  rn->queued = 0;
+  if (rn->have_next) rn->stats->not_sent++;
+  rn->have_next = 0;
+  while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
+  rn->source_done = 1;
+}
+
+static int past_duration(const cb__runner *rn, uint64_t now) {
+  return rn->p->duration_s > 0 &&
+         since_origin(rn, now) >= (uint64_t)(rn->p->duration_s * 1e9);
+}
+
+/* Send whatever may be sent now; arm the timer for the next scheduled item. */
+static void dispatch(cb__runner *rn) {
+  uint64_t now = cb_clock_now_ns();
+  if (rn->stopping) return;
+  if (past_duration(rn, now)) {
+    stop_sending(rn, now);
+    return;
+  }
+  if (rn->p->concurrency > 0) { /* closed loop */
+    while (slot_free(rn) && pull(rn)) {
+      cb__runner_req *q = req_new(rn, &rn->next);
+      rn->have_next = 0;
+      q->rec.scheduled_ns = 0; /* set to the send time below */
+      send_req(rn, q);
+      q->rec.scheduled_ns = q->rec.sent_ns;
+    }
+    return;
+  }
+  /* Open loop: queued (due) requests first, in order, as slots free. */
+  while (rn->queue_head && slot_free(rn)) {
+    cb__runner_req *q = rn->queue_head;
+    rn->queue_head = q->next;
+    if (!rn->queue_head) rn->queue_tail = NULL;
+    rn->queued--;
+    send_req(rn, q);
+  }
+  while (pull(rn)) {
+    uint64_t due = rn->stats->origin_ns + rn->next.at_ns;
+    if (due > now) {
+      uint64_t wait = due - now;
+      struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
+                           .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+      evtimer_add(rn->send_timer, &tv);
+      return;
+    }
+    if (rn->p->duration_s > 0 && rn->next.at_ns >= (uint64_t)(rn->p->duration_s * 1e9)) {
+      stop_sending(rn, now);
+      return;
+    }
+    cb__runner_req *q = req_new(rn, &rn->next);
+    rn->have_next = 0;
+    q->rec.scheduled_ns = due;
+    if (slot_free(rn) && !rn->queue_head) {
+      send_req(rn, q);
+    } else {
+      if (rn->queue_tail) rn->queue_tail->next = q;
+      else rn->queue_head = q;
+      rn->queue_tail = q;
+      rn->queued++;
+    }
+    now = cb_clock_now_ns();
+  }
+}
+
+static void on_send_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  dispatch(arg);
+}
+
+/* ---- completion -------------------------------------------------------------------------- */
+
+static void remember_ttft(cb__runner *rn, const cb_record *r) {
+  if (!cb_record_ok(r) || !r->first_content_ns) return;
+  rn->recent_ttft[rn->n_recent++ % (sizeof rn->recent_ttft / sizeof rn->recent_ttft[0])] =
+      (double)(r->first_content_ns - r->sent_ns);
+}
+
+static void complete(cb__runner *rn, cb__runner_req *q, CURLcode result) {
+  uint64_t now = cb_clock_now_ns();
+  curl_multi_remove_handle(rn->multi, q->easy);
+  rn->in_flight--;
+  if (q->live_prev) q->live_prev->live_next = q->live_next;
+  else rn->live = q->live_next;
+  if (q->live_next) q->live_next->live_prev = q->live_prev;
+  cb__runner_stream_end(q, result, now, rn->stats->origin_ns);
+  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->stopping &&
+      cb__runner_stream_retryable(q)) {
+    /* Retry the same request; its send time stays the first attempt's. */
+    uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
+    uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
+    cb_record keep = q->rec;
+    cb__runner_stream_free(q);
+    cb_record_init(&q->rec);
+    q->rec.index = keep.index;
+    q->rec.warmup = keep.warmup;
+    q->rec.prompt_tokens = keep.prompt_tokens;
+    q->rec.prompt_source = keep.prompt_source;
+    memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
+    memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
+    q->rec.retries = keep.retries + 1;
+    cb_record_free(&keep);
+    rn->stats->retried++;
+    curl_easy_reset(q->easy);
+    send_req(rn, q);
+    q->rec.sent_ns = first_sent;
+    q->rec.scheduled_ns = sched;
+    return;
+  }
+  if (cb_record_ok(&q->rec)) rn->stats->completed++;
+  else rn->stats->failed++;
+  uint64_t end = q->rec.end_ns;
+  if (end > rn->stats->last_end_ns) rn->stats->last_end_ns = end;
+  remember_ttft(rn, &q->rec);
+  rn->on_record(rn->record_ctx, &q->rec);
+  req_recycle(rn, q);
+}
+
+static void check_done(cb__runner *rn) {
+  CURLMsg *m;
+  int left;
+  while ((m = curl_multi_info_read(rn->multi, &left))) {
+    if (m->msg != CURLMSG_DONE) continue;
+    cb__runner_req *q;
+    curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&q);
+    complete(rn, q, m->data.result);
+  }
+  dispatch(rn);
+  if (rn->stopping || rn->source_done) {
+    if (rn->in_flight == 0 && !rn->queue_head && !pull(rn)) event_base_loopbreak(rn->base);
+  }
+}
+
+/* Requests still in flight when the drain deadline passes end as "interrupted". */
+static void abort_in_flight(cb__runner *rn) {
+  while (rn->live) {
+    rn->stats->aborted++;
+    complete(rn, rn->live, CURLE_ABORTED_BY_CALLBACK);
+  }
+}
+
+static double median_recent(const cb__runner *rn) {
+  size_t n = rn->n_recent < 64 ? rn->n_recent : 64;
+  if (!n) return NAN;
+  double v[64];
+  memcpy(v, rn->recent_ttft, n * sizeof *v);
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+      double t = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = t;
+    }
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  cb__runner *rn = arg;
+  uint64_t now = cb_clock_now_ns();
+  if (rn->p->stop && *rn->p->stop && !rn->stats->interrupted) {
+    /* A stop signal: no more sends; in-flight requests get the drain timeout. */
+    rn->stats->interrupted = 1;
+    stop_sending(rn, now);
+    rn->stop_at_ns = now;
+  }
+  if (rn->p->stop && *rn->p->stop >= 2) abort_in_flight(rn); /* a second signal: now */
+  if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
+  /* Everything sent: the drain has begun. */
+  if (!rn->stopping && rn->source_done && !rn->have_next && !rn->queue_head) {
+    rn->stopping = 1;
+    rn->stop_at_ns = now;
+  }
+  if (rn->stopping && now - rn->stop_at_ns >= (uint64_t)(rn->p->drain_timeout_s * 1e9))
+    abort_in_flight(rn);
+  if (rn->p->progress &&
+      now - rn->last_progress_ns >= (uint64_t)(rn->p->progress_interval_s * 1e9)) {
+    rn->last_progress_ns = now;
+    cb_runner_progress pr = {.elapsed_ns = since_origin(rn, now), .sent = rn->stats->sent,
+                             .done = rn->stats->completed + rn->stats->failed,
+                             .failed = rn->stats->failed, .in_flight = rn->in_flight,
+                             .queued = rn->queued, .ttft_p50_ns = median_recent(rn)};
+    rn->p->progress(rn->p->progress_ctx, &pr);
+  }
+  check_done(rn);
+}
+
+/* ---- the run ------------------------------------------------------------------------------ */
+
+static cb_status check_params(const cb_runner_params *p, cb_error *err) {
+  if (!p->url || (strncmp(p->url, "http://", 7) && strncmp(p->url, "https://", 8)))
+    return cb_error_set(err, CB_ERR_INVALID, "URL must start with http:// or https://, got '%s'",
+                        p->url ? p->url : "");
+  if (p->concurrency < 0 || p->max_concurrency < 0 || p->retries < 0)
+    return cb_error_set(err, CB_ERR_INVALID, "concurrency and retries must be >= 0");
+  if (!(p->drain_timeout_s >= 0) || !(p->duration_s >= 0))
+    return cb_error_set(err, CB_ERR_INVALID, "duration and drain timeout must be >= 0");
+  return CB_OK;
+}
+
+static struct event_base *precise_base(void) {
+  struct event_config *cfg = event_config_new();
+  /* Sub-millisecond timers, and no cached loop time: libevent 2.1 would otherwise
+   * compute each send's timeout from the time the loop last woke. */
+  event_config_set_flag(cfg, EVENT_BASE_FLAG_PRECISE_TIMER | EVENT_BASE_FLAG_NO_CACHE_TIME);
+  struct event_base *b = event_base_new_with_config(cfg);
+  event_config_free(cfg);
+  return b;
+}
+
+cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,
+                        cb_runner_record_fn on_record, void *record_ctx, cb_runner_stats *stats,
+                        cb_error *err) {
+  memset(stats, 0, sizeof *stats);
+  cb_status st = check_params(p, err);
+  if (st != CB_OK) return st;
+  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+    return cb_error_set(err, CB_ERR_NETWORK, "libcurl failed to initialise");
+  cb__runner rn = {.p = p, .source = source, .source_ctx = source_ctx, .on_record = on_record,
+                   .record_ctx = record_ctx, .stats = stats};
+  rn.base = precise_base();
+  rn.multi = curl_multi_init();
+  if (!rn.base || !rn.multi) {
+    fprintf(stderr, "calibench: out of memory (event loop)\n");
+    abort();
+  }
+  curl_multi_setopt(rn.multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+  curl_multi_setopt(rn.multi, CURLMOPT_SOCKETDATA, &rn);
+  curl_multi_setopt(rn.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+  curl_multi_setopt(rn.multi, CURLMOPT_TIMERDATA, &rn);
+  curl_multi_setopt(rn.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+  rn.curl_timer = evtimer_new(rn.base, on_curl_timer, &rn);
+  rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
+  rn.tick = event_new(rn.base, -1, EV_PERSIST, on_tick, &rn);
+  struct timeval tick = {0, 20000};
+  event_add(rn.tick, &tick);
+  rn.common = curl_slist_append(NULL, "Content-Type: application/json");
+  rn.common = curl_slist_append(rn.common, "Accept: text/event-stream, application/json");
+  rn.common = curl_slist_append(rn.common, "Expect:"); /* no 100-continue round trip */
+  for (size_t i = 0; i < p->n_headers; i++) rn.common = curl_slist_append(rn.common, p->headers[i]);
+  if (p->api_key && *p->api_key) {
+    cb_buf auth;
+    cb_buf_init(&auth, 0);
+    cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);
+    rn.common = curl_slist_append(rn.common, auth.data);
+    memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
+    cb_buf_free(&auth);
+  }
+
+  uint64_t cpu0 = cb_clock_cpu_ns();
+  stats->start_wall_ns = cb_clock_wall_ns();
+  stats->origin_ns = cb_clock_now_ns();
+  rn.last_progress_ns = stats->origin_ns;
+  dispatch(&rn);
+  check_done(&rn);
+  if (rn.in_flight || !rn.source_done || rn.have_next || rn.queue_head) event_base_dispatch(rn.base);
+  stats->cpu_s = (double)(cb_clock_cpu_ns() - cpu0) / 1e9;
+
+  abort_in_flight(&rn); /* nothing should be left; belt and braces */
+  while (rn.free_list) {
+    cb__runner_req *q = rn.free_list;
+    rn.free_list = q->next;
+    curl_easy_cleanup(q->easy);
+    cb_free(q);
+  }
+  for (struct curl_slist *h = rn.common; h; h = h->next) memset(h->data, 0, strlen(h->data));
+  curl_slist_free_all(rn.common);
+  event_free(rn.curl_timer);
+  event_free(rn.send_timer);
+  event_free(rn.tick);
+  curl_multi_cleanup(rn.multi);
+  event_base_free(rn.base);
+  return CB_OK;
+}

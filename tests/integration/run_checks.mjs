@@ -1,0 +1,124 @@
+// Checks over a `calibench run` result directory, used by test_run*.sh.
+//   node run_checks.mjs ground-truth DIR TRACE   client timings vs the server's trace
+//   node run_checks.mjs faults DIR               each injected fault -> its error class
+//   node run_checks.mjs interrupted DIR          a run stopped by SIGINT left valid results
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import { check } from "./harness.mjs";
+
+const [mode, dir, trace] = process.argv.slice(2);
+const lines = (f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.trim() !== "");
+const records = () => lines(`${dir}/records.jsonl`).map((l) => JSON.parse(l));
+const summary = () => JSON.parse(fs.readFileSync(`${dir}/summary.json`, "utf8"));
+const manifest = () => JSON.parse(fs.readFileSync(`${dir}/manifest.json`, "utf8"));
+
+function onceEach(recs, n) {
+  const idx = recs.map((r) => r.index).sort((a, b) => a - b);
+  assert.equal(idx.length, n, `records: ${idx.length}, want ${n}`);
+  assert.equal(new Set(idx).size, n, "an index appears twice");
+}
+
+if (mode === "ground-truth") {
+  // Both sides use CLOCK_MONOTONIC: client time = origin + record offset.
+  const origin = BigInt(manifest().origin_mono_ns);
+  const server = new Map(lines(trace).map((l) => { const t = JSON.parse(l); return [t.request_id, t]; }));
+  const recs = records();
+  const BOUND_MS = 25; // generous for shared CI machines; bench/ has the tight figure
+  let worstTtft = 0, worstItl = 0, gaps = 0;
+  await check("every request succeeded and joins its server trace by x-request-id", () => {
+    onceEach(recs, 60);
+    for (const r of recs) {
+      assert.equal(r.error, null, JSON.stringify(r.error));
+      assert.equal(r.server_request_id, r.request_id);
+      assert.ok(server.has(r.request_id), `no trace for ${r.request_id}`);
+    }
+  });
+  await check(`client TTFT and every ITL agree with the server's emission times (< ${BOUND_MS} ms)`, () => {
+    for (const r of recs) {
+      const t = server.get(r.request_id);
+      assert.equal(r.output_tokens, t.output_tokens);
+      assert.equal(r.chunk_ns.length, t.token_ns.length, `${r.request_id}: chunks`);
+      const sent = origin + BigInt(r.sent_ns);
+      // The server emits token k at token_ns[k]; the client receives it later.
+      for (let k = 0; k < r.chunk_ns.length; k++) {
+        const got = sent + BigInt(r.chunk_ns[k]);
+        const lag = Number(got - BigInt(t.token_ns[k])) / 1e6;
+        assert.ok(lag >= -0.001, `${r.request_id} token ${k}: received ${lag} ms before it was sent`);
+        if (k === 0) worstTtft = Math.max(worstTtft, lag);
+        else {
+          const itlClient = (r.chunk_ns[k] - r.chunk_ns[k - 1]) / 1e6;
+          const itlServer = Number(BigInt(t.token_ns[k]) - BigInt(t.token_ns[k - 1])) / 1e6;
+          worstItl = Math.max(worstItl, Math.abs(itlClient - itlServer));
+          gaps++;
+        }
+      }
+      // The server saw the request no earlier than the client sent it.
+      assert.ok(BigInt(t.arrival_ns) >= sent, `${r.request_id}: arrival before send`);
+    }
+    assert.ok(worstTtft < BOUND_MS, `worst first-token delivery delay ${worstTtft.toFixed(3)} ms`);
+    assert.ok(worstItl < BOUND_MS, `worst ITL disagreement ${worstItl.toFixed(3)} ms`);
+    console.log(`   ${recs.length} requests, ${gaps} gaps: worst delivery delay ${worstTtft.toFixed(3)} ms, worst ITL disagreement ${worstItl.toFixed(3)} ms`);
+  });
+  await check("server telemetry: the simulator's /metrics was scraped over the window", () => {
+    const srv = summary().server;
+    assert.ok(srv, "summary.json has no server section");
+    assert.equal(srv.dialect, "vllm");
+    assert.ok(srv.scrapes >= 2);
+    assert.ok(srv.window_deltas.generation_tokens > 0);
+    assert.ok(srv.gauges.running.max >= 1);
+    assert.ok(fs.existsSync(`${dir}/server_metrics.jsonl`));
+  });
+  await check("summary: counts, usage as the token source, no errors", () => {
+    const s = summary().summary;
+    assert.equal(s.measured, 60);
+    assert.equal(s.failed, 0);
+    assert.equal(s.tokens.output_source, "usage");
+    assert.ok(s.metrics.ttft.p50_ms > 0 && s.metrics.itl.count > 0);
+  });
+} else if (mode === "faults") {
+  const recs = records();
+  await check("every request appears exactly once", () => onceEach(recs, 9));
+  await check("each fault maps to its error class", () => {
+    const byIndex = new Map(recs.map((r) => [r.index, r]));
+    // The runner's request index i is the server's generation-request index i
+    // (concurrency 1 keeps them in order).
+    const want = { 0: "http_status", 1: "http_status", 2: "http_status", 3: "stream_cut",
+                   4: "malformed_sse", 5: "invalid_json", 6: null, 7: null, 8: null };
+    for (const [i, cls] of Object.entries(want)) {
+      const r = byIndex.get(Number(i));
+      assert.equal(r.error ? r.error.class : null, cls, `request ${i}: ${JSON.stringify(r.error)}`);
+    }
+    assert.equal(byIndex.get(0).http_status, 429);
+    assert.equal(byIndex.get(1).http_status, 500);
+    assert.equal(byIndex.get(2).http_status, 503);
+    assert.match(byIndex.get(0).error.message, /HTTP 429: Rate limit/);
+    // The stall delays but does not break request 6: its largest gap is >= 300 ms.
+    const r6 = byIndex.get(6);
+    const gaps = r6.chunk_ns.slice(1).map((t, k) => t - r6.chunk_ns[k]);
+    assert.ok(Math.max(...gaps) >= 300e6, `request 6 largest gap ${Math.max(...gaps) / 1e6} ms`);
+  });
+  await check("summary counts the classes", () => {
+    const s = summary().summary;
+    assert.equal(s.failed, 6);
+    const counts = Object.fromEntries(s.errors.map((e) => [e.class, e.count]));
+    assert.deepEqual(counts, { http_status: 3, stream_cut: 1, malformed_sse: 1, invalid_json: 1 });
+    assert.equal(s.metrics.ttft.adjusted.p99_ms, null); // failures count as +inf
+  });
+} else if (mode === "interrupted") {
+  const recs = records();
+  await check("the summary is marked interrupted and counts what was recorded", () => {
+    const s = summary().summary;
+    assert.equal(s.interrupted, true);
+    assert.equal(manifest().interrupted, true);
+    assert.equal(s.requests, recs.length);
+    assert.ok(recs.length > 0);
+  });
+  await check("records are complete JSON lines, each index once", () => {
+    const idx = recs.map((r) => r.index);
+    assert.equal(new Set(idx).size, idx.length);
+    for (const r of recs) assert.ok(r.end_ns >= r.sent_ns);
+  });
+} else {
+  console.error(`unknown mode ${mode}`);
+  process.exit(2);
+}
