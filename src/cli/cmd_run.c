@@ -58,7 +58,7 @@ int cli_run_main(int argc, char **argv) {
     snprintf(target.url, sizeof target.url, "%s", cfg.url);
   }
   if (run_target_check(target.url, cfg.headers, cfg.n_headers, cfg.api_key, cfg.verify_tls,
-                       cfg.model, target.model, sizeof target.model, &target.models, &err) != CB_OK)
+                       cfg.http2, cfg.model, target.model, sizeof target.model, &target.models, &err) != CB_OK)
     goto fail;
 
   struct sigaction sa = {.sa_handler = on_stop_signal};

@@ -17,7 +17,7 @@ static size_t collect(char *data, size_t size, size_t n, void *userp) {
 }
 
 cb_status run_target_check(const char *base_url, const char *const *headers, size_t n_headers,
-                           const char *api_key, int verify_tls, const char *requested,
+                           const char *api_key, int verify_tls, int http2, const char *requested,
                            char *model, size_t model_size, cb_buf *models, cb_error *err) {
   char url[2048];
   snprintf(url, sizeof url, "%s/models", base_url);
@@ -39,6 +39,10 @@ cb_status run_target_check(const char *base_url, const char *const *headers, siz
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
+  if (http2)
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(url, "https:", 6)
+                                                  ? (long)CURL_HTTP_VERSION_2TLS
+                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
   CURLcode rc = curl_easy_perform(e);
   long status = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);

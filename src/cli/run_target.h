@@ -11,7 +11,7 @@
 #include "calibench/error.h"
 
 /*
- * GET BASE/models with the same headers the run will send. On success `models` holds
+ * GET BASE/models with the same headers and HTTP version the run will use. On success `models` holds
  * the answer's body (for the manifest) and *model is the requested one, or the first
  * listed when `requested` is NULL (written into model, at most model_size bytes).
  * Errors say what failed: connection ("cannot reach ..."), HTTP status, a body that
@@ -19,7 +19,7 @@
  * it does).
  */
 cb_status run_target_check(const char *base_url, const char *const *headers, size_t n_headers,
-                           const char *api_key, int verify_tls, const char *requested,
+                           const char *api_key, int verify_tls, int http2, const char *requested,
                            char *model, size_t model_size, cb_buf *models, cb_error *err);
 
 #endif

@@ -198,11 +198,14 @@ static void send_req(cb__runner *rn, cb__runner_req *q) {
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
   if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
   /* No "Expect: 100-continue" round trip on large bodies. */
-  if (p->http2)
+  if (p->http2) {
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(p->url, "https:", 6)
                                                   ? (long)CURL_HTTP_VERSION_2TLS
                                                   : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-  else
+    /* Wait for the connection being set up rather than opening one per request:
+     * HTTP/2 requests share one multiplexed connection. */
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  } else
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
   cb__runner_stream_begin(q, p);
   q->attempts++;
