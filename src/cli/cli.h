@@ -7,5 +7,6 @@
 
 int cli_sim_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
+int cli_tokenize_main(int argc, char **argv);
 
 #endif

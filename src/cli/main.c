@@ -16,6 +16,7 @@ static const struct cli_command {
     {"run", "load-test an OpenAI-compatible endpoint (or the built-in simulator)", cli_run_main},
     {"sim", "the built-in inference simulator (sim serve: OpenAI-compatible HTTP server)",
      cli_sim_main},
+    {"tokenize", "exact token ids and counts (tiktoken, tokenizer.json BPE)", cli_tokenize_main},
 };
 
 static void usage(FILE *out) {

@@ -1,0 +1,34 @@
+/*
+ * nfc_data.h - the Unicode tables nfc.c needs (generated into nfc_data.c by
+ * scripts/gen_nfc_data.py): canonical combining classes, one-level canonical decompositions,
+ * primary compositions, and the characters that can change under NFC.
+ */
+#ifndef CALIBENCH_TOK_NFC_DATA_H
+#define CALIBENCH_TOK_NFC_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct cb__nfc_range {
+  uint32_t first, last;
+  uint32_t value;
+} cb__nfc_range; /* sorted, disjoint */
+
+typedef struct cb__nfc_decomp {
+  uint32_t cp, a, b; /* cp -> a b (b == 0: a singleton) */
+} cb__nfc_decomp;    /* sorted by cp */
+
+typedef struct cb__nfc_comp {
+  uint32_t a, b, cp; /* a b -> cp */
+} cb__nfc_comp;      /* sorted by (a, b) */
+
+extern const cb__nfc_range cb__nfc_ccc[];
+extern const size_t cb__nfc_ccc_len;
+extern const cb__nfc_range cb__nfc_unsafe[];
+extern const size_t cb__nfc_unsafe_len;
+extern const cb__nfc_decomp cb__nfc_decomps[];
+extern const size_t cb__nfc_decomps_len;
+extern const cb__nfc_comp cb__nfc_comps[];
+extern const size_t cb__nfc_comps_len;
+
+#endif
