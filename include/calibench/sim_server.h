@@ -70,6 +70,8 @@ typedef struct cb_sim_server_params {
   int embedding_dim;          /* /v1/embeddings vector size (1024) */
   const char *responses_path; /* JSONL {"prompt","response"} scripted answers, or NULL */
   const char *trace_out_path; /* JSONL ground truth per finished request, or NULL */
+  const char *tokenizer;      /* tiktoken encoding or tokenizer.json for prompt token
+                                 counts and ids; NULL: the approximate tokenizer */
   const cb_sim_fault *faults; /* not owned; must outlive the server */
   size_t num_faults;
   uint64_t seed;              /* output text, EOS and faults */

@@ -71,6 +71,8 @@ static void serve_usage(FILE *out) {
           "  --embedding-dim N         /v1/embeddings vector size [1024]\n"
           "  --responses FILE          JSONL {\"prompt\", \"response\"}: scripted answers\n"
           "  --trace-out FILE          JSONL ground truth per finished request (monotonic ns)\n"
+          "  --tokenizer FILE|NAME     count prompt tokens with this tokenizer (tiktoken encoding\n"
+          "                            or tokenizer.json) [an approximation, docs/simulator.md]\n"
           "  --fault SPEC              inject faults; repeatable. SPEC is KIND[:key=value,...]\n"
           "                            KIND: 429 500 503 cut malformed-sse invalid-json stall\n"
           "                            keys: p=PROB index=N every=N after=TOKENS ms=STALL\n"
@@ -93,7 +95,7 @@ enum {
   OPT_MAX_NUM_SEQS, OPT_MAX_BATCHED, OPT_MAX_MODEL_LEN, OPT_GPU_MEM, OPT_NO_PREFIX,
   OPT_WARMUP_STEPS, OPT_WARMUP_FACTOR, OPT_JITTER, OPT_EOS_MEAN, OPT_HOST, OPT_PORT,
   OPT_TIME_SCALE, OPT_MAX_BODY, OPT_EMBED_DIM, OPT_RESPONSES, OPT_TRACE_OUT, OPT_FAULT,
-  OPT_SEED, OPT_QUIET
+  OPT_SEED, OPT_QUIET, OPT_TOKENIZER
 };
 
 static const struct option serve_options[] = {
@@ -123,6 +125,7 @@ static const struct option serve_options[] = {
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -239,6 +242,7 @@ static int sim_serve(int argc, char **argv) {
       case OPT_EMBED_DIM: if (cli_parse_int("--embedding-dim", optarg, 1, 65536, &v)) goto out; sp.embedding_dim = (int)v; break;
       case OPT_RESPONSES: sp.responses_path = optarg; break;
       case OPT_TRACE_OUT: sp.trace_out_path = optarg; break;
+      case OPT_TOKENIZER: sp.tokenizer = optarg; break;
       case OPT_FAULT: {
         cb_error err;
         faults = cb_reallocarray(faults, nfaults + 1, sizeof *faults);

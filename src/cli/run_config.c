@@ -56,6 +56,11 @@ static void usage(FILE *out) {
           "  --prefix-count N           shared prompt prefixes (prefix-cache workloads) [0]\n"
           "  --prefix-len N             tokens per shared prefix\n"
           "  --prompt-field NAME        jsonl: the prompt's key [prompt]\n"
+          "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
+          "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
+          "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
+          "                             output tokens when the server sends no usage\n"
+          "                             [an approximation, docs/simulator.md]\n"
           "  --concurrency N            closed loop: N requests in flight [1 when no --rate]\n"
           "  --rate R                   open loop: R requests per second\n"
           "  --arrival KIND             constant | poisson | gamma [poisson]\n"
@@ -117,7 +122,7 @@ enum {
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
-  O_SCRAPE_INTERVAL
+  O_SCRAPE_INTERVAL, O_TOKENIZER
 };
 
 static const struct option options[] = {
@@ -172,6 +177,7 @@ static const struct option options[] = {
     {"server-metrics", required_argument, NULL, O_SERVER_METRICS},
     {"no-server-metrics", no_argument, NULL, O_NO_SERVER_METRICS},
     {"scrape-interval", required_argument, NULL, O_SCRAPE_INTERVAL},
+    {"tokenizer", required_argument, NULL, O_TOKENIZER},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -212,6 +218,7 @@ static int build_sim(const given *g, run_config *cfg) {
   if (g->sim_tp) p->tp = (int)g->sim_tp;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;
+  cfg->sim.tokenizer = cfg->tokenizer; /* the simulator counts as the client does */
   cb_sim_capacity cap;
   if (cb_sim_params_validate(p, &err) != CB_OK || cb_sim_capacity_compute(p, &cap, &err) != CB_OK)
     return fail_err(&err);
@@ -443,6 +450,7 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
         cfg->server_metrics = optarg;
         break;
       case O_NO_SERVER_METRICS: cfg->no_server_metrics = 1; break;
+      case O_TOKENIZER: cfg->tokenizer = optarg; break;
       case O_SCRAPE_INTERVAL: {
         uint64_t ns;
         if (duration_opt("--scrape-interval", optarg, &ns)) return 2;
@@ -518,6 +526,11 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
     return 2;
   }
   if (!cfg->out_dir[0]) default_out_dir(cfg);
+  if (cfg->tokenizer) {
+    if (cb_tok_load(cfg->tokenizer, &cfg->tok, &err) != CB_OK) return fail_err(&err);
+    cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
+    w->counter = counter;
+  }
   const char *key = getenv(cfg->api_key_env);
   if (key && *key) cfg->api_key = cb_strdup(key);
   if (!cfg->url) {
@@ -534,6 +547,7 @@ void run_config_free(run_config *cfg) {
   }
   cb_free((char *)cfg->url);
   if (cfg->scenario) cb_scenario_free(cfg->scenario);
+  cb_tok_free(cfg->tok);
   memset(cfg, 0, sizeof *cfg);
 }
 
@@ -550,6 +564,10 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
   out->request_timeout_s = cfg->request_timeout_s;
   out->retries = cfg->retries;
   out->drain_timeout_s = cfg->drain_timeout_s;
+  if (cfg->tok) {
+    out->count_tokens = cb_tok_count;
+    out->count_ctx = cfg->tok;
+  }
   if (cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED) out->concurrency = (int)cfg->workload.concurrency;
   else out->max_concurrency = cfg->max_concurrency;
   /* A closed-loop run bounded only by time stops sending when the time is up. */

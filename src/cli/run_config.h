@@ -10,6 +10,7 @@
 #include "calibench/results.h"
 #include "calibench/runner.h"
 #include "calibench/sim_server.h"
+#include "calibench/tok.h"
 #include "calibench/workload.h"
 
 #define RUN_MAX_HEADERS 64
@@ -37,6 +38,8 @@ typedef struct run_config {
   cb_workload_class_params cls;    /* the one class when there is no scenario */
   cb_scenario *scenario;           /* owned, or NULL */
   const char *scenario_path;
+  const char *tokenizer;           /* --tokenizer FILE|NAME, or NULL */
+  cb_tok *tok;                     /* owned: counts prompts and (without usage) outputs */
   int ignore_eos;
   int max_concurrency;
   double requested_rate;           /* open loop rate asked for, 0 otherwise */

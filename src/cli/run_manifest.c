@@ -107,6 +107,7 @@ static void config_part(const run_config *cfg, cb_buf *out) {
   cb_buf_appendf(out, ",\"ignore_eos\":%s,\"max_concurrency\":%d,\"requested_rate\":%g",
                  cfg->ignore_eos ? "true" : "false", cfg->max_concurrency, cfg->requested_rate);
   str(out, "scenario", cfg->scenario_path);
+  str(out, "tokenizer", cfg->tok ? cb_tok_name(cfg->tok) : NULL);
   cb_buf_append_str(out, ",\"slos\":[");
   for (size_t i = 0; i < cfg->n_slos; i++)
     cb_buf_appendf(out, "%s{\"metric\":\"%s\",\"bound_ms\":%g,\"percentile\":%g}", i ? "," : "",

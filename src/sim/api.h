@@ -15,6 +15,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/error.h"
+#include "calibench/tok.h"
 
 typedef enum {
   CB__SIM_API_CHAT = 0,    /* POST /v1/chat/completions */
@@ -69,14 +70,24 @@ typedef struct cb__sim_api_request {
   int dimensions;          /* 0 = the server's default */
 } cb__sim_api_request;
 
+/* How prompt text becomes token ids: a real tokenizer when the server has one
+ * (`sim serve --tokenizer`), else the approximate tokenizer over `vocab` ids. */
+typedef struct cb__sim_tokens {
+  const cb_tok *tok; /* NULL: approximate */
+  uint32_t vocab;    /* ids accepted in token-id prompts (the tokenizer's when set) */
+} cb__sim_tokens;
+
+/* Tokenize text into a new array (*ids, owned, *n ids). */
+void cb__sim_tokenize(const cb__sim_tokens *t, const char *text, size_t len, uint32_t **ids,
+                      size_t *n);
+
 /*
- * Parse and validate a request body of the given kind. Prompt text is tokenized
- * with the approximate tokenizer for a vocabulary of `vocab` ids. On failure *e says
- * what is wrong (status 400, the field in param) and *out holds nothing to free.
- * On success release *out with cb__sim_api_request_free.
+ * Parse and validate a request body of the given kind, tokenizing prompt text with
+ * `t`. On failure *e says what is wrong (status 400, the field in param) and *out
+ * holds nothing to free. On success release *out with cb__sim_api_request_free.
  */
 cb_status cb__sim_api_parse(cb__sim_api_kind kind, const char *body, size_t len,
-                            uint32_t vocab, cb__sim_api_request *out,
+                            const cb__sim_tokens *t, cb__sim_api_request *out,
                             cb__sim_api_error *e);
 void cb__sim_api_request_free(cb__sim_api_request *r);
 

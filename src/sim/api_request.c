@@ -93,11 +93,30 @@ static cb_status check_number(json_t *obj, const char *key, cb__sim_api_error *e
   return bad(e, key, "'%s' must be a number, got %s", key, json_type_name(v));
 }
 
+void cb__sim_tokenize(const cb__sim_tokens *t, const char *text, size_t len, uint32_t **ids,
+                      size_t *n) {
+  if (t->tok) {
+    /* Special-token text counts as text, as a server counts a user's prompt. */
+    cb_tok_encode_params ep;
+    cb_tok_default_encode_params(&ep);
+    ep.special = CB_TOK_SPECIAL_TEXT;
+    cb_tok_ids out = {0};
+    cb_error err;
+    if (cb_tok_encode(t->tok, text, len, &ep, &out, &err) == CB_OK) {
+      *ids = out.ids ? out.ids : cb_calloc(1, sizeof **ids);
+      *n = out.len;
+      return;
+    }
+    cb_tok_ids_free(&out); /* cannot fail with special tokens as text; count approximately */
+  }
+  *n = cb_sim_approx_tokenize(text, len, t->vocab, NULL, 0);
+  *ids = cb_reallocarray(NULL, *n ? *n : 1, sizeof **ids);
+  cb_sim_approx_tokenize(text, len, t->vocab, *ids, *n);
+}
+
 static cb_status tokenize_into(cb__sim_api_request *r, const char *text, size_t len,
-                               uint32_t vocab) {
-  size_t n = cb_sim_approx_tokenize(text, len, vocab, NULL, 0);
-  r->prompt_ids = cb_reallocarray(NULL, n ? n : 1, sizeof *r->prompt_ids);
-  r->prompt_len = cb_sim_approx_tokenize(text, len, vocab, r->prompt_ids, n);
+                               const cb__sim_tokens *t) {
+  cb__sim_tokenize(t, text, len, &r->prompt_ids, &r->prompt_len);
   return CB_OK;
 }
 
@@ -147,7 +166,7 @@ static cb_status append_content(json_t *content, size_t index, cb_buf *out,
   return CB_OK;
 }
 
-static cb_status parse_messages(json_t *root, cb__sim_api_request *r, uint32_t vocab,
+static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__sim_tokens *t,
                                 cb__sim_api_error *e) {
   json_t *msgs = json_object_get(root, "messages");
   if (!msgs) return bad(e, "messages", "'messages' is required");
@@ -186,7 +205,7 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, uint32_t v
   }
   if (st == CB_OK) {
     cb_buf_append_str(&prompt, "<|assistant|>\n");
-    tokenize_into(r, prompt.data, prompt.len, vocab);
+    tokenize_into(r, prompt.data, prompt.len, t);
     if (have_user) r->match_key = cb_strndup(last_user.data ? last_user.data : "", last_user.len);
   }
   cb_buf_free(&prompt);
@@ -194,7 +213,7 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, uint32_t v
   return st;
 }
 
-static cb_status parse_prompt(json_t *root, cb__sim_api_request *r, uint32_t vocab,
+static cb_status parse_prompt(json_t *root, cb__sim_api_request *r, const cb__sim_tokens *t,
                               cb__sim_api_error *e) {
   json_t *p = json_object_get(root, "prompt");
   if (!p) return bad(e, "prompt", "'prompt' is required");
@@ -205,10 +224,10 @@ static cb_status parse_prompt(json_t *root, cb__sim_api_request *r, uint32_t voc
   if (json_is_string(p)) {
     if (json_string_length(p) == 0) return bad(e, "prompt", "'prompt' must not be empty");
     r->match_key = cb_strndup(json_string_value(p), json_string_length(p));
-    return tokenize_into(r, json_string_value(p), json_string_length(p), vocab);
+    return tokenize_into(r, json_string_value(p), json_string_length(p), t);
   }
   if (json_is_array(p) && json_array_size(p) > 0 && json_is_integer(json_array_get(p, 0)))
-    return parse_ids(p, "prompt", vocab, &r->prompt_ids, &r->prompt_len, e);
+    return parse_ids(p, "prompt", t->vocab, &r->prompt_ids, &r->prompt_len, e);
   if (json_is_array(p) && json_array_size(p) > 1)
     return bad(e, "prompt", "batched prompts (%zu) are not supported by the simulator; send one "
                "request per prompt", json_array_size(p));
@@ -216,10 +235,10 @@ static cb_status parse_prompt(json_t *root, cb__sim_api_request *r, uint32_t voc
              json_type_name(p));
 }
 
-static cb_status parse_generation(json_t *root, cb__sim_api_request *r, uint32_t vocab,
+static cb_status parse_generation(json_t *root, cb__sim_api_request *r, const cb__sim_tokens *t,
                                   cb__sim_api_error *e) {
-  cb_status st = r->kind == CB__SIM_API_CHAT ? parse_messages(root, r, vocab, e)
-                                             : parse_prompt(root, r, vocab, e);
+  cb_status st = r->kind == CB__SIM_API_CHAT ? parse_messages(root, r, t, e)
+                                             : parse_prompt(root, r, t, e);
   if (st != CB_OK) return st;
   if (r->prompt_len == 0) return bad(e, r->kind == CB__SIM_API_CHAT ? "messages" : "prompt", "the prompt has no tokens");
 
@@ -272,7 +291,7 @@ static cb_status parse_generation(json_t *root, cb__sim_api_request *r, uint32_t
   return CB_OK;
 }
 
-static cb_status parse_embeddings(json_t *root, cb__sim_api_request *r, uint32_t vocab,
+static cb_status parse_embeddings(json_t *root, cb__sim_api_request *r, const cb__sim_tokens *t,
                                   cb__sim_api_error *e) {
   json_t *in = json_object_get(root, "input");
   if (!in) return bad(e, "input", "'input' is required");
@@ -300,11 +319,9 @@ static cb_status parse_embeddings(json_t *root, cb__sim_api_request *r, uint32_t
       }
       x->text = cb_strndup(json_string_value(item), json_string_length(item));
       x->text_len = json_string_length(item);
-      x->num_ids = cb_sim_approx_tokenize(x->text, x->text_len, vocab, NULL, 0);
-      x->ids = cb_reallocarray(NULL, x->num_ids ? x->num_ids : 1, sizeof *x->ids);
-      cb_sim_approx_tokenize(x->text, x->text_len, vocab, x->ids, x->num_ids);
+      cb__sim_tokenize(t, x->text, x->text_len, &x->ids, &x->num_ids);
     } else if (json_is_array(item) && json_array_size(item) > 0) {
-      st = parse_ids(item, "input", vocab, &x->ids, &x->num_ids, e);
+      st = parse_ids(item, "input", t->vocab, &x->ids, &x->num_ids, e);
     } else {
       st = bad(e, "input", "input[%zu] must be a non-empty string or array of token ids, got %s",
                i, json_type_name(item));
@@ -327,7 +344,7 @@ static cb_status parse_embeddings(json_t *root, cb__sim_api_request *r, uint32_t
 }
 
 cb_status cb__sim_api_parse(cb__sim_api_kind kind, const char *body, size_t len,
-                            uint32_t vocab, cb__sim_api_request *out,
+                            const cb__sim_tokens *t, cb__sim_api_request *out,
                             cb__sim_api_error *e) {
   memset(out, 0, sizeof *out);
   out->kind = kind;
@@ -350,8 +367,8 @@ cb_status cb__sim_api_parse(cb__sim_api_kind kind, const char *body, size_t len,
     }
     out->model = cb_strdup(json_string_value(model));
   }
-  st = kind == CB__SIM_API_EMBEDDINGS ? parse_embeddings(root, out, vocab, e)
-                                      : parse_generation(root, out, vocab, e);
+  st = kind == CB__SIM_API_EMBEDDINGS ? parse_embeddings(root, out, t, e)
+                                      : parse_generation(root, out, t, e);
 done:
   json_decref(root);
   if (st != CB_OK) cb__sim_api_request_free(out);

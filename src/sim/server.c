@@ -167,8 +167,8 @@ static void handle_embeddings(struct cb_sim_server *s, cb__sim_http_exchange *ex
   const cb__sim_http_request *hr = cb__sim_http_request_of(ex);
   embed_job *j = cb_calloc(1, sizeof *j);
   cb__sim_api_error e;
-  if (cb__sim_api_parse(CB__SIM_API_EMBEDDINGS, hr->body, hr->body_len,
-                        (uint32_t)s->p.engine.model.vocab_size, &j->req, &e) != CB_OK) {
+  if (cb__sim_api_parse(CB__SIM_API_EMBEDDINGS, hr->body, hr->body_len, &s->tokens, &j->req,
+                        &e) != CB_OK) {
     cb__sim_server_send_error(ex, rid, &e, NULL, 0);
     cb_free(j);
     return;
@@ -316,6 +316,7 @@ void cb_sim_server_free(cb_sim_server *s) {
   cb_free(s->host);
   cb_free(s->responses_path);
   cb_free(s->trace_out_path);
+  cb_tok_free(s->tok);
   cb_free(s);
 }
 
@@ -348,6 +349,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   s->p.host = s->host;
   s->p.responses_path = s->responses_path;
   s->p.trace_out_path = s->trace_out_path;
+  s->p.tokenizer = NULL; /* loaded below; the spec is not kept */
   if (p->num_faults) {
     s->faults = cb_calloc(p->num_faults, sizeof *s->faults);
     memcpy(s->faults, p->faults, p->num_faults * sizeof *s->faults);
@@ -371,6 +373,11 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
     }
   }
   if (st == CB_OK) s->max_model_len = cb_sim_engine_capacity(s->replicas[0].engine)->max_model_len;
+  s->tokens.vocab = (uint32_t)s->p.engine.model.vocab_size;
+  if (st == CB_OK && p->tokenizer && (st = cb_tok_load(p->tokenizer, &s->tok, err)) == CB_OK) {
+    s->tokens.tok = s->tok;
+    s->tokens.vocab = (uint32_t)cb_tok_vocab_size(s->tok);
+  }
   if (st == CB_OK && s->responses_path)
     st = cb__sim_responses_load(s->responses_path, (uint32_t)s->p.engine.model.vocab_size,
                                 &s->responses, err);

@@ -35,6 +35,8 @@ struct cb_sim_server {
   char *host;
   char *responses_path;
   char *trace_out_path;
+  cb_tok *tok;               /* owned, or NULL */
+  cb__sim_tokens tokens;     /* how prompts are tokenized */
   cb_sim_fault *faults;      /* copy */
   const char *model;         /* served model id (p.engine.model.name) */
   int max_model_len;

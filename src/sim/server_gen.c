@@ -365,8 +365,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   const cb__sim_http_request *hr = cb__sim_http_request_of(ex);
   cb__sim_api_request req;
   cb__sim_api_error e;
-  if (cb__sim_api_parse(kind, hr->body, hr->body_len, (uint32_t)s->p.engine.model.vocab_size,
-                        &req, &e) != CB_OK) {
+  if (cb__sim_api_parse(kind, hr->body, hr->body_len, &s->tokens, &req, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
     return;
   }
