@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Benchmark: how much load can `calibench run` ingest on one core while its token
+# timestamps stay within 1 ms of the server's ground truth?
+#
+# `calibench sim serve --trace-out` runs pinned to CPU 1 and records when it handed
+# every token to the socket; `calibench run` runs pinned to CPU 0 (closed loop,
+# STREAMS concurrent streams). Figures per point: tokens/s ingested, client CPU time
+# per token, the timestamp error (client receive time - server send time, p50/p99/
+# max over every token), client memory per open stream ((max RSS - max RSS of a
+# 1-stream run) / streams), errors. A last open-loop point reports the achieved vs
+# asked arrival rate, beside the schedule's own realised rate (a Poisson schedule's
+# count in a window varies by about 1/sqrt(N)) and the client's send lag.
+#
+# usage: bench/run_client.sh [BUILD_DIR] [STREAMS:TIME_SCALE ...]
+set -euo pipefail
+BUILD=${1:-build}
+shift || true
+POINTS=("$@")
+[ ${#POINTS[@]} -gt 0 ] || POINTS=(256:1 1024:4 4096:16)
+[ "${POINTS[0]}" = none ] && POINTS=()   # only the open-loop point
+CB=$BUILD/calibench
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT_TOKENS=${OUT_TOKENS:-200}
+RATE=${RATE:-200}
+[ -x "$CB" ] || { echo "build first: make build" >&2; exit 2; }
+ulimit -n 65536 2>/dev/null || true
+work=$(mktemp -d)
+trap 'kill $spid 2>/dev/null || true; rm -rf "$work"' EXIT
+
+start_server() {  # start_server TIME_SCALE REPLICAS
+  mkfifo "$work/srv.out"
+  taskset -c 1 "$CB" sim serve --port 0 --quiet --time-scale "$1" --replicas "$2" \
+    --max-num-seqs 256 --trace-out "$work/trace.jsonl" >"$work/srv.out" 2>"$work/srv.err" &
+  spid=$!
+  exec {sfd}<"$work/srv.out"
+  read -r -t 30 -u "$sfd" line || { cat "$work/srv.err"; exit 1; }
+  url="http://${line#listening on }/v1"
+}
+stop_server() { kill "$spid"; wait "$spid" 2>/dev/null || true; exec {sfd}<&-; rm -f "$work/srv.out"; }
+
+max_rss_kib() { awk '/Maximum resident set size/ {print $6}' "$1"; }
+
+client() {  # client OUT ARGS...: run calibench pinned to CPU 0 under /usr/bin/time
+  local out=$1
+  shift
+  taskset -c 0 /usr/bin/time -v "$CB" run --url "$url" --no-server-metrics --quiet --ignore-eos \
+    --input-len 64 --out "$out" "$@" 2>"$out.time" >/dev/null
+}
+
+# Baseline memory: one stream.
+start_server 1 1
+client "$work/base" --concurrency 1 --num-requests 4 --output-len 20
+base=$(max_rss_kib "$work/base.time")
+stop_server
+
+echo "| streams | time scale | tokens/s | client CPU µs/token | ts error p50 | p99 | max | KiB/stream | errors |"
+echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+for point in "${POINTS[@]+"${POINTS[@]}"}"; do
+  IFS=: read -r streams scale <<<"$point"
+  replicas=$(( (streams + 255) / 256 ))
+  rm -f "$work/trace.jsonl"
+  start_server "$scale" "$replicas"
+  client "$work/p$streams" --concurrency "$streams" --num-requests $((streams * 2)) --output-len "$OUT_TOKENS"
+  stop_server
+  read -r -a kv <<<"$(node "$SRC/bench/run_client_analyze.mjs" "$work/p$streams" "$work/trace.jsonl")"
+  declare -A c=()
+  for x in "${kv[@]}"; do c[${x%%=*}]=${x#*=}; done
+  rss=$(max_rss_kib "$work/p$streams.time")
+  per=$(awk -v a="$base" -v b="$rss" -v n="$streams" 'BEGIN {printf "%.1f", (b - a) / n}')
+  echo "| $streams | $scale | ${c[tokens_per_s]} | ${c[client_cpu_us_per_token]} | ${c[ts_err_p50_ms]} ms | ${c[ts_err_p99_ms]} ms | ${c[ts_err_max_ms]} ms | $per | ${c[errors]} |"
+done
+
+# Open loop: achieved vs asked rate.
+rm -f "$work/trace.jsonl"
+start_server 0.05 4
+client "$work/open" --rate "$RATE" --num-requests $((RATE * 20)) --output-len 16
+stop_server
+read -r -a kv <<<"$(node "$SRC/bench/run_client_analyze.mjs" "$work/open" "$work/trace.jsonl")"
+declare -A o=()
+for x in "${kv[@]}"; do o[${x%%=*}]=${x#*=}; done
+echo
+echo "open loop, Poisson at ${o[requested_rate]} req/s for 20 s: sends at ${o[achieved_rate]} req/s =" \
+  "$(awk -v a="${o[achieved_rate]}" -v r="${o[scheduled_rate]}" 'BEGIN {printf "%.2f", 100 * a / r}')% of the" \
+  "schedule's own ${o[scheduled_rate]} req/s ($(awk -v a="${o[achieved_rate]}" -v r="${o[requested_rate]}" 'BEGIN {printf "%.2f", 100 * a / r}')% of the rate asked)," \
+  "send lag p99 ${o[lag_p99_ms]} ms, timestamp error p99 ${o[ts_err_p99_ms]} ms, errors ${o[errors]}"
