@@ -171,6 +171,9 @@ typedef struct cb_summary {
   double window_s;
   double requested_rate;      /* req/s asked for (0 = closed loop / trace) */
   double achieved_rate;       /* measured sends / window */
+  double scheduled_rate;      /* the schedule's own rate over the measured requests
+                                 ((n - 1) / scheduled span): a Poisson schedule's
+                                 realised rate differs from the asked one by ~1/sqrt(n) */
   double request_throughput;  /* successes completed in the window / window */
   double output_throughput;   /* output tokens in the window / window, tok/s */
   double total_token_throughput;

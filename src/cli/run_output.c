@@ -69,8 +69,9 @@ static void print_one(FILE *f, const cb_summary *s) {
           s->warmup, s->succeeded, s->failed, s->interrupted ? "  [interrupted]" : "");
   fprintf(f, "  window %.2f s", s->window_s);
   if (s->requested_rate > 0)
-    fprintf(f, ", rate %.2f req/s achieved of %.2f asked (%.1f%%)", s->achieved_rate,
-            s->requested_rate, 100 * s->achieved_rate / s->requested_rate);
+    fprintf(f, ", sent %.2f req/s = %.1f%% of the schedule's %.2f (asked %.2f)", s->achieved_rate,
+            s->scheduled_rate > 0 ? 100 * s->achieved_rate / s->scheduled_rate : NAN,
+            s->scheduled_rate, s->requested_rate);
   fprintf(f, "\n  throughput %.2f req/s, %.1f output tok/s, %.1f total tok/s", s->request_throughput,
           s->output_throughput, s->total_token_throughput);
   if (s->n_slos) fprintf(f, ", goodput %.2f req/s", s->goodput);

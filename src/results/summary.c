@@ -135,6 +135,7 @@ static void count_error(cb_summary *s, const cb_record *r) {
 
 static void compute_window(const cb_record_set *set, const cb_summary_params *p, cb_summary *s) {
   uint64_t first = UINT64_MAX, last_send = 0, last_end = 0;
+  uint64_t first_sched = UINT64_MAX, last_sched = 0;
   size_t sends = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
@@ -143,8 +144,12 @@ static void compute_window(const cb_record_set *set, const cb_summary_params *p,
     if (r->sent_ns < first) first = r->sent_ns;
     if (r->sent_ns > last_send) last_send = r->sent_ns;
     if (r->end_ns > last_end) last_end = r->end_ns;
+    if (r->scheduled_ns < first_sched) first_sched = r->scheduled_ns;
+    if (r->scheduled_ns > last_sched) last_sched = r->scheduled_ns;
   }
   if (!sends) return;
+  if (last_sched > first_sched)
+    s->scheduled_rate = (double)(sends - 1) / ((double)(last_sched - first_sched) / 1e9);
   s->window_start_ns = first;
   s->window_end_ns = last_send > first ? last_send : last_end;
   s->window_s = (double)(s->window_end_ns - s->window_start_ns) / 1e9;

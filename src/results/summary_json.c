@@ -90,6 +90,7 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
   cb_buf_append_char(out, '}');
   num(out, "requested_rate", s->requested_rate > 0 ? s->requested_rate : NAN, 1);
   num(out, "achieved_rate", s->achieved_rate > 0 ? s->achieved_rate : NAN, 1);
+  num(out, "scheduled_rate", s->scheduled_rate > 0 ? s->scheduled_rate : NAN, 1);
   cb_buf_append_str(out, ",\"throughput\":{");
   num(out, "requests_per_s", s->request_throughput, 0);
   num(out, "output_tokens_per_s", s->output_throughput, 1);

@@ -213,6 +213,7 @@ static void test_summary_known_answers(void **state) {
   /* Window: sends from 1 s to 5 s: 4 s, 5 sends -> achieved 1.0 req/s. */
   close_to("window", s.window_s, 4.0, 1e-12);
   close_to("achieved rate", s.achieved_rate, 1.0, 1e-12);
+  close_to("scheduled rate (1 s .. 5 s)", s.scheduled_rate, 1.0, 1e-12);
   /* Completed in window: requests 1..4 (ends at 1.14, 2.24, 3.33, 4.5 s). */
   close_to("request throughput", s.request_throughput, 1.0, 1e-12);
   close_to("output throughput", s.output_throughput, (5 + 3 + 2 + 5) / 4.0, 1e-12);
