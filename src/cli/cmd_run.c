@@ -14,7 +14,6 @@
 
 #include "calibench/alloc.h"
 #include "cli.h"
-#include "embedded_sim.h"
 #include "run_config.h"
 #include "run_output.h"
 #include "run_point.h"
@@ -35,7 +34,6 @@ int cli_run_main(int argc, char **argv) {
 
   cb_error err;
   cb_error_clear(&err);
-  embedded_sim *sim = NULL;
   run_target target = {0};
   cb_buf_init(&target.models, 0);
   run_summaries sums = {0};
@@ -50,16 +48,13 @@ int cli_run_main(int argc, char **argv) {
   cb_workload_free(probe);
 
   rc = 1;
-  if (!cfg.url) {
-    if (embedded_sim_start(&cfg.sim, &sim, target.url, sizeof target.url, &err) != CB_OK) goto fail;
-    fprintf(stderr, "calibench run: no --url: measuring the built-in simulator (%s on %d x %s) at %s\n",
-            cfg.sim.engine.model.name, cfg.sim.engine.tp, cfg.sim.engine.gpu.name, target.url);
-  } else {
+  if (cfg.url) { /* without --url each point checks the simulator it starts */
     snprintf(target.url, sizeof target.url, "%s", cfg.url);
+    if (run_target_check(target.url, cfg.headers, cfg.n_headers, cfg.api_key, cfg.verify_tls,
+                         cfg.http2, cfg.model, target.model, sizeof target.model, &target.models,
+                         &err) != CB_OK)
+      goto fail;
   }
-  if (run_target_check(target.url, cfg.headers, cfg.n_headers, cfg.api_key, cfg.verify_tls,
-                       cfg.http2, cfg.model, target.model, sizeof target.model, &target.models, &err) != CB_OK)
-    goto fail;
 
   struct sigaction sa = {.sa_handler = on_stop_signal};
   sigemptyset(&sa.sa_mask);
@@ -73,7 +68,9 @@ int cli_run_main(int argc, char **argv) {
     run_point_default(&cfg, &spec);
     rc = run_point(&cfg, &target, &spec, &stop_signals, &sums);
     if (rc == 0 || sums.all.requests) {
-      if (!cfg.quiet) run_print_summary(stdout, &sums, target.url, target.model, cfg.out_dir);
+      if (!cfg.quiet)
+        run_print_summary(stdout, &sums, cfg.url ? target.url : "the built-in simulator",
+                          cfg.url ? target.model : cfg.sim.engine.model.name, cfg.out_dir);
       if (rc == 0 && sums.all.interrupted) rc = 130;
     }
     if (rc == 0 && cfg.solo_baseline) rc = run_solo_baselines(&cfg, &target, &sums, &stop_signals);
@@ -85,7 +82,6 @@ fail:
   fprintf(stderr, "calibench: %s\n", err.msg);
 done:
   run_summaries_free(&sums);
-  embedded_sim_stop(sim);
   cb_buf_free(&target.models);
   run_config_free(&cfg);
   return rc;

@@ -11,6 +11,8 @@
 #include "calibench/alloc.h"
 #include "calibench/client.h"
 #include "calibench/clock.h"
+#include "embedded_sim.h"
+#include "run_target.h"
 #include "run_scrape.h"
 
 /* ---- the request source: schedule entries -> request bodies ----------------------- */
@@ -148,11 +150,37 @@ void run_point_default(const run_config *cfg, run_point_spec *out) {
                           .rate = cfg->workload.arrival.rate, .class_filter = -1};
 }
 
+/* Without --url every point measures a simulator of its own, started cold, so no
+ * point inherits another's prefix cache (a solo baseline replays the mix's very
+ * prompts; sweep points replay the same schedule). */
+static cb_status start_embedded(const run_config *cfg, embedded_sim **sim, run_target *t,
+                                cb_error *err) {
+  cb_buf_init(&t->models, 0);
+  cb_status st = embedded_sim_start(&cfg->sim, sim, t->url, sizeof t->url, err);
+  if (st != CB_OK) return st;
+  if (!cfg->quiet)
+    fprintf(stderr, "calibench run: no --url: measuring the built-in simulator (%s on %d x %s) at %s\n",
+            cfg->sim.engine.model.name, cfg->sim.engine.tp, cfg->sim.engine.gpu.name, t->url);
+  return run_target_check(t->url, NULL, 0, NULL, 1, 0, cfg->model, t->model, sizeof t->model,
+                          &t->models, err);
+}
+
 int run_point(const run_config *cfg, const run_target *target, const run_point_spec *spec,
               volatile sig_atomic_t *stop, run_summaries *out) {
   memset(out, 0, sizeof *out);
   cb_error err;
   cb_error_clear(&err);
+  embedded_sim *sim = NULL;
+  run_target own = {0};
+  if (!cfg->url) {
+    if (start_embedded(cfg, &sim, &own, &err) != CB_OK) {
+      fprintf(stderr, "calibench: %s\n", err.msg);
+      embedded_sim_stop(sim);
+      cb_buf_free(&own.models);
+      return 1;
+    }
+    target = &own;
+  }
   cb_workload_params wp = cfg->workload;
   wp.arrival.kind = spec->arrival;
   wp.concurrency = spec->concurrency;
@@ -272,5 +300,7 @@ done:
   cb_schedule_free(&schedule);
   cb_workload_free(wl);
   cb_buf_free(&text);
+  embedded_sim_stop(sim);
+  cb_buf_free(&own.models);
   return rc;
 }

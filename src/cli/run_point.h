@@ -31,7 +31,8 @@ typedef struct run_point_spec {
 void run_point_default(const run_config *cfg, run_point_spec *out);
 
 /*
- * Run one point and write its directory. *out gets its summaries (free with
+ * Run one point and write its directory. Without --url the point starts (and stops)
+ * a fresh built-in simulator and `target` is not used (may be NULL). *out gets its summaries (free with
  * run_summaries_free). Returns 0 when it ran (interrupted or not: see
  * out->all.interrupted), 2 for bad input, 1 for other failures (message printed).
  */

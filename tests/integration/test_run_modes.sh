@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# calibench run's multi-point modes and extras against the built-in simulator:
+# a concurrency sweep (sweep.json, capacity at SLO), a two-class scenario with solo
+# baselines (per-class summaries, interference.json), retries, and --vllm-json.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cb-modes.XXXXXX")
+fast=(--sim-time-scale 0.02 --no-server-metrics --quiet --input-len 200 --output-len 24 --ignore-eos)
+
+# 1. Sweep: three concurrency points; with a generous SLO every point meets it, so
+#    capacity at SLO is the heaviest point.
+"$CALIBENCH" run "${fast[@]}" --sweep concurrency=1,4,16 --num-requests 40 \
+  --slo ttft=5s,tpot=1s --out "$work/sweep"
+# 2. Scenario: an interactive and a batch class sharing one server, then each alone.
+cat >"$work/scenario.yaml" <<'YAML'
+seed: 7
+rate: 40
+num_requests: 120
+classes:
+  - name: interactive
+    share: 3
+    input_len: {dist: fixed, mean: 100}
+    output_len: {dist: fixed, mean: 16}
+    slo: {ttft: 2s}
+  - name: batch
+    share: 1
+    input_len: {dist: fixed, mean: 3000}
+    output_len: {dist: fixed, mean: 64}
+YAML
+"$CALIBENCH" run --sim-time-scale 0.05 --no-server-metrics --quiet --ignore-eos \
+  --scenario "$work/scenario.yaml" --solo-baseline --out "$work/scen"
+# 3. Retries: every second request fails with a 503 once; --retries 1 recovers it.
+start_sim --time-scale 0.02 --fault 503:every=2
+"$CALIBENCH" run --url "$SIM_URL/v1" --no-server-metrics --quiet --concurrency 1 \
+  --num-requests 6 --output-len 4 --retries 1 --out "$work/retry" --vllm-json "$work/vllm.json"
+
+node - "$work" <<'JS'
+const fs = require("fs");
+const w = process.argv[2];
+const J = (f) => JSON.parse(fs.readFileSync(f, "utf8"));
+const ok = (c, m) => { if (!c) throw new Error(m); };
+
+const sw = J(`${w}/sweep/sweep.json`);
+ok(sw.sweep === "concurrency" && sw.points.length === 3, "sweep points");
+ok(sw.points.map((p) => p.load.value).join() === "1,4,16", "sweep loads");
+for (const p of sw.points) {
+  ok(fs.existsSync(`${p.dir}/summary.json`) && fs.existsSync(`${p.dir}/records.jsonl`), `point dir ${p.dir}`);
+  ok(p.measured === 40 && p.failed === 0, `point ${p.label}: ${p.measured} measured, ${p.failed} failed`);
+}
+ok(sw.points[2].requests_per_s > sw.points[0].requests_per_s, "throughput grows with concurrency");
+ok(sw.capacity_at_slo && sw.capacity_at_slo.label === "concurrency=16", "capacity at SLO: " + JSON.stringify(sw.capacity_at_slo));
+console.log("ok - sweep: 3 points, throughput grows, capacity at SLO is concurrency=16");
+
+const sc = J(`${w}/scen/summary.json`);
+ok(sc.classes.length === 2, "two class summaries");
+const byName = Object.fromEntries(sc.classes.map((c) => [c.class, c]));
+ok(byName.interactive.measured + byName.batch.measured === sc.summary.measured, "classes add up");
+ok(byName.interactive.measured > byName.batch.measured, "shares 3:1");
+ok(byName.interactive.slos.length === 1 && byName.interactive.slos[0].metric === "ttft", "class SLO from the scenario");
+const inter = J(`${w}/scen/interference.json`);
+ok(inter.classes.length === 2, "interference rows");
+for (const c of inter.classes) {
+  ok(fs.existsSync(`${c.solo_dir}/records.jsonl`), "solo run written");
+  const solo = J(`${c.solo_dir}/summary.json`).summary;
+  ok(solo.measured === byName[c.class].measured, `${c.class}: solo replays the same ${byName[c.class].measured} requests`);
+  ok(c.ttft_factor > 0, `${c.class}: ttft factor ${c.ttft_factor}`);
+}
+const f = Object.fromEntries(inter.classes.map((c) => [c.class, c.ttft_factor]));
+console.log(`ok - scenario: per-class summaries, solo baselines, TTFT interference interactive ${f.interactive.toFixed(2)}x, batch ${f.batch.toFixed(2)}x`);
+
+const recs = fs.readFileSync(`${w}/retry/records.jsonl`, "utf8").trim().split("\n").map(JSON.parse);
+ok(recs.length === 6 && recs.every((r) => r.error === null), "all 6 recovered: " + JSON.stringify(recs.map((r) => r.error)));
+// The server's request counter sees the retries too: requests 1..5 each meet one 503.
+ok(recs.filter((r) => r.retries === 1).length === 5 && recs[0].retries === 0, "five retried");
+ok(J(`${w}/retry/manifest.json`).runner.retried === 5, "manifest counts retries");
+console.log("ok - --retries 1 recovers every injected 503 and counts 5 retries");
+
+const v = J(`${w}/vllm.json`);
+for (const k of ["date", "backend", "model_id", "num_prompts", "request_rate", "duration", "completed",
+                 "failed", "request_throughput", "output_throughput", "mean_ttft_ms", "median_ttft_ms",
+                 "p99_ttft_ms", "mean_tpot_ms", "p99_itl_ms", "ttfts", "max_concurrent_requests"])
+  ok(k in v, `vllm.json lacks ${k}`);
+ok(v.completed === 6 && v.request_rate === "inf" && v.backend === "openai-chat", "vllm.json values");
+console.log("ok - --vllm-json carries vLLM's result keys");
+JS
+rm -rf "$work"
