@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include "calibench/utf8.h"
+
 int cb__json_fail(cb__json_scan *s, int status, const char *why) {
   if (s->status == CB__JSON_OK) {
     s->status = status;
@@ -42,33 +44,6 @@ static const unsigned char str_class[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-/* Length of the valid UTF-8 sequence at s (1-4), 0 when invalid (jansson's rules). */
-static size_t utf8_len(const unsigned char *s, size_t n) {
-  unsigned char c = s[0];
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (n < len) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if ((len == 2 && cp < 0x80) || (len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return len;
-}
 
 /* The first byte at or after p that is not plain string content ('"', '\\', a
  * control byte or a byte >= 0x80), or end. Eight bytes at a time: per byte, the
@@ -151,7 +126,7 @@ int cb__json_string(cb__json_scan *s, int decode, const char **out_ptr, size_t *
       case 3:
         return cb__json_fail(s, CB__JSON_INVALID, "control character in string");
       case 4: {
-        size_t n = utf8_len(p, (size_t)(end - p));
+        size_t n = cb_utf8_seq_len(p, (size_t)(end - p), NULL);
         if (!n) return cb__json_fail(s, CB__JSON_INVALID, "invalid UTF-8 in string");
         if (decode) {
           memcpy(o, p, n);

@@ -23,11 +23,10 @@ static double log_pmf(size_t k, size_t n, double q) {
   return lc + (k ? (double)k * log(q) : 0) + (n - k ? (double)(n - k) * log1p(-q) : 0);
 }
 
-/* P(X <= t) for X ~ Binomial(n, q). */
-static double cdf(size_t t, size_t n, double q) {
-  if (t >= n) return 1.0;
+/* Sum of the pmf over [from, to], in log space: exp(logsumexp(log pmf)). */
+static double pmf_sum(size_t from, size_t to, size_t n, double q) {
   double m = -INFINITY, s = 0;
-  for (size_t k = 0; k <= t; k++) {
+  for (size_t k = from; k <= to; k++) {
     double l = log_pmf(k, n, q);
     if (l > m) {
       s = s * exp(m - l) + 1;
@@ -39,21 +38,11 @@ static double cdf(size_t t, size_t n, double q) {
   return exp(m + log(s));
 }
 
+/* P(X <= t) for X ~ Binomial(n, q). */
+static double cdf(size_t t, size_t n, double q) { return t >= n ? 1.0 : pmf_sum(0, t, n, q); }
+
 /* P(X >= t). */
-static double sf(size_t t, size_t n, double q) {
-  if (t == 0) return 1.0;
-  double m = -INFINITY, s = 0;
-  for (size_t k = t; k <= n; k++) {
-    double l = log_pmf(k, n, q);
-    if (l > m) {
-      s = s * exp(m - l) + 1;
-      m = l;
-    } else {
-      s += exp(l - m);
-    }
-  }
-  return exp(m + log(s));
-}
+static double sf(size_t t, size_t n, double q) { return t == 0 ? 1.0 : pmf_sum(t, n, n, q); }
 
 cb_verdict_kind cb_verdict_binomial(size_t n, size_t t, double q, double confidence,
                                     double *p_value, size_t *more) {

@@ -30,6 +30,7 @@
 
 #include "calibench/rng.h"
 #include "calibench/sim.h"
+#include "calibench/utf8.h"
 
 /* ---- approximate tokenizer -------------------------------------------------------- */
 
@@ -52,14 +53,6 @@ static uint32_t piece_id(const unsigned char *p, size_t n, uint32_t vocab) {
   return (uint32_t)(h % vocab);
 }
 
-/* Length of the UTF-8 sequence at p, or 1 for an invalid/truncated byte. */
-static size_t utf8_len(const unsigned char *p, size_t n) {
-  size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC0 ? 2 : 1;
-  if (len > n) return 1;
-  for (size_t i = 1; i < len; i++)
-    if ((p[i] & 0xC0) != 0x80) return 1;
-  return len;
-}
 
 /* Length of the next piece starting at p (n > 0 bytes left). */
 static size_t next_piece(const unsigned char *p, size_t n) {
@@ -96,7 +89,8 @@ static size_t next_piece(const unsigned char *p, size_t n) {
     while (i < n && (is_newline(p[i]) || is_blank(p[i]))) i++;
     return i;
   }
-  return i + utf8_len(p + i, n - i);
+  size_t len = cb_utf8_seq_len(p + i, n - i, NULL);
+  return i + (len ? len : 1); /* an invalid byte is a token of its own */
 }
 
 size_t cb_sim_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,

@@ -10,40 +10,8 @@
  */
 #include <string.h>
 
+#include "calibench/utf8.h"
 #include "tok_internal.h"
-
-/* Length of the valid sequence at s[0..n) or 0 if s[0] starts an ill-formed one.
- * When 0, *maximal is the length of the maximal subpart to replace (>= 1). */
-static size_t seq_len(const unsigned char *s, size_t n, size_t *maximal) {
-  unsigned char c = s[0];
-  *maximal = 1;
-  if (c < 0x80) return 1;
-  size_t need;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) need = 1;
-  else if (c >= 0xE0 && c <= 0xEF) {
-    need = 2;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    need = 3;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  size_t i = 1;
-  for (; i <= need; i++) {
-    if (i >= n) break;
-    unsigned char b = s[i];
-    if (b < lo || b > hi) break;
-    lo = 0x80;
-    hi = 0xBF;
-  }
-  if (i == need + 1) return need + 1;
-  *maximal = i; /* the lead byte and the continuation bytes that were acceptable */
-  return 0;
-}
 
 size_t cb__utf8_valid_prefix(const char *str, size_t n) {
   const unsigned char *s = (const unsigned char *)str;
@@ -61,7 +29,7 @@ size_t cb__utf8_valid_prefix(const char *str, size_t n) {
       i++;
       continue;
     }
-    size_t m, len = seq_len(s + i, n - i, &m);
+    size_t m, len = cb_utf8_seq_len(s + i, n - i, &m);
     if (!len) return i;
     i += len;
   }
@@ -77,7 +45,7 @@ void cb__utf8_sanitize(const char *str, size_t n, cb_buf *out) {
     i += ok;
     if (i >= n) break;
     size_t m;
-    seq_len(s + i, n - i, &m);
+    cb_utf8_seq_len(s + i, n - i, &m);
     cb_buf_append(out, "\xEF\xBF\xBD", 3);
     i += m;
   }

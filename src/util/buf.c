@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 
 void cb_buf_init(cb_buf *b, size_t cap) {
   b->data = NULL;
@@ -79,35 +80,6 @@ cb_status cb_buf_appendf(cb_buf *b, const char *fmt, ...) {
   return st;
 }
 
-/* Length of the valid UTF-8 sequence starting at s (1-4), or 0 if invalid. */
-static size_t utf8_valid_len(const unsigned char *s, size_t n) {
-  unsigned char c = s[0];
-  if (c < 0x80) return 1;
-  size_t len;
-  uint32_t cp;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-    cp = c & 0x1F;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    cp = c & 0x0F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (n < len) return 0;
-  for (size_t i = 1; i < len; i++) {
-    if ((s[i] & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (s[i] & 0x3F);
-  }
-  if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-      (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return len;
-}
-
 cb_status cb_buf_append_json_string(cb_buf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
@@ -142,7 +114,7 @@ cb_status cb_buf_append_json_string(cb_buf *b, const char *s, size_t n) {
           esc[5] = hex[c & 15];
           elen = 6;
         } else {
-          size_t ulen = utf8_valid_len(p + i, n - i);
+          size_t ulen = cb_utf8_seq_len(p + i, n - i, NULL);
           cb_status st = ulen ? cb_buf_append(b, p + i, ulen)
                               : cb_buf_append(b, "\xEF\xBF\xBD", 3);
           if (st != CB_OK) return st;

@@ -1,0 +1,26 @@
+/*
+ * utf8.h - the one UTF-8 sequence check every module uses (JSON escaping, the
+ * client's JSON scanner, the tokenizers, the simulator's approximate tokenizer).
+ */
+#ifndef CALIBENCH_UTF8_H
+#define CALIBENCH_UTF8_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Length (1-4) of the well-formed UTF-8 sequence at s[0..n), or 0 when s[0] starts
+ * an ill-formed one (Unicode's Table 3-7: no overlongs, no surrogates, nothing above
+ * U+10FFFF, no truncation). n >= 1. When 0 and `maximal` is not NULL, *maximal is the
+ * length of the maximal subpart (>= 1): what one U+FFFD replaces under Unicode's
+ * "substitution of maximal subparts", as WHATWG decoders do.
+ */
+size_t cb_utf8_seq_len(const void *s, size_t n, size_t *maximal);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

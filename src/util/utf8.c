@@ -1,0 +1,40 @@
+/*
+ * utf8.c - UTF-8 well-formedness by Unicode's Table 3-7 (well-formed byte sequences):
+ * the second byte's range depends on the lead byte (E0: A0..BF, ED: 80..9F, F0:
+ * 90..BF, F4: 80..8F), which excludes overlongs, surrogates and code points above
+ * U+10FFFF without decoding.
+ */
+#include "calibench/utf8.h"
+
+size_t cb_utf8_seq_len(const void *str, size_t n, size_t *maximal) {
+  const unsigned char *s = str;
+  unsigned char c = s[0];
+  size_t ignored;
+  if (!maximal) maximal = &ignored;
+  *maximal = 1;
+  if (c < 0x80) return 1;
+  size_t need;
+  unsigned char lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    need = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    need = 2;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    need = 3;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  size_t i = 1;
+  for (; i <= need && i < n; i++) {
+    if (s[i] < lo || s[i] > hi) break;
+    lo = 0x80;
+    hi = 0xBF;
+  }
+  if (i == need + 1) return need + 1;
+  *maximal = i; /* the lead byte and the continuation bytes that were acceptable */
+  return 0;
+}
