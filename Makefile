@@ -11,7 +11,8 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need (checked, installed only when missing).
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
                 libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev \
-                libcurl4-openssl-dev libssl-dev
+                libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql \
+                chromium
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

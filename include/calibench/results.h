@@ -191,6 +191,9 @@ typedef struct cb_summary {
   int client_fell_behind;     /* 1: loud warning */
   double client_cpu_s;        /* filled by the runner */
   int interrupted;
+  int predicted;              /* 1: a prediction (`sim run`, virtual time), not a measurement;
+                                 set by the caller; summary.json has "predicted": true only
+                                 then (absent: measured) */
 } cb_summary;
 
 typedef struct cb_summary_params {

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calibench/buf.h"
 #include "calibench/error.h"
 
 #ifdef __cplusplus
@@ -129,6 +130,16 @@ cb_status cb_sim_params_load_yaml(cb_sim_params *p, const char *path, cb_error *
 
 /* Check ranges and consistency (heads divisible by TP, fp8 KV etc.). */
 cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err);
+
+/*
+ * Write *p as a complete profile: every key, the model and the GPU as mappings with
+ * every field (no preset), so cb_sim_params_load_yaml on the result gives back *p
+ * exactly, whatever the defaults are then. `comment` (may be NULL) becomes leading
+ * "# " lines. Appended to out. (profile_write.c)
+ */
+void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_buf *out);
+/* The same keys as one JSON object (for manifests and calibration results). */
+void cb_sim_params_write_json(const cb_sim_params *p, cb_buf *out);
 
 /* ---- Derived quantities ------------------------------------------------------- */
 

@@ -304,6 +304,227 @@ double cb_stats_smirnov_sf(size_t n, double d);
  * scipy.special.kolmogorov(z) = scipy.stats.kstwobign.sf(z). 1 for z <= 0. */
 double cb_stats_kolmogorov_sf(double z);
 
+/* ==== divergences, entropy, binning and the JS bootstrap (calibrate drift) ============
+ * src/stats/divergence.c, divergence_boot.c, binning.c. Self-contained section: the
+ * calibration engineer's; the regression gate's tests live in their own section. */
+
+/*
+ * Discrete distributions are given as n non-negative weights; each function divides
+ * them by their sum first (as SciPy does), so counts and shares give the same result.
+ * `base` is the logarithm's base (2: bits, e: nats), > 0 and != 1.
+ * Invalid input (n == 0, a negative / NaN / infinite weight, all weights 0, a bad base)
+ * gives NAN. Sums are compensated; results agree with SciPy's to ~1e-15 relative
+ * (tests/unit/test_stats_divergence.c checks 1e-12 on random distributions).
+ */
+
+/* Shannon entropy -sum p_i log p_i: scipy.stats.entropy(w, base=base). */
+double cb_stats_entropy(const double *w, size_t n, double base);
+
+/* Kullback-Leibler divergence D(p || q) = sum p_i log(p_i / q_i):
+ * scipy.stats.entropy(p, q, base=base). +INFINITY when some p_i > 0 has q_i == 0
+ * (smooth first with cb_stats_smooth_additive for a finite value). */
+double cb_stats_kl(const double *p, const double *q, size_t n, double base);
+
+/* Jensen-Shannon divergence (D(p || m) + D(q || m)) / 2 with m = (p + q) / 2:
+ * scipy.spatial.distance.jensenshannon(p, q, base) ** 2 (SciPy returns the distance,
+ * its square root). In [0, 1] for base 2. Always finite for valid input: categories
+ * present on one side only are fine. */
+double cb_stats_js(const double *p, const double *q, size_t n, double base);
+
+/* As cb_stats_js, and when `terms` is not NULL it receives each category's share of the
+ * divergence, terms[i] = (rel_entr(p_i, m_i) + rel_entr(q_i, m_i)) / (2 log base), which
+ * sum to the result (n entries; untouched on invalid input). */
+double cb_stats_js_terms(const double *p, const double *q, size_t n, double base,
+                         double *terms);
+
+/* Additive smoothing of shares: out_i = (w_i / sum(w) + epsilon) / (1 + n epsilon), so
+ * out sums to 1 and no share is 0 when epsilon > 0. `out` may be `w`. CB_ERR_INVALID for
+ * epsilon < 0 or invalid weights (then out is untouched). */
+cb_status cb_stats_smooth_additive(const double *w, size_t n, double epsilon, double *out,
+                                   cb_error *err);
+
+/*
+ * Shared bin edges from a pooled sample: the quantiles at j / bins, j = 0..bins, of
+ * `sorted` (ascending, n values, no NaN; cb_stats_quantile_sorted's "linear" method),
+ * with repeated edges dropped, so each bin holds about n / bins pooled values (fewer
+ * bins when values repeat). `edges` needs room for bins + 1 values. Returns the number
+ * of edges written (>= 2), or 0 when n == 0 or bins == 0. When every value is equal the
+ * two edges are equal: one closed bin [x, x].
+ */
+size_t cb_stats_quantile_edges(const double *sorted, size_t n, size_t bins, double *edges);
+
+/*
+ * Count x (n values, any order) into the n_edges - 1 bins [e_0, e_1), [e_1, e_2), ...,
+ * the last one closed [e_{k-1}, e_k] when `last_closed`. Values below e_0 go to *below,
+ * values above the last bin to *above. `counts` has n_edges - 1 entries (doubles, so they
+ * feed the divergences directly). CB_ERR_INVALID when there are fewer than 2 edges, an
+ * edge is not finite, edges do not increase (two equal edges are allowed only as the
+ * single closed bin), or a value is NaN.
+ */
+cb_status cb_stats_bin_count(const double *x, size_t n, const double *edges, size_t n_edges,
+                             bool last_closed, double *counts, uint64_t *below, uint64_t *above,
+                             cb_error *err);
+
+/* Bootstrap settings. */
+typedef struct cb_stats_js_boot_params {
+  size_t replicates; /* resamples, >= 2 (default 2000) */
+  double level;      /* two-sided confidence level in (0, 1) (default 0.95) */
+  uint64_t seed;     /* replicate r draws from cb_rng_init_stream(seed, side, r) (default 0) */
+} cb_stats_js_boot_params;
+
+void cb_stats_js_boot_default_params(cb_stats_js_boot_params *p);
+
+/* A percentile bootstrap interval. */
+typedef struct cb_stats_js_interval {
+  double estimate;       /* the statistic on the data */
+  double lo, hi;         /* the (1 - level) / 2 and (1 + level) / 2 replicate quantiles */
+  double level;          /* as asked */
+  size_t replicates;     /* as asked */
+  double replicate_mean; /* mean of the replicates (minus estimate: the bootstrap bias) */
+} cb_stats_js_interval;
+
+/*
+ * Percentile-bootstrap interval for JS in bits (base 2) of the distributions p and q
+ * (k weights each), estimated from samples of n_p and n_q observations: each replicate
+ * draws multinomial(n_p, p) and multinomial(n_q, q) and recomputes JS. A size of 0 means
+ * that side is a known population: it is held fixed. The draws are exact (conditional
+ * binomials, Hormann's BTRD), so a replicate costs O(k) whatever n_p and n_q are.
+ * Deterministic for a seed; allocates O(k + replicates) scratch (freed here).
+ * CB_ERR_INVALID when k == 0, both sizes are 0, replicates < 2, level is outside (0, 1)
+ * or the weights are invalid (then *out is untouched).
+ */
+cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint64_t n_p,
+                                uint64_t n_q, const cb_stats_js_boot_params *params,
+                                cb_stats_js_interval *out, cb_error *err);
+
+/* ==== end of divergences, entropy, binning and the JS bootstrap ======================= */
+
+/* ==== Two-sample comparison for the regression gate ====================================
+ * (src/stats/mannwhitney.c, bootstrap.c, tukey.c, holm.c; used by src/gate/)
+ * Mann-Whitney U as scipy.stats.mannwhitneyu, a percentile bootstrap of a quantile's
+ * difference, Tukey's fences and Holm's step-down adjustment. None of them keeps
+ * state; scratch space is the caller's or allocated and freed inside.
+ */
+
+/* Which way a one-sided test looks: GREATER asks whether x tends to be larger than y. */
+typedef enum {
+  CB_STATS_TWO_SIDED = 0,
+  CB_STATS_LESS,
+  CB_STATS_GREATER
+} cb_stats_alternative;
+
+typedef enum {
+  CB_STATS_MWU_AUTO = 0,   /* as SciPy: exact when n1 <= 8 or n2 <= 8 and there are no
+                              ties (and n1 n2 <= CB_STATS_MWU_EXACT_MAX), else asymptotic */
+  CB_STATS_MWU_EXACT,      /* the exact null distribution; CB_ERR_RANGE past the limit */
+  CB_STATS_MWU_ASYMPTOTIC  /* normal approximation, tie correction, continuity correction */
+} cb_stats_mwu_method;
+
+/* Largest n1 * n2 for the exact distribution (its cost is O(min(n1,n2)^2 n1 n2)). */
+#define CB_STATS_MWU_EXACT_MAX 32768
+
+typedef struct cb_stats_mwu_result {
+  size_t n1, n2;
+  double u1;      /* U of x: #{(i,j): x_i > y_j} + #{ties} / 2 (SciPy's statistic) */
+  double u2;      /* n1 n2 - u1 */
+  double z;       /* asymptotic: (U - n1 n2 / 2 - 0.5) / sigma with SciPy's U; NAN if exact */
+  double p_value; /* of the chosen alternative, clipped to [0, 1] */
+  double effect;  /* u1 / (n1 n2): P(X > Y) + P(X = Y) / 2, the common-language effect */
+  int exact;      /* 1: the exact distribution was used */
+} cb_stats_mwu_result;
+
+/*
+ * Mann-Whitney U test of x (n1 values) against y (n2 values), as
+ * scipy.stats.mannwhitneyu(x, y, use_continuity=True, alternative, method) computes
+ * it: average ranks for ties, tie-corrected variance, continuity correction of 0.5,
+ * p-value from the normal survival function (asymptotic) or from the exact count of
+ * arrangements (exact, Mann & Whitney's recursion). +-inf are allowed (they rank
+ * last/first); NaN is CB_ERR_INVALID. n1 or n2 == 0: CB_ERR_INVALID. Inputs are not
+ * modified; O((n1 + n2) log(n1 + n2)) time and a temporary allocation of that size.
+ */
+cb_status cb_stats_mannwhitney(const double *x, size_t n1, const double *y, size_t n2,
+                               cb_stats_alternative alt, cb_stats_mwu_method method,
+                               cb_stats_mwu_result *out, cb_error *err);
+
+/* Upper tail of the standard normal, P(Z > z) = erfc(z / sqrt 2) / 2 (scipy.stats.norm.sf). */
+double cb_stats_norm_sf(double z);
+
+/* ---- percentile bootstrap of a quantile's difference --------------------------------- */
+
+typedef struct cb_stats_boot_result {
+  double estimate;  /* quantile(x, q) - quantile(y, q) on the samples themselves */
+  double ci_low;    /* percentile interval of the replicates at `confidence`:       */
+  double ci_high;   /*   numpy.percentile(reps, [50 (1 - c), 50 (1 + c)])            */
+  double p_greater; /* (1 + #{rep <= 0}) / (B + 1): one-sided p for "x's quantile is
+                       larger"; p_less likewise with rep >= 0 */
+  double p_less;
+  size_t resamples; /* B */
+} cb_stats_boot_result;
+
+/*
+ * Bootstrap replicates of quantile(x*, q) - quantile(y*, q) (numpy's "linear"
+ * quantile) for B given resamples: resample b takes x[ix[b nx + i]], i < nx, and
+ * y[iy[b ny + j]], j < ny. Writes B values to reps. Indices must be in range (not
+ * checked). This is the arithmetic of cb_stats_bootstrap_quantile_diff with the draws
+ * given, exposed so it can be compared with numpy on the same index sets.
+ */
+void cb_stats_bootstrap_replicates(const double *x, size_t nx, const double *y, size_t ny,
+                                   double q, const uint32_t *ix, const uint32_t *iy, size_t B,
+                                   double *reps);
+
+/*
+ * Summarise replicates (B values, reordered in place) into *out: interval, p-values;
+ * `estimate` is left to the caller.
+ */
+void cb_stats_bootstrap_summarize(double *reps, size_t B, double confidence,
+                                  cb_stats_boot_result *out);
+
+/*
+ * Percentile bootstrap (Efron) of quantile(x, q) - quantile(y, q): x and y are
+ * resampled independently with replacement, `resamples` times, with draws from cb_rng
+ * seeded by `seed` (x's then y's, per resample; Lemire's unbiased multiply-shift on 32
+ * bits of each half of an output), so results are reproducible. n >= 1 each (< 2^32), no
+ * NaN (+inf allowed), q in [0, 1], confidence in (0, 1), resamples >= 1 (2000 is the
+ * gate's default); else CB_ERR_INVALID. O((nx + ny) log) once, then O(nx + ny) per
+ * resample.
+ */
+cb_status cb_stats_bootstrap_quantile_diff(const double *x, size_t nx, const double *y,
+                                           size_t ny, double q, size_t resamples,
+                                           double confidence, uint64_t seed,
+                                           cb_stats_boot_result *out, cb_error *err);
+
+/* The q-quantile (numpy "linear") of v[0..n) by selection: reorders v, O(n) expected.
+ * NAN when n == 0. */
+double cb_stats_quantile_select(double *v, size_t n, double q);
+
+/* ---- Tukey's fences -------------------------------------------------------------------- */
+
+typedef struct cb_stats_fences {
+  size_t n;
+  double q1, q3; /* numpy "linear" quartiles */
+  double iqr;    /* q3 - q1 */
+  double low;    /* q1 - k iqr */
+  double high;   /* q3 + k iqr */
+} cb_stats_fences;
+
+/*
+ * Tukey's fences over values (n >= 1, no NaN; not modified) with multiplier k >= 0
+ * (1.5 is Tukey's "outlier", 3 "far out"). scratch: room for n doubles or NULL.
+ * CB_ERR_INVALID when n == 0, k < 0 or a value is NaN.
+ */
+cb_status cb_stats_tukey_fences(const double *values, size_t n, double k, double *scratch,
+                                cb_stats_fences *out, cb_error *err);
+
+/* ---- multiple comparisons -------------------------------------------------------------- */
+
+/*
+ * Holm's step-down adjusted p-values (as statsmodels' multipletests(method="holm")):
+ * sort ascending, adj_(i) = max over j <= i of min(1, (m - j + 1) p_(j)), back in the
+ * input order. NaN p-values are skipped (left NaN) and do not count in m. p and adjusted
+ * may be the same array.
+ */
+void cb_stats_holm(const double *p, size_t m, double *adjusted);
+
 #ifdef __cplusplus
 }
 #endif

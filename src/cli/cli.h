@@ -7,6 +7,13 @@
 
 int cli_sim_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
+/* `sim run` (argv[0] = "run"): run's machinery in virtual time (cmd_run.c). */
+int cli_sim_run_main(int argc, char **argv);
 int cli_tokenize_main(int argc, char **argv);
+int cli_report_main(int argc, char **argv);
+int cli_calibrate_main(int argc, char **argv);
+int cli_store_main(int argc, char **argv);
+int cli_history_main(int argc, char **argv);
+int cli_gate_main(int argc, char **argv);
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * cmd_run.c - `calibench run`: load-test an OpenAI-compatible endpoint (or the
- * built-in simulator when no --url is given) and write result directories.
+ * built-in simulator when no --url is given) and write result directories; and
+ * `calibench sim run`, the same with the simulator engine in virtual time.
  *
  * Options are parsed and the workload checked before anything starts; then the
  * target is checked (GET /v1/models), then one point runs (run_point.c), or a sweep,
@@ -27,9 +28,11 @@ static void on_stop_signal(int sig) {
   stop_signals++;
 }
 
-int cli_run_main(int argc, char **argv) {
+/* `run` and `sim run` (virtual_time: the engine in virtual time instead of a target,
+ * run_virtual.c) share everything else: workload, points, sweeps, baselines, output. */
+static int run_main(int argc, char **argv, int virtual_time) {
   run_config cfg;
-  int rc = run_config_parse(argc, argv, &cfg);
+  int rc = virtual_time ? run_config_parse_virtual(argc, argv, &cfg) : run_config_parse(argc, argv, &cfg);
   if (rc >= 0) return rc; /* --help, or a usage error already printed */
 
   cb_error err;
@@ -69,7 +72,10 @@ int cli_run_main(int argc, char **argv) {
     rc = run_point(&cfg, &target, &spec, &stop_signals, &sums);
     if (rc == 0 || sums.all.requests) {
       if (!cfg.quiet)
-        run_print_summary(stdout, &sums, cfg.url ? target.url : "the built-in simulator",
+        run_print_summary(stdout, &sums,
+                          cfg.url ? target.url
+                          : cfg.virtual_time ? "PREDICTED by the simulator in virtual time"
+                                             : "the built-in simulator",
                           cfg.url ? target.model : cfg.sim.engine.model.name, cfg.out_dir);
       if (rc == 0 && sums.all.interrupted) rc = 130;
     }
@@ -86,3 +92,7 @@ done:
   run_config_free(&cfg);
   return rc;
 }
+
+int cli_run_main(int argc, char **argv) { return run_main(argc, argv, 0); }
+
+int cli_sim_run_main(int argc, char **argv) { return run_main(argc, argv, 1); }

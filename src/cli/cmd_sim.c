@@ -1,6 +1,7 @@
 /*
  * cmd_sim.c - `calibench sim ...`: the built-in inference simulator.
  *   sim serve   the engine behind an OpenAI-compatible HTTP server, in real time
+ *   sim run     the engine in virtual time, with run's options (cmd_run.c)
  */
 #include <event2/event.h>
 #include <getopt.h>
@@ -21,8 +22,10 @@ static void sim_usage(FILE *out) {
           "\n"
           "subcommands:\n"
           "  serve      serve the OpenAI HTTP API in real time from the simulator engine\n"
+          "  run        predict a run: replay a workload through the engine in virtual time and\n"
+          "             write the same results as 'calibench run', marked predicted\n"
           "\n"
-          "Run 'calibench sim serve --help' for its options.\n");
+          "Run 'calibench sim serve --help' or 'calibench sim run --help' for their options.\n");
 }
 
 static void list_names(FILE *out, const char *const *names) {
@@ -307,6 +310,7 @@ int cli_sim_main(int argc, char **argv) {
     return 0;
   }
   if (!strcmp(argv[1], "serve")) return sim_serve(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "run")) return cli_sim_run_main(argc - 1, argv + 1);
   fprintf(stderr, "calibench: sim: unknown subcommand '%s'\n\n", argv[1]);
   sim_usage(stderr);
   return 2;

@@ -17,6 +17,13 @@ static const struct cli_command {
     {"sim", "the built-in inference simulator (sim serve: OpenAI-compatible HTTP server)",
      cli_sim_main},
     {"tokenize", "exact token ids and counts (tiktoken, tokenizer.json BPE)", cli_tokenize_main},
+    {"report", "terminal, HTML, Markdown and CSV reports from result directories", cli_report_main},
+    {"calibrate", "paper -> production: drift, expectation, performance, SLA, cost",
+     cli_calibrate_main},
+    {"store", "record result directories in the results registry (SQLite, PostgreSQL)",
+     cli_store_main},
+    {"history", "a metric over the runs in the registry (table, JSON, CSV)", cli_history_main},
+    {"gate", "CI regression gate: judge a run by a policy; exit 1 when blocked", cli_gate_main},
 };
 
 static void usage(FILE *out) {

@@ -15,6 +15,8 @@
 #include "calibench/clock.h"
 #include "calibench/rng.h"
 
+static void usage_shared(FILE *out, int virtual_time);
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: calibench run [options]\n"
@@ -45,6 +47,33 @@ static void usage(FILE *out) {
           "  --sim-profile FILE         YAML overrides (docs/simulator.md)\n"
           "  --sim-time-scale X         wall seconds per simulated second [1]\n"
           "\n");
+  usage_shared(out, 0);
+}
+
+/* `sim run`: the engine in virtual time (docs/sim-run.md). */
+static void usage_virtual(FILE *out) {
+  fprintf(out,
+          "usage: calibench sim run [options]\n"
+          "\n"
+          "Predict a run: the simulator engine replays the workload in virtual time, with no\n"
+          "HTTP, and writes the same result directory as `calibench run` (records.jsonl,\n"
+          "summary.json, manifest.json), marked \"predicted\": true.\n"
+          "\n"
+          "deployment (preset, then --profile, then the flags below):\n"
+          "  --profile FILE             YAML engine profile (docs/simulator.md), e.g. from\n"
+          "                             `calibench calibrate fit`\n"
+          "  --model NAME               model preset [llama-3.1-8b]\n"
+          "  --gpu NAME                 GPU preset [h100-sxm]\n"
+          "  --tp N                     tensor-parallel degree [1]\n"
+          "  --replicas N               data-parallel engines (GPUs = replicas x tp) [1]\n"
+          "  --exact-prompts            render and parse every request body as sim serve would,\n"
+          "                             also where token ids straight from the workload suffice\n"
+          "                             (slower; docs/sim-run.md)\n"
+          "\n");
+  usage_shared(out, 1);
+}
+
+static void usage_shared(FILE *out, int virtual_time) {
   fprintf(out,
           "workload (docs/workload.md):\n"
           "  --dataset SPEC             synthetic | jsonl:PATH | sharegpt:PATH | chat:PATH | trace:PATH\n"
@@ -93,7 +122,19 @@ static void usage(FILE *out) {
           "measurement:\n"
           "  --slo SPEC                 e.g. ttft=500ms,tpot=50ms,itl=100ms,e2e=10s; '@p95' after a\n"
           "                             bound sets the percentile judged [p99]\n"
-          "  --confidence C             confidence of SLO verdicts [0.95]\n"
+          "  --confidence C             confidence of SLO verdicts [0.95]\n");
+  if (virtual_time) {
+    fprintf(out,
+            "\n"
+            "output:\n"
+            "  --out DIR                  result directory [results/<UTC time>-<run id>]\n"
+            "  --vllm-json FILE           also write vLLM bench serve's result keys\n"
+            "  --label TEXT               label for the vLLM JSON\n"
+            "  --quiet                    no summary table\n"
+            "  -h, --help                 show this help\n");
+    return;
+  }
+  fprintf(out,
           "  --drain-timeout DUR        after the last send or a stop, wait DUR for in-flight\n"
           "                             requests [30s]\n"
           "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
@@ -107,6 +148,7 @@ static void usage(FILE *out) {
           "  --vllm-json FILE           also write vLLM bench serve's result keys\n"
           "  --label TEXT               label for the vLLM JSON\n"
           "  --quiet                    no progress line and no summary table\n"
+          "  --no-report                do not write report.html (calibench report) into DIR\n"
           "  -h, --help                 show this help\n"
           "\n"
           "SIGINT/SIGTERM stop sending and wait --drain-timeout for requests in flight (a\n"
@@ -122,7 +164,7 @@ enum {
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
-  O_SCRAPE_INTERVAL, O_TOKENIZER
+  O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_TP, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT
 };
 
 static const struct option options[] = {
@@ -178,6 +220,13 @@ static const struct option options[] = {
     {"no-server-metrics", no_argument, NULL, O_NO_SERVER_METRICS},
     {"scrape-interval", required_argument, NULL, O_SCRAPE_INTERVAL},
     {"tokenizer", required_argument, NULL, O_TOKENIZER},
+    {"no-report", no_argument, NULL, O_NO_REPORT},
+    /* sim run only */
+    {"profile", required_argument, NULL, O_PROFILE},
+    {"gpu", required_argument, NULL, O_GPU},
+    {"tp", required_argument, NULL, O_TP},
+    {"replicas", required_argument, NULL, O_REPLICAS},
+    {"exact-prompts", no_argument, NULL, O_EXACT_PROMPTS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -186,8 +235,11 @@ static const struct option options[] = {
 typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
   const char *sim_model, *sim_gpu, *sim_profile;
-  long long sim_tp;
+  long long sim_tp, replicas;
   double sim_scale;
+  const char *virtual_only;   /* a sim run option given to run */
+  const char *http_only;      /* an option with no meaning in virtual time, given to sim run */
+  int out_given;
 } given;
 
 static int fail_err(const cb_error *err) {
@@ -216,6 +268,7 @@ static int build_sim(const given *g, run_config *cfg) {
   }
   if (g->sim_profile && cb_sim_params_load_yaml(p, g->sim_profile, &err) != CB_OK) return fail_err(&err);
   if (g->sim_tp) p->tp = (int)g->sim_tp;
+  if (g->replicas) cfg->sim.replicas = (int)g->replicas;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;
   cfg->sim.tokenizer = cfg->tokenizer; /* the simulator counts as the client does */
@@ -301,8 +354,35 @@ static void default_out_dir(run_config *cfg) {
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "results/%s-%s", stamp, cfg->run_id);
 }
 
-int run_config_parse(int argc, char **argv, run_config *cfg) {
+static int parse(int argc, char **argv, run_config *cfg, int virtual_time);
+
+int run_config_parse(int argc, char **argv, run_config *cfg) { return parse(argc, argv, cfg, 0); }
+
+int run_config_parse_virtual(int argc, char **argv, run_config *cfg) {
+  return parse(argc, argv, cfg, 1);
+}
+
+/* Options of a run against HTTP targets, meaningless in virtual time: their names. */
+static const char *http_only_name(int c) {
+  switch (c) {
+    case O_URL: return "--url";
+    case O_HEADER: return "--header";
+    case O_API_KEY_ENV: return "--api-key-env";
+    case O_INSECURE: return "--insecure";
+    case O_HTTP2: return "--http2";
+    case O_REQ_TIMEOUT: return "--request-timeout";
+    case O_RETRIES: return "--retries";
+    case O_SIM_SCALE: return "--sim-time-scale";
+    case O_DRAIN: return "--drain-timeout";
+    case O_SERVER_METRICS: return "--server-metrics";
+    case O_SCRAPE_INTERVAL: return "--scrape-interval";
+    default: return NULL;
+  }
+}
+
+static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   memset(cfg, 0, sizeof *cfg);
+  cfg->virtual_time = virtual_time;
   cfg->chat = 1;
   cfg->verify_tls = 1;
   cfg->api_key_env = "OPENAI_API_KEY";
@@ -331,8 +411,9 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+    if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
     switch (c) {
-      case 'h': usage(stdout); return 0;
+      case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
       case O_URL: cfg->url = optarg; break;
       case O_API:
         if (!strcmp(optarg, "chat")) cfg->chat = 1;
@@ -342,7 +423,15 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
           return 2;
         }
         break;
-      case O_MODEL: cfg->model = optarg; break;
+      case O_MODEL:
+        if (virtual_time) g.sim_model = optarg; /* sim run: the model preset */
+        else cfg->model = optarg;
+        break;
+      case O_PROFILE: g.sim_profile = optarg; g.virtual_only = "--profile"; break;
+      case O_GPU: g.sim_gpu = optarg; g.virtual_only = "--gpu"; break;
+      case O_TP: if (cli_parse_int("--tp", optarg, 1, 64, &g.sim_tp)) return 2; g.virtual_only = "--tp"; break;
+      case O_REPLICAS: if (cli_parse_int("--replicas", optarg, 1, 1024, &g.replicas)) return 2; g.virtual_only = "--replicas"; break;
+      case O_EXACT_PROMPTS: cfg->exact_prompts = 1; g.virtual_only = "--exact-prompts"; break;
       case O_HEADER:
         if (!strchr(optarg, ':') || optarg[0] == ':' || strpbrk(optarg, "\r\n")) {
           fprintf(stderr, "calibench: --header: expected 'Name: value', got '%s'\n", optarg);
@@ -433,10 +522,11 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
         cfg->drain_timeout_s = (double)ns / 1e9;
         break;
       }
-      case O_OUT: snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", optarg); break;
+      case O_OUT: snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", optarg); g.out_given = 1; break;
       case O_VLLM_JSON: cfg->vllm_json = optarg; break;
       case O_LABEL: cfg->label = optarg; break;
       case O_QUIET: cfg->quiet = 1; break;
+      case O_NO_REPORT: cfg->no_report = 1; break;
       case O_SWEEP: if (parse_sweep(optarg, cfg)) return 2; break;
       case O_SWEEP_POINTS: if (cli_parse_int("--sweep-points", optarg, 1, 50, &v)) return 2; cfg->sweep_points = (int)v; break;
       case O_SWEEP_MAX_CONC: if (cli_parse_int("--sweep-max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->sweep_max_concurrency = (int)v; break;
@@ -461,11 +551,25 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
         cfg->scrape_interval_s = (double)ns / 1e9;
         break;
       }
-      default: fprintf(stderr, "Run 'calibench run --help' for the options.\n"); return 2;
+      default:
+        fprintf(stderr, "Run 'calibench %s --help' for the options.\n", virtual_time ? "sim run" : "run");
+        return 2;
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "calibench: run: unexpected argument '%s'\n", argv[optind]);
+    fprintf(stderr, "calibench: %s: unexpected argument '%s'\n", virtual_time ? "sim run" : "run",
+            argv[optind]);
+    return 2;
+  }
+  if (virtual_time && g.http_only) {
+    fprintf(stderr, "calibench: sim run: %s has no meaning in virtual time (no HTTP, no wall "
+                    "clock); see 'calibench sim run --help'\n", g.http_only);
+    return 2;
+  }
+  if (!virtual_time && g.virtual_only) {
+    fprintf(stderr, "calibench: run: %s is an option of 'calibench sim run' (the built-in "
+                    "simulator here takes --sim-profile, --sim-model, --sim-gpu, --sim-tp)\n",
+            g.virtual_only);
     return 2;
   }
   if (cfg->url) {
@@ -536,6 +640,18 @@ int run_config_parse(int argc, char **argv, run_config *cfg) {
   if (!cfg->url) {
     int rc = build_sim(&g, cfg);
     if (rc >= 0) return rc;
+  }
+  if (virtual_time) {
+    /* A prediction is a function of its inputs: so is its run id (records compare
+     * byte for byte between two runs of the same prediction). */
+    cb_buf b;
+    cb_buf_init(&b, 0);
+    cb_sim_params_write_json(&cfg->sim.engine, &b);
+    uint64_t h = cb_hash3_u64(cfg->workload.seed, (uint64_t)cfg->sim.replicas, (uint64_t)cfg->exact_prompts);
+    for (size_t i = 0; i < b.len; i++) h = cb_hash3_u64(h, (unsigned char)b.data[i], i);
+    cb_buf_free(&b);
+    snprintf(cfg->run_id, sizeof cfg->run_id, "sim%08llx", (unsigned long long)(h & 0xffffffffu));
+    if (!g.out_given) default_out_dir(cfg);
   }
   return -1;
 }

@@ -33,6 +33,9 @@ typedef struct run_config {
   const char *extra_body;          /* JSON object merged into every body */
   /* the built-in simulator (no --url) */
   cb_sim_server_params sim;
+  /* `sim run`: the simulator in virtual time instead of a target (run_virtual.c) */
+  int virtual_time;
+  int exact_prompts;               /* render and parse every body even where ids suffice */
   /* workload */
   cb_workload_params workload;
   cb_workload_class_params cls;    /* the one class when there is no scenario */
@@ -65,6 +68,7 @@ typedef struct run_config {
   const char *vllm_json;
   const char *label;
   int quiet;
+  int no_report;                   /* --no-report: no report.html in the result directory */
   char run_id[24];
   char total_label[32];            /* "1000" or "?" for the progress line */
 } run_config;
@@ -72,6 +76,9 @@ typedef struct run_config {
 /* Parse argv (argv[0] = "run"). Returns -1 when the run should go ahead; otherwise
  * the exit status (0 after --help, 2 after a usage error, which it has printed). */
 int run_config_parse(int argc, char **argv, run_config *cfg);
+/* The same for `sim run` (argv[0] = "run"): the workload and output options of `run`,
+ * the engine from --profile/--model/--gpu/--tp/--replicas, no HTTP options. */
+int run_config_parse_virtual(int argc, char **argv, run_config *cfg);
 void run_config_free(run_config *cfg);
 
 void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_runner_params *out);

@@ -9,6 +9,7 @@
 
 #include "calibench/clock.h"
 #include "run_config.h"
+#include "run_virtual.h"
 
 static void str(cb_buf *out, const char *key, const char *v) {
   cb_buf_appendf(out, ",\"%s\":", key);
@@ -174,5 +175,6 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
   config_part(cfg, out);
   workload_part(cfg, wl, schedule, out);
   server_part(cfg, url, models, out);
+  if (cfg->virtual_time) run_virtual_manifest(cfg, out); /* "predicted": true, the engine */
   cb_buf_append_str(out, "}\n");
 }

@@ -11,9 +11,11 @@
 #include "calibench/alloc.h"
 #include "calibench/client.h"
 #include "calibench/clock.h"
+#include "calibench/report.h"
 #include "embedded_sim.h"
 #include "run_target.h"
 #include "run_scrape.h"
+#include "run_virtual.h"
 
 /* ---- the request source: schedule entries -> request bodies ----------------------- */
 
@@ -28,6 +30,8 @@ typedef struct source_ctx {
   const char *model;
   int failed;                    /* a render error stops the point */
   cb_error err;
+  cb_sim_prompt_ids *ids;        /* sim run's fast path: no body, ids from the entry */
+  cb_schedule_entry entry;       /* ... of the item just given */
 } source_ctx;
 
 static int next_entry(source_ctx *s, cb_schedule_entry *e) {
@@ -41,6 +45,14 @@ static int source_next(void *ctx, cb_runner_item *out) {
   source_ctx *s = ctx;
   cb_schedule_entry e;
   if (s->failed || !next_entry(s, &e)) return 0;
+  const cb_workload_class *cls = cb_workload_get_class(s->wl, e.class_id);
+  if (s->ids) { /* sim run: fast_prompt() gives the prompt's ids, no body is rendered */
+    s->entry = e;
+    *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
+                            .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
+                            .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET};
+    return 1;
+  }
   if (cb_workload_render(s->wl, &e, &s->prompt, &s->err) != CB_OK) {
     s->failed = 1;
     return 0;
@@ -71,13 +83,27 @@ static int source_next(void *ctx, cb_runner_item *out) {
     s->failed = 1;
     return 0;
   }
-  const cb_workload_class *cls = cb_workload_get_class(s->wl, e.class_id);
   *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
                           .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
                           .body = s->body.data, .body_len = s->body.len,
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
                           .headers = cls->headers, .n_headers = cls->num_headers};
   return 1;
+}
+
+/* sim run: the request of the item just given, without its body (vrun_prompt.c). */
+static cb_status fast_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_request *out,
+                             cb_error *err) {
+  (void)item;
+  source_ctx *s = ctx;
+  cb_status st = cb_sim_prompt_ids_of(s->ids, &s->entry, &out->prompt_ids, &out->prompt_len, err);
+  out->max_tokens = s->entry.output_len ? (int64_t)s->entry.output_len : -1;
+  out->ignore_eos = s->cfg->ignore_eos;
+  if (st != CB_OK) { /* as a render error: what ran is written, the point fails */
+    s->failed = 1;
+    s->err = *err;
+  }
+  return st;
 }
 
 /* ---- records as they complete --------------------------------------------------------- */
@@ -172,7 +198,10 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   cb_error_clear(&err);
   embedded_sim *sim = NULL;
   run_target own = {0};
-  if (!cfg->url) {
+  if (cfg->virtual_time) { /* sim run: the engine profile is the target */
+    run_virtual_target(cfg, &own);
+    target = &own;
+  } else if (!cfg->url) {
     if (start_embedded(cfg, &sim, &own, &err) != CB_OK) {
       fprintf(stderr, "calibench: %s\n", err.msg);
       embedded_sim_stop(sim);
@@ -208,6 +237,10 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     goto fail;
   }
   sink.dir = dir;
+  if (!unbounded && schedule.count) { /* one allocation for every record (100k: ~80 MB) */
+    sink.set.items = cb_reallocarray(NULL, schedule.count, sizeof *sink.set.items);
+    sink.set.alloc = schedule.count;
+  }
   src.cfg = cfg;
   src.wl = wl;
   src.schedule = &schedule;
@@ -222,14 +255,14 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   rp.stop = stop;
   progress_ctx pc;
   snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
-  int tty = isatty(STDERR_FILENO) && !cfg->quiet;
+  int tty = isatty(STDERR_FILENO) && !cfg->quiet && !cfg->virtual_time;
   if (tty) {
     rp.progress = on_progress;
     rp.progress_ctx = &pc;
   }
   /* Server telemetry: the explicit URL must answer; the default only if it does. */
   run_scrape *scrape = NULL;
-  if (!cfg->no_server_metrics) {
+  if (!cfg->no_server_metrics && !cfg->virtual_time) {
     char murl[2100], jsonl[1200];
     if (cfg->server_metrics) {
       snprintf(murl, sizeof murl, "%s", cfg->server_metrics);
@@ -247,7 +280,18 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   uint64_t start_wall = cb_clock_wall_ns();
   cb_runner_stats stats;
   rc = 1;
-  cb_status st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, &err);
+  cb_status st;
+  if (cfg->virtual_time) {
+    if (run_virtual_fast_ok(cfg, wl, &wp) &&
+        cb_sim_prompt_ids_new(wl, &wp, cfg->chat, (uint32_t)cfg->sim.engine.model.vocab_size,
+                              &src.ids, &err) != CB_OK)
+      goto fail;
+    st = run_virtual_run(cfg, &rp, src.ids ? fast_prompt : NULL, &src, source_next, &src,
+                         on_record, &sink, &stats, &err);
+    if (src.failed) st = CB_OK; /* reported below, after the results are written */
+  } else {
+    st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, &err);
+  }
   run_scrape_stop(scrape);
   if (tty) fputc('\n', stderr);
   if (st != CB_OK) {
@@ -258,6 +302,8 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
 
   double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
   summarize(cfg, wl, requested, &sink.set, &stats, out);
+  out->all.predicted = cfg->virtual_time;
+  for (size_t i = 0; i < out->n_classes; i++) out->classes[i].predicted = cfg->virtual_time;
   if (scrape) {
     uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
     run_scrape_window_json(scrape, a, b, &out->server_json);
@@ -281,6 +327,13 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     cb_results_write_vllm_json(&sink.set, &out->all, &vp, &text);
     if (cb_results_write_file(cfg->vllm_json, text.data, text.len, &err) != CB_OK) goto fail;
   }
+  if (!cfg->no_report) {
+    /* report.html, read back from what was just written; a failure only warns */
+    cb_error rerr;
+    cb_error_clear(&rerr);
+    if (cb_report_write_html_file(spec->out_dir, NULL, &rerr) != CB_OK)
+      fprintf(stderr, "calibench: report.html not written: %s\n", rerr.msg);
+  }
   rc = 0;
   if (src.failed) {
     /* A request could not be prepared: what was measured is written, the run fails. */
@@ -297,6 +350,7 @@ done:
   cb_workload_prompt_free(&src.prompt);
   cb_buf_free(&src.body);
   if (src.iter) cb_workload_iter_free(src.iter);
+  cb_sim_prompt_ids_free(src.ids);
   cb_schedule_free(&schedule);
   cb_workload_free(wl);
   cb_buf_free(&text);

@@ -9,13 +9,13 @@
  * emission time of each token.
  */
 #include <event2/event.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
 #include "calibench/rng.h"
+#include "sim/gen_plan.h"
 #include "sim/server.h"
 
 typedef struct gen_stream {
@@ -313,31 +313,6 @@ static cb__sim_replica *pick_replica(struct cb_sim_server *s) {
   return best;
 }
 
-/* Output length: scripted length, max_tokens with ignore_eos, else a seeded
- * geometric EOS with mean eos_mean_tokens, at least min_tokens. */
-static void decide_length(gen_stream *g, const cb__sim_api_request *req, int64_t limit) {
-  if (g->scripted) {
-    int64_t n = (int64_t)g->scripted->num_tokens;
-    g->output_len = n < limit ? n : limit;
-    g->finish_reason = n <= limit ? "stop" : "length";
-    return;
-  }
-  if (req->ignore_eos) {
-    g->output_len = limit;
-    g->finish_reason = "length";
-    return;
-  }
-  cb_rng rng;
-  cb_rng_init_stream(&rng, g->seed, UINT64_C(0x656f73), 0); /* "eos" */
-  double mean = g->srv->p.engine.eos_mean_tokens > 1 ? g->srv->p.engine.eos_mean_tokens : 1;
-  double u = 1.0 - cb_rng_uniform(&rng); /* (0, 1] */
-  int64_t eos = mean <= 1 ? 1 : 1 + (int64_t)floor(log(u) / log(1.0 - 1.0 / mean));
-  if (eos < req->min_tokens) eos = req->min_tokens;
-  if (eos < 1) eos = 1;
-  g->output_len = eos < limit ? eos : limit;
-  g->finish_reason = eos < limit ? "stop" : "length";
-}
-
 static void reject_fault(struct cb_sim_server *s, cb__sim_http_exchange *ex, const char *rid,
                          const cb_sim_fault *f) {
   (void)s;
@@ -369,27 +344,17 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
     return;
   }
-  if (req.model && strcmp(req.model, s->model)) {
-    cb__sim_api_fail(&e, 404, "invalid_request_error", "model", "model_not_found",
-                     "The model `%s` does not exist.", req.model);
+  /* Served model and context window (gen_plan.c, shared with `sim run`). */
+  cb__sim_gen_config gc = {.model = s->model, .max_model_len = s->max_model_len,
+                           .seed = s->p.seed, .eos_mean_tokens = s->p.engine.eos_mean_tokens,
+                           .responses = s->responses};
+  int64_t asked;
+  if (cb__sim_gen_check(&gc, &req, &asked, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
     cb__sim_api_request_free(&req);
     return;
   }
-  /* Context window, as vLLM checks it (prompt + requested completion). */
-  int64_t prompt = (int64_t)req.prompt_len, limit = s->max_model_len - prompt;
-  int64_t asked = req.max_tokens >= 0 ? req.max_tokens : (limit > 0 ? limit : 0);
-  if (limit < 1 || asked > limit) {
-    cb__sim_api_fail(&e, 400, "invalid_request_error", kind == CB__SIM_API_CHAT ? "messages" : "prompt",
-                     "context_length_exceeded",
-                     "This model's maximum context length is %d tokens. However, you requested "
-                     "%lld tokens (%lld in the messages, %lld in the completion). Please reduce the "
-                     "length of the messages or completion.",
-                     s->max_model_len, (long long)(prompt + asked), (long long)prompt, (long long)asked);
-    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
-    cb__sim_api_request_free(&req);
-    return;
-  }
+  int64_t prompt = (int64_t)req.prompt_len;
   uint64_t index = s->requests++;
   const cb_sim_fault *fault = cb_sim_fault_pick(s->faults, s->p.num_faults, s->p.seed, index);
   if (fault && fault->kind <= CB_SIM_FAULT_HTTP_503) {
@@ -410,10 +375,12 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   snprintf(g->request_id, sizeof g->request_id, "%s", request_id);
   snprintf(g->id, sizeof g->id, "%s-%016llx", kind == CB__SIM_API_CHAT ? "chatcmpl" : "cmpl",
            (unsigned long long)cb_hash3_u64(s->p.seed, index, UINT64_C(0x6964)));
-  g->seed = req.has_seed ? cb_hash3_u64(s->p.seed, req.seed, 1) : cb_hash3_u64(s->p.seed, index, 0);
-  if (s->responses && req.match_key)
-    g->scripted = cb__sim_responses_find(s->responses, req.match_key, strlen(req.match_key));
-  decide_length(g, &req, asked);
+  cb__sim_gen_plan plan;
+  cb__sim_gen_plan_make(&gc, &req, asked, index, &plan);
+  g->seed = plan.seed;
+  g->scripted = plan.scripted;
+  g->output_len = plan.output_len;
+  g->finish_reason = plan.finish_reason;
   g->resp = (cb__sim_api_response){.kind = kind, .id = g->id, .model = s->model,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,

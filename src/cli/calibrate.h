@@ -1,0 +1,20 @@
+/*
+ * calibrate.h - the subcommands of `calibench calibrate`, dispatched by cmd_calibrate.c.
+ * Each takes argv starting at its own name ("drift", ...) and returns the process exit
+ * status (0 ok, 1 failure, 2 usage or input error). One section per half of the command.
+ */
+#ifndef CALIBENCH_CLI_CALIBRATE_H
+#define CALIBENCH_CLI_CALIBRATE_H
+
+/* ---- data, environment, task and cost calibration (calibrate_stats.c) ---------------- */
+int cli_calibrate_drift(int argc, char **argv);
+int cli_calibrate_expect(int argc, char **argv);
+int cli_calibrate_cost(int argc, char **argv);
+
+/* ---- performance calibration (roofline, fit, perf, sla) (calibrate_perf.c) ----------- */
+int cli_calibrate_roofline(int argc, char **argv);
+int cli_calibrate_fit(int argc, char **argv);
+int cli_calibrate_perf(int argc, char **argv);
+int cli_calibrate_sla(int argc, char **argv);
+
+#endif

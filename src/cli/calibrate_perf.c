@@ -1,0 +1,535 @@
+/*
+ * calibrate_perf.c - `calibench calibrate roofline | fit | perf | sla`: parse the
+ * options, call the calib module's performance half, print the terminal table (or the
+ * JSON with --json) and write the JSON with --out (fit also writes the fitted profile).
+ * Exit 0 ok, 1 when a result cannot be written, 2 for usage or input errors.
+ * docs/calibrate-perf.md is the user's page.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "args.h"
+#include "calibench/alloc.h"
+#include "calibench/calib.h"
+#include "calibench/results.h"
+#include "calibrate.h"
+
+/* ---- shared ---------------------------------------------------------------------------- */
+
+/* Print the table or the JSON; write the JSON to out_path when given. */
+static int emit(const char *sub, const cb_buf *table, const cb_buf *json, int json_stdout,
+                const char *out_path) {
+  const cb_buf *show = json_stdout ? json : table;
+  if (fwrite(show->data, 1, show->len, stdout) != show->len || fflush(stdout)) {
+    fprintf(stderr, "calibench: calibrate %s: writing stdout: %s\n", sub, strerror(errno));
+    return 1;
+  }
+  if (out_path) {
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb_results_write_file(out_path, json->data, json->len, &err) != CB_OK) {
+      fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err.msg);
+      return 1;
+    }
+    if (!json_stdout) printf("\n  JSON written to %s\n", out_path);
+  }
+  return 0;
+}
+
+static int input_error(const char *sub, const cb_error *err) {
+  fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err->msg);
+  return 2;
+}
+
+/* The deployment: presets, then the profile, then --tp (as `sim serve`). */
+typedef struct deploy_opts {
+  const char *model, *gpu, *profile;
+  long long tp;
+} deploy_opts;
+
+static int build_params(const char *sub, const deploy_opts *d, cb_sim_params *p) {
+  cb_error err;
+  cb_error_clear(&err);
+  cb_sim_default_params(p);
+  if (d->model && cb_sim_preset_model(d->model, &p->model, &err) != CB_OK) return input_error(sub, &err);
+  if (d->gpu) {
+    if (cb_sim_preset_gpu(d->gpu, &p->gpu, &err) != CB_OK) return input_error(sub, &err);
+    cb_sim_params_apply_gpu_defaults(p);
+  }
+  if (d->profile && cb_sim_params_load_yaml(p, d->profile, &err) != CB_OK) return input_error(sub, &err);
+  if (d->tp) p->tp = (int)d->tp;
+  if (cb_sim_params_validate(p, &err) != CB_OK) return input_error(sub, &err);
+  return 0;
+}
+
+#define DEPLOY_HELP                                                                      \
+  "deployment (preset, then --profile, then --tp; docs/simulator.md):\n"                 \
+  "  --profile FILE       YAML engine profile\n"                                         \
+  "  --model NAME         model preset [llama-3.1-8b]\n"                                 \
+  "  --gpu NAME           GPU preset [h100-sxm]\n"                                       \
+  "  --tp N               tensor-parallel degree [1]\n"
+
+enum { O_PROFILE = 256, O_MODEL, O_GPU, O_TP, O_OUT, O_JSON, O_PROMPT_LEN, O_OUTPUT_LEN, O_BATCH,
+       O_RUN, O_WRITE_PROFILE, O_CLAIMS, O_CLAIM, O_MARGIN, O_METRICS, O_PERCENTILES, O_AT };
+
+/* Options every subcommand shares; returns 1 when handled, -1 on a bad value. */
+static int common_opt(int c, deploy_opts *d, const char **out, int *json) {
+  switch (c) {
+    case O_PROFILE: d->profile = optarg; return 1;
+    case O_MODEL: d->model = optarg; return 1;
+    case O_GPU: d->gpu = optarg; return 1;
+    case O_TP: return cli_parse_int("--tp", optarg, 1, 64, &d->tp) ? -1 : 1;
+    case O_OUT: *out = optarg; return 1;
+    case O_JSON: *json = 1; return 1;
+    default: return 0;
+  }
+}
+
+#define COMMON_OPTIONS                                          \
+  {"profile", required_argument, NULL, O_PROFILE},              \
+      {"model", required_argument, NULL, O_MODEL},              \
+      {"gpu", required_argument, NULL, O_GPU},                  \
+      {"tp", required_argument, NULL, O_TP},                    \
+      {"out", required_argument, NULL, O_OUT},                  \
+      {"json", no_argument, NULL, O_JSON}, {"help", no_argument, NULL, 'h'}
+
+/* ---- roofline --------------------------------------------------------------------------- */
+
+static void roofline_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench calibrate roofline [options]\n"
+          "\n"
+          "The physical bounds of a model on a GPU with tensor parallelism: the minimum TTFT\n"
+          "of a prompt, the minimum TPOT at a batch size, the maximum decode throughput the\n"
+          "KV cache allows; each at the roofline's limit (peak FLOP/s and bandwidth) and with\n"
+          "the profile's efficiencies. With --run, what a run achieved: MBU and MFU.\n"
+          "\n" DEPLOY_HELP
+          "\n"
+          "bounds:\n"
+          "  --prompt-len N       prompt tokens for the TTFT bound [1024]\n"
+          "  --output-len N       output tokens per request (decode context prompt + N/2) [128]\n"
+          "  --batch N            sequences decoding together for the TPOT bound [1]\n"
+          "  --run DIR            a result directory: its achieved MBU and MFU\n"
+          "\n"
+          "output:\n"
+          "  --out FILE           write the JSON result (docs/calibrate-perf.md)\n"
+          "  --json               print the JSON instead of the table\n"
+          "  -h, --help           show this help\n");
+}
+
+int cli_calibrate_roofline(int argc, char **argv) {
+  static const struct option opts[] = {COMMON_OPTIONS,
+                                       {"prompt-len", required_argument, NULL, O_PROMPT_LEN},
+                                       {"output-len", required_argument, NULL, O_OUTPUT_LEN},
+                                       {"batch", required_argument, NULL, O_BATCH},
+                                       {"run", required_argument, NULL, O_RUN},
+                                       {NULL, 0, NULL, 0}};
+  deploy_opts d = {0};
+  const char *out = NULL, *run = NULL;
+  int json = 0, c, h;
+  long long v;
+  cb_calib_roofline_params rp;
+  cb_calib_roofline_default_params(&rp);
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if ((h = common_opt(c, &d, &out, &json))) {
+      if (h < 0) return 2;
+      continue;
+    }
+    switch (c) {
+      case 'h': roofline_usage(stdout); return 0;
+      case O_PROMPT_LEN: if (cli_parse_int("--prompt-len", optarg, 1, 1 << 26, &v)) return 2; rp.prompt_len = v; break;
+      case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, 1 << 26, &v)) return 2; rp.output_len = v; break;
+      case O_BATCH: if (cli_parse_int("--batch", optarg, 1, 1 << 20, &v)) return 2; rp.batch = v; break;
+      case O_RUN: run = optarg; break;
+      default: fprintf(stderr, "Run 'calibench calibrate roofline --help' for the options.\n"); return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "calibench: calibrate roofline: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+  cb_sim_params p;
+  if (build_params("roofline", &d, &p)) return 2;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_calib_roofline r;
+  if (cb_calib_roofline_compute(&p, &rp, &r, &err) != CB_OK) return input_error("roofline", &err);
+  if (run) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/records.jsonl", run);
+    cb_record_set set;
+    cb_record_set_init(&set);
+    size_t torn = 0;
+    cb_status st = cb_record_set_load(&set, path, &torn, &err);
+    if (st == CB_OK) st = cb_calib_achieved_compute(&p, &set, path, &r.run, &err);
+    cb_record_set_free(&set);
+    if (st != CB_OK) return input_error("roofline", &err);
+    r.has_run = 1;
+    snprintf(r.run_dir, sizeof r.run_dir, "%s", run);
+  }
+  cb_buf table, js;
+  cb_buf_init(&table, 0);
+  cb_buf_init(&js, 0);
+  cb_calib_roofline_format(&r, &table);
+  cb_calib_roofline_write_json(&r, &js);
+  int rc = emit("roofline", &table, &js, json, out);
+  cb_buf_free(&table);
+  cb_buf_free(&js);
+  return rc;
+}
+
+/* ---- fit -------------------------------------------------------------------------------------- */
+
+static void fit_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench calibrate fit [options] RESULT_DIR...\n"
+          "\n"
+          "Fit the simulator profile's MFU, MBU and per-step overhead to measured runs of one\n"
+          "deployment: least squares on TTFT against prompt length (prefills that ran alone)\n"
+          "and ITL against concurrency (pure decode steps), each step costed by the\n"
+          "simulator's roofline. Reports the fit error and writes the fitted profile, which\n"
+          "'calibench sim run --profile' and 'sim serve --profile' load. A directory with a\n"
+          "sweep.json stands for all its points. Best input: a concurrency sweep with prompts\n"
+          "of varied, long lengths (e.g. run --sweep concurrency=1,8,32 --len-dist uniform).\n"
+          "\n" DEPLOY_HELP
+          "                       (the deployment the runs were measured on: the base profile)\n"
+          "\n"
+          "output:\n"
+          "  --write-profile FILE the fitted profile (YAML) [fitted-profile.yaml]\n"
+          "  --out FILE           write the JSON result (docs/calibrate-perf.md)\n"
+          "  --json               print the JSON instead of the table\n"
+          "  -h, --help           show this help\n");
+}
+
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+/* RESULT_DIR, or each point of DIR/sweep.json. */
+static int add_dirs(const char *dir, char ***dirs, size_t *n) {
+  char sweep[1100];
+  snprintf(sweep, sizeof sweep, "%s/sweep.json", dir);
+  if (!is_file(sweep)) {
+    *dirs = cb_reallocarray(*dirs, *n + 1, sizeof **dirs);
+    (*dirs)[(*n)++] = cb_strdup(dir);
+    return 0;
+  }
+  json_error_t je;
+  json_t *root = json_load_file(sweep, 0, &je);
+  json_t *pts = root ? json_object_get(root, "points") : NULL;
+  if (!json_is_array(pts)) {
+    fprintf(stderr, "calibench: calibrate fit: %s:%d: expected a sweep with 'points'\n", sweep,
+            root ? 0 : je.line);
+    json_decref(root);
+    return -1;
+  }
+  size_t i;
+  json_t *pt;
+  json_array_foreach(pts, i, pt) {
+    const char *d = json_string_value(json_object_get(pt, "dir"));
+    if (!d) continue;
+    const char *base = strrchr(d, '/');
+    char path[1200];
+    snprintf(path, sizeof path, "%s/records.jsonl", d);
+    if (!is_file(path)) snprintf(path, sizeof path, "%s/points/%s", dir, base ? base + 1 : d);
+    else snprintf(path, sizeof path, "%s", d);
+    *dirs = cb_reallocarray(*dirs, *n + 1, sizeof **dirs);
+    (*dirs)[(*n)++] = cb_strdup(path);
+  }
+  json_decref(root);
+  return 0;
+}
+
+int cli_calibrate_fit(int argc, char **argv) {
+  static const struct option opts[] = {COMMON_OPTIONS,
+                                       {"write-profile", required_argument, NULL, O_WRITE_PROFILE},
+                                       {NULL, 0, NULL, 0}};
+  deploy_opts d = {0};
+  const char *out = NULL, *prof = "fitted-profile.yaml";
+  int json = 0, c, h;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if ((h = common_opt(c, &d, &out, &json))) {
+      if (h < 0) return 2;
+      continue;
+    }
+    switch (c) {
+      case 'h': fit_usage(stdout); return 0;
+      case O_WRITE_PROFILE: prof = optarg; break;
+      default: fprintf(stderr, "Run 'calibench calibrate fit --help' for the options.\n"); return 2;
+    }
+  }
+  if (optind >= argc) {
+    fprintf(stderr, "calibench: calibrate fit: give one or more result directories\n");
+    return 2;
+  }
+  cb_sim_params base;
+  if (build_params("fit", &d, &base)) return 2;
+  char **dirs = NULL;
+  size_t nd = 0;
+  int rc = 2;
+  for (int i = optind; i < argc; i++)
+    if (add_dirs(argv[i], &dirs, &nd)) goto done_dirs;
+  cb_record_set *sets = cb_calloc(nd ? nd : 1, sizeof *sets);
+  const cb_record_set **ptrs = cb_calloc(nd ? nd : 1, sizeof *ptrs);
+  cb_error err;
+  cb_error_clear(&err);
+  cb_status st = CB_OK;
+  for (size_t i = 0; i < nd && st == CB_OK; i++) {
+    char path[1100];
+    snprintf(path, sizeof path, "%s/records.jsonl", dirs[i]);
+    cb_record_set_init(&sets[i]);
+    size_t torn = 0;
+    st = cb_record_set_load(&sets[i], path, &torn, &err);
+    if (st == CB_OK && sets[i].count == 0)
+      st = cb_error_at(&err, CB_ERR_INVALID, path, 0, 0, "empty run: no records");
+    ptrs[i] = &sets[i];
+  }
+  cb_calib_fit_result r;
+  cb_calib_fit_params fp;
+  cb_calib_fit_default_params(&fp);
+  if (st == CB_OK) st = cb_calib_fit_compute(&base, ptrs, nd, &fp, &r, &err);
+  if (st != CB_OK) {
+    input_error("fit", &err);
+  } else {
+    cb_buf yaml, table, js;
+    cb_buf_init(&yaml, 0);
+    cb_buf_init(&table, 0);
+    cb_buf_init(&js, 0);
+    char comment[1024];
+    snprintf(comment, sizeof comment,
+             "calibench calibrate fit: %s on %d x %s fitted to %zu records in %zu run%s (%s%s)\n"
+             "mfu %.6g, mbu %.6g, step_overhead_us %.3f; RMS relative error TTFT %.2f%%, ITL %.2f%%",
+             base.model.name, base.tp, base.gpu.name, r.records, r.runs, r.runs == 1 ? "" : "s",
+             dirs[0], nd > 1 ? ", ..." : "", r.fitted.mfu, r.fitted.mbu,
+             (double)r.fitted.step_overhead_ns / 1e3, 100 * r.ttft.rms_after, 100 * r.itl.rms_after);
+    cb_sim_params_write_yaml(&r.fitted, comment, &yaml);
+    cb_calib_fit_format(&r, &table);
+    cb_buf_appendf(&table, "\n  fitted profile written to %s\n", prof);
+    cb_calib_fit_write_json(&r, prof, &js);
+    if (cb_results_write_file(prof, yaml.data, yaml.len, &err) != CB_OK) {
+      fprintf(stderr, "calibench: calibrate fit: %s\n", err.msg);
+      rc = 1;
+    } else {
+      rc = emit("fit", &table, &js, json, out);
+    }
+    cb_buf_free(&yaml);
+    cb_buf_free(&table);
+    cb_buf_free(&js);
+  }
+  for (size_t i = 0; i < nd; i++) cb_record_set_free(&sets[i]);
+  cb_free(sets);
+  cb_free(ptrs);
+done_dirs:
+  for (size_t i = 0; i < nd; i++) cb_free(dirs[i]);
+  cb_free(dirs);
+  return rc;
+}
+
+/* ---- perf --------------------------------------------------------------------------------- */
+
+static void perf_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench calibrate perf [options] RESULT_DIR\n"
+          "\n"
+          "A paper's throughput and latency claims against a measured (or predicted) result\n"
+          "directory: per metric the calibration factor measured / paper, and the production\n"
+          "figure to plan with after the safety margin (throughput x margin, latency /\n"
+          "margin). Claims the run does not measure are projected with their kind's mean\n"
+          "factor.\n"
+          "\n"
+          "claims (at least one):\n"
+          "  --claims FILE        YAML/JSON: source: TEXT, claims: {metric: value, ...}\n"
+          "  --claim METRIC=V     one claim; repeatable; wins over the file's\n"
+          "                       metrics: requests_per_s, output_tokens_per_s,\n"
+          "                       total_tokens_per_s, goodput_requests_per_s,\n"
+          "                       <ttft|tpot|itl|e2e>_<mean|p50|p90|p95|p99>_ms\n"
+          "  --margin F           safety margin in (0, 1]: plan with F of the throughput [0.85]\n"
+          "\n"
+          "output:\n"
+          "  --out FILE           write the JSON result (docs/calibrate-perf.md)\n"
+          "  --json               print the JSON instead of the table\n"
+          "  -h, --help           show this help\n");
+}
+
+int cli_calibrate_perf(int argc, char **argv) {
+  static const struct option opts[] = {{"claims", required_argument, NULL, O_CLAIMS},
+                                       {"claim", required_argument, NULL, O_CLAIM},
+                                       {"margin", required_argument, NULL, O_MARGIN},
+                                       {"out", required_argument, NULL, O_OUT},
+                                       {"json", no_argument, NULL, O_JSON},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *out = NULL, *file = NULL;
+  const char *specs[CB_CALIB_MAX_CLAIMS];
+  size_t nspec = 0;
+  int json = 0, c;
+  double margin = 0.85;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'h': perf_usage(stdout); return 0;
+      case O_CLAIMS: file = optarg; break;
+      case O_CLAIM:
+        if (nspec == CB_CALIB_MAX_CLAIMS) {
+          fprintf(stderr, "calibench: calibrate perf: at most %d --claim\n", CB_CALIB_MAX_CLAIMS);
+          return 2;
+        }
+        specs[nspec++] = optarg;
+        break;
+      case O_MARGIN: if (cli_parse_double("--margin", optarg, 1e-6, 1, &margin)) return 2; break;
+      case O_OUT: out = optarg; break;
+      case O_JSON: json = 1; break;
+      default: fprintf(stderr, "Run 'calibench calibrate perf --help' for the options.\n"); return 2;
+    }
+  }
+  if (optind + 1 != argc) {
+    fprintf(stderr, "calibench: calibrate perf: give exactly one result directory\n");
+    return 2;
+  }
+  if (!file && !nspec) {
+    fprintf(stderr, "calibench: calibrate perf: give the paper's claims (--claims FILE or --claim METRIC=VALUE)\n");
+    return 2;
+  }
+  cb_error err;
+  cb_error_clear(&err);
+  cb_calib_claims claims;
+  memset(&claims, 0, sizeof claims);
+  if (file && cb_calib_claims_load(file, &claims, &err) != CB_OK) return input_error("perf", &err);
+  for (size_t i = 0; i < nspec; i++)
+    if (cb_calib_claims_add(&claims, specs[i], &err) != CB_OK) return input_error("perf", &err);
+  cb_calib_perf_result r;
+  if (cb_calib_perf_compute(&claims, argv[optind], margin, &r, &err) != CB_OK)
+    return input_error("perf", &err);
+  cb_buf table, js;
+  cb_buf_init(&table, 0);
+  cb_buf_init(&js, 0);
+  cb_calib_perf_format(&r, &table);
+  cb_calib_perf_write_json(&r, &js);
+  int rc = emit("perf", &table, &js, json, out);
+  cb_buf_free(&table);
+  cb_buf_free(&js);
+  return rc;
+}
+
+/* ---- sla ----------------------------------------------------------------------------------- */
+
+static void sla_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench calibrate sla [options] RESULT_OR_SWEEP_DIR\n"
+          "\n"
+          "The SLA to promise from a prediction (best: 'calibench sim run --sweep' with a\n"
+          "fitted profile): each percentile at the operating point plus a safety margin, and\n"
+          "along the sweep the load at which each promise, and the SLA as a whole, stops\n"
+          "holding (interpolated between the last point that holds and the first that breaks).\n"
+          "\n"
+          "options:\n"
+          "  --margin F           added to each predicted percentile, in [0, 1) [0.15]\n"
+          "                       (0.10-0.15 is the usual band)\n"
+          "  --metrics LIST       of ttft, tpot, itl, e2e, ttft_sched, e2e_sched [ttft,tpot,e2e]\n"
+          "  --percentiles LIST   of 50, 90, 95, 99, 99.9 [50,90,99]\n"
+          "  --at POINT           the operating point: a sweep point's index (0-based, among\n"
+          "                       the points of the sweep's load kind) or label [0: the lightest]\n"
+          "  --out FILE           write the JSON result (docs/calibrate-perf.md)\n"
+          "  --json               print the JSON instead of the table\n"
+          "  -h, --help           show this help\n");
+}
+
+/* The index of the point labelled `s` (or an index), after the sweep is read. */
+static long point_index(const cb_calib_sla_result *r, const char *s) {
+  for (size_t i = 0; i < r->n_points; i++)
+    if (!strcmp(r->points[i].label, s)) return (long)i;
+  char *end;
+  long v = strtol(s, &end, 10);
+  return *s && !*end && v >= 0 ? v : -2;
+}
+
+int cli_calibrate_sla(int argc, char **argv) {
+  static const struct option opts[] = {{"margin", required_argument, NULL, O_MARGIN},
+                                       {"metrics", required_argument, NULL, O_METRICS},
+                                       {"percentiles", required_argument, NULL, O_PERCENTILES},
+                                       {"at", required_argument, NULL, O_AT},
+                                       {"out", required_argument, NULL, O_OUT},
+                                       {"json", no_argument, NULL, O_JSON},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  const char *out = NULL, *at = NULL;
+  int json = 0, c;
+  cb_calib_sla_params p;
+  cb_calib_sla_default_params(&p);
+  cb_error err;
+  cb_error_clear(&err);
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'h': sla_usage(stdout); return 0;
+      case O_MARGIN: if (cli_parse_double("--margin", optarg, 0, 0.999999, &p.margin)) return 2; break;
+      case O_METRICS: {
+        char buf[256], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", optarg);
+        p.n_metrics = 0;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+          if (p.n_metrics == 8) {
+            fprintf(stderr, "calibench: calibrate sla: --metrics: at most 8\n");
+            return 2;
+          }
+          if (cb_metric_parse(t, &p.metrics[p.n_metrics++], &err) != CB_OK) {
+            fprintf(stderr, "calibench: calibrate sla: --metrics: %s\n", err.msg);
+            return 2;
+          }
+        }
+        break;
+      }
+      case O_PERCENTILES: {
+        char buf[256], *save = NULL;
+        snprintf(buf, sizeof buf, "%s", optarg);
+        p.n_percentiles = 0;
+        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+          if (p.n_percentiles == 8) {
+            fprintf(stderr, "calibench: calibrate sla: --percentiles: at most 8\n");
+            return 2;
+          }
+          if (cli_parse_double("--percentiles", t, 0, 100, &p.percentiles[p.n_percentiles++])) return 2;
+        }
+        break;
+      }
+      case O_AT: at = optarg; break;
+      case O_OUT: out = optarg; break;
+      case O_JSON: json = 1; break;
+      default: fprintf(stderr, "Run 'calibench calibrate sla --help' for the options.\n"); return 2;
+    }
+  }
+  if (optind + 1 != argc) {
+    fprintf(stderr, "calibench: calibrate sla: give exactly one result or sweep directory\n");
+    return 2;
+  }
+  cb_calib_sla_result r;
+  if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return input_error("sla", &err);
+  if (at) {
+    p.at = point_index(&r, at);
+    if (p.at < 0 || (size_t)p.at >= r.n_points) {
+      fprintf(stderr, "calibench: calibrate sla: --at %s: no such point (%zu points of kind %s)\n",
+              at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
+      return 2;
+    }
+    if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return input_error("sla", &err);
+  }
+  cb_buf table, js;
+  cb_buf_init(&table, 0);
+  cb_buf_init(&js, 0);
+  cb_calib_sla_format(&r, &table);
+  cb_calib_sla_write_json(&r, &js);
+  int rc = emit("sla", &table, &js, json, out);
+  cb_buf_free(&table);
+  cb_buf_free(&js);
+  return rc;
+}

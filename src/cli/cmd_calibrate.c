@@ -1,0 +1,65 @@
+/*
+ * cmd_calibrate.c - `calibench calibrate <subcommand>`: paper -> production calibration.
+ * A table of subcommands; each lives in its own file (calibrate.h) and calls the calib
+ * module. docs/calibrate.md is the user's page.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "calibrate.h"
+#include "cli.h"
+
+static const struct calibrate_command {
+  const char *name;
+  const char *summary;
+  int (*run)(int argc, char **argv);
+} subcommands[] = {
+    /* data, environment, task and cost calibration (calibrate_stats.c) */
+    {"drift", "data-distribution drift: JS divergence, severity, accuracy factor",
+     cli_calibrate_drift},
+    {"expect", "production = paper x data x environment x task x safety margin",
+     cli_calibrate_expect},
+    {"cost", "cost per 1,000 requests and the cheapest candidate within a tolerance",
+     cli_calibrate_cost},
+    /* performance calibration (roofline, fit, perf, sla) (calibrate_perf.c) */
+    {"roofline", "physical bounds of model x GPU x TP, and a run's achieved MBU/MFU",
+     cli_calibrate_roofline},
+    {"fit", "fit the simulator's MFU, MBU and step overhead to measured runs",
+     cli_calibrate_fit},
+    {"perf", "paper throughput/latency claims vs a result: factors, production figures",
+     cli_calibrate_perf},
+    {"sla", "the SLA to promise from a prediction, and the load where it stops holding",
+     cli_calibrate_sla},
+};
+
+static void calibrate_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench calibrate <subcommand> [options]\n"
+          "\n"
+          "Calibrate a paper's numbers to production: data drift, environment and task\n"
+          "penalties, cost per quality (docs/calibrate.md); physical bounds, fitting the\n"
+          "simulator, performance factors and the SLA to promise (docs/calibrate-perf.md).\n"
+          "\n"
+          "subcommands:\n");
+  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+    fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+  fprintf(out,
+          "\n"
+          "Run 'calibench calibrate <subcommand> --help' for its options.\n");
+}
+
+int cli_calibrate_main(int argc, char **argv) {
+  if (argc < 2) {
+    calibrate_usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    calibrate_usage(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+    if (!strcmp(argv[1], subcommands[i].name)) return subcommands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "calibench: calibrate: unknown subcommand '%s'\n\n", argv[1]);
+  calibrate_usage(stderr);
+  return 2;
+}

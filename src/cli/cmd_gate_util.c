@@ -1,0 +1,40 @@
+/*
+ * cmd_gate_util.c - small helpers of the store/history/gate commands.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate_cli.h"
+
+void gate_cli_registry_label(const char *target, char *out, size_t n) {
+  if (!target) target = cb_store_default_target();
+  if (strncmp(target, "postgres", 8)) {
+    snprintf(out, n, "%s", target);
+    return;
+  }
+  /* scheme://[user[:password]@]host... -> keep the scheme, user and what follows '@' */
+  const char *scheme = strstr(target, "://");
+  const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
+  const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
+  if (at && colon && colon < at)
+    snprintf(out, n, "%.*s:***%s", (int)(colon - target), target, at);
+  else snprintf(out, n, "%s", target);
+  char *pw = strstr(out, "password=");
+  if (pw) {
+    char *end = strchr(pw, '&');
+    snprintf(pw, n - (size_t)(pw - out), "password=***%s", end ? "&..." : "");
+  }
+}
+
+void gate_cli_apply_fault_hook(cb_store *s) {
+  const char *f = getenv("CALIBENCH_TEST_STORE_FAULT");
+  if (!f || !f[0]) return;
+  int crash = !strncmp(f, "crash:", 6);
+  const char *num = strchr(f, ':');
+  if (!num || (!crash && strncmp(f, "fail:", 5))) {
+    fprintf(stderr, "calibench: ignoring CALIBENCH_TEST_STORE_FAULT='%s' (fail:N or crash:N)\n", f);
+    return;
+  }
+  cb_store_inject_fault(s, strtol(num + 1, NULL, 10), crash);
+}

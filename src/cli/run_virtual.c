@@ -1,0 +1,48 @@
+/*
+ * run_virtual.c - `sim run`'s side of a run point (run_virtual.h).
+ */
+#include "run_virtual.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void run_virtual_target(const run_config *cfg, run_target *t) {
+  const cb_sim_params *p = &cfg->sim.engine;
+  cb_sim_capacity cap;
+  int max_len = cb_sim_capacity_compute(p, &cap, NULL) == CB_OK ? cap.max_model_len : 0;
+  snprintf(t->url, sizeof t->url, "sim://virtual");
+  snprintf(t->model, sizeof t->model, "%s", p->model.name);
+  cb_buf_init(&t->models, 0);
+  cb_buf_append_str(&t->models, "{\"object\":\"list\",\"data\":[{\"id\":\"");
+  cb_buf_append_json_string(&t->models, p->model.name, strlen(p->model.name));
+  cb_buf_appendf(&t->models, "\",\"object\":\"model\",\"owned_by\":\"calibench\",\"max_model_len\":%d}]}",
+                 max_len);
+}
+
+int run_virtual_fast_ok(const run_config *cfg, const cb_workload *wl, const cb_workload_params *wp) {
+  return !cfg->exact_prompts && !cfg->extra_body && !cfg->tok &&
+         cb_sim_prompt_ids_supported(wl, wp);
+}
+
+cb_status run_virtual_run(const run_config *cfg, const cb_runner_params *rp,
+                          cb_sim_vrun_prompt_fn prompt, void *prompt_ctx,
+                          cb_runner_source_fn source, void *source_ctx,
+                          cb_runner_record_fn on_record, void *record_ctx,
+                          cb_runner_stats *stats, cb_error *err) {
+  cb_sim_vrun_params vp;
+  cb_sim_vrun_default_params(&vp);
+  vp.sim = cfg->sim;
+  vp.runner = *rp;
+  vp.prompt = prompt;
+  vp.prompt_ctx = prompt_ctx;
+  return cb_sim_run_virtual(&vp, source, source_ctx, on_record, record_ctx, stats, err);
+}
+
+void run_virtual_manifest(const run_config *cfg, cb_buf *out) {
+  cb_buf_appendf(out, ",\"predicted\":true,\"clock\":\"virtual\",\"engine\":{\"replicas\":%d,"
+                      "\"gpus\":%d,\"seed\":%llu,\"prompts\":\"%s\",\"profile\":",
+                 cfg->sim.replicas, cfg->sim.replicas * cfg->sim.engine.tp,
+                 (unsigned long long)cfg->sim.seed, cfg->exact_prompts ? "exact" : "auto");
+  cb_sim_params_write_json(&cfg->sim.engine, out);
+  cb_buf_append_char(out, '}');
+}

@@ -1,0 +1,114 @@
+/*
+ * values.c - per-request values for the charts, with the definitions of summary.c
+ * (docs/results.md): TTFT = first content chunk - sent, TPOT = (E2E - TTFT) /
+ * (output tokens - 1) for more than one token, ITL = each gap between content chunks,
+ * E2E = end - sent; over measured (not warm-up) successes. Also histogram bins.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/stats.h"
+#include "report_internal.h"
+
+int cb__rep_record_measured_ok(const cb_record *r) { return !r->warmup && cb_record_ok(r); }
+
+double cb__rep_ttft_ms(const cb_record *r) {
+  if (!cb_record_ok(r) || !r->first_content_ns || r->first_content_ns < r->sent_ns) return NAN;
+  return (double)(r->first_content_ns - r->sent_ns) / 1e6;
+}
+
+double cb__rep_e2e_ms(const cb_record *r) {
+  if (r->end_ns < r->sent_ns) return NAN;
+  return (double)(r->end_ns - r->sent_ns) / 1e6;
+}
+
+double cb__rep_tpot_ms(const cb_record *r) {
+  if (r->output_tokens <= 1) return NAN;
+  double ttft = cb__rep_ttft_ms(r), e2e = cb__rep_e2e_ms(r);
+  return (e2e - ttft) / (double)(r->output_tokens - 1);
+}
+
+typedef struct growable {
+  double *v;
+  size_t n, alloc;
+} growable;
+
+static void push(growable *g, double x) {
+  if (!isfinite(x)) return;
+  if (g->n == g->alloc) {
+    g->alloc = g->alloc ? 2 * g->alloc : 256;
+    g->v = cb_reallocarray(g->v, g->alloc, sizeof *g->v);
+  }
+  g->v[g->n++] = x;
+}
+
+void cb__rep_values_of(const cb_record_set *set, const char *class_name, int which,
+                       cb__rep_values *out) {
+  growable g = {0};
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (!cb__rep_record_measured_ok(r)) continue;
+    if (class_name && strcmp(r->class_name, class_name)) continue;
+    switch (which) {
+      case CB__REP_TTFT: push(&g, cb__rep_ttft_ms(r)); break;
+      case CB__REP_TPOT: push(&g, cb__rep_tpot_ms(r)); break;
+      case CB__REP_E2E: push(&g, cb__rep_e2e_ms(r)); break;
+      case CB__REP_ITL:
+        for (size_t c = 1; c < r->n_chunks; c++)
+          if (r->chunk_ns[c] >= r->chunk_ns[c - 1])
+            push(&g, (double)(r->chunk_ns[c] - r->chunk_ns[c - 1]) / 1e6);
+        break;
+      default: break;
+    }
+  }
+  cb_stats_sort(g.v, g.n);
+  out->v = g.v;
+  out->n = g.n;
+}
+
+void cb__rep_values_compute(cb__rep_run *run) {
+  for (int k = 0; k < CB__REP_NDIST; k++) cb__rep_values_of(&run->records, NULL, k, &run->dist[k]);
+}
+
+void cb__rep_values_free(cb__rep_values *v) {
+  cb_free(v->v);
+  v->v = NULL;
+  v->n = 0;
+}
+
+double cb__rep_values_quantile(const cb__rep_values *v, double q) {
+  return cb_stats_quantile_sorted(v->v, v->n, q);
+}
+
+void cb__rep_bins_compute(const cb__rep_values *v, int target, cb__rep_bins *out) {
+  memset(out, 0, sizeof *out);
+  if (!v->n) return;
+  double lo = v->v[0], max = v->v[v->n - 1];
+  double p995 = cb__rep_values_quantile(v, 0.995);
+  double hi = v->n >= 200 && max > 2 * p995 ? p995 : max;
+  cb__rep_ticks t;
+  cb__rep_axis_ticks(lo, hi, target, &t);
+  double step = t.step;
+  double start = floor(lo / step) * step;
+  double span = (hi - start) / step;
+  size_t nb = span >= 1 ? (size_t)ceil(span) : 1;
+  if (start + (double)nb * step <= hi) nb++; /* hi itself falls in the last bin */
+  if (nb > 400) nb = 400;
+  out->start = start;
+  out->step = step;
+  out->n_bins = nb;
+  out->counts = cb_calloc(nb, sizeof *out->counts);
+  double edge = start + (double)nb * step;
+  for (size_t i = 0; i < v->n; i++) {
+    double k = floor((v->v[i] - start) / step);
+    size_t b = k < 0 ? 0 : k >= (double)nb ? nb - 1 : (size_t)k;
+    if (v->v[i] > edge) out->overflow++;
+    out->counts[b] += 1;
+  }
+}
+
+void cb__rep_bins_free(cb__rep_bins *b) {
+  cb_free(b->counts);
+  memset(b, 0, sizeof *b);
+}

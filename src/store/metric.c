@@ -1,0 +1,162 @@
+/*
+ * metric.c - the metric catalog: every name a policy, `history` or the registry uses,
+ * and the summary.json number it addresses (docs/gate.md, "Metric names").
+ *
+ *   <m>.<stat>           metrics.<m>.<stat>_ms  m: ttft tpot itl itl_token e2e ttft_sched
+ *                                               e2e_sched lag; stat: mean std min p50 p90
+ *                                               p95 p99 p99.9 max (ms); count, cv (plain)
+ *   <m>.adjusted.<pP>    metrics.<m>.adjusted.<pP>_ms (ttft tpot e2e ttft_sched e2e_sched)
+ *   throughput.<k>       throughput.<k>  (requests_per_s, output_tokens_per_s,
+ *                                         total_tokens_per_s, goodput_requests_per_s)
+ *   error_rate           failed / measured
+ *   ... counts, rates, tokens, client and the server telemetry section (table below).
+ *
+ * The table is built once (pthread_once) from these rules.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/store.h"
+
+#define CATALOG_MAX 192
+
+static cb_store_metric catalog[CATALOG_MAX];
+static size_t catalog_n;
+static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
+
+static void add(const char *name, const char *path, cb_store_unit unit, cb_store_better better,
+                const char *sample, double q, int adjusted) {
+  cb_store_metric *m = &catalog[catalog_n++];
+  snprintf(m->name, sizeof m->name, "%s", name);
+  snprintf(m->path, sizeof m->path, "%s", path);
+  m->unit = unit;
+  m->better = better;
+  snprintf(m->sample, sizeof m->sample, "%s", sample);
+  m->quantile = q;
+  m->adjusted = adjusted;
+}
+
+static void build(void) {
+  static const char *const dists[] = {"ttft", "tpot", "itl", "itl_token", "e2e",
+                                      "ttft_sched", "e2e_sched", "lag"};
+  static const struct {
+    const char *stat, *key;
+    double q;
+  } stats[] = {{"mean", "mean_ms", -1},  {"std", "std_ms", NAN}, {"min", "min_ms", 0},
+               {"p50", "p50_ms", 0.5},   {"p90", "p90_ms", 0.9}, {"p95", "p95_ms", 0.95},
+               {"p99", "p99_ms", 0.99},  {"p99.9", "p99.9_ms", 0.999},
+               {"max", "max_ms", 1}};
+  char name[64], path[96];
+  for (size_t d = 0; d < sizeof dists / sizeof dists[0]; d++) {
+    const char *m = dists[d];
+    int per_request = strcmp(m, "itl") && strcmp(m, "itl_token");
+    const char *sample = per_request ? m : "";
+    snprintf(name, sizeof name, "%s.count", m);
+    snprintf(path, sizeof path, "metrics.%s.count", m);
+    add(name, path, CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+    snprintf(name, sizeof name, "%s.cv", m);
+    snprintf(path, sizeof path, "metrics.%s.cv", m);
+    add(name, path, CB_UNIT_NUMBER, CB_BETTER_LOWER, "", NAN, 0);
+    for (size_t s = 0; s < sizeof stats / sizeof stats[0]; s++) {
+      snprintf(name, sizeof name, "%s.%s", m, stats[s].stat);
+      snprintf(path, sizeof path, "metrics.%s.%s", m, stats[s].key);
+      add(name, path, CB_UNIT_MS, CB_BETTER_LOWER, isnan(stats[s].q) ? "" : sample,
+          stats[s].q, 0);
+    }
+    int adjusted = !strcmp(m, "ttft") || !strcmp(m, "tpot") || !strcmp(m, "e2e") ||
+                   !strcmp(m, "ttft_sched") || !strcmp(m, "e2e_sched");
+    if (!adjusted) continue;
+    for (size_t s = 3; s < sizeof stats / sizeof stats[0]; s++) { /* p50 .. max */
+      snprintf(name, sizeof name, "%s.adjusted.%s", m, stats[s].stat);
+      snprintf(path, sizeof path, "metrics.%s.adjusted.%s", m, stats[s].key);
+      add(name, path, CB_UNIT_MS, CB_BETTER_LOWER, m, stats[s].q, 1);
+    }
+  }
+  add("throughput.requests_per_s", "throughput.requests_per_s", CB_UNIT_PER_S,
+      CB_BETTER_HIGHER, "throughput.requests_per_s", -1, 0);
+  add("throughput.output_tokens_per_s", "throughput.output_tokens_per_s", CB_UNIT_PER_S,
+      CB_BETTER_HIGHER, "throughput.output_tokens_per_s", -1, 0);
+  add("throughput.total_tokens_per_s", "throughput.total_tokens_per_s", CB_UNIT_PER_S,
+      CB_BETTER_HIGHER, "throughput.total_tokens_per_s", -1, 0);
+  add("throughput.goodput_requests_per_s", "throughput.goodput_requests_per_s", CB_UNIT_PER_S,
+      CB_BETTER_HIGHER, "", NAN, 0);
+  add("error_rate", "failed/measured", CB_UNIT_FRACTION, CB_BETTER_LOWER, "error", -1, 0);
+  add("joint_attainment", "joint_attainment", CB_UNIT_FRACTION, CB_BETTER_HIGHER, "", NAN, 0);
+  add("achieved_rate", "achieved_rate", CB_UNIT_PER_S, CB_BETTER_NONE, "", NAN, 0);
+  add("scheduled_rate", "scheduled_rate", CB_UNIT_PER_S, CB_BETTER_NONE, "", NAN, 0);
+  add("requested_rate", "requested_rate", CB_UNIT_PER_S, CB_BETTER_NONE, "", NAN, 0);
+  add("requests", "requests", CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+  add("warmup", "warmup", CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+  add("measured", "measured", CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+  add("succeeded", "succeeded", CB_UNIT_COUNT, CB_BETTER_HIGHER, "", NAN, 0);
+  add("failed", "failed", CB_UNIT_COUNT, CB_BETTER_LOWER, "", NAN, 0);
+  add("tokens.prompt", "tokens.prompt", CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+  add("tokens.output", "tokens.output", CB_UNIT_COUNT, CB_BETTER_NONE, "", NAN, 0);
+  add("window.seconds", "window.seconds", CB_UNIT_NUMBER, CB_BETTER_NONE, "", NAN, 0);
+  add("client.lag_p99", "client.lag_p99_ms", CB_UNIT_MS, CB_BETTER_LOWER, "", NAN, 0);
+  add("client.cpu_s", "client.cpu_s", CB_UNIT_NUMBER, CB_BETTER_LOWER, "", NAN, 0);
+  add("server.running.mean", "server.gauges.running.mean", CB_UNIT_NUMBER, CB_BETTER_NONE, "", NAN, 0);
+  add("server.running.max", "server.gauges.running.max", CB_UNIT_NUMBER, CB_BETTER_NONE, "", NAN, 0);
+  add("server.waiting.mean", "server.gauges.waiting.mean", CB_UNIT_NUMBER, CB_BETTER_LOWER, "", NAN, 0);
+  add("server.waiting.max", "server.gauges.waiting.max", CB_UNIT_NUMBER, CB_BETTER_LOWER, "", NAN, 0);
+  add("server.kv_usage.mean", "server.gauges.kv_usage.mean", CB_UNIT_FRACTION, CB_BETTER_LOWER, "", NAN, 0);
+  add("server.kv_usage.max", "server.gauges.kv_usage.max", CB_UNIT_FRACTION, CB_BETTER_LOWER, "", NAN, 0);
+  add("server.prefix_hit_rate", "server.window_deltas.prefix_hit_rate", CB_UNIT_FRACTION,
+      CB_BETTER_HIGHER, "", NAN, 0);
+  add("server.preemptions", "server.window_deltas.preemptions", CB_UNIT_COUNT, CB_BETTER_LOWER,
+      "", NAN, 0);
+}
+
+size_t cb_store_metric_count(void) {
+  pthread_once(&catalog_once, build);
+  return catalog_n;
+}
+
+const cb_store_metric *cb_store_metric_at(size_t i) {
+  return i < cb_store_metric_count() ? &catalog[i] : NULL;
+}
+
+const cb_store_metric *cb_store_metric_find(const char *name) {
+  size_t n = cb_store_metric_count();
+  for (size_t i = 0; i < n; i++)
+    if (!strcmp(catalog[i].name, name)) return &catalog[i];
+  return NULL;
+}
+
+cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, cb_error *err) {
+  const cb_store_metric *m = cb_store_metric_find(name);
+  if (m) {
+    *out = m;
+    return CB_OK;
+  }
+  /* Suggest the names sharing the part before the first dot, else the groups. */
+  char hint[400] = "";
+  size_t off = 0, plen = strcspn(name, ".");
+  size_t n = cb_store_metric_count();
+  for (size_t i = 0; i < n && off < sizeof hint - 1; i++) {
+    const char *c = catalog[i].name;
+    if (strncmp(c, name, plen) || (c[plen] != '.' && c[plen] != '\0')) continue;
+    int w = snprintf(hint + off, sizeof hint - off, "%s%s", off ? ", " : "", c);
+    if (w < 0) break;
+    off += (size_t)w;
+  }
+  if (!off)
+    snprintf(hint, sizeof hint,
+             "ttft|tpot|itl|itl_token|e2e|ttft_sched|e2e_sched|lag.<mean|p50|p90|p95|p99|"
+             "p99.9|max|...>, <m>.adjusted.<pP>, throughput.<requests_per_s|"
+             "output_tokens_per_s|...>, error_rate, joint_attainment, server.<...>; "
+             "docs/gate.md lists them all");
+  return cb_error_set(err, CB_ERR_NOT_FOUND, "unknown metric '%s' (known: %s)", name, hint);
+}
+
+const char *cb_store_unit_name(cb_store_unit u) {
+  switch (u) {
+    case CB_UNIT_MS: return "ms";
+    case CB_UNIT_PER_S: return "/s";
+    case CB_UNIT_FRACTION: return "fraction";
+    case CB_UNIT_COUNT: return "count";
+    default: return "";
+  }
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# calibench sim run: the engine in virtual time behind run's options. Checks that a
+# prediction is byte-identical per seed, is marked predicted (summary, manifest, the
+# engine profile recorded), takes run's workload and output options (trace replay with
+# replicas, a scenario with solo baselines, a rate sweep, --vllm-json, --exact-prompts),
+# sends the same requests as run against the built-in simulator, and refuses bad input
+# with the file, line and key.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cb-simrun.XXXXXX")
+DATA="$SRC/tests/data/workload"
+load=(--rate 8 --num-requests 80 --input-len 600 --len-dist lognormal --len-spread 0.5 --output-len 96 --seed 5)
+
+# 1. Deterministic per seed: two runs, the same bytes (the run id is derived from the inputs).
+"$CALIBENCH" sim run "${load[@]}" --quiet --out "$work/a"
+"$CALIBENCH" sim run "${load[@]}" --quiet --out "$work/b"
+cmp "$work/a/records.jsonl" "$work/b/records.jsonl" || fail "two runs with one seed differ"
+"$CALIBENCH" sim run "${load[@]}" --seed 6 --quiet --out "$work/c" # the later --seed wins
+cmp -s "$work/a/records.jsonl" "$work/c/records.jsonl" && fail "another seed gave the same records"
+echo "ok - deterministic per seed ($(wc -l <"$work/a/records.jsonl") records, byte-identical)"
+
+# 2. A custom profile is recorded and changes the prediction.
+printf 'mfu: 0.2\nmbu: 0.4\nstep_overhead_us: 900\n' >"$work/slow.yaml"
+"$CALIBENCH" sim run "${load[@]}" --quiet --profile "$work/slow.yaml" --out "$work/slow"
+
+# 3. Run's workload options: trace replay on 2 replicas, a scenario with solo baselines,
+#    a rate sweep with SLOs, the vLLM JSON, exact prompts.
+"$CALIBENCH" sim run --dataset "trace:$DATA/mooncake_conversation_first200.jsonl" --replicas 2 \
+  --trace-speed 4 --quiet --out "$work/trace"
+cat >"$work/scenario.yaml" <<'YAML'
+seed: 7
+rate: 40
+num_requests: 120
+classes:
+  - name: interactive
+    share: 3
+    input_len: {dist: fixed, mean: 100}
+    output_len: {dist: fixed, mean: 16}
+    slo: {ttft: 2s}
+  - name: batch
+    share: 1
+    input_len: {dist: fixed, mean: 3000}
+    output_len: {dist: fixed, mean: 64}
+YAML
+"$CALIBENCH" sim run --scenario "$work/scenario.yaml" --solo-baseline --ignore-eos --quiet --out "$work/scen"
+"$CALIBENCH" sim run --sweep rate=2,8,32 --num-requests 60 --input-len 1000 --output-len 64 \
+  --slo ttft=300ms,tpot=50ms --quiet --out "$work/sweep"
+"$CALIBENCH" sim run "${load[@]}" --quiet --vllm-json "$work/vllm.json" --label pred --out "$work/v"
+"$CALIBENCH" sim run "${load[@]}" --quiet --exact-prompts --out "$work/exact"
+
+# 4. The same workload and seed through run against the built-in simulator (HTTP, 20x
+#    faster than real time): the same requests, latencies of the same engine.
+"$CALIBENCH" run "${load[@]}" --sim-time-scale 0.05 --no-server-metrics --quiet --out "$work/http"
+
+node - "$work" <<'JS'
+const fs = require("fs");
+const w = process.argv[2];
+const J = (f) => JSON.parse(fs.readFileSync(f, "utf8"));
+const R = (d) => fs.readFileSync(`${d}/records.jsonl`, "utf8").trim().split("\n").map(JSON.parse);
+const ok = (c, m) => { if (!c) throw new Error(m); };
+const q = (v, p) => { const s = [...v].sort((a, b) => a - b); const h = (s.length - 1) * p, i = Math.floor(h); return s[i] + (h - i) * ((s[i + 1] ?? s[i]) - s[i]); };
+
+const s = J(`${w}/a/summary.json`), m = J(`${w}/a/manifest.json`);
+ok(s.summary.predicted === true, "summary marked predicted");
+ok(m.predicted === true && m.clock === "virtual" && m.server.url === "sim://virtual", "manifest marked predicted");
+ok(m.engine.profile.model.name === "llama-3.1-8b" && m.engine.profile.mfu === 0.45 && m.engine.replicas === 1, "engine recorded");
+ok(/^sim[0-9a-f]{8}$/.test(m.run_id), "run id " + m.run_id);
+ok(s.summary.measured === 80 && s.summary.failed === 0, "80 requests, none failed");
+console.log(`ok - predicted: summary and manifest marked, engine ${m.engine.profile.model.name} on ${m.engine.profile.gpu.name} recorded`);
+
+const slow = J(`${w}/slow/summary.json`).summary, fast = s.summary;
+ok(J(`${w}/slow/manifest.json`).engine.profile.mbu === 0.4, "custom profile recorded");
+ok(slow.metrics.ttft.p50_ms > 1.5 * fast.metrics.ttft.p50_ms && slow.metrics.tpot.p50_ms > 1.5 * fast.metrics.tpot.p50_ms,
+   `a slower profile predicts slower: TTFT p50 ${slow.metrics.ttft.p50_ms} vs ${fast.metrics.ttft.p50_ms}`);
+console.log(`ok - profile: MFU 0.2/MBU 0.4 predicts TPOT p50 ${slow.metrics.tpot.p50_ms.toFixed(2)} ms vs ${fast.metrics.tpot.p50_ms.toFixed(2)} ms`);
+
+const tr = R(`${w}/trace`);
+ok(tr.length === 200 && tr.every((r) => r.error === null), "trace: 200 records, all ok");
+const cached = tr.reduce((a, r) => a + r.cached_tokens, 0);
+ok(cached > 0, "trace hash ids share prefix blocks");
+ok(J(`${w}/trace/manifest.json`).engine.replicas === 2, "2 replicas recorded");
+console.log(`ok - trace replay on 2 replicas: 200 requests, ${cached} prompt tokens from the prefix cache`);
+
+const sc = J(`${w}/scen/summary.json`);
+ok(sc.classes.length === 2 && sc.classes.every((c) => c.predicted === true), "scenario classes predicted");
+const inter = J(`${w}/scen/interference.json`);
+ok(inter.classes.length === 2 && inter.classes.every((c) => c.ttft_factor > 0), "interference factors");
+console.log(`ok - scenario with solo baselines: interference TTFT ${inter.classes.map((c) => c.class + " " + c.ttft_factor.toFixed(2) + "x").join(", ")}`);
+
+const sw = J(`${w}/sweep/sweep.json`);
+ok(sw.points.length === 3 && sw.points.every((p) => J(`${p.dir}/summary.json`).summary.predicted), "sweep points predicted");
+ok(sw.points[2].ttft_p99_ms > sw.points[0].ttft_p99_ms, "latency grows with load");
+console.log(`ok - sweep rate=2,8,32: TTFT p99 ${sw.points.map((p) => p.ttft_p99_ms.toFixed(1)).join(", ")} ms; capacity at SLO ${sw.capacity_at_slo ? sw.capacity_at_slo.label : "none"}`);
+
+const v = J(`${w}/vllm.json`);
+// vLLM's TTFT ends at the first chunk with choices: the chat role chunk, sent at admission.
+ok(v.completed === 80 && v.label === "pred" && v.ttfts.length === 80 && v.mean_e2el_ms > 0 && v.mean_tpot_ms > 0, "vllm json");
+console.log(`ok - --vllm-json: ${v.completed} completed, mean TPOT ${v.mean_tpot_ms.toFixed(2)} ms, mean E2EL ${v.mean_e2el_ms.toFixed(1)} ms`);
+
+const a = R(`${w}/a`), ex = R(`${w}/exact`), h = R(`${w}/http`);
+const by = (rs) => Object.fromEntries(rs.map((r) => [r.index, r]));
+const A = by(a), E = by(ex), H = by(h);
+let sameOut = 0, samePrompt = 0, nearPrompt = 0, sameHttp = 0;
+for (const i of Object.keys(A)) {
+  sameOut += A[i].output_tokens === E[i].output_tokens;
+  samePrompt += A[i].prompt_tokens === E[i].prompt_tokens;
+  nearPrompt += Math.abs(A[i].prompt_tokens - E[i].prompt_tokens) <= 1;
+  sameHttp += E[i].output_tokens === H[i].output_tokens && E[i].prompt_tokens === H[i].prompt_tokens;
+}
+ok(sameOut === 80 && nearPrompt === 80 && samePrompt >= 68, `fast path: ${samePrompt} equal prompts, ${nearPrompt} within 1, ${sameOut} equal outputs`);
+console.log(`ok - fast path vs --exact-prompts: ${sameOut}/80 equal output lengths, ${samePrompt}/80 equal prompt lengths (the rest 1 off)`);
+ok(sameHttp >= 78, `HTTP vs virtual: ${sameHttp}/80 requests with equal prompt and output tokens`);
+// Latencies: at 20x real time each wall millisecond of HTTP is 20 simulated ones, so
+// only TPOT (per-request offsets cancel) is compared here, loosely; the tight
+// comparison (real time, KS test) is tests/unit/test_sim_vrun_serve.c.
+const tt = (rs) => rs.map((r) => r.first_content_ns - r.sent_ns);
+const tp = (rs) => rs.filter((r) => r.output_tokens > 1).map((r) => (r.last_content_ns - r.first_content_ns) / (r.output_tokens - 1));
+const hp = q(tp(h), 0.5) / 0.05, vp = q(tp(ex), 0.5);
+ok(Math.abs(hp / vp - 1) < 0.25, `TPOT p50 over HTTP ${hp / 1e6} ms (scaled) vs ${vp / 1e6} ms`);
+console.log(`ok - sim run vs run against the simulator: ${sameHttp}/80 identical requests; TPOT p50 ${(hp / 1e6).toFixed(2)} ms (HTTP, scaled) vs ${(vp / 1e6).toFixed(2)} ms; TTFT p50 ${(q(tt(h), 0.5) / 0.05 / 1e6).toFixed(2)} vs ${(q(tt(ex), 0.5) / 1e6).toFixed(2)} ms`);
+JS
+
+# 5. Bad input: named file, line and key; options with no meaning in virtual time.
+check_fail() { # EXPECTED_TEXT ARGS...
+  local want=$1 out status=0
+  shift
+  out=$("$CALIBENCH" sim run "$@" --quiet --out "$work/bad-$RANDOM" 2>&1) || status=$?
+  [ "$status" -eq 2 ] || fail "sim run $* exited $status, expected 2: $out"
+  [[ "$out" == *"$want"* ]] || fail "sim run $*: expected '$want' in: $out"
+  echo "ok - refused: $out"
+}
+printf 'mfu: 0.4\nmfuu: 0.5\n' >"$work/typo.yaml"
+check_fail "typo.yaml:2: unknown key 'mfuu'" --profile "$work/typo.yaml"
+check_fail "cannot open" --profile "$work/missing.yaml"
+check_fail "--url has no meaning in virtual time" --url http://127.0.0.1:1/v1
+check_fail "--http2 has no meaning in virtual time" --http2
+check_fail "missing.csv" --dataset "trace:$work/missing.csv"
+status=0
+out=$("$CALIBENCH" run --profile "$work/slow.yaml" --quiet 2>&1) || status=$?
+[ "$status" -eq 2 ] && [[ "$out" == *"is an option of 'calibench sim run'"* ]] || fail "run --profile: $out"
+echo "ok - refused: $out"
+echo "all sim run checks passed"

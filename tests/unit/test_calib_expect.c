@@ -1,0 +1,306 @@
+/*
+ * test_calib_expect.c - `calibrate expect`: production = paper x data x environment x
+ * task x safety margin, each factor from the right input with its source, worked
+ * examples with their arithmetic, result directories (measured and predicted), and
+ * clear errors for conflicting or bad inputs.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "calibench/calib.h"
+#include "calibench/results.h"
+
+static void check_close(const char *what, double got, double want, double tol) {
+  if (!(fabs(got - want) <= tol * (1.0 + fabs(want))))
+    fail_msg("%s: got %.17g, want %.17g", what, got, want);
+}
+
+static const char *data(const char *name) {
+  static char path[4][1024];
+  static int k;
+  k = (k + 1) % 4;
+  snprintf(path[k], sizeof path[k], "%s/calib/%s", getenv("CB_DATA_DIR"), name);
+  return path[k];
+}
+
+static void expect_error(cb_status st, cb_status code, const cb_error *err, const char *want) {
+  if (st != code)
+    fail_msg("status %s, want %s (%s)", cb_status_name(st), cb_status_name(code), err->msg);
+  if (!strstr(err->msg, want)) fail_msg("message '%s' lacks '%s'", err->msg, want);
+}
+
+static char drift_path[64];
+
+/* The classic example's drift result (test_calib_drift.c), written as `drift --out` would. */
+static int write_drift(void **state) {
+  (void)state;
+  cb_calib_dist bench, prod, acc;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err) ||
+      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err) ||
+      cb_calib_label_values_load(&acc, data("intents_accuracy.json"), &err))
+    return -1;
+  cb_calib_drift_params p;
+  cb_calib_drift_default_params(&p);
+  p.task = CB_CALIB_TASK_CLASSIFICATION;
+  p.boot.replicates = 100;
+  cb_calib_drift_result r;
+  if (cb_calib_drift_compute(&bench, &prod, &acc, &p, &r, &err)) return -1;
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_calib_drift_write_json(&r, &out);
+  snprintf(drift_path, sizeof drift_path, "/tmp/cb-calib-expect-%ld.json", (long)getpid());
+  int rc = cb_results_write_file(drift_path, out.data, out.len, &err) == CB_OK ? 0 : -1;
+  cb_calib_drift_result_free(&r);
+  cb_buf_free(&out);
+  cb_calib_dist_free(&bench);
+  cb_calib_dist_free(&prod);
+  cb_calib_dist_free(&acc);
+  return rc;
+}
+
+static int remove_drift(void **state) {
+  (void)state;
+  remove(drift_path);
+  return 0;
+}
+
+/*
+ * The classic chain: an intent classifier at 92% on its balanced benchmark.
+ *   data:        drift result with per-intent accuracies: 0.8675 / 0.92 = 0.942935 (measured)
+ *   environment: 64 concurrent requests on a deployment that holds 48 within SLO:
+ *                max(0.3, 48 / 64) = 0.75 (stated)
+ *   task:        the agent makes 3 tool calls: 0.95^3 = 0.857375 (stated)
+ *   margin:      0.85 (default)
+ *   production = 0.92 x 0.942935 x 0.75 x 0.857375 x 0.85
+ *              = 0.8675 x 0.75 x 0.857375 x 0.85 = 0.474155
+ */
+static void test_classic_chain(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.92;
+  p.drift_path = drift_path;
+  p.concurrency = 64;
+  p.capacity = 48;
+  p.tool_calls = 3;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("data", r.data.value, 0.8675 / 0.92, 1e-12);
+  assert_int_equal(r.data.source, CB_CALIB_FROM_MEASURED);
+  check_close("environment", r.environment.value, 0.75, 1e-15);
+  assert_int_equal(r.environment.source, CB_CALIB_FROM_INPUT);
+  check_close("task", r.task.value, 0.857375, 1e-12);
+  check_close("margin", r.margin.value, 0.85, 0);
+  assert_int_equal(r.margin.source, CB_CALIB_FROM_DEFAULT);
+  check_close("expected", r.expected, 0.8675 * 0.75 * 0.857375 * 0.85, 1e-12);
+  check_close("expected by hand", r.expected, 0.474155, 1e-6);
+  assert_string_equal(r.environment.formula, "max(0.3, 48 / 64) = 0.7500");
+  assert_string_equal(r.task.formula, "0.95 ^ 3 = 0.8574");
+  assert_string_equal(r.data.formula, "0.8675 / 0.92 = 0.9429");
+
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_calib_expect_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"kind\": \"calibrate.expect\""));
+  assert_non_null(strstr(out.data, "\"measured\": [\n    \"data\"\n  ]"));
+  assert_non_null(strstr(out.data, "\"stated\": [\n    \"environment\",\n    \"task\"\n  ]"));
+  assert_non_null(strstr(out.data, "\"defaults\": [\n    \"safety_margin\"\n  ]"));
+  assert_non_null(strstr(out.data, "\"capacity\": 48"));
+  cb_buf_reset(&out);
+  cb_calib_expect_format(&r, &out);
+  assert_non_null(strstr(out.data, "= 0.92 x 0.9429 x 0.7500 x 0.8574 x 0.8500 = 0.4742"));
+  assert_non_null(strstr(out.data, "measured: data"));
+  cb_buf_free(&out);
+
+  /* the same with the JS model instead (--js, classification): exp(-2.5 x 0.110852) */
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.92;
+  p.js_bits = 0.11085192172164743;
+  p.task = CB_CALIB_TASK_CLASSIFICATION;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("JS data factor", r.data.value, exp(-2.5 * 0.11085192172164743), 1e-12);
+  assert_int_equal(r.data.source, CB_CALIB_FROM_INPUT);
+  /* 0.92 x 0.757956 x 0.95 (default environment) x 1 x 0.85 = 0.563086 */
+  check_close("JS chain", r.expected, 0.92 * exp(-2.5 * 0.11085192172164743) * 0.95 * 0.85, 1e-12);
+  check_close("JS chain by hand", r.expected, 0.563086, 1e-6);
+}
+
+/* Nothing but the paper: 0.92 x 1 x 0.95 x 1 x 0.85 = 0.7429, every factor a default. */
+static void test_defaults(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.92;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("expected", r.expected, 0.7429, 1e-12);
+  assert_int_equal(r.data.source, CB_CALIB_FROM_DEFAULT);
+  assert_int_equal(r.environment.source, CB_CALIB_FROM_DEFAULT);
+  assert_int_equal(r.task.source, CB_CALIB_FROM_DEFAULT);
+  assert_int_equal(r.margin.source, CB_CALIB_FROM_DEFAULT);
+  assert_non_null(strstr(r.environment.note, "--results"));
+}
+
+static void test_environment_rules(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_calib_expect_default_params(&p);
+  p.paper = 1;
+  p.concurrency = 48;
+  p.capacity = 48; /* at capacity: within */
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("within", r.environment.value, 0.95, 0);
+  p.concurrency = 1000;
+  p.capacity = 100; /* 0.1 -> the floor */
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("floor", r.environment.value, 0.3, 0);
+
+  /* a measured run at the production load: 3100 tokens/s against the paper's 5000 */
+  cb_calib_expect_default_params(&p);
+  p.paper = 5000;
+  p.metric = "output_tokens_per_s";
+  p.results_dir = data("run_measured");
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("measured", r.environment.value, 0.62, 1e-15);
+  assert_int_equal(r.environment.source, CB_CALIB_FROM_MEASURED);
+  /* 5000 x 1 x 0.62 x 1 x 0.85 = 2635 tokens/s */
+  check_close("throughput expected", r.expected, 2635, 1e-12);
+  /* a predicted run (sim run), compared on requests/s with the paper's 5 */
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.92;
+  p.results_dir = data("run_predicted");
+  p.env_metric = "requests_per_s";
+  p.env_paper = 5;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("simulated", r.environment.value, 4.1 / 5, 1e-15);
+  assert_int_equal(r.environment.source, CB_CALIB_FROM_SIMULATED);
+  cb_calib_factor f;
+  memset(&f, 0, sizeof f);
+  assert_int_equal(
+      cb_calib_env_from_results(data("run_predicted"), "goodput_requests_per_s", 4, &f, &err),
+      CB_OK);
+  check_close("goodput", f.value, 0.95, 1e-15);
+}
+
+static void test_task_rules(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_calib_expect_default_params(&p);
+  p.paper = 1;
+  const double steps[] = {0.98, 0.9, 0.95};
+  p.steps = steps;
+  p.n_steps = 3;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("steps", r.task.value, 0.8379, 1e-12);
+  assert_string_equal(r.task.formula, "0.98 * 0.9 * 0.95 = 0.8379");
+  cb_calib_expect_default_params(&p);
+  p.paper = 1;
+  p.tool_calls = 0; /* a single step */
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("single step", r.task.value, 1.0, 0);
+  p.tool_calls = 5;
+  p.step_success = 0.9;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("0.9^5", r.task.value, pow(0.9, 5), 1e-15);
+  p.margin = 0.9;
+  p.data_factor = 0.8;
+  p.env_factor = 1.1;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("stated", r.expected, 0.8 * 1.1 * pow(0.9, 5) * 0.9, 1e-12);
+  assert_int_equal(r.margin.source, CB_CALIB_FROM_INPUT);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_calib_expect_default_params(&p);
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "--paper must be a number > 0");
+  p.paper = 0.9;
+  p.js_bits = 0.1;
+  p.data_factor = 0.9;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "data factor: give one of --data-factor, --drift and --js");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  p.margin = 1.2;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "--margin must be in (0, 1], got 1.2");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  p.concurrency = 10;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "--concurrency and --capacity go together");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  p.results_dir = data("run_measured");
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "--results needs the paper's output_tokens_per_s to compare with");
+  p.env_paper = 5000;
+  p.env_metric = "goodput_requests_per_s";
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "summary.json: key 'summary.throughput.goodput_requests_per_s' is null (goodput "
+               "needs a run with --slo)");
+  p.env_metric = "tokens";
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "unknown environment metric 'tokens'");
+  p.env_metric = NULL;
+  p.results_dir = data("no-such-dir");
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_IO, &err, "no-such-dir/summary.json");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  p.drift_path = data("run_measured/summary.json");
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_PARSE, &err,
+               "summary.json: key 'kind': expected \"calibrate.drift\"");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  p.step_success = 0.9;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "--step-success applies to --tool-calls");
+  p.tool_calls = 2;
+  p.task_factor = 0.9;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "task factor: give one of --task-factor, --steps and --tool-calls");
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  const double bad[] = {0.9, 1.5};
+  p.steps = bad;
+  p.n_steps = 2;
+  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
+               "step 2's success rate must be in (0, 1], got 1.5");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_classic_chain),
+      cmocka_unit_test(test_defaults),
+      cmocka_unit_test(test_environment_rules),
+      cmocka_unit_test(test_task_rules),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, write_drift, remove_drift);
+}

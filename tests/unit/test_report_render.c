@@ -1,0 +1,436 @@
+/*
+ * test_report_render.c - whole reports from result directories: runs with nothing in
+ * them, every request failed, one request, only warm-up, a success with no content
+ * render in every format with no NaN, infinity or empty axis; text from a server
+ * (outputs, error messages, class names, ids) never becomes markup, formatting, an
+ * escape sequence or a formula; colour only when asked; loading errors name the file;
+ * statistics agree with the run's own summary.json; the committed fixtures load.
+ */
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "calibench/alloc.h"
+#include "calibench/report.h"
+#include "report/report_internal.h"
+
+#define MS 1000000ull
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *data_dir(void) {
+  const char *d = getenv("CB_DATA_DIR");
+  return d ? d : "tests/data";
+}
+
+/* ---- result directories made here ------------------------------------------------------ */
+
+static void write_file(const char *dir, const char *name, const char *text) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static char *make_dir(void) {
+  char tmpl[] = "/tmp/cb_report_XXXXXX";
+  char *d = mkdtemp(tmpl);
+  assert_non_null(d);
+  return cb_strdup(d);
+}
+
+static void remove_dir(char *dir) {
+  static const char *const names[] = {"records.jsonl", "summary.json", "manifest.json", "sweep.json",
+                                      "report.html",   "records.csv",  "summary.csv"};
+  char path[1024];
+  for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+  cb_free(dir);
+}
+
+static cb_record success(uint64_t index, uint64_t sent, size_t chunks, const char *text) {
+  cb_record r;
+  cb_record_init(&r);
+  r.index = index;
+  snprintf(r.request_id, sizeof r.request_id, "run-%llu", (unsigned long long)index);
+  r.scheduled_ns = r.sent_ns = sent;
+  r.n_chunks = chunks;
+  r.chunk_ns = cb_calloc(chunks ? chunks : 1, sizeof *r.chunk_ns);
+  r.chunk_tokens = cb_calloc(chunks ? chunks : 1, sizeof *r.chunk_tokens);
+  for (size_t i = 0; i < chunks; i++) {
+    r.chunk_ns[i] = sent + 20 * MS + i * 5 * MS;
+    r.chunk_tokens[i] = 1;
+  }
+  r.first_byte_ns = r.first_chunk_ns = r.first_choices_ns = sent + 10 * MS;
+  r.first_content_ns = chunks ? r.chunk_ns[0] : 0;
+  r.last_content_ns = chunks ? r.chunk_ns[chunks - 1] : 0;
+  r.end_ns = sent + 30 * MS + chunks * 5 * MS;
+  r.prompt_tokens = 100;
+  r.prompt_source = CB_TOKENS_USAGE;
+  r.output_tokens = (int64_t)chunks;
+  r.output_source = CB_TOKENS_USAGE;
+  r.http_status = 200;
+  snprintf(r.finish_reason, sizeof r.finish_reason, "stop");
+  r.output_text = text ? cb_strdup(text) : NULL;
+  return r;
+}
+
+static cb_record failure(uint64_t index, uint64_t sent, const char *message) {
+  cb_record r;
+  cb_record_init(&r);
+  r.index = index;
+  snprintf(r.request_id, sizeof r.request_id, "run-%llu", (unsigned long long)index);
+  r.scheduled_ns = r.sent_ns = sent;
+  r.end_ns = sent + 3 * MS;
+  r.http_status = 500;
+  snprintf(r.error_class, sizeof r.error_class, "http_status");
+  snprintf(r.error_message, sizeof r.error_message, "%s", message);
+  return r;
+}
+
+/* Write records (consumed) to DIR/records.jsonl. */
+static void write_records(const char *dir, cb_record *recs, size_t n) {
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  for (size_t i = 0; i < n; i++) {
+    cb_record_write_json(&recs[i], &b);
+    cb_buf_append_char(&b, '\n');
+    cb_record_free(&recs[i]);
+  }
+  write_file(dir, "records.jsonl", b.data ? b.data : "");
+  cb_buf_free(&b);
+}
+
+static const char SUMMARY_TTFT_SLO[] =
+    "{\"schema_version\":1,\"summary\":{\"interrupted\":false,\"requested_rate\":null,"
+    "\"slos\":[{\"metric\":\"ttft\",\"bound_ms\":100,\"percentile\":99,\"confidence\":0.95}],"
+    "\"client\":{\"lag_warning_ms\":1,\"cpu_s\":0.1}}}\n";
+
+/* ---- rendering checks ------------------------------------------------------------------------ */
+
+static int contains_word(const char *hay, const char *word) {
+  size_t n = strlen(word);
+  for (const char *p = strstr(hay, word); p; p = strstr(p + 1, word)) {
+    int before = p == hay || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z');
+    int after = !((p[n] | 32) >= 'a' && (p[n] | 32) <= 'z');
+    if (before && after) return 1;
+  }
+  return 0;
+}
+
+static void no_non_numbers(const char *what, const char *text) {
+  static const char *const bad[] = {"nan", "NaN", "inf", "Infinity", "-nan"};
+  for (size_t i = 0; i < ARRAY_LEN(bad); i++)
+    if (contains_word(text, bad[i])) {
+      const char *at = strstr(text, bad[i]);
+      fail_msg("%s: the output says '%s' near \"%.80s\"", what, bad[i], at > text + 40 ? at - 40 : text);
+    }
+}
+
+/* Every format of the report over `dir`; returns the HTML (caller frees). */
+static char *render_all(const char *what, const char *dir, int color, cb_report **keep) {
+  cb_report_params p;
+  cb_report_default_params(&p);
+  p.color = color;
+  cb_report *r = NULL;
+  cb_error err;
+  cb_error_clear(&err);
+  const char *dirs[] = {dir};
+  if (cb_report_open(dirs, 1, &p, &r, &err) != CB_OK) fail_msg("%s: open: %s", what, err.msg);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_report_write_text(r, &b);
+  no_non_numbers(what, b.data);
+  cb_buf_reset(&b);
+  cb_report_write_markdown(r, &b);
+  no_non_numbers(what, b.data);
+  cb_buf_reset(&b);
+  cb_report_write_records_csv(r, &b);
+  cb_report_write_summary_csv(r, &b);
+  no_non_numbers(what, b.data);
+  cb_buf_reset(&b);
+  cb_report_write_html(r, &b);
+  no_non_numbers(what, b.data);
+  if (b.len < 7 || strcmp(b.data + b.len - 8, "</html>\n"))
+    fail_msg("%s: the HTML does not end with </html>", what);
+  if (keep) *keep = r;
+  else cb_report_free(r);
+  return b.data;
+}
+
+/* Each chart has points, or says why not; none has a series without a path. */
+static void charts_drawn_or_explained(const char *what, const char *html) {
+  for (const char *p = strstr(html, "<figure class=\"chart\""); p; p = strstr(p + 1, "<figure class=\"chart\"")) {
+    const char *end = strstr(p, "</figure>");
+    assert_non_null(end);
+    const char *pts = strstr(p, "data-points=\"");
+    assert_non_null(pts);
+    long n = strtol(pts + 13, NULL, 10);
+    int has_series = strstr(p, "class=\"series") && strstr(p, "class=\"series") < end;
+    int has_empty = strstr(p, "class=\"empty\"") && strstr(p, "class=\"empty\"") < end;
+    if (n > 0 && !has_series) fail_msg("%s: a chart with %ld points draws no series", what, n);
+    if (n == 0 && !has_empty) fail_msg("%s: an empty chart does not say so", what);
+    if (strstr(p, "d=\"\"") && strstr(p, "d=\"\"") < end) fail_msg("%s: a chart has an empty path", what);
+  }
+}
+
+static void test_degenerate_runs(void **state) {
+  (void)state;
+  struct {
+    const char *name;
+    int summary;
+    size_t n;
+  } cases[] = {{"no records", 0, 0}, {"all failed", 1, 5}, {"one request", 1, 1},
+               {"warm-up only", 1, 3}, {"success without content", 1, 2}};
+  for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+    char *dir = make_dir();
+    cb_record recs[8];
+    size_t n = cases[k].n;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t sent = 1000 + i * 7 * MS;
+      if (k == 1) recs[i] = failure(i, sent, "HTTP 500: boom");
+      else if (k == 4) recs[i] = success(i, sent, 0, "");
+      else recs[i] = success(i, sent, 4, "hello");
+      if (k == 3) recs[i].warmup = 1;
+    }
+    write_records(dir, recs, n);
+    if (cases[k].summary) write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
+    cb_report *r = NULL;
+    char *html = render_all(cases[k].name, dir, 0, &r);
+    charts_drawn_or_explained(cases[k].name, html);
+    if (k == 0 && !cb_report_note(r, 0)) fail_msg("no records: no note that the summary is missing");
+    if (k == 1 && !strstr(html, "every measured request failed"))
+      fail_msg("all failed: the report does not say so");
+    if (k == 3 && !strstr(html, "measured nothing")) fail_msg("warm-up only: the report does not say so");
+    cb_free(html);
+    cb_report_free(r);
+    remove_dir(dir);
+  }
+}
+
+static void test_untrusted_text_stays_text(void **state) {
+  (void)state;
+  static const char payload[] =
+      "<script>alert(1)</script>\n\"><img src=x onerror=alert(1)>\n</pre><svg onload=alert(6)>"
+      "[link](javascript:alert(4)) | a | *b* \x1b[31mred\x1b]0;t\x07";
+  char *dir = make_dir();
+  cb_record recs[3];
+  recs[0] = success(0, 1000, 3, payload);
+  snprintf(recs[0].class_name, sizeof recs[0].class_name, "<script>alert('c')</script>");
+  snprintf(recs[0].server_request_id, sizeof recs[0].server_request_id, "\"><img src=x onerror=alert(2)>");
+  recs[1] = failure(1, 2000, "=HYPERLINK(\"http://198.51.100.1\") <img src=x onerror=alert(3)> \x1b[2J");
+  snprintf(recs[1].class_name, sizeof recs[1].class_name, "\"><b>c2</b>");
+  recs[2] = success(2, 3000, 5, payload);
+  snprintf(recs[2].class_name, sizeof recs[2].class_name, "<script>alert('c')</script>");
+  write_records(dir, recs, 3);
+  write_file(dir, "manifest.json",
+             "{\"schema_version\":1,\"model\":\"<script>alert('model')</script>\",\"origin_mono_ns\":1,"
+             "\"config\":{\"label\":\"<img src=x onerror=alert(9)>\"},"
+             "\"server\":{\"url\":\"http://x/<script>\",\"models\":{\"data\":[{\"id\":\"</pre><script>alert(5)</script>\"}]}},"
+             "\"workload\":[\"seed=1\",\"<script>alert('wl')</script>\"]}\n");
+  cb_report_params p;
+  cb_report_default_params(&p);
+  cb_report *r = NULL;
+  cb_error err;
+  const char *dirs[] = {dir};
+  if (cb_report_open(dirs, 1, &p, &r, &err) != CB_OK) fail_msg("open: %s", err.msg);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_report_write_html(r, &b);
+  static const char *const html_never[] = {"<script", "<img", "<svg onload", "<b>", "onerror=alert(1)>", "\x1b"};
+  for (size_t i = 0; i < ARRAY_LEN(html_never); i++)
+    if (strstr(b.data, html_never[i])) fail_msg("HTML holds '%s' unescaped:\n%s", html_never[i], strstr(b.data, html_never[i]));
+  if (!strstr(b.data, "&lt;script&gt;alert(1)&lt;/script&gt;")) fail_msg("HTML lost the output text");
+  if (!strstr(b.data, "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;")) fail_msg("HTML lost the img payload");
+  cb_buf_reset(&b);
+  cb_report_write_markdown(r, &b);
+  static const char *const md_never[] = {"<script", "<img", "<b>", "\x1b", "| a |"};
+  for (size_t i = 0; i < ARRAY_LEN(md_never); i++)
+    if (strstr(b.data, md_never[i])) fail_msg("Markdown holds '%s' unescaped:\n%s", md_never[i], b.data);
+  cb_buf_reset(&b);
+  cb_report_write_text(r, &b);
+  if (strchr(b.data, 0x1b) || strchr(b.data, 0x07)) fail_msg("terminal text holds a control character:\n%s", b.data);
+  cb_buf_reset(&b);
+  cb_report_write_records_csv(r, &b);
+  if (!strstr(b.data, "\"'=HYPERLINK(\"\"http://198.51.100.1\"\")")) fail_msg("CSV formula not neutralised:\n%s", b.data);
+  if (strchr(b.data, 0x1b)) fail_msg("CSV holds an escape character");
+  cb_buf_free(&b);
+  cb_report_free(r);
+  remove_dir(dir);
+}
+
+static void test_color_only_when_asked(void **state) {
+  (void)state;
+  char *dir = make_dir();
+  cb_record recs[2] = {success(0, 1000, 4, "a"), failure(1, 2000, "x")};
+  write_records(dir, recs, 2);
+  write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
+  for (int color = 0; color <= 1; color++) {
+    cb_report_params p;
+    cb_report_default_params(&p);
+    p.color = color;
+    cb_report *r = NULL;
+    const char *dirs[] = {dir};
+    assert_int_equal(cb_report_open(dirs, 1, &p, &r, NULL), CB_OK);
+    cb_buf b;
+    cb_buf_init(&b, 0);
+    cb_report_write_text(r, &b);
+    int has = strstr(b.data, "\x1b[") != NULL;
+    if (has != color) fail_msg("color %d: escape sequences %s", color, has ? "present" : "absent");
+    cb_buf_reset(&b);
+    cb_report_write_markdown(r, &b);
+    if (strchr(b.data, 0x1b)) fail_msg("color %d: Markdown has escape sequences", color);
+    cb_buf_free(&b);
+    cb_report_free(r);
+  }
+  remove_dir(dir);
+}
+
+static void test_load_errors(void **state) {
+  (void)state;
+  cb_report *r = (cb_report *)1;
+  cb_error err;
+  const char *missing[] = {"/nonexistent/cb-report-dir"};
+  assert_int_equal(cb_report_open(missing, 1, NULL, &r, &err), CB_ERR_NOT_FOUND);
+  assert_null(r);
+  if (!strstr(err.msg, "/nonexistent/cb-report-dir")) fail_msg("error does not name the directory: %s", err.msg);
+
+  char *dir = make_dir();
+  cb_record recs[1] = {success(0, 1000, 2, "a")};
+  write_records(dir, recs, 1);
+  write_file(dir, "summary.json", "{\"schema_version\": 1,\n \"summary\": {\"slos\": [}\n");
+  const char *dirs[] = {dir};
+  assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
+  if (!strstr(err.msg, "summary.json:2")) fail_msg("error does not name file and line: %s", err.msg);
+  write_file(dir, "summary.json", "{\"summary\": {\"slos\": [{\"metric\": \"speed\", \"bound_ms\": 5}]}}\n");
+  assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
+  if (!strstr(err.msg, "summary.slos[0]")) fail_msg("error does not name the field: %s", err.msg);
+  write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
+  write_file(dir, "records.jsonl", "{\"index\": 0, \"sent_ns\": 1}\n{\"index\": \"x\", \"sent_ns\": 2}\n");
+  assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
+  if (!strstr(err.msg, "records.jsonl:2")) fail_msg("error does not name the record's line: %s", err.msg);
+  remove_dir(dir);
+
+  /* a sweep whose second point is gone: a note, not an error; none left: an error */
+  char *sw = make_dir();
+  char pts[1100], p0[1200];
+  snprintf(pts, sizeof pts, "%s/points", sw);
+  mkdir(pts, 0777);
+  snprintf(p0, sizeof p0, "%s/00-concurrency=1", pts);
+  mkdir(p0, 0777);
+  cb_record one[1] = {success(0, 1000, 2, "a")};
+  write_records(p0, one, 1);
+  write_file(sw, "sweep.json",
+             "{\"sweep\":\"concurrency\",\"slo_attainment\":0.99,\"points\":["
+             "{\"label\":\"concurrency=1\",\"dir\":\"/elsewhere/points/00-concurrency=1\",\"load\":{\"kind\":\"concurrency\",\"value\":1}},"
+             "{\"label\":\"concurrency=2\",\"dir\":\"/elsewhere/points/01-concurrency=2\",\"load\":{\"kind\":\"concurrency\",\"value\":2}}],"
+             "\"capacity_at_slo\":null}\n");
+  const char *sdirs[] = {sw};
+  assert_int_equal(cb_report_open(sdirs, 1, NULL, &r, &err), CB_OK);
+  int noted = 0;
+  for (size_t i = 0; cb_report_note(r, i); i++) noted |= strstr(cb_report_note(r, i), "concurrency=2") != NULL;
+  if (r->inputs[0].n_runs != 1 || !noted)
+    fail_msg("sweep with a missing point: %zu points, %s note about it", r->inputs[0].n_runs, noted ? "a" : "no");
+  char *html = render_all("sweep with one point", sw, 0, NULL);
+  cb_free(html);
+  cb_report_free(r);
+  write_file(sw, "sweep.json", "{\"points\":[{\"label\":\"x\",\"dir\":\"/nowhere/x\"}]}\n");
+  assert_int_equal(cb_report_open(sdirs, 1, NULL, &r, &err), CB_ERR_NOT_FOUND);
+  char path[1300];
+  snprintf(path, sizeof path, "%s/records.jsonl", p0);
+  unlink(path);
+  rmdir(p0);
+  rmdir(pts);
+  remove_dir(sw);
+}
+
+/* The report's statistics are the run's own: same records, same SLOs, same code. */
+static void test_agrees_with_summary_json(void **state) {
+  (void)state;
+  char dir[1024], path[1100];
+  snprintf(dir, sizeof dir, "%s/report/run", data_dir());
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  json_error_t je;
+  json_t *sj = json_load_file(path, 0, &je);
+  if (!sj) fail_msg("%s: %s", path, je.text);
+  const json_t *s = json_object_get(sj, "summary");
+  cb_report *r = NULL;
+  cb_error err;
+  const char *dirs[] = {dir};
+  if (cb_report_open(dirs, 1, NULL, &r, &err) != CB_OK) fail_msg("%s", err.msg);
+  const cb_summary *a = &r->inputs[0].runs[0].all;
+  struct {
+    const char *key;
+    double got;
+  } nums[] = {
+      {"measured", (double)a->measured},
+      {"warmup", (double)a->warmup},
+      {"window.seconds", a->window_s},
+      {"throughput.requests_per_s", a->request_throughput},
+      {"throughput.goodput_requests_per_s", a->goodput},
+      {"throughput.output_tokens_per_s", a->output_throughput},
+      {"joint_attainment", a->joint_attainment},
+      {"metrics.ttft.p99_ms", a->metrics[CB_METRIC_TTFT].p99 / 1e6},
+      {"metrics.tpot.p50_ms", a->metrics[CB_METRIC_TPOT].p50 / 1e6},
+      {"metrics.itl.p99_ms", a->metrics[CB_METRIC_ITL].p99 / 1e6},
+      {"metrics.e2e.max_ms", a->metrics[CB_METRIC_E2E].max / 1e6},
+  };
+  for (size_t i = 0; i < ARRAY_LEN(nums); i++) {
+    double want = cb__rep_json_num(s, nums[i].key);
+    if (!(fabs(nums[i].got - want) <= 1e-8 * fabs(want) + 1e-9))
+      fail_msg("%s: report %.12g, summary.json %.12g", nums[i].key, nums[i].got, want);
+  }
+  const json_t *slos = json_object_get(s, "slos");
+  if (json_array_size(slos) != a->n_slos) fail_msg("%zu SLOs, summary.json has %zu", a->n_slos, json_array_size(slos));
+  for (size_t k = 0; k < a->n_slos; k++) {
+    cb__rep_tone tone;
+    const char *want = json_string_value(json_object_get(json_array_get(slos, k), "verdict"));
+    const char *got = cb__rep_verdict_word(a->slos[k].verdict, &tone);
+    if (!want || strcmp(got, want)) fail_msg("SLO %zu: verdict %s, summary.json %s", k, got, want ? want : "?");
+  }
+  json_decref(sj);
+  cb_report_free(r);
+}
+
+static void test_fixtures_load(void **state) {
+  (void)state;
+  static const char *const names[] = {"run", "sweep", "scenario", "interrupted", "failed", "single", "xss"};
+  for (size_t i = 0; i < ARRAY_LEN(names); i++) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/report/%s", data_dir(), names[i]);
+    cb_report *r = NULL;
+    char *html = render_all(names[i], dir, 1, &r);
+    charts_drawn_or_explained(names[i], html);
+    const cb__rep_input *in = &r->inputs[0];
+    if (!strcmp(names[i], "sweep") && (in->kind != CB__REP_INPUT_SWEEP || in->n_runs != 5 || in->capacity < 0))
+      fail_msg("sweep: kind %d, %zu points, capacity %ld", in->kind, in->n_runs, in->capacity);
+    if (!strcmp(names[i], "interrupted") && !in->runs[0].all.interrupted) fail_msg("interrupted: not marked");
+    if (!strcmp(names[i], "scenario") && (in->runs[0].n_classes != 2 || !in->interference))
+      fail_msg("scenario: %zu classes, interference %p", in->runs[0].n_classes, (void *)in->interference);
+    cb_free(html);
+    cb_report_free(r);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_degenerate_runs),       cmocka_unit_test(test_untrusted_text_stays_text),
+      cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
