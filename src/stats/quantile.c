@@ -1,5 +1,5 @@
 /*
- * quantile.c - sorting samples and exact quantiles by numpy's default method.
+ * quantile.c - exact quantiles by numpy's default method (sorting: sort.c).
  *
  * numpy.percentile(x, 100 q) with method "linear" (Hyndman & Fan type 7) takes the
  * virtual index h = (n - 1) q into the sorted sample and interpolates between its
@@ -8,21 +8,8 @@
  * same keeps our results equal to numpy's to the last bit in the common cases.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "calibench/stats.h"
-
-/* Total order for qsort: ascending, NaNs last (and equal to each other). */
-static int compare_doubles(const void *pa, const void *pb) {
-  double a = *(const double *)pa, b = *(const double *)pb;
-  int a_nan = isnan(a), b_nan = isnan(b);
-  if (a_nan || b_nan) return a_nan - b_nan;
-  return (a > b) - (a < b);
-}
-
-void cb_stats_sort(double *values, size_t n) {
-  if (n > 1) qsort(values, n, sizeof *values, compare_doubles);
-}
 
 /* numpy's _lerp: interpolate from whichever end is nearer to t. */
 static double lerp(double a, double b, double t) {

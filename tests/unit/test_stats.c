@@ -107,6 +107,61 @@ static void test_quantile_edges(void **state) {
   assert_true(isnan(with_nan[3]));
 }
 
+/* Reference order for the sort test: ascending, NaNs last, -0 before +0 not required. */
+static int cmp_ref(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  if (isnan(a) || isnan(b)) return isnan(a) - isnan(b);
+  return (a > b) - (a < b);
+}
+
+/* cb_stats_sort against qsort on inputs both sides of the radix threshold, with every
+ * awkward value IEEE-754 has: NaNs of both signs, infinities, both zeros, subnormals,
+ * negatives, ties, and latency-like values that share their high bytes. */
+static void test_sort_matches_qsort(void **state) {
+  (void)state;
+  static const size_t sizes[] = {0, 1, 2, 7, 255, 256, 257, 1000, 65537};
+  cb_rng rng;
+  cb_rng_init(&rng, 42);
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    for (int kind = 0; kind < 3; kind++) {
+      size_t n = sizes[si];
+      double *got = malloc((n ? n : 1) * sizeof *got), *want = malloc((n ? n : 1) * sizeof *want);
+      for (size_t i = 0; i < n; i++) {
+        double u = cb_rng_uniform(&rng), x;
+        if (kind == 0) {
+          x = 5.0 + 2.0 * u; /* ms latencies: one exponent, low bytes vary */
+        } else if (kind == 1) {
+          x = (double)(cb_rng_next(&rng) % 5); /* ties */
+        } else {
+          switch (cb_rng_next(&rng) % 10) {
+            case 0: x = NAN; break;
+            case 1: x = -NAN; break;
+            case 2: x = (u < 0.5 ? -1 : 1) * INFINITY; break;
+            case 3: x = u < 0.5 ? -0.0 : 0.0; break;
+            case 4: x = (u - 0.5) * 4.9e-320; break; /* subnormals */
+            default: x = (u - 0.5) * 1e6; break;
+          }
+        }
+        got[i] = want[i] = x;
+      }
+      cb_stats_sort(got, n);
+      qsort(want, n, sizeof *want, cmp_ref);
+      for (size_t i = 0; i < n; i++) {
+        if (isnan(want[i])) {
+          assert_true(isnan(got[i]));
+        } else {
+          assert_true(got[i] == want[i]); /* -0 == +0: their relative order is free */
+          assert_true(i == 0 || isnan(got[i - 1]) || got[i - 1] <= got[i]);
+          if (want[i] == 0) continue;
+          assert_memory_equal(&got[i], &want[i], sizeof got[i]);
+        }
+      }
+      free(got);
+      free(want);
+    }
+  }
+}
+
 /* The 25 gamma values of the numpy script above, unsorted. */
 static const double summary_x[25] = {
     250.23829384521557, 200.5823543556461,  171.88517978800408, 261.82855741474475,
@@ -734,6 +789,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_quantile_numpy),
       cmocka_unit_test(test_quantile_edges),
+      cmocka_unit_test(test_sort_matches_qsort),
       cmocka_unit_test(test_summary_numpy),
       cmocka_unit_test(test_moments_numpy),
       cmocka_unit_test(test_moments_merge),
