@@ -1,13 +1,19 @@
 /*
  * report.h - reports people read: terminal tables, one self-contained HTML file with
  * SVG charts, Markdown for CI job summaries and PR comments, and CSV for spreadsheets,
- * all from result directories (docs/results.md). Reports read result files and never
- * run anything; what they show and how to add a section: docs/report.md.
+ * all from result directories (docs/results.md) and the JSON results of calibrate,
+ * gate and history. Reports read files and never run anything; what they show and
+ * how to add a section: docs/report.md.
  *
  * A report is opened over one or more result directories, each of which is
  *  - a run (records.jsonl, with summary.json and manifest.json when the run ended),
  *    possibly a scenario with solo baselines (interference.json, solo/<class>/);
- *  - a sweep (sweep.json and points/NN-<load>/, each point a run).
+ *  - a sweep (sweep.json and points/NN-<load>/, each point a run);
+ * and each path that is not a directory is a JSON file, recognised by its content:
+ *  - `calibrate ... --out` ("kind": "calibrate.drift|expect|cost|roofline|fit|perf|sla"),
+ *  - `gate --json` ("verdicts" and "traceability"),
+ *  - `history --format json` ("metrics" and "runs"),
+ * each shown in its own section (Calibration, Gate verdict, History).
  * Records are read with cb_record_set_load and the statistics computed with
  * cb_summary_compute, judged by the SLOs that summary.json records, so a report
  * agrees with the run's own summary and still works on a run that died before
@@ -45,11 +51,12 @@ void cb_report_default_params(cb_report_params *p);
 typedef struct cb_report cb_report;
 
 /*
- * Load `n` (>= 1) result directories. The paths are shown as given, so pass them as
- * the reader should see them. On success *out is a report to cb_report_free. Errors
- * (CB_ERR_NOT_FOUND: a directory with neither records.jsonl nor sweep.json;
- * CB_ERR_PARSE: a malformed file, with file, line and field) leave *out NULL and
- * nothing to free. Problems a reader should know but that do not stop a report (a
+ * Load `n` (>= 1) result directories and JSON files. The paths are shown as given, so
+ * pass them as the reader should see them. On success *out is a report to
+ * cb_report_free. Errors (CB_ERR_NOT_FOUND: a directory with neither records.jsonl
+ * nor sweep.json; CB_ERR_PARSE: a malformed file, with file, line and field, or a JSON
+ * file that is none of the kinds above, naming the file and the field) leave *out
+ * NULL and nothing to free. Problems a reader should know but that do not stop a report (a
  * torn last record, a missing summary.json, a sweep point that did not run) become
  * notes, shown in every format and listed by cb_report_note.
  */

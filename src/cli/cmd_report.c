@@ -1,12 +1,13 @@
 /*
- * cmd_report.c - `calibench report DIR... [--html FILE] [--md FILE] [--csv DIR]`:
+ * cmd_report.c - `calibench report DIR|FILE... [--html FILE] [--md FILE] [--csv DIR]`:
  * reports over result directories (runs and sweeps; several are compared, the first
- * being the baseline). Without an output option the terminal report goes to stdout,
+ * being the baseline) and the JSON results of calibrate, gate and history. Without an output option the terminal report goes to stdout,
  * coloured only when stdout is a terminal and NO_COLOR is not set. FILE may be '-'
  * for stdout (e.g. `--md - >> "$GITHUB_STEP_SUMMARY"`).
  *
- * Exit 0 when the reports were written, 2 for bad options or unreadable result
- * directories, 1 when an output could not be written.
+ * Exit 0 when the reports were written, 2 for bad options, unreadable result
+ * directories or JSON files that are not a known result, 1 when an output could not
+ * be written.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,12 +22,14 @@
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: calibench report DIR... [options]\n"
+          "usage: calibench report DIR|FILE... [options]\n"
           "\n"
           "Report on result directories written by `calibench run` (a run, a sweep, a scenario\n"
           "with solo baselines). Several directories are compared side by side, the first\n"
-          "being the baseline. Without --html/--md/--csv the report is printed for the\n"
-          "terminal (colour on a terminal unless NO_COLOR is set). docs/report.md explains it.\n"
+          "being the baseline. FILEs are JSON results shown in their own sections:\n"
+          "`calibrate ... --out`, `gate --json` and `history --format json`. Without\n"
+          "--html/--md/--csv the report is printed for the terminal (colour on a terminal\n"
+          "unless NO_COLOR is set). docs/report.md explains it.\n"
           "\n"
           "options:\n"
           "  --html FILE              one self-contained HTML page with SVG charts (no script,\n"
@@ -94,7 +97,7 @@ int cli_report_main(int argc, char **argv) {
     }
   }
   if (optind >= argc) {
-    fprintf(stderr, "calibench: report: which result directories? e.g. calibench report results/run1\n");
+    fprintf(stderr, "calibench: report: which result directories or files? e.g. calibench report results/run1\n");
     return 2;
   }
   int terminal = !html && !md && !csv;

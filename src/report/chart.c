@@ -1,6 +1,7 @@
 /*
  * chart.c - building a chart: series of points, marks (labelled lines such as an SLO
- * bound or a percentile) and bands (shaded spans such as the measured window).
+ * bound or a percentile), bands (shaded spans such as the measured window) and the
+ * names of a categorical x axis.
  * Drawing is chart_svg.c's job. Points with a non-finite coordinate are never
  * stored, so the drawing code only sees numbers it can place.
  */
@@ -34,6 +35,8 @@ void cb__rep_chart_free(cb__rep_chart *c) {
     cb_free(c->series[i].y);
   }
   cb_free(c->series);
+  for (size_t i = 0; i < c->n_cats; i++) cb_free(c->cats[i]);
+  cb_free(c->cats);
   memset(c, 0, sizeof *c);
 }
 
@@ -64,6 +67,14 @@ void cb__rep_series_add(cb__rep_series *s, double x, double y) {
   s->x[s->n] = x;
   s->y[s->n] = y;
   s->n++;
+}
+
+void cb__rep_chart_category(cb__rep_chart *c, const char *name) {
+  if (c->n_cats == c->cats_alloc) {
+    c->cats_alloc = c->cats_alloc ? 2 * c->cats_alloc : 16;
+    c->cats = cb_reallocarray(c->cats, c->cats_alloc, sizeof *c->cats);
+  }
+  c->cats[c->n_cats++] = cb_strdup(name);
 }
 
 void cb__rep_chart_mark(cb__rep_chart *c, int vertical, double at, cb__rep_tone tone,

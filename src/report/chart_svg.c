@@ -1,7 +1,7 @@
 /*
  * chart_svg.c - a chart drawn as inline SVG inside an HTML <figure>: frame, grid,
- * ticks with labels, axis labels with their unit, shaded bands, series, labelled
- * marks, and a legend under it.
+ * ticks with labels (numbers, or the names of a categorical x axis), axis labels with
+ * their unit, shaded bands, series, labelled marks, and a legend under it.
  *
  * Geometry is a fixed 560 x 300 viewBox scaled to the page's width by CSS, so the
  * same drawing serves a desktop, a phone and paper. Colours are CSS classes (c0..c9,
@@ -46,7 +46,22 @@ static void take(range *r, double v, int log) {
   r->any = 1;
 }
 
+/* Categories 0..n-1 on [-0.5, n - 0.5], a tick on each (every k-th beyond the most
+ * ticks an axis holds). */
+static void category_ticks(size_t n, cb__rep_ticks *t) {
+  memset(t, 0, sizeof *t);
+  size_t every = (n + CB__REP_MAX_TICKS - 1) / CB__REP_MAX_TICKS;
+  for (size_t k = 0; k < n; k += every) t->v[t->n++] = (double)k;
+  t->lo = -0.5;
+  t->hi = (double)n - 0.5;
+  t->step = (double)every;
+}
+
 static void axis_range(const cb__rep_chart *c, int is_x, cb__rep_ticks *t) {
+  if (is_x && c->n_cats) {
+    category_ticks(c->n_cats, t);
+    return;
+  }
   const cb__rep_axis_spec *a = is_x ? &c->x : &c->y;
   range r = {0};
   for (size_t i = 0; i < c->n_series; i++) {
@@ -176,6 +191,17 @@ static void axis_label(const cb__rep_axis_spec *a, const cb__rep_ticks *t, char 
   else snprintf(out, n, "%s", a->label);
 }
 
+/* An x tick's label: the category's name (cut to 24 bytes) or the number. */
+static void x_label(const cb__rep_chart *c, const frame *f, double v, char *out, size_t n) {
+  if (!c->n_cats) {
+    cb__rep_tick_label(&c->x, &f->tx, v, out, n);
+    return;
+  }
+  const char *name = c->cats[(size_t)v];
+  size_t len = strlen(name), cut = cb__rep_utf8_cut(name, len, 24);
+  snprintf(out, n, "%.*s%s", (int)cut, name, cut < len ? "\xE2\x80\xA6" : "");
+}
+
 static void draw_axes(const cb__rep_chart *c, const frame *f, cb_buf *out) {
   /* grid */
   cb_buf_append_str(out, "<path class=\"gl\" d=\"");
@@ -192,7 +218,7 @@ static void draw_axes(const cb__rep_chart *c, const frame *f, cb_buf *out) {
   char lab[64];
   size_t widest = 0;
   for (size_t i = 0; i < f->tx.n; i++) {
-    cb__rep_tick_label(&c->x, &f->tx, f->tx.v[i], lab, sizeof lab);
+    x_label(c, f, f->tx.v[i], lab, sizeof lab);
     size_t w = cb__rep_utf8_width(lab, strlen(lab));
     if (w > widest) widest = w;
   }
@@ -200,7 +226,7 @@ static void draw_axes(const cb__rep_chart *c, const frame *f, cb_buf *out) {
   size_t every = 1;
   while (every < f->tx.n && room * (double)every < (double)widest * 7.0 + 14) every++;
   for (size_t i = 0; i < f->tx.n; i += every) {
-    cb__rep_tick_label(&c->x, &f->tx, f->tx.v[i], lab, sizeof lab);
+    x_label(c, f, f->tx.v[i], lab, sizeof lab);
     text(out, X(f, f->tx.v[i]), PY1 + 17, "middle", "tick", lab);
   }
   for (size_t i = 0; i < f->ty.n; i++) {

@@ -124,6 +124,19 @@ char *cb__rep_fmt_factor(double v, char *out, size_t n) {
   return out;
 }
 
+char *cb__rep_fmt_fixed(double v, int decimals, char *out, size_t n) {
+  if (not_number(v, out, n)) return out;
+  snprintf(out, n, "%.*f", decimals, v);
+  return out;
+}
+
+char *cb__rep_fmt_unit(double v, const char *unit, char *out, size_t n) {
+  if (!strcmp(unit, "ms")) return cb__rep_fmt_ms(v, out, n);
+  if (!strcmp(unit, "fraction")) return cb__rep_fmt_pct(v, out, n);
+  if (!strcmp(unit, "/s")) return cb__rep_fmt_rate(v, "/s", out, n);
+  return cb__rep_fmt_si(v, out, n);
+}
+
 char *cb__rep_fmt_delta(double base, double v, int higher_better, cb__rep_tone *tone, char *out,
                         size_t n) {
   *tone = CB__REP_TONE_NONE;

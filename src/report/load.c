@@ -1,6 +1,7 @@
 /*
- * load.c - the directories given to a report: each is a run or a sweep, loaded whole
- * before anything is written, and the report object that holds them.
+ * load.c - the inputs given to a report: each directory is a run or a sweep, each
+ * file a JSON result of calibrate, gate or history (load_file.c), all loaded whole
+ * before anything is written; and the report object that holds them.
  *
  * A sweep's sweep.json names each point's directory as the run wrote it (often an
  * absolute path); the point is looked for under the sweep's own points/ first, so a
@@ -20,6 +21,11 @@
 static int exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0;
+}
+
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 void cb__rep_note(cb_report *r, const char *fmt, ...) {
@@ -160,7 +166,7 @@ void cb_report_default_params(cb_report_params *p) {
 cb_status cb_report_open(const char *const *dirs, size_t n, const cb_report_params *params,
                          cb_report **out, cb_error *err) {
   *out = NULL;
-  if (!n) return cb_error_set(err, CB_ERR_INVALID, "no result directory to report on");
+  if (!n) return cb_error_set(err, CB_ERR_INVALID, "no result directory or file to report on");
   cb_report *r = cb_calloc(1, sizeof *r);
   if (params) r->params = *params;
   else cb_report_default_params(&r->params);
@@ -168,13 +174,17 @@ cb_status cb_report_open(const char *const *dirs, size_t n, const cb_report_para
   if (!r->params.max_message) r->params.max_message = 240;
   if (!r->params.max_scatter_points) r->params.max_scatter_points = 4000;
   r->inputs = cb_calloc(n, sizeof *r->inputs);
+  r->files = cb_calloc(n, sizeof *r->files);
   for (size_t i = 0; i < n; i++) {
-    cb_status st = cb__rep_input_load(r, dirs[i], &r->inputs[i], err);
+    int file = is_file(dirs[i]);
+    cb_status st = file ? cb__rep_file_load(dirs[i], &r->files[r->n_files], err)
+                                    : cb__rep_input_load(r, dirs[i], &r->inputs[r->n_inputs], err);
     if (st != CB_OK) {
       cb_report_free(r);
       return st;
     }
-    r->n_inputs++;
+    if (file) r->n_files++;
+    else r->n_inputs++;
   }
   *out = r;
   return CB_OK;
@@ -184,6 +194,8 @@ void cb_report_free(cb_report *r) {
   if (!r) return;
   for (size_t i = 0; i < r->n_inputs; i++) cb__rep_input_free(&r->inputs[i]);
   cb_free(r->inputs);
+  for (size_t i = 0; i < r->n_files; i++) cb__rep_file_free(&r->files[i]);
+  cb_free(r->files);
   for (size_t i = 0; i < r->n_notes; i++) cb_free(r->notes[i]);
   cb_free(r->notes);
   cb_free(r);

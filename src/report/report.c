@@ -19,7 +19,7 @@ static const char *title_of(const cb_report *r) {
   return r->params.title && r->params.title[0] ? r->params.title : "calibench report";
 }
 
-/* "Covers: DIR (run), DIR (sweep, 3 points)" */
+/* "Covers: DIR, DIR (rate sweep, 3 points), FILE (calibrate drift)" */
 static void covers(const cb_report *r, cb_buf *out) {
   cb_buf_append_str(out, r->n_inputs > 1 ? "Compares: " : "Covers: ");
   for (size_t i = 0; i < r->n_inputs; i++) {
@@ -29,6 +29,9 @@ static void covers(const cb_report *r, cb_buf *out) {
     if (in->kind == CB__REP_INPUT_SWEEP)
       cb_buf_appendf(out, " (%s sweep, %zu points)", in->sweep_kind, in->n_runs);
   }
+  for (size_t i = 0; i < r->n_files; i++)
+    cb_buf_appendf(out, "%s%s (%s)", i || r->n_inputs ? ", " : "", r->files[i].path,
+                   cb__rep_file_kind_name(r->files[i].kind));
 }
 
 static void write_sections(const cb_report *r, cb__rep_doc *d) {

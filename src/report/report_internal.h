@@ -3,16 +3,16 @@
  * Nothing here is public API: names carry the cb__rep_ prefix and may change.
  *
  * The module is four layers, each a few files:
- *  1. data: result directories loaded into runs and inputs (load_run.c, load.c), and
- *     per-request values in ms with bins and CDF points (values.c);
+ *  1. data: result directories loaded into runs and inputs (load_run.c, load.c), the
+ *     JSON results of calibrate, gate and history (load_file.c), and per-request
+ *     values in ms with bins and CDF points (values.c);
  *  2. building blocks: escaping (escape.c), numbers for people (fmt.c), axis ticks
  *     (axis.c), tables (table.c), charts drawn as SVG (chart.c, chart_svg.c);
  *  3. the document: sections call cb__rep_doc_* (heading, paragraph, tiles, table,
  *     chart, preformatted text) once, and doc_text.c / doc_md.c / doc_html.c render
  *     each block in the format being written (charts only in HTML);
  *  4. sections (sec_*.c), listed in CB__REP_SECTIONS in page order; report.c walks
- *     the list for every format. A new section (calibration, gate history, ...) is a
- *     new sec_NAME.c defining `const cb__rep_section cb__rep_sec_NAME` plus one X(NAME)
+ *     the list for every format. A new section is a new sec_NAME.c defining `const cb__rep_section cb__rep_sec_NAME` plus one X(NAME)
  *     in the list below (docs/report.md, "Adding a section").
  */
 #ifndef CALIBENCH_REPORT_INTERNAL_H
@@ -78,10 +78,32 @@ typedef struct cb__rep_input {
   struct json_t *interference;/* owned reference to interference.json, or NULL */
 } cb__rep_input;
 
+/* The JSON results of other commands a report shows (load_file.c, docs/report.md). */
+typedef enum {
+  CB__REP_FILE_DRIFT = 0,     /* calibrate drift --out: "kind": "calibrate.drift" */
+  CB__REP_FILE_EXPECT,
+  CB__REP_FILE_COST,
+  CB__REP_FILE_ROOFLINE,
+  CB__REP_FILE_FIT,
+  CB__REP_FILE_PERF,
+  CB__REP_FILE_SLA,           /* last of the calibrate kinds */
+  CB__REP_FILE_GATE,          /* gate --json: "verdicts" and "traceability" */
+  CB__REP_FILE_HISTORY        /* history --format json: "metrics" and "runs" */
+} cb__rep_file_kind;
+
+/* One JSON file given on the command line. */
+typedef struct cb__rep_file {
+  char *path;                 /* owned, as given */
+  cb__rep_file_kind kind;
+  struct json_t *root;        /* owned reference: the whole document, an object */
+} cb__rep_file;
+
 struct cb_report {
   cb_report_params params;
   cb__rep_input *inputs;      /* owned, n_inputs */
   size_t n_inputs;
+  cb__rep_file *files;        /* owned, n_files, in command-line order */
+  size_t n_files;
   char **notes;               /* owned strings */
   size_t n_notes;
 };
@@ -101,6 +123,20 @@ void cb__rep_run_free(cb__rep_run *run);
 /* Load one input (a run or a sweep). On failure *in holds nothing to free. */
 cb_status cb__rep_input_load(cb_report *r, const char *path, cb__rep_input *in, cb_error *err);
 void cb__rep_input_free(cb__rep_input *in);
+
+/*
+ * Load a JSON file written by calibrate, gate or history, recognised by its content:
+ * "kind" (calibrate.*), else "verdicts" + "traceability" (a gate), else "metrics" +
+ * "runs" (a history). CB_ERR_PARSE for malformed JSON (line, column), a kind that is
+ * none of these, a newer schema_version or a main member of the wrong type, each
+ * naming the file and the field. On failure *f holds nothing to free.
+ */
+cb_status cb__rep_file_load(const char *path, cb__rep_file *f, cb_error *err);
+void cb__rep_file_free(cb__rep_file *f);
+/* "calibrate drift", "gate verdict", "history" */
+const char *cb__rep_file_kind_name(cb__rep_file_kind k);
+/* 1 when the report has a file of a kind in [lo, hi]. */
+int cb__rep_has_file(const cb_report *r, cb__rep_file_kind lo, cb__rep_file_kind hi);
 
 /* What a run is called where several inputs share a chart: "LABEL" alone when the
  * report has one input, else "INPUT: LABEL" for sweep points. */
@@ -179,6 +215,10 @@ char *cb__rep_fmt_rate(double v, const char *unit, char *out, size_t n); /* 1.2k
 char *cb__rep_fmt_pct(double fraction, char *out, size_t n); /* 99.5%, never 100% below 1 */
 char *cb__rep_fmt_count(size_t v, char *out, size_t n);      /* 12,345 */
 char *cb__rep_fmt_factor(double v, char *out, size_t n);     /* 2.48x */
+char *cb__rep_fmt_fixed(double v, int decimals, char *out, size_t n); /* 0.1109 */
+/* A value in a unit named as the registry names it: "ms" (12.3 ms), "/s" (1.2k /s),
+ * "fraction" (12.5%), "count" or "" (1.2k). */
+char *cb__rep_fmt_unit(double v, const char *unit, char *out, size_t n);
 
 typedef enum {
   CB__REP_TONE_NONE = 0,
@@ -323,6 +363,10 @@ typedef struct cb__rep_chart {
   size_t n_marks;
   cb__rep_band bands[CB__REP_MAX_BANDS];
   size_t n_bands;
+  /* A categorical x axis when n_cats > 0: category k sits at x = k, its name is the
+   * tick label (thinned when they would collide), the axis spans [-0.5, n - 0.5]. */
+  char **cats;                /* owned */
+  size_t n_cats, cats_alloc;
 } cb__rep_chart;
 
 /* A chart with linear axes, NAN fixed ends and "no data" as its empty text. */
@@ -333,6 +377,8 @@ cb__rep_series *cb__rep_chart_series(cb__rep_chart *c, cb__rep_series_kind kind,
                                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Add a point; one with a non-finite coordinate is skipped. */
 void cb__rep_series_add(cb__rep_series *s, double x, double y);
+/* Append the next x category (copied; the tick label shows at most 24 bytes of it). */
+void cb__rep_chart_category(cb__rep_chart *c, const char *name);
 /* Add a mark / band; beyond the maximum, or at a non-finite place, they are dropped. */
 void cb__rep_chart_mark(cb__rep_chart *c, int vertical, double at, cb__rep_tone tone,
                         const char *fmt, ...) __attribute__((format(printf, 5, 6)));
@@ -424,8 +470,8 @@ typedef struct cb__rep_section {
 
 /* The sections in page order. A new section: sec_NAME.c + one X(NAME) here. */
 #define CB__REP_SECTIONS(X)                                                                 \
-  X(notes) X(headline) X(compare) X(sweep) X(latency) X(timeline) X(classes) X(errors)      \
-  X(samples) X(manifest)
+  X(notes) X(gate) X(headline) X(compare) X(sweep) X(latency) X(timeline) X(classes)        \
+  X(errors) X(samples) X(history) X(calib) X(manifest)
 
 #define CB__REP_DECLARE_SECTION_(name) extern const cb__rep_section cb__rep_sec_##name;
 CB__REP_SECTIONS(CB__REP_DECLARE_SECTION_)
@@ -446,6 +492,16 @@ int cb__rep_has_kind(const cb_report *r, cb__rep_input_kind kind);
  * is, else holds; "no SLOs" without any. Text and tone. */
 const char *cb__rep_overall_verdict(const cb_summary *s, cb__rep_tone *tone);
 const char *cb__rep_verdict_word(cb_verdict_kind v, cb__rep_tone *tone);
+/* A calibrate file's part of the Calibration section (sec_calib.c dispatches):
+ * calib_data.c (drift, expect, cost) and calib_perf.c (roofline, fit, perf, sla). */
+void cb__rep_calib_drift(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_expect(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_cost(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_roofline(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_perf(const cb__rep_file *f, cb__rep_doc *d);
+void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d);
+
 /* "rate 20 req/s (poisson)", "concurrency 4", from the manifest and summary. */
 void cb__rep_describe_load(const cb__rep_run *run, char *out, size_t n);
 /* "TTFT", "TPOT", "ITL", "ITL per token", "E2E", "E2E from schedule", ... */

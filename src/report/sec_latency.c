@@ -15,7 +15,7 @@
 
 /* HTML always (the CDFs include sweep points); elsewhere the tables of plain runs. */
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
-  return fmt == CB__REP_FMT_HTML || cb__rep_has_kind(r, CB__REP_INPUT_RUN);
+  return r->n_inputs && (fmt == CB__REP_FMT_HTML || cb__rep_has_kind(r, CB__REP_INPUT_RUN));
 }
 
 static const struct {

@@ -7,8 +7,9 @@
 // or warning, no page error, no request but the page itself, no dialog; every chart
 // the page should have is there with non-empty SVG paths, ticks, axis labels and a
 // legend, and no NaN / Infinity / undefined anywhere in the SVG; nothing wider than a
-// phone. The XSS page must show every payload as text and run none of it, with its
-// Content-Security-Policy and again without it (so escaping alone is what holds).
+// phone. The XSS pages (a run's, and one of calibrate, gate and history JSON) must show
+// every payload as text and run none of it, with their Content-Security-Policy and
+// again without it (so escaping alone is what holds).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -32,10 +33,18 @@ const PAGES = {
   interrupted: { charts: [...CDF, ...HIST, ...TIME] },
   single: { charts: [...CDF, ...HIST, ...TIME] },
   failed: { charts: ["inflight", "ttft-scatter"], empty: true, shot: true },
-  xss: { charts: [...CDF, ...TIME], xss: true },
+  xss: { charts: [...CDF, ...TIME], xss: "run" },
+  // the JSON results of calibrate, gate and history (tests/data/report/json/)
+  calib: { charts: ["drift", "cost", "sla"], shot: true },
+  "gate-history": { charts: [...CDF, ...HIST, ...TIME, "history"], shot: true },
+  "json-xss": { charts: ["drift", "history"], xss: "json" },
 };
 
-const PAYLOADS = [
+// The payloads each XSS page must show as text: in a run's outputs, class names and
+// file names ("run"), and in a gate's rule and stage owner, commit tags of a history
+// and the labels of a drift ("json").
+const PAYLOADS = {};
+PAYLOADS.run = [
   "<script>alert(1)</script>",
   '"><img src=x onerror=alert(1)>',
   "</pre></div><script>alert(3)</script>",
@@ -45,6 +54,14 @@ const PAYLOADS = [
   "<script>alert('class')</script>",
   '"><img src=x onerror=alert(8)>',
   '"><img src=x onerror=alert(7)>.jsonl',
+];
+PAYLOADS.json = [
+  "<script>alert('rule')</script>",
+  '"><img src=x onerror=alert(9)>',
+  "<script>alert(11)</script>",
+  '"><img src=x onerror=alert(12)>',
+  "<script>alert(13)</script>",
+  '"><img src=x onerror=alert(14)>',
 ];
 
 const browser = await chromium.launch({
@@ -124,7 +141,7 @@ async function checkPage(name, spec) {
       as.map((a) => a.getAttribute("href").slice(1)).filter((id) => !document.getElementById(id)));
     assert.deepEqual(missing, []);
   });
-  if (spec.xss) await checkXss(name, page);
+  if (spec.xss) await checkXss(name, page, PAYLOADS[spec.xss]);
   if (spec.shot) {
     const shot = path.join(outDir, `${name}.png`);
     await page.screenshot({ path: shot, fullPage: true });
@@ -147,10 +164,10 @@ async function checkPage(name, spec) {
   await phone.context.close();
 }
 
-async function checkXss(name, page) {
+async function checkXss(name, page, payloads) {
   await check(`${name}: every payload is shown as text`, async () => {
     const text = await page.evaluate(() => document.body.textContent);
-    for (const p of PAYLOADS) assert.ok(text.includes(p), `payload not shown as text: ${p}`);
+    for (const p of payloads) assert.ok(text.includes(p), `payload not shown as text: ${p}`);
   });
   await check(`${name}: no payload became an element or a handler`, async () => {
     const found = await page.evaluate(() => ({
@@ -170,7 +187,7 @@ async function checkXss(name, page) {
   await check(`${name} without its CSP: still no script ran, no request, no dialog`, () => quiet(`${name} without CSP`, again.seen));
   await check(`${name} without its CSP: payloads still text`, async () => {
     const text = await again.page.evaluate(() => document.body.textContent);
-    for (const p of PAYLOADS) assert.ok(text.includes(p), `payload not shown as text: ${p}`);
+    for (const p of payloads) assert.ok(text.includes(p), `payload not shown as text: ${p}`);
     const n = await again.page.evaluate(() => document.querySelectorAll("script, img, svg[onload], body style").length);
     assert.equal(n, 0);
   });

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `calibench report` over the committed result directories in tests/data/report/
-# (made by tests/data/report/make_fixtures.sh): Markdown, CSV and terminal output
-# against golden files; colour only on a terminal and never with NO_COLOR; the HTML
+# `calibench report` over the committed result directories and JSON results of
+# calibrate, gate and history in tests/data/report/ (made by
+# tests/data/report/make_fixtures.sh): Markdown, CSV and terminal output against
+# golden files; colour only on a terminal and never with NO_COLOR; the HTML
 # pages opened in headless Chromium (report_browser.mjs: no console error, no network,
 # every chart drawn, payloads inert, screenshots); errors; and `calibench run` leaving
 # report.html behind unless --no-report.
@@ -48,6 +49,29 @@ golden xss.md "$work/xss.md"
 golden records.csv "$work/csv/records.csv"
 golden summary.csv "$work/csv/summary.csv"
 
+# The JSON results of calibrate, gate and history (tests/data/report/json/): each a
+# section, alone or next to result directories; payloads in them stay text.
+CALIB=(json/drift.json json/expect.json json/cost.json json/roofline.json json/fit.json
+       json/perf.json json/sla.json)
+"$CALIBENCH" report "${CALIB[@]}" --md "$work/calib.md" --quiet
+golden calib.md "$work/calib.md"
+"$CALIBENCH" report json/gate.json json/history.json --md "$work/gate-history.md" --quiet
+golden gate-history.md "$work/gate-history.md"
+"$CALIBENCH" report json/xss-gate.json json/xss-history.json json/xss-drift.json --md - --quiet \
+  >"$work/xss-json.md"
+golden xss-json.md "$work/xss-json.md"
+grep -Eq '<(script|img)' "$work/xss-json.md" && fail "a payload from a JSON file is HTML in Markdown"
+"$CALIBENCH" report run json/gate.json json/history.json json/sla.json --md "$work/mixed.md" --quiet
+for want in "## Headline" "## Latency distributions" "## Gate verdict" "## History" "## Calibration" \
+  "Covers: run, json/gate.json (gate verdict), json/history.json (history), json/sla.json (calibrate sla)"; do
+  grep -qF -- "$want" "$work/mixed.md" || fail "a report of a run and JSON files lacks '$want'"
+done
+echo "ok - a run and JSON results in one report"
+"$CALIBENCH" report json/xss-gate.json json/xss-drift.json >"$work/json.txt"
+grep -qF "<script>alert('rule')</script>" "$work/json.txt" || fail "terminal: the rule name is not shown as text"
+grep -q $'\x1b' "$work/json.txt" && fail "colour escapes in piped output"
+echo "ok - JSON results on the terminal"
+
 # 2. The terminal: a golden when piped; colour on a terminal, never with NO_COLOR.
 "$CALIBENCH" report run failed >"$work/run.txt"
 golden run.txt "$work/run.txt"
@@ -63,6 +87,10 @@ for name in run sweep scenario interrupted failed single xss; do
   "$CALIBENCH" report "$name" --html "$OUT/$name.html" --quiet
 done
 "$CALIBENCH" report run interrupted single --html "$OUT/compare.html" --quiet
+"$CALIBENCH" report "${CALIB[@]}" --html "$OUT/calib.html" --quiet
+"$CALIBENCH" report run json/gate.json json/history.json --html "$OUT/gate-history.html" --quiet
+"$CALIBENCH" report json/xss-gate.json json/xss-history.json json/xss-drift.json \
+  --html "$OUT/json-xss.html" --quiet
 if ldd "$CALIBENCH" 2>/dev/null | grep -q libasan; then
   # The pages above were written under the sanitizers; the browser checks the same
   # HTML, so the plain build runs them (once is enough for Chromium's minute).
@@ -87,6 +115,19 @@ expect_fail 2 "nowhere: no records.jsonl or sweep.json" "$work/nowhere"
 mkdir -p "$work/bad" && cp run/records.jsonl "$work/bad/" && printf '{"summary": [' >"$work/bad/summary.json"
 expect_fail 2 "bad/summary.json:1:.*not valid JSON" "$work/bad"
 expect_fail 2 "--max-output-text: expected an integer" run --max-output-text lots
+printf '{"schema_version": 1, "kind": "calibrate.nonsense"}\n' >"$work/unknown.json"
+expect_fail 2 'unknown.json: "kind": "calibrate.nonsense" is not a result a report shows \(known: calibrate.drift' \
+  run "$work/unknown.json"
+printf '{"hello": [1, 2]}\n' >"$work/nokind.json"
+expect_fail 2 'nokind.json: "kind": missing' "$work/nokind.json"
+printf '{"schema_version": 1, "kind": "calibrate.drift", "labels": [\n  {"label": "a",\n' >"$work/torn.json"
+expect_fail 2 'torn.json:3:.*not valid JSON' "$work/torn.json"
+printf '[1, 2]\n' >"$work/array.json"
+expect_fail 2 'array.json: expected a JSON object' "$work/array.json"
+printf '{"schema_version": 1, "kind": "calibrate.sla", "sla": {}}\n' >"$work/sla.json"
+expect_fail 2 'sla.json: "sla": expected an array' "$work/sla.json"
+printf '{"schema_version": 2, "kind": "calibrate.drift", "labels": []}\n' >"$work/v2.json"
+expect_fail 2 'v2.json: "schema_version": this calibench reads version 1' "$work/v2.json"
 expect_fail 1 "cannot|No such file|denied" run --html /nonexistent-dir/x.html
 
 # 5. `calibench run` writes report.html by default, and not with --no-report.

@@ -463,6 +463,61 @@ static void test_chart_svg(void **state) {
   cb_buf_free(&out);
 }
 
+/* A categorical x axis: a tick per name (escaped, cut to 24 bytes on a code point),
+ * bars centred on them, the names thinned when they would collide. */
+static void test_chart_categories(void **state) {
+  (void)state;
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "cats", "categories");
+  cb__rep_chart_category(&c, "<b>bold</b>");
+  cb__rep_chart_category(&c, "a-name-much-longer-than-24-bytes\xC3\xA9");
+  cb__rep_chart_category(&c, "\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9");
+  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_BARS, 0, "share");
+  s->bar_w = 0.4;
+  for (int k = 0; k < 3; k++) cb__rep_series_add(s, k - 0.2, 0.5);
+  cb__rep_chart_svg(&c, &out);
+  cb__rep_chart_free(&c);
+  if (!strstr(out.data, ">&lt;b&gt;bold&lt;/b&gt;</text>") || strstr(out.data, "<b>"))
+    fail_msg("a category name is not an escaped tick label:\n%s", out.data);
+  if (!strstr(out.data, ">a-name-much-longer-than-\xE2\x80\xA6</text>"))
+    fail_msg("a long name is not cut to 24 bytes:\n%s", out.data);
+  /* 13 two-byte characters: 12 fit in 24 bytes, never half of one */
+  if (!strstr(out.data, ">\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6</text>"))
+    fail_msg("a name is cut inside a code point:\n%s", out.data);
+  if (contains_word(out.data, "nan") || contains_word(out.data, "inf")) fail_msg("non-number:\n%s", out.data);
+  cb_buf_reset(&out);
+  /* many categories: never more ticks than an axis holds, the first one labelled */
+  cb__rep_chart_init(&c, "many", "many");
+  s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "v");
+  char name[32];
+  for (int k = 0; k < 100; k++) {
+    snprintf(name, sizeof name, "run-%03d", k);
+    cb__rep_chart_category(&c, name);
+    cb__rep_series_add(s, k, k);
+  }
+  cb__rep_chart_svg(&c, &out);
+  cb__rep_chart_free(&c);
+  size_t ticks = 0;
+  for (const char *p = strstr(out.data, "class=\"tick\">run-"); p; p = strstr(p + 1, "class=\"tick\">run-")) ticks++;
+  if (!strstr(out.data, ">run-000</text>") || ticks < 2 || ticks > CB__REP_MAX_TICKS)
+    fail_msg("100 categories: %zu labelled ticks", ticks);
+  cb_buf_free(&out);
+}
+
+static void test_fmt_unit(void **state) {
+  (void)state;
+  char b[48];
+  assert_string_equal(cb__rep_fmt_unit(12.34, "ms", b, sizeof b), "12.3 ms");
+  assert_string_equal(cb__rep_fmt_unit(0.125, "fraction", b, sizeof b), "12.5%");
+  assert_string_equal(cb__rep_fmt_unit(1520, "/s", b, sizeof b), "1.52k /s");
+  assert_string_equal(cb__rep_fmt_unit(12345, "count", b, sizeof b), "12.3k");
+  assert_string_equal(cb__rep_fmt_unit(NAN, "ms", b, sizeof b), "-");
+  assert_string_equal(cb__rep_fmt_fixed(0.11085, 4, b, sizeof b), "0.1109");
+  assert_string_equal(cb__rep_fmt_fixed(NAN, 4, b, sizeof b), "-");
+}
+
 static void test_tick_labels(void **state) {
   (void)state;
   cb__rep_axis_spec a = {.unit = CB__REP_UNIT_MS, .min = NAN, .max = NAN};
@@ -496,7 +551,8 @@ int main(void) {
       cmocka_unit_test(test_text_clean),        cmocka_unit_test(test_csv_field),
       cmocka_unit_test(test_utf8_cut),          cmocka_unit_test(test_bins),
       cmocka_unit_test(test_cdf_series),        cmocka_unit_test(test_chart_svg),
-      cmocka_unit_test(test_tick_labels),
+      cmocka_unit_test(test_tick_labels),       cmocka_unit_test(test_chart_categories),
+      cmocka_unit_test(test_fmt_unit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

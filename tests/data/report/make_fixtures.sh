@@ -13,16 +13,125 @@
 #   xss/          class names, a dataset file name and model outputs that are HTML,
 #                 Markdown and terminal escape payloads (sim serve --responses)
 #
-# Usage: tests/data/report/make_fixtures.sh path/to/calibench
-# The results are measurements (times differ on every run): after regenerating,
-# regenerate the golden files too (CB_UPDATE_GOLDEN=1 tests/integration/test_report.sh
-# CALIBENCH SRC) and review the diff. Runs take about a minute in all.
+# and json/, the JSON results of other commands that a report also reads, made from
+# the directories above and tests/data/calib/ (so they are deterministic given them):
+#
+#   drift.json expect.json cost.json    calibrate drift | expect | cost --out (the
+#                                       intent classifier of docs/calibrate.md)
+#   roofline.json fit.json perf.json    calibrate roofline --run run | fit sweep |
+#   sla.json                            perf run | sla sweep --out
+#   gate.json                           gate --current run --baseline interrupted
+#                                       --stage quantized --json (blocked)
+#   history.json                        history --format json: ttft.p99 and output
+#                                       tokens/s of six runs stored with commit tags
+#   xss-gate.json xss-history.json      a rule, a stage owner, commit tags and drift
+#   xss-drift.json                      labels that are HTML payloads
+#
+# Usage: tests/data/report/make_fixtures.sh path/to/calibench [all|json]
+# `json` remakes json/ alone from the committed directories. The results are
+# measurements (times differ on every run): after regenerating, regenerate the golden
+# files too (CB_UPDATE_GOLDEN=1 tests/integration/test_report.sh CALIBENCH SRC) and
+# review the diff. Runs take about a minute in all.
 set -euo pipefail
 CALIBENCH=$(realpath "$1")
+WHAT=${2:-all}
 HERE=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-fixtures.XXXXXX")
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 cd "$work"
+
+gate_policy() {  # gate_policy NAME-OF-THE-INFO-RULE OWNER-OF-PROD (YAML single-quoted)
+  local q="'" qq="''"
+  cat <<EOF
+version: 1
+resamples: 500
+seed: 7
+rules:
+  - name: ttft-p99-slo
+    metric: ttft.p99
+    direction: lower
+    max: 40ms
+  - name: throughput-drop
+    metric: throughput.output_tokens_per_s
+    direction: higher
+    relative: 12%
+    test: mann-whitney
+  - name: ttft-p99-risk
+    metric: ttft.p99
+    direction: lower
+    absolute: 5ms
+    test: bootstrap
+    action: warn
+  - name: '${1//$q/$qq}'
+    metric: tpot.p50
+    direction: lower
+    relative: 10%
+    action: info
+stages:
+  - name: quantized
+    owner: inference-platform
+    action: block
+    requires: [ttft-p99-slo, throughput-drop]
+  - name: prod
+    owner: '${2//$q/$qq}'
+    action: warn
+    requires: [ttft-p99-slo, ttft-p99-risk]
+EOF
+}
+
+# json/: made in a directory of its own holding copies of the inputs, so the paths the
+# results record are relative (calib/..., run, sweep).
+make_json() {
+  local j="$work/json" out="$HERE/json" i=0
+  mkdir -p "$j" && cd "$j"
+  cp -r "$HERE/../calib" calib
+  for d in run sweep interrupted single failed scenario xss; do cp -r "$HERE/$d" "$d"; done
+  "$CALIBENCH" calibrate drift --task classification --label-accuracy calib/intents_accuracy.json \
+    --field intent --seed 3 --out drift.json calib/intents_benchmark.json \
+    calib/intents_production.jsonl >/dev/null
+  "$CALIBENCH" calibrate expect --paper 0.92 --drift drift.json --concurrency 64 --capacity 48 \
+    --tool-calls 3 --out expect.json >/dev/null
+  "$CALIBENCH" calibrate cost calib/candidates.yaml --out cost.json >/dev/null
+  "$CALIBENCH" calibrate roofline --prompt-len 512 --output-len 24 --batch 8 --run run \
+    --out roofline.json >/dev/null
+  "$CALIBENCH" calibrate fit sweep --write-profile fitted.yaml --out fit.json >/dev/null
+  printf 'source: "Paper X, Table 3"\nclaims:\n  output_tokens_per_s: 900\n  ttft_p99_ms: 50\n  tpot_p50_ms: 8\n' >claims.yaml
+  "$CALIBENCH" calibrate perf --claims claims.yaml --margin 0.85 run --out perf.json >/dev/null
+  "$CALIBENCH" calibrate sla sweep --margin 0.15 --out sla.json >/dev/null
+
+  gate_policy tpot-p50 sre-oncall >policy.yaml
+  "$CALIBENCH" gate --current run --baseline interrupted --policy policy.yaml --stage quantized \
+    --no-snapshot --no-step-summary --quiet --json gate.json >/dev/null || [ $? -eq 1 ]
+  gate_policy "<script>alert('rule')</script>" '"><img src=x onerror=alert(9)>' >xss-policy.yaml
+  "$CALIBENCH" gate --current run --baseline interrupted --policy xss-policy.yaml --stage prod \
+    --no-snapshot --no-step-summary --quiet --json xss-gate.json >/dev/null
+
+  for d in interrupted single failed run scenario xss; do
+    i=$((i + 1))
+    "$CALIBENCH" store --registry reg.db --tag model=llama-3.1-8b --tag branch=main \
+      --tag commit=c0ffee$i "$d" >/dev/null 2>&1
+  done
+  "$CALIBENCH" history --registry reg.db --metric ttft.p99 --metric throughput.output_tokens_per_s \
+    --format json >history.json
+  "$CALIBENCH" store --registry xss.db --tag "commit=<script>alert(11)</script>" run >/dev/null 2>&1
+  "$CALIBENCH" store --registry xss.db --tag 'commit="><img src=x onerror=alert(12)>' single >/dev/null 2>&1
+  "$CALIBENCH" history --registry xss.db --metric ttft.p99 --format json >xss-history.json
+  printf '{"<script>alert(13)</script>": 3, "\\"><img src=x onerror=alert(14)>": 1, "plain": 2}\n' >xss-bench.json
+  printf '{"<script>alert(13)</script>": 1, "\\"><img src=x onerror=alert(14)>": 4, "plain": 2}\n' >xss-prod.json
+  "$CALIBENCH" calibrate drift --bootstrap 0 --out xss-drift.json xss-bench.json xss-prod.json >/dev/null
+
+  rm -rf "${out:?}"
+  mkdir -p "$out"
+  cp drift.json expect.json cost.json roofline.json fit.json perf.json sla.json gate.json \
+    history.json xss-gate.json xss-history.json xss-drift.json "$out/"
+  cd "$work"
+}
+
+if [ "$WHAT" = json ]; then
+  make_json
+  du -sh "$HERE/json"
+  exit 0
+fi
 
 start_sim() {  # start_sim ARGS... -> SIM_PID, SIM_URL
   "$CALIBENCH" sim serve --port 0 --quiet "$@" >sim.out 2>sim.err &
@@ -111,4 +220,5 @@ for d in run sweep scenario interrupted failed single xss; do
   rm -rf "${HERE:?}/$d"
   cp -r "$d" "$HERE/$d"
 done
+make_json
 du -sh "$HERE"
