@@ -99,10 +99,15 @@ cb_status cb_report_write_csv_dir(const cb_report *r, const char *dir, cb_error 
 
 /*
  * The report `calibench run` leaves behind: load the result directory `dir` and write
- * its HTML report to `path` (NULL: DIR/report.html) atomically. Errors as
- * cb_report_open, or CB_ERR_IO naming the file.
+ * its HTML report to `path` (NULL: DIR/report.html) atomically. `records`, when not
+ * NULL, are the run's records already in memory (the same as DIR/records.jsonl): they
+ * are taken (*records is left empty) instead of reading the file back, which for a
+ * large run costs more than the run's own simulation. Errors as cb_report_open, or
+ * CB_ERR_IO naming the file.
  */
-cb_status cb_report_write_html_file(const char *dir, const char *path, cb_error *err);
+struct cb_record_set;
+cb_status cb_report_write_html_file(const char *dir, const char *path, struct cb_record_set *records,
+                                    cb_error *err);
 
 #ifdef __cplusplus
 }

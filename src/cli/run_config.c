@@ -123,37 +123,30 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --slo SPEC                 e.g. ttft=500ms,tpot=50ms,itl=100ms,e2e=10s; '@p95' after a\n"
           "                             bound sets the percentile judged [p99]\n"
           "  --confidence C             confidence of SLO verdicts [0.95]\n");
-  if (virtual_time) {
+  if (!virtual_time)
     fprintf(out,
-            "\n"
-            "output:\n"
-            "  --out DIR                  result directory [results/<UTC time>-<run id>]\n"
-            "  --vllm-json FILE           also write vLLM bench serve's result keys\n"
-            "  --label TEXT               label for the vLLM JSON\n"
-            "  --quiet                    no summary table\n"
-            "  -h, --help                 show this help\n");
-    return;
-  }
+            "  --drain-timeout DUR        after the last send or a stop, wait DUR for in-flight\n"
+            "                             requests [30s]\n"
+            "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
+            "                             TGI names) [the target's /metrics, when it answers]\n"
+            "  --no-server-metrics        do not scrape\n"
+            "  --scrape-interval DUR      [1s]\n");
   fprintf(out,
-          "  --drain-timeout DUR        after the last send or a stop, wait DUR for in-flight\n"
-          "                             requests [30s]\n"
-          "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
-          "                             TGI names) [the target's /metrics, when it answers]\n"
-          "  --no-server-metrics        do not scrape\n"
-          "  --scrape-interval DUR      [1s]\n"
-          "\n");
-  fprintf(out,
+          "\n"
           "output:\n"
           "  --out DIR                  result directory [results/<UTC time>-<run id>]\n"
           "  --vllm-json FILE           also write vLLM bench serve's result keys\n"
           "  --label TEXT               label for the vLLM JSON\n"
-          "  --quiet                    no progress line and no summary table\n"
+          "  --quiet                    %s\n"
           "  --no-report                do not write report.html (calibench report) into DIR\n"
-          "  -h, --help                 show this help\n"
-          "\n"
-          "SIGINT/SIGTERM stop sending and wait --drain-timeout for requests in flight (a\n"
-          "second signal cuts them); the results are written and marked interrupted, and\n"
-          "the exit status is 130.\n");
+          "  -h, --help                 show this help\n",
+          virtual_time ? "no summary table" : "no progress line and no summary table");
+  if (!virtual_time)
+    fprintf(out,
+            "\n"
+            "SIGINT/SIGTERM stop sending and wait --drain-timeout for requests in flight (a\n"
+            "second signal cuts them); the results are written and marked interrupted, and\n"
+            "the exit status is 130.\n");
 }
 
 enum {

@@ -328,10 +328,11 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     if (cb_results_write_file(cfg->vllm_json, text.data, text.len, &err) != CB_OK) goto fail;
   }
   if (!cfg->no_report) {
-    /* report.html, read back from what was just written; a failure only warns */
+    /* report.html from the records in memory and the files just written; a failure
+     * only warns. The records are handed over: nothing below uses them. */
     cb_error rerr;
     cb_error_clear(&rerr);
-    if (cb_report_write_html_file(spec->out_dir, NULL, &rerr) != CB_OK)
+    if (cb_report_write_html_file(spec->out_dir, NULL, &sink.set, &rerr) != CB_OK)
       fprintf(stderr, "calibench: report.html not written: %s\n", rerr.msg);
   }
   rc = 0;

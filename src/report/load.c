@@ -165,9 +165,15 @@ void cb_report_default_params(cb_report_params *p) {
 
 cb_status cb_report_open(const char *const *dirs, size_t n, const cb_report_params *params,
                          cb_report **out, cb_error *err) {
+  return cb__rep_open(dirs, n, params, NULL, out, err);
+}
+
+cb_status cb__rep_open(const char *const *dirs, size_t n, const cb_report_params *params,
+                       cb_record_set *records, cb_report **out, cb_error *err) {
   *out = NULL;
   if (!n) return cb_error_set(err, CB_ERR_INVALID, "no result directory or file to report on");
   cb_report *r = cb_calloc(1, sizeof *r);
+  r->records_in = records;
   if (params) r->params = *params;
   else cb_report_default_params(&r->params);
   if (!r->params.max_output_text) r->params.max_output_text = 600;

@@ -228,7 +228,14 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
   run->label = cb_strdup(label);
   cb_record_set_init(&run->records);
   json_t *summary = NULL;
-  cb_status st = cb_record_set_load(&run->records, path, &run->torn_lines, err);
+  cb_status st = CB_OK;
+  if (r->records_in) {
+    run->records = *r->records_in;
+    cb_record_set_init(r->records_in);
+    r->records_in = NULL;
+  } else {
+    st = cb_record_set_load(&run->records, path, &run->torn_lines, err);
+  }
   if (st == CB_OK) st = load_json(dir, "manifest.json", &run->manifest, err);
   if (st == CB_OK) st = load_json(dir, "summary.json", &summary, err);
   if (st != CB_OK) goto fail;

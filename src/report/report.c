@@ -101,9 +101,10 @@ cb_status cb_report_write_csv_dir(const cb_report *r, const char *dir, cb_error 
   return st;
 }
 
-cb_status cb_report_write_html_file(const char *dir, const char *path, cb_error *err) {
+cb_status cb_report_write_html_file(const char *dir, const char *path, cb_record_set *records,
+                                    cb_error *err) {
   cb_report *r = NULL;
-  cb_status st = cb_report_open(&dir, 1, NULL, &r, err);
+  cb_status st = cb__rep_open(&dir, 1, NULL, records, &r, err);
   if (st != CB_OK) return st;
   char def[4200];
   if (!path) {

@@ -106,6 +106,9 @@ struct cb_report {
   size_t n_files;
   char **notes;               /* owned strings */
   size_t n_notes;
+  /* A run's records already in memory (cb_report_write_html_file), taken by the
+   * first run directory loaded instead of reading its records.jsonl; else NULL. */
+  cb_record_set *records_in;
 };
 
 /* Append a note (shown in the Notes section and by cb_report_note). */
@@ -114,11 +117,16 @@ void cb__rep_note(cb_report *r, const char *fmt, ...) __attribute__((format(prin
 /*
  * Load one run directory into *run (zeroed here). `label` is copied. Loading notes go
  * to r. CB_ERR_NOT_FOUND without records.jsonl; CB_ERR_PARSE for a malformed file.
- * On failure *run holds nothing to free.
+ * The records come from r->records_in when set (taken, and r->records_in cleared),
+ * else from records.jsonl. On failure *run holds nothing to free.
  */
 cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb__rep_run *run,
                            cb_error *err);
 void cb__rep_run_free(cb__rep_run *run);
+
+/* cb_report_open, with `records` (or NULL) as r->records_in for the first run loaded. */
+cb_status cb__rep_open(const char *const *dirs, size_t n, const cb_report_params *params,
+                       cb_record_set *records, cb_report **out, cb_error *err);
 
 /* Load one input (a run or a sweep). On failure *in holds nothing to free. */
 cb_status cb__rep_input_load(cb_report *r, const char *path, cb__rep_input *in, cb_error *err);

@@ -134,8 +134,17 @@ expect_fail 1 "cannot|No such file|denied" run --html /nonexistent-dir/x.html
 "$CALIBENCH" run --num-requests 3 --input-len 32 --output-len 4 --sim-time-scale 0.05 \
   --no-server-metrics --quiet --out "$work/live"
 grep -q '<figure class="chart"' "$work/live/report.html" || fail "run wrote no report.html with charts"
+# run builds it from the records in memory; reading them back must give the same page.
+"$CALIBENCH" report "$work/live" --html "$work/live-again.html" --quiet
+cmp -s "$work/live/report.html" "$work/live-again.html" ||
+  fail "run's report.html differs from calibench report over the same directory"
+"$CALIBENCH" sim run --scenario "$SRC/tests/data/workload/scenario_good.yaml" --num-requests 200 \
+  --quiet --out "$work/predicted"
+"$CALIBENCH" report "$work/predicted" --html "$work/predicted-again.html" --quiet
+cmp -s "$work/predicted/report.html" "$work/predicted-again.html" ||
+  fail "sim run's report.html (a scenario) differs from calibench report over the same directory"
 "$CALIBENCH" run --num-requests 1 --input-len 32 --output-len 4 --sim-time-scale 0.05 \
   --no-server-metrics --quiet --no-report --out "$work/none"
 [ -e "$work/none/report.html" ] && fail "run --no-report wrote report.html"
-echo "ok - run writes report.html, --no-report does not"
+echo "ok - run and sim run write report.html (the same page report writes), --no-report does not"
 rm -rf "$work"
