@@ -28,6 +28,7 @@ static void gate_usage(FILE *out) {
           "  --current DIR        the result directory (or sweep) to judge\n"
           "  --baseline X         a result directory, a run id in the registry, or\n"
           "                       `history`: the newest stored run of the same series\n"
+          "                       [history when a registry is in use]\n"
           "  --policy FILE        the policy (YAML) [the built-in default policy]\n"
           "  --stage NAME         check the policy's contract stage NAME [the run's stage\n"
           "                       tag, when the policy has that stage]\n"
@@ -89,6 +90,11 @@ static int append_file(const char *path, const cb_buf *b) {
 static int file_exists(const char *p) {
   struct stat st;
   return stat(p, &st) == 0;
+}
+
+static int is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 typedef struct gate_opts {
@@ -161,23 +167,41 @@ int cli_gate_main(int argc, char **argv) {
   } else {
     cb_gate_policy_default(&policy);
   }
+  /* The registry is in use when it is named or calibench.db exists. Without --baseline,
+   * a policy that compares with a baseline then takes the newest earlier run of the
+   * series, as github-action-benchmark and Bencher compare with the previous result. */
+  const char *env = getenv("CALIBENCH_REGISTRY");
+  int named = o.registry || (env && env[0]);
+  int in_use = named || file_exists(cb_store_default_target());
   if (!o.baseline && cb_gate_policy_needs_baseline(&policy)) {
-    fprintf(stderr, "calibench gate: the policy (%s) compares with a baseline: give "
-                    "--baseline DIR, RUN_ID or history\n", policy.source);
+    if (!in_use) {
+      fprintf(stderr, "calibench gate: the policy (%s) compares with a baseline: give "
+                      "--baseline DIR, RUN_ID or history (history, the default with a "
+                      "registry, needs --registry, $CALIBENCH_REGISTRY or ./calibench.db)\n",
+              policy.source);
+      cb_gate_policy_free(&policy);
+      return 2;
+    }
+    o.baseline = "history";
+  }
+  if (o.baseline && file_exists(o.baseline) && !is_dir(o.baseline)) {
+    fprintf(stderr, "calibench gate: --baseline %s: not a result directory\n", o.baseline);
     cb_gate_policy_free(&policy);
     return 2;
   }
 
   /* The registry: needed for a run id, `history` and Tukey rules; used for snapshots
-   * whenever it is named or exists. */
-  int baseline_is_dir = o.baseline && file_exists(o.baseline);
+   * whenever it is in use. */
+  int baseline_is_dir = o.baseline && is_dir(o.baseline);
   int need_store = (o.baseline && !baseline_is_dir) || cb_gate_policy_needs_history(&policy);
-  int named = o.registry || getenv("CALIBENCH_REGISTRY");
   cb_store *st = NULL;
-  if (need_store || named || file_exists(cb_store_default_target())) {
+  if (need_store || in_use) {
     if (cb_store_open(o.registry, 0, &st, &err) != CB_OK) {
       if (need_store || named) {
-        fprintf(stderr, "calibench gate: %s\n", err.msg);
+        if (o.baseline && !baseline_is_dir && strcmp(o.baseline, "history"))
+          fprintf(stderr, "calibench gate: --baseline %s is not a result directory; as a run "
+                          "id it needs the registry: %s\n", o.baseline, err.msg);
+        else fprintf(stderr, "calibench gate: %s\n", err.msg);
         cb_gate_policy_free(&policy);
         return 2;
       }

@@ -124,7 +124,8 @@ int gate_cli_load(const gate_load_opts *o, cb_store *st, gate_inputs *in) {
         snprintf(id, sizeof id, "%s", b);
       }
       if (cb_store_get(st, id, 1, &in->baselines[i], &err) != CB_OK) {
-        fprintf(stderr, "calibench gate: --baseline: %s\n", err.msg);
+        fprintf(stderr, "calibench gate: --baseline: %s%s%s%s\n", err.msg,
+                history ? "" : " (nor is '", history ? "" : b, history ? "" : "' a directory)");
         return 2;
       }
       if (!in->baseline_label[0]) snprintf(in->baseline_label, sizeof in->baseline_label, "%s", history ? id : b);

@@ -140,7 +140,6 @@ int cli_history_main(int argc, char **argv) {
   }
   cb_store_filter f = {.where = &where, .last = (size_t)last};
   cb_history h;
-  int rc = 0;
   if (cb_store_history(s, metrics, n_metrics, cls, &f, &h, &err) != CB_OK) {
     fprintf(stderr, "calibench history: %s\n", err.msg);
     cb_store_close(s);
@@ -207,8 +206,8 @@ int cli_history_main(int argc, char **argv) {
     for (size_t k = 0; k < n_metrics; k++) {
       const cb_store_metric *m = cb_store_metric_find(metrics[k]);
       char head[64];
-      snprintf(head, sizeof head, "%s%s%s%s", metrics[k], m->unit == CB_UNIT_MS ? " (ms)" : "",
-               m->unit == CB_UNIT_PER_S ? " (/s)" : "", "");
+      snprintf(head, sizeof head, "%s%s", metrics[k],
+               m->unit == CB_UNIT_MS ? " (ms)" : m->unit == CB_UNIT_PER_S ? " (/s)" : "");
       cb_buf_appendf(&b, " %16s", head);
     }
     cb_buf_append_str(&b, "  tags\n");
@@ -227,5 +226,5 @@ int cli_history_main(int argc, char **argv) {
   cb_buf_free(&b);
   cb_history_free(&h);
   cb_store_close(s);
-  return rc;
+  return 0;
 }

@@ -175,6 +175,9 @@ static void pass1(const cb_gate_policy *p, const cb_gate_pair *pair, size_t pair
     cb__gate_fmt_pct(v->change_rel, a, sizeof a);
     cb__gate_fmt_pct(sign * r->relative, b, sizeof b);
     if (!pair->baseline) snprintf(c->text, sizeof c->text, "relative: no baseline");
+    else if (v->baseline == 0)
+      snprintf(c->text, sizeof c->text, "relative: the baseline is 0 (an absolute change "
+               "can be judged)");
     else if (!c->avail) snprintf(c->text, sizeof c->text, "relative: no baseline value");
     else snprintf(c->text, sizeof c->text, "%s %s %s", a, c->regressed ? (lower ? ">" : "<")
                   : (lower ? "<=" : ">="), b);

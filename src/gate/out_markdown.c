@@ -26,8 +26,11 @@ static void cell(cb_buf *b, const char *s) {
   }
 }
 
-static const char *status_mark(const char *s) {
-  return !strcmp(s, "pass") ? "✅" : !strcmp(s, "fail") ? "❌" : "⏭️";
+/* A snapshot's verdict: its status, and for a failure its action (as mark() does). */
+static const char *status_mark(const char *s, const char *action) {
+  if (!strcmp(s, "pass")) return "✅";
+  if (strcmp(s, "fail")) return "⏭️";
+  return !strcmp(action, "warn") ? "⚠️" : !strcmp(action, "info") ? "ℹ️" : "❌";
 }
 
 static void snapshots(const cb_gate_result *r, const cb_store_snapshot *snaps, size_t n, cb_buf *b) {
@@ -49,7 +52,6 @@ static void snapshots(const cb_gate_result *r, const cb_store_snapshot *snaps, s
   cb_buf_append_str(b, "\n|---|");
   for (size_t i = 0; i < nd; i++) cb_buf_append_str(b, "---|");
   cb_buf_append_char(b, '\n');
-  size_t nr = r->policy->n_rules;
   for (size_t k = 0; k < r->n_verdicts; k++) {
     const cb_gate_verdict *v = &r->verdicts[k];
     cb_buf_append_str(b, "| ");
@@ -73,7 +75,8 @@ static void snapshots(const cb_gate_result *r, const cb_store_snapshot *snaps, s
         cb__gate_fmt_value(v->rule->metric, json_is_number(c) ? json_number_value(c) : NAN, val,
                            sizeof val);
         const char *st = json_string_value(json_object_get(x, "status"));
-        snprintf(tmp, sizeof tmp, " %s %s |", val, status_mark(st ? st : ""));
+        const char *act = json_string_value(json_object_get(x, "action"));
+        snprintf(tmp, sizeof tmp, " %s %s |", val, status_mark(st ? st : "", act ? act : ""));
         text = tmp;
         break;
       }
@@ -81,7 +84,6 @@ static void snapshots(const cb_gate_result *r, const cb_store_snapshot *snaps, s
     }
     cb_buf_append_char(b, '\n');
   }
-  (void)nr;
   for (size_t i = 0; i < nd; i++) json_decref(docs[i]);
 }
 

@@ -1,6 +1,7 @@
 /*
- * out_text.c - a gate's verdicts for a terminal: a status line, one row per verdict and
- * the reason under each rule that did not pass.
+ * out_text.c - a gate's verdicts for a terminal: a status line, one row per verdict
+ * (baseline, current, change, adjusted p-value, threshold) and the reason under each
+ * rule that did not pass.
  */
 #include <stdio.h>
 #include <string.h>
@@ -25,8 +26,8 @@ void cb_gate_write_text(const cb_gate_result *r, cb_buf *b) {
     cb_buf_appendf(b, "  stage %s (owner %s, on failure %s)\n", p->stages[r->stage].name,
                    p->stages[r->stage].owner[0] ? p->stages[r->stage].owner : "-",
                    cb_gate_action_name(p->stages[r->stage].action));
-  cb_buf_appendf(b, "  %-5s %-6s %-24s %12s %12s %18s %9s\n", "", "action", "rule", "baseline",
-                 "current", "change", "p-value");
+  cb_buf_appendf(b, "  %-5s %-6s %-24s %12s %12s %18s %9s  %s\n", "", "action", "rule",
+                 "baseline", "current", "change", "p-value", "threshold");
   for (size_t i = 0; i < r->n_verdicts; i++) {
     const cb_gate_verdict *v = &r->verdicts[i];
     const cb_store_metric *m = v->rule->metric;
@@ -40,8 +41,8 @@ void cb_gate_write_text(const cb_gate_result *r, cb_buf *b) {
     cb__gate_fmt_p(v->p_adjusted, pv, sizeof pv);
     const char *st = v->status == CB_GATE_PASS ? "ok" : v->status == CB_GATE_FAIL ? "FAIL"
                      : v->status == CB_GATE_SKIP ? "skip" : "n/a";
-    cb_buf_appendf(b, "  %-5s %-6s %-24s %12s %12s %18s %9s\n", st,
-                   cb_gate_action_name(v->action), name, base, cur, change, pv);
+    cb_buf_appendf(b, "  %-5s %-6s %-24s %12s %12s %18s %9s  %s\n", st,
+                   cb_gate_action_name(v->action), name, base, cur, change, pv, v->threshold);
     if (v->status != CB_GATE_PASS) cb_buf_appendf(b, "        %s\n", v->note);
   }
 }

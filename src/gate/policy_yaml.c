@@ -2,8 +2,8 @@
  * policy_yaml.c - the gate's policy file (docs/gate.md, "Policy files"), read with
  * libyaml. Every error names the file, the line and the key ("gate.yaml:14: key
  * 'rules[2].max': expected a duration such as 800ms, 1.5s or 250us, got '800xs'"):
- * unknown keys, unknown metrics, a missing direction, a bad duration, number or
- * percentage, a stage requiring a rule that does not exist.
+ * unknown or repeated keys, unknown metrics, a missing direction, a bad duration,
+ * number or percentage, a stage requiring a rule that does not exist.
  */
 #include <errno.h>
 #include <math.h>
@@ -39,6 +39,22 @@ static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const c
 }
 
 static yaml_node_t *node(const yctx *y, int id) { return yaml_document_get_node(y->doc, id); }
+
+/* YAML lets a key repeat and keeps the last; a policy refuses it. where: "" at the
+ * top, else the mapping's key path ("rules[2]"). */
+static cb_status unique_keys(const yctx *y, const yaml_node_t *map, const char *where) {
+  for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; a++) {
+    yaml_node_t *ka = node(y, a->key);
+    if (ka->type != YAML_SCALAR_NODE) continue;
+    for (yaml_node_pair_t *b = a + 1; b < map->data.mapping.pairs.top; b++) {
+      yaml_node_t *kb = node(y, b->key);
+      if (kb->type == YAML_SCALAR_NODE && !strcmp(scalar(ka), scalar(kb)))
+        return at(y, kb, CB_ERR_PARSE, "key '%s%s%s' is given twice (first on line %ld)", where,
+                  where[0] ? "." : "", scalar(kb), line_of(ka));
+    }
+  }
+  return CB_OK;
+}
 
 static cb_status need_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
   if (v->type == YAML_SCALAR_NODE) return CB_OK;
@@ -177,6 +193,8 @@ static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key
   if (v->type != YAML_MAPPING_NODE)
     return at(y, v, CB_ERR_PARSE, "key '%s': expected true or a mapping of window, k, min_runs", key);
   r->has_tukey = 1;
+  cb_status ust = unique_keys(y, v, key);
+  if (ust != CB_OK) return ust;
   for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *val = node(y, pr->value);
     char full[128];
@@ -224,11 +242,13 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
   r->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
+  cb_status st = unique_keys(y, map, where);
+  if (st != CB_OK) return st;
   /* metric and direction first: the other values are read in the metric's unit. */
   yaml_node_t *v = find_key(y, map, "metric");
   snprintf(key, sizeof key, "%s.metric", where);
   if (!v) return at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
-  cb_status st = need_scalar(y, v, key);
+  st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   cb_error me;
   cb_error_clear(&me);
@@ -318,6 +338,8 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
   s->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);
+  cb_status ust = unique_keys(y, map, where);
+  if (ust != CB_OK) return ust;
   int has_requires = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
@@ -360,6 +382,8 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
   if (root->type != YAML_MAPPING_NODE)
     return at(y, root, CB_ERR_PARSE, "a policy must be a mapping (version, alpha, correction, "
               "resamples, seed, rules, stages)");
+  cb_status ust = unique_keys(y, root, "");
+  if (ust != CB_OK) return ust;
   yaml_node_t *rules = find_key(y, root, "rules"), *stages = NULL;
   if (!rules) return at(y, root, CB_ERR_PARSE, "key 'rules' is required (a list of rules)");
   for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {

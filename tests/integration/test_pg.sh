@@ -62,4 +62,9 @@ out=$("$CALIBENCH" history --metric ttft.p99 \
   --registry "postgresql://calibench:s3cret@/postgres?host=$T/nowhere&port=$PORT" 2>&1 || true)
 echo "$out" | grep -q "cannot connect" || fail "bad URL: $out"
 if echo "$out" | grep -q s3cret; then fail "password printed: $out"; fi
-echo "ok: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on $T/sock port $PORT"
+# stop the server now (the EXIT trap is the fallback on failure) and check it is gone
+"${AS[@]}" "$BIN/pg_ctl" -D "$T/data" -m fast -w -t 60 stop >/dev/null || fail "pg_ctl stop"
+alive() { [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null; } # zombie = gone
+for _ in $(seq 1 100); do alive "$PGPID" || break; sleep 0.1; done
+if alive "$PGPID"; then fail "the server (pid $PGPID) is still running"; fi
+echo "ok: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on $T/sock port $PORT, stopped"

@@ -5,10 +5,12 @@
 # test_pg.sh runs this same file against a PostgreSQL server it starts.
 #
 # Checks: idempotent stores, tags and series, history as table/JSON/CSV with filters,
-# gate against a directory, a stored run id and `history`, Tukey rules over the
-# registry, the contract's stage, JUnit/JSON/Markdown and $GITHUB_STEP_SUMMARY, the
-# last-3 snapshots, exit statuses, and that a store killed mid-transaction (the
-# CALIBENCH_TEST_STORE_FAULT hook, then a real SIGKILL) leaves the registry as it was.
+# gate against a directory, a stored run id and `history` (the default with a registry),
+# Tukey rules over the registry, the contract's stage, JUnit/JSON/Markdown and
+# $GITHUB_STEP_SUMMARY (appended to), the last-3 snapshots, exit statuses, where the
+# registry is (--registry, $CALIBENCH_REGISTRY, ./calibench.db; only store creates one),
+# and that a store killed mid-transaction (the CALIBENCH_TEST_STORE_FAULT hook, then a
+# real SIGKILL) leaves the registry as it was.
 set -euo pipefail
 CALIBENCH=$1
 SRC=$2
@@ -65,6 +67,9 @@ json hist.json 'if (d.runs.length !== 3) throw "runs " + d.runs.length;
   if (!(d.runs[0].values["tpot.p50"] > 0)) throw "value"; if (d.metrics[0].unit !== "ms") throw "unit"'
 ref=$(json h6/summary.json 'console.log(d.summary.metrics.tpot.p50_ms)')
 json hist.json "if (Math.abs(d.runs[2].values['tpot.p50'] - $ref) > 1e-9 * $ref) throw 'stored ' + d.runs[2].values['tpot.p50'] + ' != $ref'"
+# `calibench report` recognises and charts the history JSON
+expect 0 "$CALIBENCH" report hist.json --md - --quiet
+grep -q '^## History' out || fail "report of history JSON: $(head -5 out)"
 expect 0 "$CALIBENCH" history --metric e2e.p99 --where point=concurrency=8 --format csv
 [ "$(wc -l <out)" = 2 ] && head -1 out | grep -q '^run_id,start_utc,e2e.p99,tags$' || fail "csv: $(cat out)"
 expect 2 "$CALIBENCH" history --metric ttft.p98
@@ -83,8 +88,15 @@ json g.json 'if (d.status !== "blocked" || d.exit_code !== 1) throw d.status;
   const t = d.verdicts.find(v => v.rule === "tpot-p50");
   if (t.status !== "fail" || !(t.change_rel > 0.1) || !(t.test.p_adjusted <= 0.05)) throw JSON.stringify(t)'
 grep -q "^## calibench gate: ❌ blocked" g.md || fail "markdown: $(head -3 g.md)"
+expect 0 "$CALIBENCH" report g.json --md - --quiet
+grep -q '^## Gate verdict' out || fail "report of gate JSON: $(head -5 out)"
+printf '## an earlier step\n' >step.md
 GITHUB_STEP_SUMMARY=$T/step.md expect 1 "$CALIBENCH" gate --current slow --baseline h1 --quiet --no-snapshot
 grep -q "| ❌ | tpot-p50 |" step.md || fail "step summary: $(cat step.md)"
+head -1 step.md | grep -q '^## an earlier step$' || fail "step summary overwritten, not appended"
+cp step.md step.before
+GITHUB_STEP_SUMMARY=$T/step.md expect 1 "$CALIBENCH" gate --current slow --baseline h1 --quiet --no-snapshot --no-step-summary
+cmp -s step.md step.before || fail "--no-step-summary wrote the step summary"
 [ ! -s out ] || fail "--quiet printed: $(cat out)"
 
 # a stored run id as the baseline (its samples come from the registry)
@@ -106,6 +118,10 @@ grep -q "### Last gates of this series" out || fail "snapshots: $(cat out)"
 grep "^| rule |" out | tail -1 | grep -o '` (' | wc -l | grep -qx 3 || fail "3 snapshots: $(grep '^| rule' out)"
 expect 0 "$CALIBENCH" gate --current h7 --baseline history --tag branch=nowhere
 grep -q "no earlier run of the series" err || fail "empty series: $(cat err)"
+# with a registry in use, no --baseline means `history` (as github-action-benchmark and
+# Bencher compare with the previous result)
+expect 1 "$CALIBENCH" gate --current slow "${TAGS[@]}" --tag commit=c9 --format json --no-snapshot
+json out "if (d.baseline.kind !== 'history' || d.baseline.run_id !== '$(id_of h6)') throw JSON.stringify(d.baseline)"
 
 # adaptive: Tukey fences over the series' history (6 runs stored)
 cat >tukey.yaml <<'Y'
@@ -149,13 +165,37 @@ json out 'if (d.verdicts.length !== 12 || d.verdicts[6].point !== "concurrency=8
 
 # usage and input errors: exit 2, messages that say where
 expect 2 "$CALIBENCH" gate --baseline h1
-expect 2 "$CALIBENCH" gate --current h7
+expect 2 env -u CALIBENCH_REGISTRY "$CALIBENCH" gate --current h7
 grep -q "give --baseline" err || fail "missing baseline: $(cat err)"
+expect 2 env -u CALIBENCH_REGISTRY "$CALIBENCH" gate --current h7 --baseline h1x
+grep -q "baseline h1x is not a result directory" err || fail "baseline typo: $(cat err)"
+expect 2 "$CALIBENCH" gate --current h7 --baseline h7/summary.json
+grep -q "not a result directory" err || fail "baseline file: $(cat err)"
 expect 2 "$CALIBENCH" gate --current h7 --baseline h1 --policy "$SRC/tests/data/gate/bad_duration.yaml"
 grep -q "bad_duration.yaml:5: key 'rules\[0\].max': expected a duration" err || fail "policy error: $(cat err)"
 expect 2 "$CALIBENCH" gate --current nowhere --baseline h1
 expect 2 "$CALIBENCH" store --tag stage=beta h1
 expect 2 "$CALIBENCH" store no-such-dir
+
+# ---- where the registry is: --registry, else $CALIBENCH_REGISTRY, else ./calibench.db ----------
+# only `store` creates one; `history` and `gate` on a missing one exit 2 and create nothing
+mkdir dflt
+expect 2 env -C dflt -u CALIBENCH_REGISTRY "$CALIBENCH" history --metric ttft.p99
+[ ! -e dflt/calibench.db ] || fail "history created calibench.db"
+expect 2 "$CALIBENCH" gate --current h7 --baseline h1 --registry "$T/dflt/other.db"
+[ ! -e dflt/other.db ] || fail "gate created its --registry"
+expect 0 env -C dflt -u CALIBENCH_REGISTRY "$CALIBENCH" store --samples --tag branch=main ../h1
+[ -f dflt/calibench.db ] || fail "store did not create ./calibench.db"
+expect 0 env -C dflt -u CALIBENCH_REGISTRY "$CALIBENCH" history --metric ttft.p99 --format csv
+[ "$(wc -l <out)" = 2 ] || fail "default registry history: $(cat out)"
+expect 0 "$CALIBENCH" store --registry "$T/dflt/other.db" h2
+expect 0 "$CALIBENCH" history --registry "$T/dflt/other.db" --metric ttft.p99 --format json
+json out "if (d.runs.length !== 1 || d.runs[0].run_id !== '$(id_of h2)') throw JSON.stringify(d.runs)"
+# ./calibench.db, when present, is used without being named: baseline history, snapshot
+expect 0 env -C dflt -u CALIBENCH_REGISTRY "$CALIBENCH" gate --current ../h7 --tag branch=main --format json
+json out "if (d.baseline.kind !== 'history' || d.baseline.run_id !== '$(id_of h1)') throw JSON.stringify(d.baseline)"
+expect 0 env -C dflt -u CALIBENCH_REGISTRY "$CALIBENCH" gate --current ../h7 --tag branch=main --format markdown
+grep -q "### Last gates of this series" out || fail "default registry snapshot: $(cat out)"
 
 # ---- transactions: a store that dies part-way leaves the registry as it was -----------------
 count() { "$CALIBENCH" history --metric ttft.p99 --format csv | tail -n +2 | wc -l; }

@@ -1,7 +1,9 @@
 /*
  * test_gate.c - the gate: policy files (every error names file, line and key), the
- * default policy, each kind of condition on hand-built runs with known answers, the
- * contract's stages, the multiple-testing family, and the outputs.
+ * default policy (exactly docs/gate.md's table), each kind of condition on hand-built
+ * runs with known answers, rules of one scenario class, block/warn/info actions, the
+ * contract's stages, the multiple-testing family, and the outputs (JSON, Markdown,
+ * JUnit, text).
  */
 #include <jansson.h>
 #include <math.h>
@@ -25,6 +27,12 @@ static const char *data(const char *name) {
   const char *dir = getenv("CB_DATA_DIR");
   snprintf(path_buf, sizeof path_buf, "%s/gate/%s", dir ? dir : "tests/data", name);
   return path_buf;
+}
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
 }
 
 static void test_policy_good(void **state) {
@@ -74,6 +82,7 @@ static void test_policy_errors(void **state) {
       {"bad_direction.yaml", 4, "key 'rules[0].direction'", "expected lower or higher"},
       {"bad_no_condition.yaml", 2, "rules[0]", "no condition"},
       {"bad_yaml.yaml", 4, "YAML", ""},
+      {"bad_duplicate_key.yaml", 6, "key 'rules[0].max' is given twice", "first on line 5"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_gate_policy p;
@@ -96,17 +105,42 @@ static void test_policy_errors(void **state) {
   assert_int_equal(cb_gate_policy_load(&p, data("no_such_file.yaml"), &err), CB_ERR_IO);
 }
 
+/* The default policy is exactly docs/gate.md's table ("Default policy"). */
 static void test_policy_default(void **state) {
   (void)state;
+  static const struct {
+    const char *name, *metric;
+    cb_store_better dir;
+    double relative, absolute; /* 0 = not given */
+    cb_gate_test test;
+  } doc[] = {
+      {"throughput", "throughput.output_tokens_per_s", CB_BETTER_HIGHER, 0.10, 0, CB_GATE_TEST_MANNWHITNEY},
+      {"error-rate", "error_rate", CB_BETTER_LOWER, 0, 0.01, CB_GATE_TEST_MANNWHITNEY},
+      {"ttft-p50", "ttft.p50", CB_BETTER_LOWER, 0.10, 0, CB_GATE_TEST_MANNWHITNEY},
+      {"ttft-p99", "ttft.p99", CB_BETTER_LOWER, 0.25, 0, CB_GATE_TEST_BOOTSTRAP},
+      {"tpot-p50", "tpot.p50", CB_BETTER_LOWER, 0.10, 0, CB_GATE_TEST_MANNWHITNEY},
+      {"tpot-p99", "tpot.p99", CB_BETTER_LOWER, 0.25, 0, CB_GATE_TEST_BOOTSTRAP},
+  };
   cb_gate_policy p;
   cb_gate_policy_default(&p);
-  assert_int_equal(p.n_rules, 6);
+  assert_int_equal(p.n_rules, sizeof doc / sizeof doc[0]);
   for (size_t i = 0; i < p.n_rules; i++) {
-    assert_non_null(p.rules[i].metric);
-    assert_int_not_equal(p.rules[i].test, CB_GATE_TEST_NONE);
-    assert_true(p.rules[i].has_relative || p.rules[i].has_absolute);
+    const cb_gate_rule *r = &p.rules[i];
+    assert_string_equal(r->name, doc[i].name);
+    assert_non_null(r->metric);
+    assert_string_equal(r->metric->name, doc[i].metric);
+    assert_int_equal(r->direction, doc[i].dir);
+    assert_int_equal(r->action, CB_GATE_BLOCK);
+    assert_int_equal(r->has_relative, doc[i].relative > 0);
+    assert_true(r->relative == doc[i].relative);
+    assert_int_equal(r->has_absolute, doc[i].absolute > 0);
+    assert_true(r->absolute == doc[i].absolute);
+    assert_int_equal(r->test, doc[i].test);
+    assert_false(r->has_static || r->has_tukey);
   }
   assert_true(p.alpha == 0.05 && p.correction == CB_GATE_CORRECT_HOLM);
+  assert_true(p.resamples == 2000 && p.seed == 0 && p.n_stages == 0);
+  assert_true(cb_gate_policy_needs_baseline(&p) && !cb_gate_policy_needs_history(&p));
   cb_gate_policy_free(&p);
 }
 
@@ -237,9 +271,65 @@ static void test_evaluate_conditions(void **state) {
   assert_int_equal(res.verdicts[2].status, CB_GATE_SKIP); /* test only */
   cb_gate_result_free(&res);
   cb_run_data_free(&nosamp);
+
+  /* A relative condition on a baseline of 0 cannot be judged, and says why. */
+  cb_gate_rule zero = rule("errors-relative", "error_rate", CB_BETTER_LOWER);
+  zero.has_relative = 1;
+  zero.relative = 0.10;
+  cb_gate_policy pz = policy_of(&zero, 1);
+  pair.baseline = &base;
+  assert_int_equal(cb_gate_evaluate(&pz, &pair, 1, NULL, &res, NULL), CB_OK);
+  assert_int_equal(res.verdicts[0].status, CB_GATE_SKIP);
+  assert_non_null(strstr(res.verdicts[0].note, "the baseline is 0"));
+  cb_gate_result_free(&res);
   cb_run_data_free(&base);
   cb_run_data_free(&same);
   cb_run_data_free(&slow);
+}
+
+/* A scenario class's values and ttft samples (n lognormal, scaled). */
+static void add_class(cb_run_data *r, const char *cls, uint64_t seed, double scale) {
+  enum { N = 300 };
+  double *v = cb_malloc(N * sizeof *v), *s = cb_malloc(N * sizeof *s);
+  cb_rng rng;
+  cb_rng_init(&rng, seed);
+  for (int i = 0; i < N; i++) s[i] = v[i] = scale * cb_rng_lognormal(&rng, log(20e6), 0.3);
+  cb_stats_sort(s, N);
+  cb_run_data_add_value(r, cls, cb_store_metric_find("ttft.p50"),
+                        cb_stats_quantile_sorted(s, N, 0.5) / 1e6);
+  cb_free(s);
+  cb_run_data_add_samples(r, cls, "ttft", v, N);
+}
+
+/* A rule of one class judges that class's value and samples, not the whole run's. */
+static void test_evaluate_class(void **state) {
+  (void)state;
+  cb_run_data base, cur;
+  make_run(&base, "base", 1, 1.0, 1000);
+  make_run(&cur, "cur", 2, 1.0, 1000);
+  add_class(&base, "chat", 11, 1.0);
+  add_class(&cur, "chat", 12, 1.4); /* only the chat class got slower */
+  cb_gate_rule rules[2];
+  for (int i = 0; i < 2; i++) {
+    rules[i] = rule(i ? "ttft-p50@chat" : "ttft-p50", "ttft.p50", CB_BETTER_LOWER);
+    rules[i].has_relative = 1;
+    rules[i].relative = 0.10;
+    rules[i].test = CB_GATE_TEST_AUTO;
+  }
+  snprintf(rules[1].class_name, sizeof rules[1].class_name, "chat");
+  cb_gate_policy p = policy_of(rules, 2);
+  cb_gate_pair pair = {&cur, &base, NULL, 0};
+  cb_gate_result res;
+  assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
+  assert_int_equal(res.verdicts[0].status, CB_GATE_PASS);
+  assert_int_equal(res.verdicts[1].status, CB_GATE_FAIL);
+  assert_true(res.verdicts[1].current == cb_run_data_value(&cur, "ttft.p50", "chat"));
+  assert_true(res.verdicts[1].change_rel > 0.3);
+  assert_int_equal(res.verdicts[1].n_current, 300); /* the class's samples, not the run's 400 */
+  assert_int_equal(res.verdicts[0].n_current, 400);
+  cb_gate_result_free(&res);
+  cb_run_data_free(&base);
+  cb_run_data_free(&cur);
 }
 
 /* Tukey on a history with known fences. */
@@ -271,7 +361,43 @@ static void test_evaluate_tukey(void **state) {
   cur.values[0].value = 14.6;
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
   assert_int_equal(res.verdicts[0].status, CB_GATE_FAIL);
+  assert_true(res.blocked);
   cb_gate_result_free(&res);
+  /* an info rule that fails neither blocks nor warns; JUnit passes it with INFO: */
+  r.action = CB_GATE_INFO;
+  assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
+  assert_int_equal(res.verdicts[0].status, CB_GATE_FAIL);
+  assert_false(res.blocked || res.warned);
+  assert_string_equal(cb_gate_result_status(&res), "pass");
+  cb_buf ju = {0};
+  snprintf(res.current_id, sizeof res.current_id, "cur");
+  cb_gate_write_junit(&res, &ju);
+  assert_non_null(strstr(ju.data, "failures=\"0\""));
+  assert_non_null(strstr(ju.data, "<system-out>INFO: "));
+  cb_buf_free(&ju);
+  cb_gate_result_free(&res);
+  r.action = CB_GATE_BLOCK;
+  /* higher is better: the low fence, Q1 - 1.5 IQR = -3.5 */
+  cb_gate_rule hi = rule("adaptive-higher", "throughput.output_tokens_per_s", CB_BETTER_HIGHER);
+  hi.has_tukey = 1;
+  hi.tukey_window = 72;
+  hi.tukey_k = 1.5;
+  hi.tukey_min_runs = 5;
+  cb_gate_policy ph = policy_of(&hi, 1);
+  cb_run_data low;
+  cb_run_data_init(&low);
+  put(&low, "throughput.output_tokens_per_s", -3.4);
+  pair.current = &low;
+  assert_int_equal(cb_gate_evaluate(&ph, &pair, 1, NULL, &res, NULL), CB_OK);
+  assert_int_equal(res.verdicts[0].status, CB_GATE_PASS);
+  assert_true(res.verdicts[0].fence == -3.5);
+  cb_gate_result_free(&res);
+  low.values[0].value = -3.6;
+  assert_int_equal(cb_gate_evaluate(&ph, &pair, 1, NULL, &res, NULL), CB_OK);
+  assert_int_equal(res.verdicts[0].status, CB_GATE_FAIL);
+  cb_gate_result_free(&res);
+  cb_run_data_free(&low);
+  pair.current = &cur;
   h.count = 4; /* fewer than min_runs */
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
   assert_int_equal(res.verdicts[0].status, CB_GATE_SKIP);
@@ -324,10 +450,19 @@ static void test_stages_and_outputs(void **state) {
   assert_non_null(strstr(md.data, "prod (checked)"));
   assert_non_null(strstr(md.data, "sre-oncall"));
   cb_gate_write_junit(&res, &ju);
-  assert_non_null(strstr(ju.data, "<testsuites name=\"calibench gate\" tests=\"5\" failures=\"0\""));
-  assert_non_null(strstr(ju.data, "WARNING: "));
+  assert_non_null(strstr(ju.data, "<testsuites name=\"calibench gate\" tests=\"5\" failures=\"0\" "
+                                  "errors=\"0\" skipped=\"2\">"));
+  assert_int_equal(count(ju.data, "<testcase "), 5);
+  assert_int_equal(count(ju.data, "</testcase>"), 5);
+  assert_int_equal(count(ju.data, "<skipped message="), 2); /* the n/a and the skip */
+  assert_int_equal(count(ju.data, "WARNING: "), 1);         /* e2e.p90@chat, prod warns */
+  assert_int_equal(count(ju.data, "<failure"), 0);
   cb_gate_write_text(&res, &tx);
   assert_non_null(strstr(tx.data, "PASS with warnings"));
+  /* every verdict states its threshold, in the text table too */
+  assert_non_null(strstr(tx.data, "threshold"));
+  assert_non_null(strstr(tx.data, "<= 800 ms"));
+  assert_non_null(strstr(md.data, "<= 800 ms"));
   cb_gate_result_free(&res);
 
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, "quantized", &res, &err), CB_OK);
@@ -384,6 +519,7 @@ int main(void) {
       cmocka_unit_test(test_policy_errors),
       cmocka_unit_test(test_policy_default),
       cmocka_unit_test(test_evaluate_conditions),
+      cmocka_unit_test(test_evaluate_class),
       cmocka_unit_test(test_evaluate_tukey),
       cmocka_unit_test(test_stages_and_outputs),
       cmocka_unit_test(test_family_false_alarms),

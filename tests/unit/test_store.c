@@ -326,6 +326,13 @@ static void test_sqlite_registry(void **state) {
   assert_int_equal(o[0], CB_STORE_REPLACED);
   assert_int_equal(o[1], CB_STORE_REPLACED);
   assert_int_equal(count_runs(s), 4);
+  /* samples are only ever added: retagged and stored again without them, r2 keeps its
+   * samples (the round trip below compares them) */
+  runs[2].has_samples = 0;
+  cb_tags_set(&runs[2].tags, "version", "2", NULL);
+  assert_int_equal(cb_store_put(s, &runs[2], 1, o, &err), CB_OK);
+  assert_int_equal(o[0], CB_STORE_REPLACED);
+  runs[2].has_samples = 1;
 
   /* exact round trip */
   cb_run_data got;
@@ -344,7 +351,9 @@ static void test_sqlite_registry(void **state) {
     assert_int_equal(a->n, b->n);
     assert_memory_equal(a->values, b->values, a->n * sizeof(double));
   }
+  assert_true(got.has_samples);
   assert_string_equal(cb_tags_get(&got.tags, "commit"), "r2");
+  assert_string_equal(cb_tags_get(&got.tags, "version"), "2");
   cb_run_data_free(&got);
   assert_int_equal(cb_store_get(s, "nope", 0, &got, &err), CB_ERR_NOT_FOUND);
 
