@@ -1,6 +1,6 @@
 /*
  * perf_internal.h - helpers shared by the performance half of the calib module
- * (perf_roofline.c, perf_fit.c, perf_claims.c, perf_sla.c): step costs split by
+ * (perf_roofline.c, perf_fit*.c, perf_claims.c, perf_sla.c): step costs split by
  * efficiency, and reading a result directory's summary.json. Library-internal.
  *
  * Output (pretty JSON, tables) and the claims file's document tree use the module's

@@ -5,7 +5,6 @@
  * Exit 0 ok, 1 when a result cannot be written, 2 for usage or input errors.
  * docs/calibrate-perf.md is the user's page.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,31 +22,6 @@
 
 /* ---- shared ---------------------------------------------------------------------------- */
 
-/* Print the table or the JSON; write the JSON to out_path when given. */
-static int emit(const char *sub, const cb_buf *table, const cb_buf *json, int json_stdout,
-                const char *out_path) {
-  const cb_buf *show = json_stdout ? json : table;
-  if (fwrite(show->data, 1, show->len, stdout) != show->len || fflush(stdout)) {
-    fprintf(stderr, "calibench: calibrate %s: writing stdout: %s\n", sub, strerror(errno));
-    return 1;
-  }
-  if (out_path) {
-    cb_error err;
-    cb_error_clear(&err);
-    if (cb_results_write_file(out_path, json->data, json->len, &err) != CB_OK) {
-      fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err.msg);
-      return 1;
-    }
-    if (!json_stdout) printf("\n  JSON written to %s\n", out_path);
-  }
-  return 0;
-}
-
-static int input_error(const char *sub, const cb_error *err) {
-  fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err->msg);
-  return 2;
-}
-
 /* The deployment: presets, then the profile, then --tp (as `sim serve`). */
 typedef struct deploy_opts {
   const char *model, *gpu, *profile;
@@ -58,14 +32,14 @@ static int build_params(const char *sub, const deploy_opts *d, cb_sim_params *p)
   cb_error err;
   cb_error_clear(&err);
   cb_sim_default_params(p);
-  if (d->model && cb_sim_preset_model(d->model, &p->model, &err) != CB_OK) return input_error(sub, &err);
+  if (d->model && cb_sim_preset_model(d->model, &p->model, &err) != CB_OK) return cli_calibrate_input_error(sub, &err);
   if (d->gpu) {
-    if (cb_sim_preset_gpu(d->gpu, &p->gpu, &err) != CB_OK) return input_error(sub, &err);
+    if (cb_sim_preset_gpu(d->gpu, &p->gpu, &err) != CB_OK) return cli_calibrate_input_error(sub, &err);
     cb_sim_params_apply_gpu_defaults(p);
   }
-  if (d->profile && cb_sim_params_load_yaml(p, d->profile, &err) != CB_OK) return input_error(sub, &err);
+  if (d->profile && cb_sim_params_load_yaml(p, d->profile, &err) != CB_OK) return cli_calibrate_input_error(sub, &err);
   if (d->tp) p->tp = (int)d->tp;
-  if (cb_sim_params_validate(p, &err) != CB_OK) return input_error(sub, &err);
+  if (cb_sim_params_validate(p, &err) != CB_OK) return cli_calibrate_input_error(sub, &err);
   return 0;
 }
 
@@ -161,7 +135,7 @@ int cli_calibrate_roofline(int argc, char **argv) {
   cb_error err;
   cb_error_clear(&err);
   cb_calib_roofline r;
-  if (cb_calib_roofline_compute(&p, &rp, &r, &err) != CB_OK) return input_error("roofline", &err);
+  if (cb_calib_roofline_compute(&p, &rp, &r, &err) != CB_OK) return cli_calibrate_input_error("roofline", &err);
   if (run) {
     char path[1100];
     snprintf(path, sizeof path, "%s/records.jsonl", run);
@@ -171,7 +145,7 @@ int cli_calibrate_roofline(int argc, char **argv) {
     cb_status st = cb_record_set_load(&set, path, &torn, &err);
     if (st == CB_OK) st = cb_calib_achieved_compute(&p, &set, path, &r.run, &err);
     cb_record_set_free(&set);
-    if (st != CB_OK) return input_error("roofline", &err);
+    if (st != CB_OK) return cli_calibrate_input_error("roofline", &err);
     r.has_run = 1;
     snprintf(r.run_dir, sizeof r.run_dir, "%s", run);
   }
@@ -180,7 +154,7 @@ int cli_calibrate_roofline(int argc, char **argv) {
   cb_buf_init(&js, 0);
   cb_calib_roofline_format(&r, &table);
   cb_calib_roofline_write_json(&r, &js);
-  int rc = emit("roofline", &table, &js, json, out);
+  int rc = cli_calibrate_emit("roofline", &table, &js, json, out);
   cb_buf_free(&table);
   cb_buf_free(&js);
   return rc;
@@ -299,7 +273,7 @@ int cli_calibrate_fit(int argc, char **argv) {
   cb_calib_fit_default_params(&fp);
   if (st == CB_OK) st = cb_calib_fit_compute(&base, ptrs, nd, &fp, &r, &err);
   if (st != CB_OK) {
-    input_error("fit", &err);
+    cli_calibrate_input_error("fit", &err);
   } else {
     cb_buf yaml, table, js;
     cb_buf_init(&yaml, 0);
@@ -320,7 +294,7 @@ int cli_calibrate_fit(int argc, char **argv) {
       fprintf(stderr, "calibench: calibrate fit: %s\n", err.msg);
       rc = 1;
     } else {
-      rc = emit("fit", &table, &js, json, out);
+      rc = cli_calibrate_emit("fit", &table, &js, json, out);
     }
     cb_buf_free(&yaml);
     cb_buf_free(&table);
@@ -404,18 +378,18 @@ int cli_calibrate_perf(int argc, char **argv) {
   cb_error_clear(&err);
   cb_calib_claims claims;
   memset(&claims, 0, sizeof claims);
-  if (file && cb_calib_claims_load(file, &claims, &err) != CB_OK) return input_error("perf", &err);
+  if (file && cb_calib_claims_load(file, &claims, &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
   for (size_t i = 0; i < nspec; i++)
-    if (cb_calib_claims_add(&claims, specs[i], &err) != CB_OK) return input_error("perf", &err);
+    if (cb_calib_claims_add(&claims, specs[i], &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
   cb_calib_perf_result r;
   if (cb_calib_perf_compute(&claims, argv[optind], margin, &r, &err) != CB_OK)
-    return input_error("perf", &err);
+    return cli_calibrate_input_error("perf", &err);
   cb_buf table, js;
   cb_buf_init(&table, 0);
   cb_buf_init(&js, 0);
   cb_calib_perf_format(&r, &table);
   cb_calib_perf_write_json(&r, &js);
-  int rc = emit("perf", &table, &js, json, out);
+  int rc = cli_calibrate_emit("perf", &table, &js, json, out);
   cb_buf_free(&table);
   cb_buf_free(&js);
   return rc;
@@ -513,7 +487,7 @@ int cli_calibrate_sla(int argc, char **argv) {
     return 2;
   }
   cb_calib_sla_result r;
-  if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return input_error("sla", &err);
+  if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
   if (at) {
     p.at = point_index(&r, at);
     if (p.at < 0 || (size_t)p.at >= r.n_points) {
@@ -521,14 +495,14 @@ int cli_calibrate_sla(int argc, char **argv) {
               at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
       return 2;
     }
-    if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return input_error("sla", &err);
+    if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
   }
   cb_buf table, js;
   cb_buf_init(&table, 0);
   cb_buf_init(&js, 0);
   cb_calib_sla_format(&r, &table);
   cb_calib_sla_write_json(&r, &js);
-  int rc = emit("sla", &table, &js, json, out);
+  int rc = cli_calibrate_emit("sla", &table, &js, json, out);
   cb_buf_free(&table);
   cb_buf_free(&js);
   return rc;

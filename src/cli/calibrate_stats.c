@@ -42,31 +42,6 @@ static int parse_list(const char *opt, const char *s, double lo, double hi, doub
   }
 }
 
-/* Print the report or the JSON, write the JSON to `out_path`. */
-static int emit(const char *sub, cb_buf *table, cb_buf *json, int json_stdout,
-                const char *out_path) {
-  cb_buf *show = json_stdout ? json : table;
-  if (fwrite(show->data, 1, show->len, stdout) != show->len || fflush(stdout)) {
-    fprintf(stderr, "calibench: calibrate %s: writing stdout: %s\n", sub, strerror(errno));
-    return 1;
-  }
-  if (out_path) {
-    cb_error err;
-    cb_error_clear(&err);
-    if (cb_results_write_file(out_path, json->data, json->len, &err) != CB_OK) {
-      fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err.msg);
-      return 1;
-    }
-    if (!json_stdout) printf("\n  JSON written to %s\n", out_path);
-  }
-  return 0;
-}
-
-static int input_error(const char *sub, const cb_error *err) {
-  fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err->msg);
-  return 2;
-}
-
 /* ---- drift ---------------------------------------------------------------------------- */
 
 static void drift_usage(FILE *out) {
@@ -291,12 +266,12 @@ int cli_calibrate_drift(int argc, char **argv) {
   cb_buf_init(&js, 0);
   cb_calib_drift_format(&r, (size_t)max_rows, &table);
   cb_calib_drift_write_json(&r, &js);
-  rc = emit("drift", &table, &js, json, out_path);
+  rc = cli_calibrate_emit("drift", &table, &js, json, out_path);
   cb_buf_free(&table);
   cb_buf_free(&js);
   goto done;
 fail:
-  rc = input_error("drift", &err);
+  rc = cli_calibrate_input_error("drift", &err);
 done:
   cb_calib_drift_result_free(&r);
   cb_calib_dist_free(&bench);
@@ -477,13 +452,13 @@ int cli_calibrate_expect(int argc, char **argv) {
     return 2;
   }
   cb_calib_expect_result r;
-  if (cb_calib_expect_compute(&p, &r, &err) != CB_OK) return input_error("expect", &err);
+  if (cb_calib_expect_compute(&p, &r, &err) != CB_OK) return cli_calibrate_input_error("expect", &err);
   cb_buf table, js;
   cb_buf_init(&table, 0);
   cb_buf_init(&js, 0);
   cb_calib_expect_format(&r, &table);
   cb_calib_expect_write_json(&r, &js);
-  int rc = emit("expect", &table, &js, json, out_path);
+  int rc = cli_calibrate_emit("expect", &table, &js, json, out_path);
   cb_buf_free(&table);
   cb_buf_free(&js);
   return rc;
@@ -586,18 +561,18 @@ int cli_calibrate_cost(int argc, char **argv) {
   cb_error err;
   cb_error_clear(&err);
   cb_calib_cost_set set;
-  if (cb_calib_cost_load(argv[optind], &set, &err) != CB_OK) return input_error("cost", &err);
+  if (cb_calib_cost_load(argv[optind], &set, &err) != CB_OK) return cli_calibrate_input_error("cost", &err);
   cb_calib_cost_result r;
   if (cb_calib_cost_compute(&set, &p, &r, &err) != CB_OK) {
     cb_calib_cost_set_free(&set);
-    return input_error("cost", &err);
+    return cli_calibrate_input_error("cost", &err);
   }
   cb_buf table, js;
   cb_buf_init(&table, 0);
   cb_buf_init(&js, 0);
   cb_calib_cost_format(&set, &r, &table);
   cb_calib_cost_write_json(&set, &r, &js);
-  int rc = emit("cost", &table, &js, json, out_path);
+  int rc = cli_calibrate_emit("cost", &table, &js, json, out_path);
   cb_buf_free(&table);
   cb_buf_free(&js);
   cb_calib_cost_result_free(&r);

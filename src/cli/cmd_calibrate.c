@@ -3,9 +3,11 @@
  * A table of subcommands; each lives in its own file (calibrate.h) and calls the calib
  * module. docs/calibrate.md is the user's page.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/results.h"
 #include "calibrate.h"
 #include "cli.h"
 
@@ -31,6 +33,30 @@ static const struct calibrate_command {
     {"sla", "the SLA to promise from a prediction, and the load where it stops holding",
      cli_calibrate_sla},
 };
+
+int cli_calibrate_emit(const char *sub, const cb_buf *table, const cb_buf *json, int json_stdout,
+                       const char *out_path) {
+  const cb_buf *show = json_stdout ? json : table;
+  if (fwrite(show->data, 1, show->len, stdout) != show->len || fflush(stdout)) {
+    fprintf(stderr, "calibench: calibrate %s: writing stdout: %s\n", sub, strerror(errno));
+    return 1;
+  }
+  if (out_path) {
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb_results_write_file(out_path, json->data, json->len, &err) != CB_OK) {
+      fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err.msg);
+      return 1;
+    }
+    if (!json_stdout) printf("\n  JSON written to %s\n", out_path);
+  }
+  return 0;
+}
+
+int cli_calibrate_input_error(const char *sub, const cb_error *err) {
+  fprintf(stderr, "calibench: calibrate %s: %s\n", sub, err->msg);
+  return 2;
+}
 
 static void calibrate_usage(FILE *out) {
   fprintf(out,

@@ -90,6 +90,16 @@ expect 0 '>= 400 +5.67% +30.60%' -- calibrate drift --numeric --field prompt_tok
   --edges 100,200,400 --bootstrap 0 "$D/prompt_len_benchmark.jsonl" "$D/prompt_len_production.jsonl"
 echo "ok - drift --numeric: shared bins, explicit edges"
 
+# the sensitivity overrides the task's: exp(-2 x 0.110852) = 0.801153 (test_calib_drift.c)
+expect 0 'max\(0.5, exp\(-2 x 0.1109\)\) = 0.8012 \(s = 2, input\)' -- calibrate drift --task classification \
+  --sensitivity 2 --field intent --bootstrap 0 "$D/intents_benchmark.json" "$D/intents_production.jsonl"
+expect 0 'max\(0.5, exp\(-1.5 x 0.1109\)\) = 0.8468 \(s = 1.5, generation: 1-2\)' -- calibrate drift \
+  --task generation --field intent --bootstrap 0 "$D/intents_benchmark.json" "$D/intents_production.jsonl"
+# two JSONL samples, --field on both: both resampled
+expect 0 'benchmark resampled \(n = 1000\); production resampled \(n = 1000\)' -- calibrate drift \
+  --field intent --bootstrap 50 "$D/intents_production.jsonl" "$D/intents_production.jsonl"
+echo "ok - drift: --sensitivity and --task set s; two samples are both resampled"
+
 # two distributions of unknown size: no interval, and the report says why
 expect 0 'interval +no interval: both inputs are distributions' -- calibrate drift \
   "$D/intents_benchmark.json" "$D/intents_benchmark.json"

@@ -2,7 +2,8 @@
 # calibench sim run: the engine in virtual time behind run's options. Checks that a
 # prediction is byte-identical per seed, is marked predicted (summary, manifest, the
 # engine profile recorded), takes run's workload and output options (trace replay with
-# replicas, a scenario with solo baselines, a rate sweep, --vllm-json, --exact-prompts),
+# replicas, a scenario with solo baselines, a rate sweep, --vllm-json, --exact-prompts,
+# a real-text dataset on gamma arrivals, a closed loop with --duration),
 # sends the same requests as run against the built-in simulator, and refuses bad input
 # with the file, line and key.
 CALIBENCH=$1
@@ -23,6 +24,8 @@ echo "ok - deterministic per seed ($(wc -l <"$work/a/records.jsonl") records, by
 # 2. A custom profile is recorded and changes the prediction.
 printf 'mfu: 0.2\nmbu: 0.4\nstep_overhead_us: 900\n' >"$work/slow.yaml"
 "$CALIBENCH" sim run "${load[@]}" --quiet --profile "$work/slow.yaml" --out "$work/slow"
+# ... and so does the deployment: 2 replicas of TP 2 (4 GPUs) instead of one GPU.
+"$CALIBENCH" sim run "${load[@]}" --quiet --tp 2 --replicas 2 --out "$work/tp2"
 
 # 3. Run's workload options: trace replay on 2 replicas, a scenario with solo baselines,
 #    a rate sweep with SLOs, the vLLM JSON, exact prompts.
@@ -48,6 +51,11 @@ YAML
   --slo ttft=300ms,tpot=50ms --quiet --out "$work/sweep"
 "$CALIBENCH" sim run "${load[@]}" --quiet --vllm-json "$work/vllm.json" --label pred --out "$work/v"
 "$CALIBENCH" sim run "${load[@]}" --quiet --exact-prompts --out "$work/exact"
+#    A dataset with real text (ShareGPT: bodies rendered and parsed, no fast path) on
+#    bursty gamma arrivals; a closed loop of 4 users for 30 virtual seconds.
+"$CALIBENCH" sim run --dataset "sharegpt:$DATA/sharegpt_fastchat_first40.json" --rate 5 \
+  --arrival gamma --burstiness 0.5 --seed 3 --quiet --out "$work/sg"
+"$CALIBENCH" sim run --concurrency 4 --duration 30s --input-len 500 --output-len 64 --quiet --out "$work/closed"
 
 # 4. The same workload and seed through run against the built-in simulator (HTTP, 20x
 #    faster than real time): the same requests, latencies of the same engine.
@@ -67,13 +75,19 @@ ok(m.predicted === true && m.clock === "virtual" && m.server.url === "sim://virt
 ok(m.engine.profile.model.name === "llama-3.1-8b" && m.engine.profile.mfu === 0.45 && m.engine.replicas === 1, "engine recorded");
 ok(/^sim[0-9a-f]{8}$/.test(m.run_id), "run id " + m.run_id);
 ok(s.summary.measured === 80 && s.summary.failed === 0, "80 requests, none failed");
-console.log(`ok - predicted: summary and manifest marked, engine ${m.engine.profile.model.name} on ${m.engine.profile.gpu.name} recorded`);
+ok(/<h3>[^<]*\/a \(predicted\)<\/h3>/.test(fs.readFileSync(`${w}/a/report.html`, "utf8")), "report.html marked predicted");
+console.log(`ok - predicted: summary, manifest and report.html marked, engine ${m.engine.profile.model.name} on ${m.engine.profile.gpu.name} recorded`);
 
 const slow = J(`${w}/slow/summary.json`).summary, fast = s.summary;
 ok(J(`${w}/slow/manifest.json`).engine.profile.mbu === 0.4, "custom profile recorded");
 ok(slow.metrics.ttft.p50_ms > 1.5 * fast.metrics.ttft.p50_ms && slow.metrics.tpot.p50_ms > 1.5 * fast.metrics.tpot.p50_ms,
    `a slower profile predicts slower: TTFT p50 ${slow.metrics.ttft.p50_ms} vs ${fast.metrics.ttft.p50_ms}`);
 console.log(`ok - profile: MFU 0.2/MBU 0.4 predicts TPOT p50 ${slow.metrics.tpot.p50_ms.toFixed(2)} ms vs ${fast.metrics.tpot.p50_ms.toFixed(2)} ms`);
+
+const tp2 = J(`${w}/tp2/summary.json`).summary, tp2m = J(`${w}/tp2/manifest.json`).engine;
+ok(tp2m.gpus === 4 && tp2m.replicas === 2 && tp2m.profile.tp === 2, "4 GPUs recorded");
+ok(tp2.metrics.tpot.p50_ms < 0.75 * fast.metrics.tpot.p50_ms, `TP 2 decodes faster: TPOT p50 ${tp2.metrics.tpot.p50_ms} vs ${fast.metrics.tpot.p50_ms}`);
+console.log(`ok - 2 replicas x TP 2 (4 GPUs): TPOT p50 ${tp2.metrics.tpot.p50_ms.toFixed(2)} ms vs ${fast.metrics.tpot.p50_ms.toFixed(2)} ms on 1 GPU`);
 
 const tr = R(`${w}/trace`);
 ok(tr.length === 200 && tr.every((r) => r.error === null), "trace: 200 records, all ok");
@@ -92,6 +106,22 @@ const sw = J(`${w}/sweep/sweep.json`);
 ok(sw.points.length === 3 && sw.points.every((p) => J(`${p.dir}/summary.json`).summary.predicted), "sweep points predicted");
 ok(sw.points[2].ttft_p99_ms > sw.points[0].ttft_p99_ms, "latency grows with load");
 console.log(`ok - sweep rate=2,8,32: TTFT p99 ${sw.points.map((p) => p.ttft_p99_ms.toFixed(1)).join(", ")} ms; capacity at SLO ${sw.capacity_at_slo ? sw.capacity_at_slo.label : "none"}`);
+
+const sg = R(`${w}/sg`), sgt = sg.map((r) => r.scheduled_ns).sort((a, b) => a - b);
+const gaps = sgt.slice(1).map((x, i) => x - sgt[i]), gm = gaps.reduce((a, b) => a + b) / gaps.length;
+const cv = Math.sqrt(gaps.reduce((a, b) => a + (b - gm) ** 2, 0) / (gaps.length - 1)) / gm;
+ok(sg.length === 100 && sg.every((r) => r.error === null && r.prompt_tokens > 0), "sharegpt: 100 records, all ok");
+ok(J(`${w}/sg/manifest.json`).workload.includes("arrival=gamma rate=5 burstiness=0.5"), "gamma arrivals recorded");
+// gamma shape 0.5: inter-arrival CV 1/sqrt(0.5) = 1.41 (Poisson: 1); seed 3 gives 1.36
+ok(cv > 1.2 && cv < 1.7, `gamma inter-arrival CV ${cv}`);
+console.log(`ok - sharegpt (real text) on gamma arrivals: 100 requests, inter-arrival CV ${cv.toFixed(2)} (shape 0.5: 1.41)`);
+const cl = R(`${w}/closed`), ev = [];
+for (const r of cl) ev.push([r.sent_ns, 1], [r.end_ns, -1]);
+ev.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+let inflight = 0, most = 0;
+for (const [, d] of ev) most = Math.max(most, inflight += d);
+ok(most === 4 && cl.every((r) => r.error === null && r.sent_ns < 30e9) && cl.length > 100, `closed loop: ${cl.length} requests, ${most} in flight at most`);
+console.log(`ok - closed loop --concurrency 4 --duration 30s: ${cl.length} requests, at most ${most} in flight, none sent after 30 s`);
 
 const v = J(`${w}/vllm.json`);
 // vLLM's TTFT ends at the first chunk with choices: the chat role chunk, sent at admission.

@@ -306,6 +306,118 @@ static void test_numeric_binned(void **state) {
   cb_free(b);
 }
 
+/*
+ * The sensitivity and the smoothing are stated and can be set. On the classic example
+ * (JS 0.11085192172164743, test_classic_intent_example):
+ *   generation (s = 1.5):  exp(-1.5 x 0.110852) = 0.846811
+ *   --sensitivity 2:       exp(-2 x 0.110852)   = 0.801153, sensitivity_from "input"
+ * Disjoint labels ({a: 1} vs {b: 1}): JS = 1 bit (SciPy: jensenshannon([1, 0], [0, 1],
+ * base=2)**2 = 1.0), severe, retrain, factor at the floor 0.5.
+ * Smoothing 1e-3 on the one-sided case of test_one_sided_labels, SciPy 1.10.1:
+ *   stats.entropy(sm(q, 1e-3), sm(p, 1e-3), base=2) = 1.3177332075838268
+ *   stats.entropy(sm(p, 1e-3), sm(q, 1e-3), base=2) = 2.2660582723134466
+ * with sm(w, eps) = (w / w.sum() + eps) / (1 + len(w) * eps).
+ * Two JSONL samples (--field on both sides): production's sample against itself is
+ * JS 0, mild, and both sides are resampled (n = 1000 each).
+ */
+static void test_sensitivity_smoothing_samples(void **state) {
+  (void)state;
+  const double js = 0.11085192172164743;
+  cb_calib_dist bench, prod;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err), CB_OK);
+  assert_int_equal(
+      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  cb_calib_drift_params p;
+  cb_calib_drift_default_params(&p);
+  p.boot.replicates = 0;
+  p.task = CB_CALIB_TASK_GENERATION;
+  cb_calib_drift_result r;
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  assert_int_equal(cb_calib_drift_compute(&bench, &prod, NULL, &p, &r, &err), CB_OK);
+  check_close("s generation", r.sensitivity, 1.5, 0);
+  check_close("generation factor", r.accuracy_factor, exp(-1.5 * js), 1e-12);
+  check_close("generation factor by hand", r.accuracy_factor, 0.846811, 1e-6);
+  cb_calib_drift_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"sensitivity_from\": \"generation: 1-2\""));
+  assert_non_null(strstr(out.data, "\"js_interval_note\": \"no interval: bootstrap disabled\""));
+  cb_calib_drift_result_free(&r);
+  p.sensitivity = 2.0; /* overrides the task's */
+  assert_int_equal(cb_calib_drift_compute(&bench, &prod, NULL, &p, &r, &err), CB_OK);
+  check_close("s given", r.sensitivity, 2.0, 0);
+  check_close("given factor", r.accuracy_factor, 0.801153, 1e-6);
+  cb_buf_reset(&out);
+  cb_calib_drift_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"sensitivity_from\": \"input\""));
+  cb_calib_drift_result_free(&r);
+
+  /* two samples with --field: both resampled */
+  cb_calib_dist prod2;
+  assert_int_equal(
+      cb_calib_sample_labels_load(&prod2, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  cb_calib_drift_default_params(&p);
+  p.boot.replicates = 50;
+  assert_int_equal(cb_calib_drift_compute(&prod, &prod2, NULL, &p, &r, &err), CB_OK);
+  check_close("JS of a sample with itself", r.js_bits, 0.0, 0);
+  assert_int_equal(r.severity, CB_CALIB_DRIFT_MILD);
+  check_close("no drift, no loss", r.accuracy_factor, 1.0, 0);
+  assert_true(r.has_interval && r.bench_n == 1000 && r.prod_n == 1000);
+  assert_string_equal(r.interval_note,
+                      "benchmark resampled (n = 1000); production resampled (n = 1000)");
+  cb_calib_drift_result_free(&r);
+  cb_calib_dist_free(&prod2);
+
+  /* disjoint labels: severe, retrain, the floor */
+  cb_calib_dist a, b;
+  cb_calib_dist_init(&a);
+  cb_calib_dist_init(&b);
+  assert_int_equal(cb_calib_dist_add(&a, "a", 1, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "b", 1, NULL), CB_OK);
+  cb_calib_drift_default_params(&p);
+  assert_int_equal(cb_calib_drift_compute(&a, &b, NULL, &p, &r, &err), CB_OK);
+  check_close("disjoint JS", r.js_bits, 1.0, 1e-12);
+  assert_int_equal(r.severity, CB_CALIB_DRIFT_SEVERE);
+  check_close("floor", r.accuracy_factor, 0.5, 0);
+  cb_buf_reset(&out);
+  cb_calib_drift_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"retrain\": true"));
+  cb_calib_drift_result_free(&r);
+  cb_calib_dist_free(&a);
+  cb_calib_dist_free(&b);
+
+  /* a stated smoothing */
+  cb_calib_dist_init(&a);
+  cb_calib_dist_init(&b);
+  assert_int_equal(cb_calib_dist_add(&a, "billing", 50, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&a, "refund", 30, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&a, "cancel", 20, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "billing", 60, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "cancel", 25, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "chitchat", 15, NULL), CB_OK);
+  p.kl_epsilon = 1e-3;
+  assert_int_equal(cb_calib_drift_compute(&a, &b, NULL, &p, &r, &err), CB_OK);
+  check_close("KL(prod'||bench'), eps 1e-3", r.kl_prod_bench_bits, 1.3177332075838268, 1e-12);
+  check_close("KL(bench'||prod'), eps 1e-3", r.kl_bench_prod_bits, 2.2660582723134466, 1e-12);
+  cb_buf_reset(&out);
+  cb_calib_drift_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"epsilon\": 0.001"));
+  assert_non_null(strstr(out.data, "\"formula\": \"(share + epsilon) / (1 + labels * epsilon)\""));
+  cb_buf_reset(&out);
+  cb_calib_drift_format(&r, 0, &out);
+  assert_non_null(strstr(out.data, "epsilon 0.001 on each of 4 shares"));
+  cb_calib_drift_result_free(&r);
+  p.kl_epsilon = 1.0;
+  expect_error(cb_calib_drift_compute(&a, &b, NULL, &p, &r, &err), CB_ERR_INVALID, &err,
+               "KL smoothing epsilon must be in [0, 1), got 1");
+  cb_calib_dist_free(&a);
+  cb_calib_dist_free(&b);
+  cb_buf_free(&out);
+  cb_calib_dist_free(&bench);
+  cb_calib_dist_free(&prod);
+}
+
 static void test_rules(void **state) {
   (void)state;
   assert_int_equal(cb_calib_severity_of(0.0), CB_CALIB_DRIFT_MILD);
@@ -439,6 +551,7 @@ int main(void) {
       cmocka_unit_test(test_classic_intent_example),
       cmocka_unit_test(test_one_sided_labels),
       cmocka_unit_test(test_numeric_binned),
+      cmocka_unit_test(test_sensitivity_smoothing_samples),
       cmocka_unit_test(test_rules),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test(test_nested_field_and_many_labels),

@@ -138,6 +138,66 @@ static void test_classic_chain(void **state) {
   check_close("JS chain by hand", r.expected, 0.563086, 1e-6);
 }
 
+/*
+ * A drift result without per-label accuracies: the data factor is its JS model,
+ * max(0.5, exp(-s JS)) with JS = 0.11085192172164743 (test_calib_drift.c), still
+ * measured. s is the file's (2.5, classification) unless --task or --sensitivity is
+ * given: generation exp(-1.5 JS) = 0.846811, --sensitivity 2 exp(-2 JS) = 0.801153.
+ * A reweighted factor (measured per-label accuracies) wins over any s.
+ */
+static void test_drift_js_model(void **state) {
+  (void)state;
+  const double js = 0.11085192172164743;
+  cb_calib_dist bench, prod;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err), CB_OK);
+  assert_int_equal(
+      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  cb_calib_drift_params dp;
+  cb_calib_drift_default_params(&dp);
+  dp.task = CB_CALIB_TASK_CLASSIFICATION;
+  dp.boot.replicates = 0;
+  cb_calib_drift_result d;
+  assert_int_equal(cb_calib_drift_compute(&bench, &prod, NULL, &dp, &d, &err), CB_OK);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_calib_drift_write_json(&d, &out);
+  char path[64];
+  snprintf(path, sizeof path, "/tmp/cb-calib-expect-js-%ld.json", (long)getpid());
+  assert_int_equal(cb_results_write_file(path, out.data, out.len, &err), CB_OK);
+  cb_calib_drift_result_free(&d);
+  cb_calib_dist_free(&bench);
+  cb_calib_dist_free(&prod);
+
+  cb_calib_expect_params p;
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.92;
+  p.drift_path = path;
+  cb_calib_expect_result r;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("file's s", r.data.value, exp(-2.5 * js), 1e-12);
+  assert_int_equal(r.data.source, CB_CALIB_FROM_MEASURED);
+  assert_string_equal(r.data.formula, "max(0.5, exp(-2.5 * 0.110852)) = 0.7580");
+  assert_non_null(strstr(r.data.note, "as in the drift result"));
+  p.task = CB_CALIB_TASK_GENERATION;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("task's s", r.data.value, 0.846811, 1e-6);
+  assert_non_null(strstr(r.data.note, "from task generation"));
+  p.sensitivity = 2;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("given s", r.data.value, 0.801153, 1e-6);
+  cb_buf_reset(&out);
+  cb_calib_expect_write_json(&r, &out);
+  assert_non_null(strstr(out.data, "\"sensitivity\": 2"));
+  remove(path);
+  /* the reweighted file: measured accuracies, s does not apply */
+  p.drift_path = drift_path;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("reweighted wins", r.data.value, 0.8675 / 0.92, 1e-12);
+  cb_buf_free(&out);
+}
+
 /* Nothing but the paper: 0.92 x 1 x 0.95 x 1 x 0.85 = 0.7429, every factor a default. */
 static void test_defaults(void **state) {
   (void)state;
@@ -297,6 +357,7 @@ static void test_errors(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classic_chain),
+      cmocka_unit_test(test_drift_js_model),
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_environment_rules),
       cmocka_unit_test(test_task_rules),

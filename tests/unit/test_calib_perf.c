@@ -63,6 +63,17 @@ static void test_roofline_hand_figures(void **state) {
   assert_int_equal(r.max_batch, by_kv < 256 ? by_kv : 256);
   assert_string_equal(r.max_batch_limit, by_kv < 256 ? "kv_cache" : "max_num_seqs");
   assert_true(r.max_decode_tokens_per_s_profile < r.max_decode_tokens_per_s_limit);
+  /* TP 2: every GPU holds half the weights and half the KV heads (8 -> 4) and does half
+   * the FLOPs, so both limits halve; the profile adds the all-reduce (2 per layer). */
+  cb_sim_params p2 = p;
+  p2.tp = 2;
+  cb_calib_roofline r2;
+  assert_int_equal(cb_calib_roofline_compute(&p2, &rp, &r2, &err), CB_OK);
+  printf("TP 2: TPOT limit %.6f ms, TTFT limit %.6f ms\n", r2.tpot.limit_ns / 1e6,
+         r2.ttft.limit_ns / 1e6);
+  assert_true(fabs(r2.tpot.limit_ns / (tpot / 2) - 1) < 1e-9);
+  assert_true(fabs(r2.ttft.limit_ns / (ttft / 2) - 1) < 1e-9);
+  assert_true(r2.tpot.profile_ns > r2.tpot.limit_ns / p2.mbu + (double)p2.step_overhead_ns);
   /* A long prompt is chunked by the token budget. */
   rp.prompt_len = 20000;
   assert_int_equal(cb_calib_roofline_compute(&p, &rp, &r, &err), CB_OK);
