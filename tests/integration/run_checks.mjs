@@ -23,8 +23,14 @@ if (mode === "ground-truth") {
   const origin = BigInt(manifest().origin_mono_ns);
   const server = new Map(lines(trace).map((l) => { const t = JSON.parse(l); return [t.request_id, t]; }));
   const recs = records();
-  const BOUND_MS = 25; // generous for shared CI machines; bench/ has the tight figure
-  let worstTtft = 0, worstItl = 0, gaps = 0;
+  // p99 within BOUND_MS catches a timestamp taken at the wrong moment (every token
+  // would be late); a single token may be later on a loaded 2-core machine under the
+  // sanitizers (the process descheduled), so the worst case only has to stay under
+  // WORST_MS. bench/ has the tight figures.
+  const BOUND_MS = 25, WORST_MS = 250;
+  const ttftLags = [], itlDiffs = [];
+  let gaps = 0;
+  const p99 = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.ceil(0.99 * s.length) - 1] : 0; };
   await check("every request succeeded and joins its server trace by x-request-id", () => {
     onceEach(recs, 60);
     for (const r of recs) {
@@ -33,7 +39,7 @@ if (mode === "ground-truth") {
       assert.ok(server.has(r.request_id), `no trace for ${r.request_id}`);
     }
   });
-  await check(`client TTFT and every ITL agree with the server's emission times (< ${BOUND_MS} ms)`, () => {
+  await check(`client TTFT and every ITL agree with the server's emission times (p99 < ${BOUND_MS} ms, all < ${WORST_MS} ms)`, () => {
     for (const r of recs) {
       const t = server.get(r.request_id);
       assert.equal(r.output_tokens, t.output_tokens);
@@ -44,20 +50,23 @@ if (mode === "ground-truth") {
         const got = sent + BigInt(r.chunk_ns[k]);
         const lag = Number(got - BigInt(t.token_ns[k])) / 1e6;
         assert.ok(lag >= -0.001, `${r.request_id} token ${k}: received ${lag} ms before it was sent`);
-        if (k === 0) worstTtft = Math.max(worstTtft, lag);
+        if (k === 0) ttftLags.push(lag);
         else {
           const itlClient = (r.chunk_ns[k] - r.chunk_ns[k - 1]) / 1e6;
           const itlServer = Number(BigInt(t.token_ns[k]) - BigInt(t.token_ns[k - 1])) / 1e6;
-          worstItl = Math.max(worstItl, Math.abs(itlClient - itlServer));
+          itlDiffs.push(Math.abs(itlClient - itlServer));
           gaps++;
         }
       }
       // The server saw the request no earlier than the client sent it.
       assert.ok(BigInt(t.arrival_ns) >= sent, `${r.request_id}: arrival before send`);
     }
-    assert.ok(worstTtft < BOUND_MS, `worst first-token delivery delay ${worstTtft.toFixed(3)} ms`);
-    assert.ok(worstItl < BOUND_MS, `worst ITL disagreement ${worstItl.toFixed(3)} ms`);
-    console.log(`   ${recs.length} requests, ${gaps} gaps: worst delivery delay ${worstTtft.toFixed(3)} ms, worst ITL disagreement ${worstItl.toFixed(3)} ms`);
+    const worstTtft = Math.max(...ttftLags), worstItl = Math.max(...itlDiffs);
+    const figures = `first-token delivery delay p99 ${p99(ttftLags).toFixed(3)} ms, worst ${worstTtft.toFixed(3)} ms; ` +
+                    `ITL disagreement p99 ${p99(itlDiffs).toFixed(3)} ms, worst ${worstItl.toFixed(3)} ms`;
+    assert.ok(p99(ttftLags) < BOUND_MS && p99(itlDiffs) < BOUND_MS, figures);
+    assert.ok(worstTtft < WORST_MS && worstItl < WORST_MS, figures);
+    console.log(`   ${recs.length} requests, ${gaps} gaps: ${figures}`);
   });
   await check("server telemetry: the simulator's /metrics was scraped over the window", () => {
     const srv = summary().server;
