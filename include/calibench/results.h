@@ -215,6 +215,18 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
 /* The class names present in a record set, in first-seen order (pointers into it). */
 size_t cb_record_set_classes(const cb_record_set *set, const char **names, size_t max);
 
+/*
+ * The requests a report shows as samples (positions in set->items, SIZE_MAX where
+ * there is none): the first sent, and among measured successes (not warm-up) the one
+ * with the median end-to-end latency (the lower median, ties by position) and the
+ * slowest. The run writes these requests' prompts to samples.json
+ * (docs/results.md) and the report shows them, so both pick with this.
+ */
+typedef struct cb_record_samples {
+  size_t first, median, slowest;
+} cb_record_samples;
+void cb_record_set_samples(const cb_record_set *set, cb_record_samples *out);
+
 /* Write a summary as a JSON object (the "summary" of summary.json). */
 void cb_summary_write_json(const cb_summary *s, cb_buf *out);
 

@@ -2,6 +2,7 @@
  * run_point.c - one load point: workload -> schedule -> runner -> result directory.
  */
 #include "run_point.h"
+#include "run_samples.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -316,6 +317,11 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   run_config_write_manifest(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall,
                             target->model, target->url, &target->models, &text);
   if (cb_results_dir_write(dir, "manifest.json", text.data, text.len, &err) != CB_OK) goto fail;
+  if (!unbounded) { /* an unbounded run has no schedule to render the prompts from again */
+    cb_buf_reset(&text);
+    if (run_samples_json(wl, &schedule, &sink.set, &text, &err) != CB_OK) goto fail;
+    if (text.len && cb_results_dir_write(dir, "samples.json", text.data, text.len, &err) != CB_OK) goto fail;
+  }
   if (cfg->vllm_json && spec->out_dir == cfg->out_dir) {
     cb_buf_reset(&text);
     cb_vllm_export_params vp = {.backend = cfg->chat ? "openai-chat" : "openai",

@@ -3,8 +3,9 @@
  * ticks with labels (numbers, or the names of a categorical x axis), axis labels with
  * their unit, shaded bands, series, labelled marks, and a legend under it.
  *
- * Geometry is a fixed 560 x 300 viewBox scaled to the page's width by CSS, so the
- * same drawing serves a desktop, a phone and paper. Colours are CSS classes (c0..c9,
+ * Geometry is a fixed 560 x 300 viewBox scaled to the page's width by CSS, down but
+ * never up (html_page.c caps a chart at 560 px, W below), so the same drawing serves
+ * a desktop, a phone and paper with its text at one size. Colours are CSS classes (c0..c9,
  * c10 for failures; t-good, t-bad, ... for tones) defined by html_page.c, so the page
  * owns its palette. Every piece of text is escaped. A chart with no points is drawn
  * as an empty frame with its `empty` text: no axis is ever computed from nothing.
@@ -21,6 +22,7 @@
 #define PX1 (W - 18.0)
 #define PY0 14.0
 #define PY1 (H - 46.0)
+#define VROWS 6 /* rows of vertical mark labels */
 
 static const char *tone_class(cb__rep_tone t) {
   switch (t) {
@@ -307,22 +309,40 @@ static void draw_series(const cb__rep_chart *c, const frame *f, cb_buf *out) {
   }
 }
 
+/* The baseline of a horizontal mark's label: above its line, below it at the top. */
+static double hlabel_y(const frame *f, const cb__rep_mark *m) {
+  double y = Y(f, m->at);
+  return y < PY0 + 14 ? y + 13 : y - 5;
+}
+
+/* The baseline of the next vertical mark's label: stacked rows from the top (so close
+ * marks do not write over each other), skipping rows a horizontal label is on. */
+static double vlabel_y(const cb__rep_chart *c, const frame *f, size_t *row) {
+  for (int tries = 0; tries < VROWS; tries++) {
+    double y = PY0 + 11 + 13 * (double)((*row)++ % VROWS);
+    int clear = 1;
+    for (size_t i = 0; i < c->n_marks; i++)
+      if (!c->marks[i].vertical && fabs(hlabel_y(f, &c->marks[i]) - y) < 13) clear = 0;
+    if (clear) return y;
+  }
+  return PY0 + 11;
+}
+
 static void draw_marks(const cb__rep_chart *c, const frame *f, cb_buf *out) {
-  size_t nv = 0;
+  size_t row = 0;
   for (size_t i = 0; i < c->n_marks; i++) {
     const cb__rep_mark *m = &c->marks[i];
     if (m->vertical) {
       double x = X(f, m->at);
       cb_buf_appendf(out, "<path class=\"mk %s\" d=\"M%.1f %.1fV%.1f\"/>", tone_class(m->tone), x,
                      PY0, PY1);
-      double y = PY0 + 11 + 13 * (double)(nv++ % 4);
+      double y = vlabel_y(c, f, &row);
       int right = x > PX1 - 150;
       text(out, right ? x - 4 : x + 4, y, right ? "end" : "start", "mkl", m->label);
     } else {
-      double y = Y(f, m->at);
       cb_buf_appendf(out, "<path class=\"mk %s\" d=\"M%.1f %.1fH%.1f\"/>", tone_class(m->tone), PX0,
-                     y, PX1);
-      text(out, PX1 - 4, y < PY0 + 14 ? y + 13 : y - 5, "end", "mkl", m->label);
+                     Y(f, m->at), PX1);
+      text(out, PX1 - 4, hlabel_y(f, m), "end", "mkl", m->label);
     }
   }
 }

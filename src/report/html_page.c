@@ -5,8 +5,12 @@
  * run or call home; escaping (escape.c) is what keeps it text in the first place.
  *
  * Layout: one column up to 1120 px; tiles and charts in grids that fold to one
- * column on a phone; wide tables scroll inside their own box; print hides the
- * navigation and keeps each chart on one page.
+ * column on a phone; a chart is never drawn wider than its 560-unit viewBox
+ * (chart_svg.c), so its text keeps one size whether it shares a row or not. Tables
+ * fit the column: headers and text cells wrap (text breaks inside a word only when
+ * it must), numbers do not; what still cannot fit (a phone) scrolls inside its own
+ * box. Print hides the navigation, keeps each chart on one page and sets tables
+ * smaller, so they fit an A4 page.
  */
 #include <string.h>
 
@@ -40,14 +44,15 @@ static const char *const CSS[] = {
     ".tile.t-good .tv{color:var(--good)}.tile.t-bad .tv{color:var(--bad)}",
     ".tile.t-warn .tv{color:var(--warn)}.tile .ts{font-size:12px;color:var(--mute)}",
     ".tw{overflow-x:auto;margin:8px 0 14px;max-width:100%}",
-    "table{border-collapse:collapse;font-size:14px;font-variant-numeric:tabular-nums}",
-    "th,td{padding:4px 10px;border-bottom:1px solid var(--line);vertical-align:top}",
-    "th{background:var(--soft);font-weight:600;white-space:nowrap}",
-    "td.r,th.r{text-align:right;white-space:nowrap}td.l,th.l{text-align:left}",
+    "table{border-collapse:collapse;font-size:13.5px;font-variant-numeric:tabular-nums}",
+    "th,td{padding:4px 7px;border-bottom:1px solid var(--line);vertical-align:top}",
+    "th{background:var(--soft);font-weight:600}",
+    "td.r,th.r{text-align:right}td.r{white-space:nowrap}td.l,th.l{text-align:left}",
+    "td.l{overflow-wrap:anywhere}",
     "tbody tr:nth-child(even){background:#fafbfc}",
     ".grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,440px),1fr));",
     "gap:14px 22px;margin:8px 0}",
-    "figure.chart{margin:0;min-width:0}",
+    "figure.chart{margin:0;min-width:0;max-width:560px}",
     "figure.chart figcaption{font-weight:600;font-size:14px;margin:0 0 2px}",
     "svg.plot{width:100%;height:auto;display:block}",
     ".plot text{font:12px system-ui,sans-serif;fill:#3c4043}.plot .axl{font-size:13px;fill:#202124}",
@@ -78,7 +83,7 @@ static const char *const CSS[] = {
     "h1{font-size:22px}}",
     "@media print{nav{display:none}main{max-width:none;padding:0}body{font-size:11pt}",
     "figure.chart,table,.tile,.sample{break-inside:avoid}h2{break-after:avoid}",
-    "pre{max-height:none}.tw{overflow:visible}}"};
+    "pre{max-height:none}.tw{overflow:visible}table{font-size:8.5pt}th,td{padding:2px 4px}}"};
 
 void cb__rep_html_page_begin(cb__rep_doc *d, const char *title) {
   cb_buf *o = d->out;

@@ -238,6 +238,7 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
   }
   if (st == CB_OK) st = load_json(dir, "manifest.json", &run->manifest, err);
   if (st == CB_OK) st = load_json(dir, "summary.json", &summary, err);
+  if (st == CB_OK) st = load_json(dir, "samples.json", &run->samples, err);
   if (st != CB_OK) goto fail;
   if (run->torn_lines)
     cb__rep_note(r, "%s: records.jsonl ends mid-line (%zu torn line skipped): the run was cut off while writing",
@@ -293,6 +294,7 @@ void cb__rep_run_free(cb__rep_run *run) {
   cb_free(run->classes);
   json_decref(run->manifest);
   json_decref(run->server);
+  json_decref(run->samples);
   cb_free(run->gauge_t);
   cb_free(run->gauge_running);
   cb_free(run->gauge_waiting);

@@ -53,6 +53,7 @@ typedef struct cb__rep_run {
   size_t n_classes;
   struct json_t *manifest;    /* owned reference; NULL when manifest.json is missing */
   struct json_t *server;      /* owned reference: summary.json's "server"; NULL if none */
+  struct json_t *samples;     /* owned reference: samples.json (sample prompts); NULL if none */
   uint64_t origin_mono_ns;    /* manifest origin (0 unknown): server gauges join by it */
   /* server_metrics.jsonl, one entry per scrape; t in s since the run origin (owned) */
   size_t n_gauges;

@@ -1,15 +1,18 @@
 /*
  * sec_samples.c - what the model actually said (HTML only): for each run the first
  * request sent, the successful request with the median E2E and the slowest one,
- * with their timings and their output text cut to params.max_output_text bytes.
- * records.jsonl keeps the output, not the prompt (only its length), so the prompt is
- * described, not shown. The output is escaped like everything else: a model that
+ * with their timings, and their prompt and output text cut to params.max_output_text
+ * bytes. records.jsonl keeps the output, and of the prompt only its length; the run
+ * writes the three prompts to samples.json (cb_record_set_samples picks the same
+ * requests), so a run without it (older, or cut off) describes the prompt only. The output is escaped like everything else: a model that
  * answers with markup shows the markup.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
 
 #include "calibench/alloc.h"
 #include "report_internal.h"
@@ -21,18 +24,19 @@ static int applies(const cb_report *r, cb__rep_fmt fmt) {
   return 0;
 }
 
-typedef struct by_e2e {
-  size_t index;
-  double e2e;
-} by_e2e;
-
-static int cmp_e2e(const void *a, const void *b) {
-  const by_e2e *x = a, *y = b;
-  if (x->e2e != y->e2e) return x->e2e < y->e2e ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
+/* samples.json's entry for the request with this schedule index, or NULL. */
+static const json_t *prompt_of(const cb__rep_run *run, uint64_t index) {
+  size_t i;
+  const json_t *s;
+  json_array_foreach(json_object_get(run->samples, "samples"), i, s) {
+    if (cb__rep_json_num(s, "index") == (double)index && json_is_string(json_object_get(s, "prompt")))
+      return s;
+  }
+  return NULL;
 }
 
-static void sample(const cb_report *r, const cb_record *rec, const char *what, cb__rep_doc *d) {
+static void sample(const cb_report *r, const cb__rep_run *run, const cb_record *rec, const char *what,
+                   cb__rep_doc *d) {
   char a[32], b[32], c[32], title[256];
   snprintf(title, sizeof title, "%s: request %llu", what, (unsigned long long)rec->index);
   cb__rep_doc_heading(d, 4, NULL, "%s", title);
@@ -60,12 +64,14 @@ static void sample(const cb_report *r, const cb_record *rec, const char *what, c
   cb__rep_table_add(&t, 0, "TTFT / TPOT / E2E");
   cb__rep_table_add(&t, 0, "%s / %s / %s", cb__rep_fmt_ms(cb__rep_ttft_ms(rec), a, sizeof a),
                     cb__rep_fmt_ms(cb__rep_tpot_ms(rec), b, sizeof b), cb__rep_fmt_ms(cb__rep_e2e_ms(rec), c, sizeof c));
+  const json_t *prompt = prompt_of(run, rec->index);
   cb__rep_table_add(&t, 0, "prompt");
   if (rec->prompt_tokens >= 0)
-    cb__rep_table_add(&t, 0, "%lld tokens (from %s); the text is not recorded", (long long)rec->prompt_tokens,
-                      cb_token_source_name(rec->prompt_source));
+    cb__rep_table_add(&t, 0, "%lld tokens (from %s)%s", (long long)rec->prompt_tokens,
+                      cb_token_source_name(rec->prompt_source),
+                      prompt ? "" : "; the text is not recorded (no samples.json)");
   else
-    cb__rep_table_add(&t, 0, "not recorded");
+    cb__rep_table_add(&t, 0, "%s", prompt ? "length not recorded" : "not recorded");
   cb__rep_table_add(&t, 0, "output");
   if (rec->output_tokens >= 0)
     cb__rep_table_add(&t, 0, "%lld tokens (from %s) in %zu chunks", (long long)rec->output_tokens,
@@ -74,6 +80,18 @@ static void sample(const cb_report *r, const cb_record *rec, const char *what, c
     cb__rep_table_add(&t, 0, "none");
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);
+  if (prompt) {
+    const char *ptext = json_string_value(json_object_get(prompt, "prompt"));
+    size_t plen = json_string_length(json_object_get(prompt, "prompt"));
+    double total = cb__rep_json_num(prompt, "prompt_bytes");
+    size_t pcut = cb__rep_utf8_cut(ptext, plen, r->params.max_output_text);
+    char plabel[160];
+    if (pcut < plen || total > (double)plen)
+      snprintf(plabel, sizeof plabel, "prompt text (first %zu of %.0f bytes)", pcut, total > (double)plen ? total : (double)plen);
+    else
+      snprintf(plabel, sizeof plabel, "prompt text (%zu bytes)", plen);
+    cb__rep_doc_pre(d, plabel, ptext, pcut);
+  }
   const char *text = rec->output_text ? rec->output_text : "";
   size_t len = strlen(text);
   size_t cut = cb__rep_utf8_cut(text, len, r->params.max_output_text);
@@ -85,28 +103,21 @@ static void sample(const cb_report *r, const cb_record *rec, const char *what, c
 }
 
 static void run_samples(const cb_report *r, const cb__rep_input *in, cb__rep_doc *d) {
-  const cb_record_set *set = &in->runs[0].records;
+  const cb__rep_run *run = &in->runs[0];
+  const cb_record_set *set = &run->records;
   if (r->n_inputs > 1) cb__rep_doc_heading(d, 3, NULL, "%s", in->path);
-  size_t first = 0;
-  for (size_t i = 1; i < set->count; i++)
-    if (set->items[i].sent_ns < set->items[first].sent_ns) first = i;
-  by_e2e *ok = cb_calloc(set->count ? set->count : 1, sizeof *ok);
-  size_t n = 0;
-  for (size_t i = 0; i < set->count; i++)
-    if (cb__rep_record_measured_ok(&set->items[i]))
-      ok[n++] = (by_e2e){.index = i, .e2e = cb__rep_e2e_ms(&set->items[i])};
-  qsort(ok, n, sizeof *ok, cmp_e2e);
-  size_t median = n ? ok[(n - 1) / 2].index : (size_t)-1;
-  size_t slowest = n ? ok[n - 1].index : (size_t)-1;
+  cb_record_samples pick;
+  cb_record_set_samples(set, &pick);
+  size_t first = pick.first, median = pick.median, slowest = pick.slowest;
+  int n = median != SIZE_MAX;
   const char *what = first == median && first == slowest ? "First, median and slowest"
                      : first == median                     ? "First and median"
                      : first == slowest                    ? "First and slowest"
                                                            : "First sent";
-  sample(r, &set->items[first], what, d);
-  if (n && median != first) sample(r, &set->items[median], median == slowest ? "Median and slowest" : "Median E2E", d);
-  if (n && slowest != first && slowest != median) sample(r, &set->items[slowest], "Slowest E2E", d);
+  sample(r, run, &set->items[first], what, d);
+  if (n && median != first) sample(r, run, &set->items[median], median == slowest ? "Median and slowest" : "Median E2E", d);
+  if (n && slowest != first && slowest != median) sample(r, run, &set->items[slowest], "Slowest E2E", d);
   if (!n) cb__rep_doc_para(d, CB__REP_TONE_MUTED, "No measured request succeeded: no median or slowest to show.");
-  cb_free(ok);
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

@@ -6,10 +6,13 @@
 // of some (desktop and phone size) and a PDF of one. For every page: no console error
 // or warning, no page error, no request but the page itself, no dialog; every chart
 // the page should have is there with non-empty SVG paths, ticks, axis labels and a
-// legend, and no NaN / Infinity / undefined anywhere in the SVG; nothing wider than a
-// phone. The XSS pages (a run's, and one of calibrate, gate and history JSON) must show
-// every payload as text and run none of it, with their Content-Security-Policy and
-// again without it (so escaping alone is what holds).
+// legend, and no NaN / Infinity / undefined anywhere in the SVG; the marks and shaded
+// spans the page must show (MARKS), no two mark labels written over each other; no
+// chart drawn larger than its viewBox (its text would be larger than the other
+// charts'); no table cut off or scrolling at desktop width, nor on an A4 page in
+// print; nothing wider than a phone. The XSS pages (a run's, and one of calibrate,
+// gate and history JSON) must show every payload as text and run none of it, with
+// their Content-Security-Policy and again without it (so escaping alone is what holds).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -23,11 +26,14 @@ const CDF = ["cdf-ttft", "cdf-tpot", "cdf-itl", "cdf-e2e"];
 const HIST = ["hist-ttft", "hist-tpot", "hist-itl", "hist-e2e"];
 const TIME = ["inflight", "tokens", "ttft-scatter"];
 // name: charts that must be drawn with data; empty: charts allowed to be empty
-// (degenerate runs; they must then say why); shot: a full-page screenshot; phone: one
-// at phone size too; pdf: print it.
+// (degenerate runs; they must then say why); marks: the labelled lines and shaded
+// spans charts must have (MARKS); samples: the sample requests shown; shot: a
+// full-page screenshot; phone: one at phone size too; pdf: print it.
 const PAGES = {
-  run: { charts: [...CDF, ...HIST, ...TIME, "kv"], shot: true, pdf: true },
-  sweep: { charts: ["sweep-ttft", "sweep-tpot", "sweep-tokens", "sweep-requests", ...CDF], shot: true, phone: true },
+  run: { charts: [...CDF, ...HIST, ...TIME, "kv"], marks: "run", samples: ["First sent", "Median E2E", "Slowest E2E"],
+         shot: true, pdf: true },
+  sweep: { charts: ["sweep-ttft", "sweep-tpot", "sweep-tokens", "sweep-requests", ...CDF], marks: "sweep",
+           shot: true, phone: true },
   scenario: { charts: [...CDF, ...HIST, ...TIME, "class-ttft"] },
   compare: { charts: [...CDF, ...HIST, ...TIME] },
   interrupted: { charts: [...CDF, ...HIST, ...TIME] },
@@ -38,6 +44,27 @@ const PAGES = {
   calib: { charts: ["drift", "cost", "sla"], shot: true },
   "gate-history": { charts: [...CDF, ...HIST, ...TIME, "history"], shot: true },
   "json-xss": { charts: ["drift", "history"], xss: "json" },
+};
+
+// Per chart kind, the start of each mark label (SLO bounds, percentiles, capacity) and
+// each shaded span (legend names) it must draw: the run fixture has SLOs and warm-up,
+// the sweep's capacity is concurrency=4.
+const HIST_MARKS = { marks: ["p50 ", "p90 ", "p99 "] };
+const WINDOW = ["warm-up", "measured window"];
+const MARKS = {
+  run: {
+    "cdf-ttft": { marks: ["p99", "p50", "SLO p99 TTFT"] },
+    "cdf-tpot": { marks: ["p99", "p50", "SLO p99 TPOT"] },
+    "hist-ttft": HIST_MARKS, "hist-tpot": HIST_MARKS, "hist-itl": HIST_MARKS, "hist-e2e": HIST_MARKS,
+    inflight: { bands: WINDOW }, tokens: { bands: WINDOW },
+    "ttft-scatter": { marks: ["SLO p99 TTFT"], bands: WINDOW },
+  },
+  sweep: {
+    "sweep-ttft": { marks: ["SLO p99 TTFT", "capacity at SLO"] },
+    "sweep-tpot": { marks: ["SLO p99 TPOT", "capacity at SLO"] },
+    "sweep-tokens": { marks: ["capacity at SLO"] },
+    "sweep-requests": { marks: ["capacity at SLO"] },
+  },
 };
 
 // The payloads each XSS page must show as text: in a run's outputs, class names and
@@ -103,9 +130,21 @@ const charts = (page) => page.$$eval("figure.chart", (figs) => figs.map((f) => (
   labels: [...f.querySelectorAll("svg.plot text.axl")].map((t) => t.textContent),
   legend: f.querySelectorAll(".legend .key").length,
   empty: f.querySelector("svg.plot text.empty")?.textContent || "",
+  marks: [...f.querySelectorAll("svg.plot text.mkl")].map((t) => t.textContent),
+  markBoxes: [...f.querySelectorAll("svg.plot text.mkl")].map((t) => {
+    const r = t.getBoundingClientRect();
+    return { text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+  }),
+  bands: [...f.querySelectorAll("svg.plot rect.band title")].map((t) => t.textContent),
   svg: f.querySelector("svg.plot").outerHTML,
   width: f.querySelector("svg.plot").getBoundingClientRect().width,
+  viewWidth: f.querySelector("svg.plot").viewBox.baseVal.width,
 })));
+
+// Table boxes whose table does not fit them (cut off, or scrolling).
+const overflowingTables = (page) => page.$$eval(".tw", (boxes) => boxes
+  .filter((b) => b.scrollWidth > b.clientWidth + 1)
+  .map((b) => `table "${b.querySelector("th")?.textContent}" is ${b.scrollWidth} px in ${b.clientWidth} px`));
 
 const baseId = (id) => id.replace(/-\d+(?=-|$)/, ""); // "cdf-3-ttft" -> "cdf-ttft"
 
@@ -136,6 +175,35 @@ async function checkPage(name, spec) {
   await check(`${name}: no NaN, Infinity or undefined in any chart`, () => {
     for (const c of list) assert.doesNotMatch(c.svg, /NaN|Infinity|undefined|\bnan\b|\binf\b/, c.id);
   });
+  if (spec.marks) await check(`${name}: SLO lines, percentile and capacity marks, shaded windows`, () => {
+    for (const [kind, want] of Object.entries(MARKS[spec.marks])) {
+      const drawn = list.filter((c) => baseId(c.id) === kind);
+      assert.ok(drawn.length > 0, `no chart ${kind}`);
+      for (const c of drawn) {
+        for (const m of want.marks || [])
+          assert.ok(c.marks.some((l) => l.startsWith(m)), `${c.id}: no mark "${m}…"; marks: ${c.marks.join(" | ")}`);
+        for (const b of want.bands || []) assert.ok(c.bands.includes(b), `${c.id}: no shaded ${b}; bands: ${c.bands}`);
+      }
+    }
+  });
+  if (spec.samples) await check(`${name}: sample requests with their output text`, async () => {
+    const shown = await page.$$eval("#samples h4", (hs) => hs.map((h) => h.textContent));
+    for (const s of spec.samples) assert.ok(shown.some((h) => h.startsWith(s)), `no sample "${s}"; have ${shown}`);
+    const texts = await page.$$eval("#samples .sample pre", (ps) => ps.map((p) => p.textContent));
+    assert.equal(texts.length, spec.samples.length, "one output text per sample");
+    for (const t of texts) assert.ok(t.trim().length > 0, "an empty output text");
+  });
+  await check(`${name}: no two mark labels (SLO, percentiles, capacity) written over each other`, () => {
+    const hit = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    for (const c of list)
+      c.markBoxes.forEach((a, i) => c.markBoxes.slice(i + 1).forEach((b) =>
+        assert.ok(!hit(a, b), `${c.id}: "${a.text}" and "${b.text}" overlap`)));
+  });
+  await check(`${name}: no chart drawn larger than its viewBox (its text larger than elsewhere)`, () => {
+    for (const c of list) assert.ok(c.width <= c.viewWidth + 0.5, `${c.id} is ${c.width} px for ${c.viewWidth} units`);
+  });
+  await check(`${name}: every table fits the page at desktop width`, async () =>
+    assert.deepEqual(await overflowingTables(page), []));
   await check(`${name}: the navigation's links reach their sections`, async () => {
     const missing = await page.$$eval("nav a", (as) =>
       as.map((a) => a.getAttribute("href").slice(1)).filter((id) => !document.getElementById(id)));
@@ -147,8 +215,15 @@ async function checkPage(name, spec) {
     await page.screenshot({ path: shot, fullPage: true });
     await check(`${name}: screenshot ${shot}`, () => assert.ok(fs.statSync(shot).size > 10000));
   }
+  // Print: on an A4 page (794 CSS px, no margin) nothing is cut off at the right.
+  await page.emulateMedia({ media: "print" });
+  await page.setViewportSize({ width: 794, height: 1123 });
+  await check(`${name}: prints within an A4 page's width`, async () => {
+    assert.deepEqual(await overflowingTables(page), []);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(width <= 795, `the printed page is ${width} px wide`);
+  });
   if (spec.pdf) {
-    await page.emulateMedia({ media: "print" });
     const pdf = await page.pdf({ path: path.join(outDir, `${name}.pdf`), format: "A4" });
     await check(`${name}: prints (${pdf.length} bytes of PDF)`, () => assert.ok(pdf.length > 20000));
   }

@@ -134,6 +134,15 @@ expect_fail 1 "cannot|No such file|denied" run --html /nonexistent-dir/x.html
 "$CALIBENCH" run --num-requests 3 --input-len 32 --output-len 4 --sim-time-scale 0.05 \
   --no-server-metrics --quiet --out "$work/live"
 grep -q '<figure class="chart"' "$work/live/report.html" || fail "run wrote no report.html with charts"
+# The sample requests show their prompts (samples.json), escaped like everything else.
+[ -s "$work/live/samples.json" ] || fail "run wrote no samples.json"
+grep -q 'prompt text (' "$work/live/report.html" || fail "report.html shows no prompt text"
+printf '%s\n' '{"prompt": "<script>alert(1)</script> \"><img src=x onerror=alert(2)> tell me"}' >"$work/payload.jsonl"
+"$CALIBENCH" sim run --dataset "jsonl:$work/payload.jsonl" --num-requests 3 --quiet --out "$work/payload"
+grep -q '&lt;script&gt;alert(1)&lt;/script&gt;' "$work/payload/report.html" ||
+  fail "the prompt payload is not shown as text"
+grep -q '<script>alert\|<img src=x' "$work/payload/report.html" && fail "a prompt payload became markup"
+echo "ok - sample prompts from samples.json, payloads as text"
 # run builds it from the records in memory; reading them back must give the same page.
 "$CALIBENCH" report "$work/live" --html "$work/live-again.html" --quiet
 cmp -s "$work/live/report.html" "$work/live-again.html" ||

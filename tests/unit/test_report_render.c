@@ -3,7 +3,8 @@
  * them, every request failed, one request, only warm-up, a success with no content
  * render in every format with no NaN, infinity or empty axis; text from a server
  * (outputs, error messages, class names, ids) never becomes markup, formatting, an
- * escape sequence or a formula; colour only when asked; loading errors name the file;
+ * escape sequence or a formula; the sample requests are the first sent, the median
+ * and the slowest, their output cut; colour only when asked; loading errors name the file;
  * statistics agree with the run's own summary.json; the committed fixtures load.
  */
 #include <jansson.h>
@@ -273,6 +274,47 @@ static void test_untrusted_text_stays_text(void **state) {
   remove_dir(dir);
 }
 
+/* The first request sent, the success with the median E2E and the slowest, whatever
+ * their order in the file; the output cut on a code point, the prompt described. */
+static void test_sample_requests(void **state) {
+  (void)state;
+  char long_text[1000];
+  memset(long_text, 'a', sizeof long_text);
+  memcpy(long_text + 598, "\xc3\xa9", 2); /* 'é' across the cut at 599 bytes */
+  memcpy(long_text + sizeof long_text - 5, "TAIL", 5);
+  char *dir = make_dir();
+  /* E2E grows with chunks: index 4 (1 chunk) is fastest, 1 (3) the median of five
+   * successes, 3 (9) the slowest; index 2 is sent first; the failure is no candidate */
+  cb_record recs[6] = {success(0, 50 * MS, 2, "zero"), success(1, 40 * MS, 3, "one"),
+                       success(2, 10 * MS, 4, long_text), success(3, 30 * MS, 9, "three"),
+                       success(4, 20 * MS, 1, "four"), failure(5, 60 * MS, "slow failure")};
+  recs[5].end_ns = 900 * MS;
+  write_records(dir, recs, 6);
+  cb_report_params p;
+  cb_report_default_params(&p);
+  p.max_output_text = 599;
+  cb_report *r = NULL;
+  const char *dirs[] = {dir};
+  assert_int_equal(cb_report_open(dirs, 1, &p, &r, NULL), CB_OK);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_report_write_html(r, &b);
+  const char *samples = strstr(b.data, "<section id=\"samples\">");
+  if (!samples) fail_msg("no Sample requests section");
+  static const char *const want[] = {"First sent: request 2", "Median E2E: request 1", "Slowest E2E: request 3",
+                                     "output text (first 598 of 999 bytes)", "100 tokens (from usage)"};
+  for (size_t i = 0; i < ARRAY_LEN(want); i++)
+    if (!strstr(samples, want[i])) fail_msg("the samples lack '%s':\n%.3000s", want[i], samples);
+  if (strstr(samples, "TAIL") || strstr(samples, "\xc3<") || strstr(samples, "\xef\xbf\xbd"))
+    fail_msg("the output is not cut before the code point at the limit");
+  cb_buf_reset(&b);
+  cb_report_write_markdown(r, &b);
+  if (strstr(b.data, "First sent")) fail_msg("Markdown shows sample requests (HTML only)");
+  cb_buf_free(&b);
+  cb_report_free(r);
+  remove_dir(dir);
+}
+
 static void test_color_only_when_asked(void **state) {
   (void)state;
   char *dir = make_dir();
@@ -429,6 +471,7 @@ static void test_fixtures_load(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_degenerate_runs),       cmocka_unit_test(test_untrusted_text_stays_text),
+      cmocka_unit_test(test_sample_requests),
       cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
   };

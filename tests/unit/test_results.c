@@ -402,12 +402,47 @@ static void test_capacity_at_slo(void **state) {
   assert_int_equal(cb_capacity_at_slo(a, 0, 0.99), -1);
 }
 
+/* The sample requests: first sent (not first in the file), the lower median and the
+ * slowest E2E among measured successes; warm-up and failures never median/slowest. */
+static void test_record_samples(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  cb_record_samples pick;
+  cb_record_set_samples(&set, &pick);
+  assert_true(pick.first == SIZE_MAX && pick.median == SIZE_MAX && pick.slowest == SIZE_MAX);
+
+  /* E2E (ms): pos 0 -> 30, pos 1 -> 10 (sent first), pos 2 failed, pos 3 -> 50,
+   * pos 4 warm-up -> 900, pos 5 -> 20 */
+  const double c30[] = {5, 30}, c10[] = {5, 10}, c50[] = {5, 50}, c900[] = {5, 900}, c20[] = {5, 20};
+  cb_record r;
+  r = ok_record(0, 200 * MS, c30, 2, NULL), cb_record_set_push(&set, &r);
+  r = ok_record(1, 100 * MS, c10, 2, NULL), cb_record_set_push(&set, &r);
+  r = failed_record(2, 150 * MS, "timeout"), cb_record_set_push(&set, &r);
+  r = ok_record(3, 300 * MS, c50, 2, NULL), cb_record_set_push(&set, &r);
+  r = ok_record(4, 400 * MS, c900, 2, NULL), cb_record_set_push(&set, &r);
+  set.items[4].warmup = 1;
+  r = ok_record(5, 500 * MS, c20, 2, NULL), cb_record_set_push(&set, &r);
+  cb_record_set_samples(&set, &pick);
+  assert_int_equal(pick.first, 1);   /* sent at 100 ms */
+  assert_int_equal(pick.median, 5);  /* 10, 20, 30, 50: the lower median is 20 */
+  assert_int_equal(pick.slowest, 3); /* 50, not the warm-up's 900 */
+
+  /* Only failures: a first, no median or slowest. */
+  cb_record_set_free(&set);
+  cb_record_set_init(&set);
+  r = failed_record(0, 0, "connect"), cb_record_set_push(&set, &r);
+  cb_record_set_samples(&set, &pick);
+  assert_true(pick.first == 0 && pick.median == SIZE_MAX && pick.slowest == SIZE_MAX);
+  cb_record_set_free(&set);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_summary_known_answers),
       cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
-      cmocka_unit_test(test_capacity_at_slo),
+      cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
