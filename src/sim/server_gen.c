@@ -38,7 +38,7 @@ typedef struct gen_stream {
   int fault_struck;
   struct event *stall_timer;    /* while a stall fault holds output back */
   /* ground truth, monotonic wall ns */
-  uint64_t arrival_ns, first_scheduled_ns, end_ns;
+  uint64_t arrival_ns, admitted_ns, first_scheduled_ns, end_ns;
   uint64_t first_token_ns, last_token_ns;
   int64_t prefix_hit_tokens;
   int preemptions;
@@ -103,13 +103,14 @@ static void write_trace(gen_stream *g, const char *finish) {
   cb_buf_append_str(b, "{\"request_id\":\"");
   cb_buf_append_json_string(b, g->request_id, strlen(g->request_id));
   cb_buf_appendf(b,
-                 "\",\"endpoint\":\"%s\",\"stream\":%s,\"replica\":%d,\"arrival_ns\":%llu,"
+                 "\",\"endpoint\":\"%s\",\"stream\":%s,\"replica\":%d,\"arrival_ns\":%llu,\"admitted_ns\":%llu,"
                  "\"first_scheduled_ns\":%llu,\"first_token_ns\":%llu,\"end_ns\":%llu,"
                  "\"prompt_tokens\":%lld,\"output_tokens\":%lld,\"prefix_hit_tokens\":%lld,"
                  "\"preemptions\":%d,\"finish_reason\":\"%s\",\"fault\":",
                  g->resp.kind == CB__SIM_API_CHAT ? "chat" : "completions",
                  g->stream ? "true" : "false", g->rep->index,
-                 (unsigned long long)g->arrival_ns, (unsigned long long)g->first_scheduled_ns,
+                 (unsigned long long)g->arrival_ns, (unsigned long long)g->admitted_ns,
+                 (unsigned long long)g->first_scheduled_ns,
                  (unsigned long long)g->first_token_ns, (unsigned long long)g->end_ns,
                  (long long)g->resp.prompt_tokens, (long long)g->sent,
                  (long long)g->prefix_hit_tokens, g->preemptions, finish);
@@ -392,6 +393,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                        .output_ids = g->scripted ? g->scripted->ids : NULL,
                        .output_seed = g->seed};
   cb_error err;
+  g->admitted_ns = cb_clock_now_ns(); /* after parsing and tokenizing the body */
   uint64_t now_v = cb__sim_server_virtual_now(s);
   cb_sim_engine_advance(g->rep->engine, now_v, cb__sim_server_on_engine_event, g->rep);
   if (cb_sim_engine_add(g->rep->engine, &er, now_v, &err) != CB_OK) {

@@ -23,6 +23,6 @@ const lines = require("fs").readFileSync(process.argv[1], "utf8").trim().split("
 for (const l of lines) {
   if (l.token_ns.length !== l.output_tokens) throw new Error("token_ns length " + JSON.stringify(l));
   for (let i = 1; i < l.token_ns.length; i++) if (l.token_ns[i] < l.token_ns[i-1]) throw new Error("time went back");
-  if (!(l.arrival_ns <= l.first_scheduled_ns && l.first_scheduled_ns <= l.first_token_ns)) throw new Error("order " + JSON.stringify(l));
+  if (!(l.arrival_ns <= l.admitted_ns && l.admitted_ns <= l.first_scheduled_ns && l.first_scheduled_ns <= l.first_token_ns)) throw new Error("order " + JSON.stringify(l));
 }' "$trace"
 echo "ok - trace-out records every request that reached the engine"
