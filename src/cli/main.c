@@ -14,10 +14,11 @@ static const struct cli_command {
   int (*run)(int argc, char **argv);
 } commands[] = {
     {"run", "load-test an OpenAI-compatible endpoint (or the built-in simulator)", cli_run_main},
-    {"sim", "the built-in inference simulator (sim serve: OpenAI-compatible HTTP server)",
+    {"sim", "the built-in inference simulator: sim serve (OpenAI HTTP server), sim run (predict)",
      cli_sim_main},
     {"tokenize", "exact token ids and counts (tiktoken, tokenizer.json BPE)", cli_tokenize_main},
-    {"report", "terminal, HTML, Markdown and CSV reports from result directories", cli_report_main},
+    {"report", "terminal, HTML, Markdown and CSV reports from results, calibrate and gate files",
+     cli_report_main},
     {"calibrate", "paper -> production: drift, expectation, performance, SLA, cost",
      cli_calibrate_main},
     {"store", "record result directories in the results registry (SQLite, PostgreSQL)",

@@ -6,12 +6,13 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-modes.XXXXXX")
-fast=(--sim-time-scale 0.02 --no-server-metrics --quiet --input-len 200 --output-len 24 --ignore-eos)
 
 # 1. Sweep: three concurrency points; with a generous SLO every point meets it, so
-#    capacity at SLO is the heaviest point.
-"$CALIBENCH" run "${fast[@]}" --sweep concurrency=1,4,16 --num-requests 40 \
-  --slo ttft=5s,tpot=1s --out "$work/sweep"
+#    capacity at SLO is the heaviest point. Time scale 0.2 (a request ~40 ms) keeps
+#    the simulated time well above the client's and server's own per-request cost
+#    under the sanitizers on a loaded machine, so throughput must grow with load.
+"$CALIBENCH" run --sim-time-scale 0.2 --no-server-metrics --quiet --input-len 200 --output-len 24 \
+  --ignore-eos --sweep concurrency=1,4,16 --num-requests 40 --slo ttft=5s,tpot=1s --out "$work/sweep"
 # 2. Scenario: an interactive and a batch class sharing one server, then each alone.
 cat >"$work/scenario.yaml" <<'YAML'
 seed: 7
@@ -48,7 +49,8 @@ for (const p of sw.points) {
   ok(fs.existsSync(`${p.dir}/summary.json`) && fs.existsSync(`${p.dir}/records.jsonl`), `point dir ${p.dir}`);
   ok(p.measured === 40 && p.failed === 0, `point ${p.label}: ${p.measured} measured, ${p.failed} failed`);
 }
-ok(sw.points[2].requests_per_s > sw.points[0].requests_per_s, "throughput grows with concurrency");
+ok(sw.points[2].requests_per_s > sw.points[0].requests_per_s,
+   `throughput grows with concurrency: ${sw.points.map((p) => p.requests_per_s).join(" -> ")} req/s`);
 ok(sw.capacity_at_slo && sw.capacity_at_slo.label === "concurrency=16", "capacity at SLO: " + JSON.stringify(sw.capacity_at_slo));
 console.log("ok - sweep: 3 points, throughput grows, capacity at SLO is concurrency=16");
 
