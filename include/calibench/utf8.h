@@ -1,6 +1,7 @@
 /*
  * utf8.h - the one UTF-8 sequence check every module uses (JSON escaping, the
- * client's JSON scanner, the tokenizers, the simulator's approximate tokenizer).
+ * client's JSON scanner, the tokenizers, the simulator's approximate tokenizer, the
+ * report's escaping), and truncation on a character boundary.
  */
 #ifndef CALIBENCH_UTF8_H
 #define CALIBENCH_UTF8_H
@@ -19,6 +20,10 @@ extern "C" {
  * "substitution of maximal subparts", as WHATWG decoders do.
  */
 size_t cb_utf8_seq_len(const void *s, size_t n, size_t *maximal);
+
+/* The longest prefix of s[0..n) of at most max bytes that does not split a
+ * well-formed sequence (an ill-formed byte counts as one): where to truncate text. */
+size_t cb_utf8_cut(const char *s, size_t n, size_t max);
 
 #ifdef __cplusplus
 }

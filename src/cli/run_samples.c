@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 
 /* The schedule entry with this index (entries are in index order), or NULL. */
 static const cb_schedule_entry *entry_of(const cb_schedule *s, uint64_t index) {
@@ -45,14 +46,6 @@ static void messages_text(const cb_buf *messages, cb_buf *out) {
   json_decref(a);
 }
 
-/* The longest prefix of at most max bytes that does not split a UTF-8 sequence. */
-static size_t utf8_prefix(const char *s, size_t len, size_t max) {
-  if (len <= max) return len;
-  size_t cut = max;
-  while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80) cut--;
-  return cut;
-}
-
 static cb_status add_sample(const cb_workload *wl, const cb_schedule *schedule, const cb_record *rec,
                             cb_workload_prompt *prompt, json_t *list, cb_error *err) {
   const cb_schedule_entry *e = entry_of(schedule, rec->index);
@@ -63,7 +56,7 @@ static cb_status add_sample(const cb_workload *wl, const cb_schedule *schedule, 
   cb_buf_init(&text, 0);
   if (prompt->messages.len) messages_text(&prompt->messages, &text);
   else if (prompt->text.len) cb_buf_append(&text, prompt->text.data, prompt->text.len);
-  size_t keep = utf8_prefix(text.data ? text.data : "", text.len, RUN_SAMPLES_PROMPT_MAX);
+  size_t keep = cb_utf8_cut(text.data ? text.data : "", text.len, RUN_SAMPLES_PROMPT_MAX);
   json_t *p = json_stringn(text.data ? text.data : "", keep);
   if (p) /* text that is not UTF-8 cannot go into JSON: that sample has no prompt */
     json_array_append_new(list, json_pack("{s:I, s:s, s:I, s:o}", "index", (json_int_t)rec->index,

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 #define W 560.0
@@ -200,7 +201,7 @@ static void x_label(const cb__rep_chart *c, const frame *f, double v, char *out,
     return;
   }
   const char *name = c->cats[(size_t)v];
-  size_t len = strlen(name), cut = cb__rep_utf8_cut(name, len, 24);
+  size_t len = strlen(name), cut = cb_utf8_cut(name, len, 24);
   snprintf(out, n, "%.*s%s", (int)cut, name, cut < len ? "\xE2\x80\xA6" : "");
 }
 

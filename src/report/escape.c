@@ -9,56 +9,37 @@
  */
 #include <string.h>
 
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD";
-
-/* Length (1..4) of the well-formed UTF-8 sequence at s[0..n), 0 when ill-formed
- * (overlong, surrogate, above U+10FFFF or truncated): Unicode's Table 3-7. */
-static size_t seq_len(const unsigned char *s, size_t n) {
-  unsigned char c = s[0];
-  if (c < 0x80) return 1;
-  size_t len;
-  unsigned char lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) len = 2;
-  else if (c == 0xE0) len = 3, lo = 0xA0;
-  else if (c >= 0xE1 && c <= 0xEC) len = 3;
-  else if (c == 0xED) len = 3, hi = 0x9F;
-  else if (c >= 0xEE && c <= 0xEF) len = 3;
-  else if (c == 0xF0) len = 4, lo = 0x90;
-  else if (c >= 0xF1 && c <= 0xF3) len = 4;
-  else if (c == 0xF4) len = 4, hi = 0x8F;
-  else return 0;
-  if (n < len) return 0;
-  if (s[1] < lo || s[1] > hi) return 0;
-  for (size_t i = 2; i < len; i++)
-    if (s[i] < 0x80 || s[i] > 0xBF) return 0;
-  return len;
-}
 
 /* A C1 control (U+0080..U+009F) is C2 80..C2 9F. */
 static int is_c1(const unsigned char *s, size_t len) {
   return len == 2 && s[0] == 0xC2 && s[1] <= 0x9F;
 }
 
-size_t cb__rep_utf8_cut(const char *s, size_t n, size_t max) {
-  if (n <= max) return n;
-  const unsigned char *p = (const unsigned char *)s;
-  size_t i = 0;
-  while (i < n) {
-    size_t len = seq_len(p + i, n - i);
-    if (!len) len = 1;
-    if (i + len > max) break;
-    i += len;
+/* Append the character at p[0..n) (n >= 1), or U+FFFD for a C0 or C1 control or an
+ * ill-formed byte; return the bytes it took. */
+static size_t append_char(cb_buf *out, const unsigned char *p, size_t n) {
+  if (p[0] < 0x20 || p[0] == 0x7F) {
+    cb_buf_append_str(out, REPLACEMENT);
+    return 1;
   }
-  return i;
+  size_t len = cb_utf8_seq_len(p, n, NULL);
+  if (!len || is_c1(p, len)) {
+    cb_buf_append_str(out, REPLACEMENT);
+    return len ? len : 1;
+  }
+  cb_buf_append(out, p, len);
+  return len;
 }
 
 size_t cb__rep_utf8_width(const char *s, size_t n) {
   const unsigned char *p = (const unsigned char *)s;
   size_t w = 0;
   for (size_t i = 0; i < n;) {
-    size_t len = seq_len(p + i, n - i);
+    size_t len = cb_utf8_seq_len(p + i, n - i, NULL);
     i += len ? len : 1;
     w++;
   }
@@ -78,19 +59,7 @@ void cb__rep_html_escape(cb_buf *out, const char *s, size_t n) {
       case '\n': case '\t': cb_buf_append_char(out, (char)c); i++; continue;
       default: break;
     }
-    if (c < 0x20 || c == 0x7F) {
-      cb_buf_append_str(out, REPLACEMENT);
-      i++;
-      continue;
-    }
-    size_t len = seq_len(p + i, n - i);
-    if (!len || is_c1(p + i, len)) {
-      cb_buf_append_str(out, REPLACEMENT);
-      i += len ? len : 1;
-      continue;
-    }
-    cb_buf_append(out, p + i, len);
-    i += len;
+    i += append_char(out, p + i, n - i);
   }
 }
 
@@ -114,14 +83,7 @@ void cb__rep_md_escape(cb_buf *out, const char *s, size_t n) {
       i++;
       continue;
     }
-    size_t len = seq_len(p + i, n - i);
-    if (!len || is_c1(p + i, len)) {
-      cb_buf_append_str(out, REPLACEMENT);
-      i += len ? len : 1;
-      continue;
-    }
-    cb_buf_append(out, p + i, len);
-    i += len;
+    i += append_char(out, p + i, n - i);
   }
 }
 
@@ -134,19 +96,7 @@ void cb__rep_text_clean(cb_buf *out, const char *s, size_t n) {
       i++;
       continue;
     }
-    if (c < 0x20 || c == 0x7F) {
-      cb_buf_append_str(out, REPLACEMENT);
-      i++;
-      continue;
-    }
-    size_t len = seq_len(p + i, n - i);
-    if (!len || is_c1(p + i, len)) {
-      cb_buf_append_str(out, REPLACEMENT);
-      i += len ? len : 1;
-      continue;
-    }
-    cb_buf_append(out, p + i, len);
-    i += len;
+    i += append_char(out, p + i, n - i);
   }
 }
 

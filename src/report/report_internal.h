@@ -211,8 +211,6 @@ void cb__rep_text_clean(cb_buf *out, const char *s, size_t n);
 /* One CSV field: quoted when it holds a comma, quote, CR or LF; when `text` is set, a
  * leading = + - @ (a formula to a spreadsheet) gets a ' in front. */
 void cb__rep_csv_field(cb_buf *out, const char *s, int text);
-/* The longest prefix of s[0..n) of at most max bytes that ends on a code point. */
-size_t cb__rep_utf8_cut(const char *s, size_t n, size_t max);
 /* Display width in columns: code points (ill-formed bytes count one each). */
 size_t cb__rep_utf8_width(const char *s, size_t n);
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
@@ -70,7 +71,7 @@ static void render(const cb_report *r, cb__rep_doc *d) {
         statuses(run, ec->error_class, st, sizeof st);
         cb__rep_table_add(&t, 0, "%s", st);
         size_t len = strlen(ec->sample_message);
-        size_t cut = cb__rep_utf8_cut(ec->sample_message, len, r->params.max_message);
+        size_t cut = cb_utf8_cut(ec->sample_message, len, r->params.max_message);
         cb__rep_table_add(&t, 0, "%.*s%s", (int)cut, ec->sample_message, cut < len ? "\xE2\x80\xA6" : "");
       }
     }

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
@@ -84,7 +85,7 @@ static void sample(const cb_report *r, const cb__rep_run *run, const cb_record *
     const char *ptext = json_string_value(json_object_get(prompt, "prompt"));
     size_t plen = json_string_length(json_object_get(prompt, "prompt"));
     double total = cb__rep_json_num(prompt, "prompt_bytes");
-    size_t pcut = cb__rep_utf8_cut(ptext, plen, r->params.max_output_text);
+    size_t pcut = cb_utf8_cut(ptext, plen, r->params.max_output_text);
     char plabel[160];
     if (pcut < plen || total > (double)plen)
       snprintf(plabel, sizeof plabel, "prompt text (first %zu of %.0f bytes)", pcut, total > (double)plen ? total : (double)plen);
@@ -94,7 +95,7 @@ static void sample(const cb_report *r, const cb__rep_run *run, const cb_record *
   }
   const char *text = rec->output_text ? rec->output_text : "";
   size_t len = strlen(text);
-  size_t cut = cb__rep_utf8_cut(text, len, r->params.max_output_text);
+  size_t cut = cb_utf8_cut(text, len, r->params.max_output_text);
   char label[160];
   if (!len) snprintf(label, sizeof label, "output text: none recorded");
   else if (cut < len) snprintf(label, sizeof label, "output text (first %zu of %zu bytes)", cut, len);

@@ -38,3 +38,15 @@ size_t cb_utf8_seq_len(const void *str, size_t n, size_t *maximal) {
   *maximal = i; /* the lead byte and the continuation bytes that were acceptable */
   return 0;
 }
+
+size_t cb_utf8_cut(const char *s, size_t n, size_t max) {
+  if (n <= max) return n;
+  size_t i = 0;
+  while (i < n) {
+    size_t len = cb_utf8_seq_len(s + i, n - i, NULL);
+    if (!len) len = 1;
+    if (i + len > max) break;
+    i += len;
+  }
+  return i;
+}

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 #include "report/report_internal.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -323,11 +324,11 @@ static void test_utf8_cut(void **state) {
     size_t max, want;
   } cases[] = {{0, 0}, {2, 2}, {3, 2}, {4, 4}, {7, 6}, {9, 6}, {10, 10}, {100, 10}};
   for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
-    size_t got = cb__rep_utf8_cut(s, n, cases[i].max);
+    size_t got = cb_utf8_cut(s, n, cases[i].max);
     if (got != cases[i].want) fail_msg("utf8_cut(max %zu): got %zu, want %zu", cases[i].max, got, cases[i].want);
   }
   if (cb__rep_utf8_width(s, n) != 6) fail_msg("utf8_width: got %zu, want 6", cb__rep_utf8_width(s, n));
-  if (cb__rep_utf8_cut("\xFF\xFF\xFF", 3, 2) != 2) fail_msg("utf8_cut on ill-formed bytes must cut per byte");
+  if (cb_utf8_cut("\xFF\xFF\xFF", 3, 2) != 2) fail_msg("utf8_cut on ill-formed bytes must cut per byte");
 }
 
 /* ---- bins, CDFs, charts ------------------------------------------------------------------------ */
