@@ -12,6 +12,8 @@
 # count in a window varies by about 1/sqrt(N)) and the client's send lag.
 #
 # usage: bench/run_client.sh [BUILD_DIR] [STREAMS:TIME_SCALE ...]
+# CLIENT_ARGS adds options to every `calibench run` (e.g. --libcurl to measure libcurl's
+# reader instead of calibench's own).
 set -euo pipefail
 BUILD=${1:-build}
 shift || true
@@ -44,7 +46,7 @@ client() {  # client OUT ARGS...: run calibench pinned to CPU 0 under /usr/bin/t
   local out=$1
   shift
   taskset -c 0 /usr/bin/time -v "$CB" run --url "$url" --no-server-metrics --quiet --ignore-eos \
-    --input-len 64 --out "$out" "$@" 2>"$out.time" >/dev/null
+    --input-len 64 --out "$out" ${CLIENT_ARGS:-} "$@" 2>"$out.time" >/dev/null
 }
 
 # Baseline memory: one stream.

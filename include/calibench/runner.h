@@ -1,8 +1,9 @@
 /*
- * runner.h - the load generator's engine: one libevent loop driving libcurl's multi
- * interface, sending requests at their scheduled times (open loop) or as soon as a
- * slot frees (closed loop), timing every byte, and handing back one cb_record per
- * request as it completes.
+ * runner.h - the load generator's engine: one libevent loop driving the HTTP
+ * transport (calibench's own HTTP/1.1 reader for http://; libcurl's multi interface
+ * for https://, HTTP/2 and proxies), sending requests at their scheduled times (open
+ * loop) or as soon as a slot frees (closed loop), timing every byte, and handing back
+ * one cb_record per request as it completes.
  *
  * The runner knows HTTP and the OpenAI stream format (through the client module),
  * not datasets or arrival processes: the caller supplies request bodies and times
@@ -67,6 +68,8 @@ typedef struct cb_runner_params {
   int verify_tls;             /* 1 */
   int http2;                  /* 0: HTTP/1.1 with keep-alive; 1: HTTP/2 (h2c prior knowledge
                                  over http://, ALPN over https://) */
+  int use_libcurl;            /* 1: libcurl for http:// too (it is always used for https://,
+                                 HTTP/2, and when http_proxy or all_proxy is set) */
   double request_timeout_s;   /* 0: none */
   double connect_timeout_s;   /* 10 */
   int concurrency;            /* > 0: closed loop with this many in flight */
@@ -95,6 +98,7 @@ typedef struct cb_runner_stats {
   uint64_t aborted;          /* in flight when the drain timeout ran out */
   uint64_t last_end_ns;      /* last completion, from the origin */
   double cpu_s;              /* CPU time of the runner's thread */
+  const char *http_client;   /* "calibench" (its own HTTP/1.1 reader) or "libcurl" */
   int interrupted;           /* stopped by *stop */
 } cb_runner_stats;
 

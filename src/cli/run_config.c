@@ -35,6 +35,9 @@ static void usage(FILE *out) {
           "  --insecure                 do not verify TLS certificates\n"
           "  --http2                    HTTP/2, requests multiplexed on one connection (ALPN on\n"
           "                             https://, prior knowledge on http://) instead of HTTP/1.1\n"
+          "  --libcurl                  read http:// with libcurl too (default: calibench's own\n"
+          "                             HTTP/1.1 reader, one recv per token; libcurl always serves\n"
+          "                             https://, --http2 and http_proxy/all_proxy)\n"
           "  --request-timeout DUR      give up on a request after DUR, e.g. 60s [none]\n"
           "  --retries N                retry failed requests (connect, 429, 5xx) N times [0]\n"
           "  --extra-body JSON          JSON object merged into every request body\n"
@@ -150,7 +153,7 @@ static void usage_shared(FILE *out, int virtual_time) {
 }
 
 enum {
-  O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_REQ_TIMEOUT,
+  O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_TP, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
   O_PREFIX_LEN, O_PROMPT_FIELD, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
@@ -168,6 +171,7 @@ static const struct option options[] = {
     {"api-key-env", required_argument, NULL, O_API_KEY_ENV},
     {"insecure", no_argument, NULL, O_INSECURE},
     {"http2", no_argument, NULL, O_HTTP2},
+    {"libcurl", no_argument, NULL, O_LIBCURL},
     {"request-timeout", required_argument, NULL, O_REQ_TIMEOUT},
     {"retries", required_argument, NULL, O_RETRIES},
     {"extra-body", required_argument, NULL, O_EXTRA_BODY},
@@ -363,6 +367,7 @@ static const char *http_only_name(int c) {
     case O_API_KEY_ENV: return "--api-key-env";
     case O_INSECURE: return "--insecure";
     case O_HTTP2: return "--http2";
+    case O_LIBCURL: return "--libcurl";
     case O_REQ_TIMEOUT: return "--request-timeout";
     case O_RETRIES: return "--retries";
     case O_SIM_SCALE: return "--sim-time-scale";
@@ -439,6 +444,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_API_KEY_ENV: cfg->api_key_env = optarg; break;
       case O_INSECURE: cfg->verify_tls = 0; break;
       case O_HTTP2: cfg->http2 = 1; break;
+      case O_LIBCURL: cfg->libcurl = 1; break;
       case O_REQ_TIMEOUT: {
         uint64_t ns;
         if (duration_opt("--request-timeout", optarg, &ns)) return 2;
@@ -670,6 +676,7 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
   out->n_headers = cfg->n_headers;
   out->verify_tls = cfg->verify_tls;
   out->http2 = cfg->http2;
+  out->use_libcurl = cfg->libcurl;
   out->request_timeout_s = cfg->request_timeout_s;
   out->retries = cfg->retries;
   out->drain_timeout_s = cfg->drain_timeout_s;

@@ -28,6 +28,7 @@ typedef struct run_config {
   char *api_key;                   /* owned; wiped on free; never printed or written */
   int verify_tls;
   int http2;
+  int libcurl;                /* --libcurl: libcurl reads http:// too */
   double request_timeout_s;
   int retries;
   const char *extra_body;          /* JSON object merged into every body */

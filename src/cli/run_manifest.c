@@ -99,9 +99,11 @@ static void config_part(const run_config *cfg, cb_buf *out) {
     cb_buf_append_json_string(out, cfg->headers[i], (size_t)(colon - cfg->headers[i]));
     cb_buf_append_char(out, '"');
   }
-  cb_buf_appendf(out, "],\"api_key_env\":\"%s\",\"api_key_set\":%s,\"verify_tls\":%s,\"http2\":%s",
+  cb_buf_appendf(out, "],\"api_key_env\":\"%s\",\"api_key_set\":%s,\"verify_tls\":%s,\"http2\":%s,"
+                 "\"libcurl\":%s",
                  cfg->api_key_env, cfg->api_key ? "true" : "false",
-                 cfg->verify_tls ? "true" : "false", cfg->http2 ? "true" : "false");
+                 cfg->verify_tls ? "true" : "false", cfg->http2 ? "true" : "false",
+                 cfg->libcurl ? "true" : "false");
   cb_buf_appendf(out, ",\"request_timeout_s\":%g,\"retries\":%d,\"drain_timeout_s\":%g",
                  cfg->request_timeout_s, cfg->retries, cfg->drain_timeout_s);
   str(out, "extra_body", cfg->extra_body);
@@ -167,11 +169,13 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
   str(out, "model", model);
   cb_buf_appendf(out,
                  ",\"runner\":{\"sent\":%llu,\"completed\":%llu,\"failed\":%llu,\"retried\":%llu,"
-                 "\"not_sent\":%llu,\"aborted\":%llu,\"cpu_s\":%.3f}",
+                 "\"not_sent\":%llu,\"aborted\":%llu,\"cpu_s\":%.3f",
                  (unsigned long long)stats->sent, (unsigned long long)stats->completed,
                  (unsigned long long)stats->failed, (unsigned long long)stats->retried,
                  (unsigned long long)stats->not_sent, (unsigned long long)stats->aborted,
                  stats->cpu_s);
+  if (stats->http_client) cb_buf_appendf(out, ",\"http_client\":\"%s\"", stats->http_client);
+  cb_buf_append_char(out, '}');
   config_part(cfg, out);
   workload_part(cfg, wl, schedule, out);
   server_part(cfg, url, models, out);

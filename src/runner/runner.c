@@ -1,17 +1,18 @@
 /*
- * runner.c - the runner's event loop: libcurl's multi interface driven by one
- * libevent base (curl tells us which sockets to watch and when its timer is due;
- * we tell curl when they fire), a timer for the next scheduled send, and a tick
- * that watches the stop flag and reports progress.
+ * runner.c - the runner's event loop: one libevent base drives the transport (h1.c,
+ * calibench's own HTTP/1.1 reader, or curl.c, libcurl's multi interface), a timer for
+ * the next scheduled send, and a tick that watches the stop flag and reports progress.
  *
  * Open loop: item i is sent at origin + at_ns; when --max-concurrency is reached it
  * waits in a FIFO and its lag (sent - scheduled) is recorded, never hidden.
  * Closed loop: `concurrency` requests are kept in flight; each completion sends the
- * next. The send time is taken immediately before the request is handed to libcurl.
+ * next. The send time is taken immediately before the request is handed to the
+ * transport.
  */
 #include <event2/event.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,7 +21,7 @@
 #include "calibench/clock.h"
 #include "runner/runner_internal.h"
 
-typedef struct cb__runner {
+struct cb__runner {
   const cb_runner_params *p;
   cb_runner_source_fn source;
   void *source_ctx;
@@ -29,11 +30,9 @@ typedef struct cb__runner {
   cb_runner_stats *stats;
 
   struct event_base *base;
-  CURLM *multi;
-  struct event *curl_timer;   /* curl's timeout */
+  cb__transport *tx;
   struct event *send_timer;   /* next scheduled send */
   struct event *tick;         /* stop flag, drain deadline, progress */
-  struct curl_slist *common;  /* headers shared by every request (owned) */
 
   cb_runner_item next;        /* the next item from the source, if have_next */
   int have_next;
@@ -48,7 +47,7 @@ typedef struct cb__runner {
   uint64_t last_progress_ns;
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
   size_t n_recent;
-} cb__runner;
+};
 
 void cb_runner_default_params(cb_runner_params *p) {
   memset(p, 0, sizeof *p);
@@ -65,87 +64,18 @@ static uint64_t since_origin(const cb__runner *rn, uint64_t now) {
   return now > rn->stats->origin_ns ? now - rn->stats->origin_ns : 0;
 }
 
-/* ---- libcurl <-> libevent ----------------------------------------------------------- */
-
-static void check_done(cb__runner *rn);
-
-static void on_socket_event(evutil_socket_t fd, short what, void *arg) {
-  cb__runner *rn = arg;
-  int flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
-  int running;
-  curl_multi_socket_action(rn->multi, fd, flags, &running);
-  check_done(rn);
-}
-
-static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp) {
-  (void)easy;
-  cb__runner *rn = userp;
-  struct event *ev = socketp;
-  if (what == CURL_POLL_REMOVE) {
-    if (ev) event_free(ev);
-    curl_multi_assign(rn->multi, s, NULL);
-    return 0;
-  }
-  short kind = EV_PERSIST | (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
-  if (ev) {
-    event_del(ev);
-    event_assign(ev, rn->base, s, kind, on_socket_event, rn);
-  } else {
-    ev = event_new(rn->base, s, kind, on_socket_event, rn);
-    curl_multi_assign(rn->multi, s, ev);
-  }
-  event_add(ev, NULL);
-  return 0;
-}
-
-static void on_curl_timer(evutil_socket_t fd, short what, void *arg) {
-  (void)fd;
-  (void)what;
-  cb__runner *rn = arg;
-  int running;
-  curl_multi_socket_action(rn->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-  check_done(rn);
-}
-
-static int timer_cb(CURLM *multi, long timeout_ms, void *userp) {
-  (void)multi;
-  cb__runner *rn = userp;
-  if (timeout_ms < 0) {
-    evtimer_del(rn->curl_timer);
-  } else {
-    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
-    evtimer_add(rn->curl_timer, &tv);
-  }
-  return 0;
-}
-
 /* ---- requests ------------------------------------------------------------------------ */
-
-static size_t write_cb(char *data, size_t size, size_t n, void *userp) {
-  cb__runner_stream_body(userp, data, size * n, cb_clock_now_ns());
-  return size * n;
-}
-
-static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
-  cb__runner_stream_header(userp, data, size * n, cb_clock_now_ns());
-  return size * n;
-}
 
 static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   cb__runner_req *q = rn->free_list;
   if (q) {
     rn->free_list = q->next;
-    CURL *keep = q->easy;
+    cb_buf keep = q->headers; /* its storage is reused */
     memset(q, 0, sizeof *q);
-    q->easy = keep;
-    curl_easy_reset(q->easy);
+    q->headers = keep;
+    cb_buf_reset(&q->headers);
   } else {
     q = cb_calloc(1, sizeof *q);
-    q->easy = curl_easy_init();
-    if (!q->easy) {
-      fprintf(stderr, "calibench: out of memory (curl handle)\n");
-      abort();
-    }
   }
   q->rn = rn;
   cb_record_init(&q->rec);
@@ -158,19 +88,14 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
            (unsigned long long)it->index);
   q->body = cb_strndup(it->body, it->body_len);
   q->body_len = it->body_len;
-  /* Per-request headers: the common ones, the class's, and the request id. */
-  for (struct curl_slist *h = rn->common; h; h = h->next) q->headers = curl_slist_append(q->headers, h->data);
-  for (size_t i = 0; i < it->n_headers; i++) q->headers = curl_slist_append(q->headers, it->headers[i]);
-  char idh[160];
-  snprintf(idh, sizeof idh, "X-Request-Id: %s", q->rec.request_id);
-  q->headers = curl_slist_append(q->headers, idh);
+  /* This request's own headers: its class's, and the request id. */
+  for (size_t i = 0; i < it->n_headers; i++) cb_buf_appendf(&q->headers, "%s\r\n", it->headers[i]);
+  cb_buf_appendf(&q->headers, "X-Request-Id: %s\r\n", q->rec.request_id);
   return q;
 }
 
 static void req_recycle(cb__runner *rn, cb__runner_req *q) {
   cb__runner_stream_free(q);
-  curl_slist_free_all(q->headers);
-  q->headers = NULL;
   cb_free(q->body);
   q->body = NULL;
   cb_record_free(&q->rec);
@@ -178,36 +103,9 @@ static void req_recycle(cb__runner *rn, cb__runner_req *q) {
   rn->free_list = q;
 }
 
-/* Hand a request to libcurl. The send time is taken here. */
+/* Hand a request to the transport. The send time is taken here. */
 static void send_req(cb__runner *rn, cb__runner_req *q) {
-  const cb_runner_params *p = rn->p;
-  CURL *e = q->easy;
-  curl_easy_setopt(e, CURLOPT_URL, p->url);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->headers);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->body);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
-  curl_easy_setopt(e, CURLOPT_PRIVATE, q);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, p->verify_tls ? 1L : 0L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, p->verify_tls ? 2L : 0L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
-  if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
-  /* No "Expect: 100-continue" round trip on large bodies. */
-  if (p->http2) {
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(p->url, "https:", 6)
-                                                  ? (long)CURL_HTTP_VERSION_2TLS
-                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-    /* Wait for the connection being set up rather than opening one per request:
-     * HTTP/2 requests share one multiplexed connection. */
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-  } else
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-  cb__runner_stream_begin(q, p);
+  cb__runner_stream_begin(q, rn->p);
   q->attempts++;
   uint64_t now = cb_clock_now_ns();
   if (q->attempts == 1) q->rec.sent_ns = now;
@@ -217,7 +115,7 @@ static void send_req(cb__runner *rn, cb__runner_req *q) {
   q->live_next = rn->live;
   if (rn->live) rn->live->live_prev = q;
   rn->live = q;
-  curl_multi_add_handle(rn->multi, e);
+  rn->tx->send(rn->tx, q);
 }
 
 /* ---- dispatch -------------------------------------------------------------------------- */
@@ -329,14 +227,13 @@ static void remember_ttft(cb__runner *rn, const cb_record *r) {
       (double)(r->first_content_ns - r->sent_ns);
 }
 
-static void complete(cb__runner *rn, cb__runner_req *q, CURLcode result) {
+void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {
   uint64_t now = cb_clock_now_ns();
-  curl_multi_remove_handle(rn->multi, q->easy);
   rn->in_flight--;
   if (q->live_prev) q->live_prev->live_next = q->live_next;
   else rn->live = q->live_next;
   if (q->live_next) q->live_next->live_prev = q->live_prev;
-  cb__runner_stream_end(q, result, now, rn->stats->origin_ns);
+  cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
   if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->stopping &&
       cb__runner_stream_retryable(q)) {
     /* Retry the same request; its send time stays the first attempt's. */
@@ -354,7 +251,6 @@ static void complete(cb__runner *rn, cb__runner_req *q, CURLcode result) {
     q->rec.retries = keep.retries + 1;
     cb_record_free(&keep);
     rn->stats->retried++;
-    curl_easy_reset(q->easy);
     send_req(rn, q);
     q->rec.sent_ns = first_sent;
     q->rec.scheduled_ns = sched;
@@ -369,15 +265,7 @@ static void complete(cb__runner *rn, cb__runner_req *q, CURLcode result) {
   req_recycle(rn, q);
 }
 
-static void check_done(cb__runner *rn) {
-  CURLMsg *m;
-  int left;
-  while ((m = curl_multi_info_read(rn->multi, &left))) {
-    if (m->msg != CURLMSG_DONE) continue;
-    cb__runner_req *q;
-    curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&q);
-    complete(rn, q, m->data.result);
-  }
+void cb__runner_after_io(cb__runner *rn) {
   dispatch(rn);
   if (rn->stopping || rn->source_done) {
     if (rn->in_flight == 0 && !rn->queue_head && !pull(rn)) event_base_loopbreak(rn->base);
@@ -387,8 +275,10 @@ static void check_done(cb__runner *rn) {
 /* Requests still in flight when the drain deadline passes end as "interrupted". */
 static void abort_in_flight(cb__runner *rn) {
   while (rn->live) {
+    cb__runner_req *q = rn->live;
     rn->stats->aborted++;
-    complete(rn, rn->live, CURLE_ABORTED_BY_CALLBACK);
+    rn->tx->cancel(rn->tx, q);
+    cb__runner_done(rn, q, CB__RUNNER_ABORTED, NULL);
   }
 }
 
@@ -419,8 +309,10 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
   }
   if (rn->p->stop && *rn->p->stop >= 2) abort_in_flight(rn); /* a second signal: now */
   if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
-  /* Everything sent: the drain has begun. */
-  if (!rn->stopping && rn->source_done && !rn->have_next && !rn->queue_head) {
+  /* Everything sent: the drain has begun. (A closed loop whose last request took the
+   * last slot has not asked the source yet: ask, or a server that never answers
+   * would hold the run forever.) */
+  if (!rn->stopping && !rn->queue_head && !pull(rn)) {
     rn->stopping = 1;
     rn->stop_at_ns = now;
   }
@@ -435,7 +327,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
                              .queued = rn->queued, .ttft_p50_ns = median_recent(rn)};
     rn->p->progress(rn->p->progress_ctx, &pr);
   }
-  check_done(rn);
+  cb__runner_after_io(rn);
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -467,45 +359,51 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   memset(stats, 0, sizeof *stats);
   cb_status st = check_params(p, err);
   if (st != CB_OK) return st;
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-    return cb_error_set(err, CB_ERR_NETWORK, "libcurl failed to initialise");
   cb__runner rn = {.p = p, .source = source, .source_ctx = source_ctx, .on_record = on_record,
                    .record_ctx = record_ctx, .stats = stats};
   rn.base = precise_base();
-  rn.multi = curl_multi_init();
-  if (!rn.base || !rn.multi) {
+  if (!rn.base) {
     fprintf(stderr, "calibench: out of memory (event loop)\n");
     abort();
   }
-  curl_multi_setopt(rn.multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-  curl_multi_setopt(rn.multi, CURLMOPT_SOCKETDATA, &rn);
-  curl_multi_setopt(rn.multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-  curl_multi_setopt(rn.multi, CURLMOPT_TIMERDATA, &rn);
-  curl_multi_setopt(rn.multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-  rn.curl_timer = evtimer_new(rn.base, on_curl_timer, &rn);
-  rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
-  rn.tick = event_new(rn.base, -1, EV_PERSIST, on_tick, &rn);
-  struct timeval tick = {0, 20000};
-  event_add(rn.tick, &tick);
-  rn.common = curl_slist_append(NULL, "Content-Type: application/json");
-  rn.common = curl_slist_append(rn.common, "Accept: text/event-stream, application/json");
-  rn.common = curl_slist_append(rn.common, "Expect:"); /* no 100-continue round trip */
-  for (size_t i = 0; i < p->n_headers; i++) rn.common = curl_slist_append(rn.common, p->headers[i]);
+  /* Headers of every request; the key's line is wiped when the run ends. */
+  size_t n_common = 0;
+  char **common = cb_reallocarray(NULL, p->n_headers + 3, sizeof *common);
+  common[n_common++] = cb_strndup("Content-Type: application/json", 64);
+  common[n_common++] = cb_strndup("Accept: text/event-stream, application/json", 64);
+  for (size_t i = 0; i < p->n_headers; i++) common[n_common++] = cb_strndup(p->headers[i], SIZE_MAX);
   if (p->api_key && *p->api_key) {
     cb_buf auth;
     cb_buf_init(&auth, 0);
     cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);
-    rn.common = curl_slist_append(rn.common, auth.data);
+    common[n_common++] = cb_strndup(auth.data, auth.len);
     memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     cb_buf_free(&auth);
   }
+  cb__transport_config tc = {.rn = &rn, .base = rn.base, .p = p,
+                             .common = (const char *const *)common, .n_common = n_common};
+  int own = !p->use_libcurl && cb__transport_h1_serves(p);
+  stats->http_client = own ? "calibench" : "libcurl";
+  rn.tx = own ? cb__transport_h1_new(&tc, err) : cb__transport_curl_new(&tc, err);
+  for (size_t i = 0; i < n_common; i++) {
+    memset(common[i], 0, strlen(common[i]));
+    cb_free(common[i]);
+  }
+  cb_free(common);
+  if (!rn.tx) {
+    event_base_free(rn.base);
+    return err && err->code != CB_OK ? err->code : CB_ERR_NETWORK;
+  }
+  rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
+  rn.tick = event_new(rn.base, -1, EV_PERSIST, on_tick, &rn);
+  struct timeval tick = {0, 20000};
+  event_add(rn.tick, &tick);
 
   uint64_t cpu0 = cb_clock_cpu_ns();
   stats->start_wall_ns = cb_clock_wall_ns();
   stats->origin_ns = cb_clock_now_ns();
   rn.last_progress_ns = stats->origin_ns;
-  dispatch(&rn);
-  check_done(&rn);
+  cb__runner_after_io(&rn);
   if (rn.in_flight || !rn.source_done || rn.have_next || rn.queue_head) event_base_dispatch(rn.base);
   stats->cpu_s = (double)(cb_clock_cpu_ns() - cpu0) / 1e9;
 
@@ -513,15 +411,12 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   while (rn.free_list) {
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;
-    curl_easy_cleanup(q->easy);
+    cb_buf_free(&q->headers);
     cb_free(q);
   }
-  for (struct curl_slist *h = rn.common; h; h = h->next) memset(h->data, 0, strlen(h->data));
-  curl_slist_free_all(rn.common);
-  event_free(rn.curl_timer);
+  rn.tx->free(rn.tx);
   event_free(rn.send_timer);
   event_free(rn.tick);
-  curl_multi_cleanup(rn.multi);
   event_base_free(rn.base);
   return CB_OK;
 }

@@ -1,43 +1,86 @@
 /*
  * runner_internal.h - state shared by the runner's files: runner.c (the event loop,
- * libcurl multi, dispatch and completion) and stream.c (reading one response into
+ * dispatch and completion), the two transports that move requests and bytes (h1.c:
+ * calibench's own HTTP/1.1 reader for http:// URLs; curl.c: libcurl's multi
+ * interface for https://, HTTP/2 and proxies) and stream.c (reading one response into
  * its record through the client module). Internal to the runner module.
  */
 #ifndef CALIBENCH_RUNNER_INTERNAL_H
 #define CALIBENCH_RUNNER_INTERNAL_H
 
-#include <curl/curl.h>
 #include <stdint.h>
 
 #include "calibench/buf.h"
 #include "calibench/runner.h"
 
+struct event_base;
 struct cb__runner_stream; /* stream.c */
+typedef struct cb__runner cb__runner; /* runner.c */
 
 /* One request in flight. */
 typedef struct cb__runner_req {
-  struct cb__runner *rn;
-  CURL *easy;
-  struct curl_slist *headers; /* owned */
+  cb__runner *rn;
+  void *tx;                   /* the transport's handle while in flight */
+  cb_buf headers;             /* this request's own "Name: value\r\n" lines */
   char *body;                 /* owned copy of the request body */
   size_t body_len;
   cb_record rec;              /* filled as the response arrives */
   struct cb__runner_stream *stream; /* response reader (stream.c) */
   int http_status;
   int attempts;               /* sends so far (1 + retries) */
+  int resent;                 /* re-sent on a new connection after a kept-alive one
+                                 closed before answering (not a retry) */
   struct cb__runner_req *next; /* free list / queue link */
   struct cb__runner_req *live_prev, *live_next; /* in-flight list */
 } cb__runner_req;
+
+/* How a transfer ended, as the transport saw it. */
+typedef enum cb__runner_result {
+  CB__RUNNER_OK,      /* the response ended by its own framing */
+  CB__RUNNER_ABORTED, /* cut by the runner at the drain deadline */
+  CB__RUNNER_TIMEOUT, /* the request timeout ran out */
+  CB__RUNNER_FAILED   /* the transport failed: before any response byte a connect error,
+                         after one a cut stream (the message says how) */
+} cb__runner_result;
+
+/* What a transport needs from the runner. The common headers are "Name: value"
+ * strings sent with every request (they may hold the API key). */
+typedef struct cb__transport_config {
+  cb__runner *rn;
+  struct event_base *base;
+  const cb_runner_params *p;
+  const char *const *common;
+  size_t n_common;
+} cb__transport_config;
+
+/* A transport: starts transfers and reports each end through cb__runner_done. */
+typedef struct cb__transport {
+  /* Start q (its send time is already taken). Never completes inside the call. */
+  void (*send)(struct cb__transport *t, cb__runner_req *q);
+  /* Drop q's transfer without a completion (the runner completes it). */
+  void (*cancel)(struct cb__transport *t, cb__runner_req *q);
+  void (*free)(struct cb__transport *t);
+} cb__transport;
+
+cb__transport *cb__transport_h1_new(const cb__transport_config *c, cb_error *err);
+cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *err);
+/* Whether calibench's own HTTP/1.1 reader serves these parameters. */
+int cb__transport_h1_serves(const cb_runner_params *p);
+
+/* runner.c, called by the transports: q's transfer ended (q is detached from the
+ * transport); then, once per batch of I/O, dispatch what may go and end the loop
+ * when everything is done. */
+void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg);
+void cb__runner_after_io(cb__runner *rn);
 
 /* stream.c: read a response into req->rec. All times are absolute monotonic ns. */
 void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p);
 void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, uint64_t now_ns);
 void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uint64_t now_ns);
-/* Finish the record: result is libcurl's (CURLE_ABORTED_BY_CALLBACK: cut off by the
- * runner at the drain deadline, class "interrupted"), origin the run start; the
+/* Finish the record from the transfer's result; origin is the run start, and the
  * record's times become relative to it. Sets error_class/message for every failure. */
-void cb__runner_stream_end(cb__runner_req *q, CURLcode result, uint64_t now_ns,
-                           uint64_t origin_ns);
+void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char *msg,
+                           uint64_t now_ns, uint64_t origin_ns);
 /* 1 when the request failed in a way a retry may fix (connect, 429, 5xx). */
 int cb__runner_stream_retryable(const cb__runner_req *q);
 void cb__runner_stream_free(cb__runner_req *q);

@@ -3,7 +3,7 @@
  * first (status, x-request-id, content type); a 2xx event stream goes through the
  * client module's accumulator, a 2xx JSON body through its response parser, and any
  * other status keeps a capped copy of the body for the error message. At the end the
- * libcurl result and what the stream saw decide the error class.
+ * transport's result and what the stream saw decide the error class.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -199,34 +199,38 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
   cb_buf_free(&text);
 }
 
-void cb__runner_stream_end(cb__runner_req *q, CURLcode result, uint64_t now_ns, uint64_t origin_ns) {
+void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char *msg,
+                           uint64_t now_ns, uint64_t origin_ns) {
   struct cb__runner_stream *s = q->stream;
   cb_record *r = &q->rec;
   r->http_status = q->http_status;
   r->end_ns = now_ns;
+  if (!msg) msg = "the transfer failed";
   int ok_status = q->http_status >= 200 && q->http_status < 300;
-  if (result == CURLE_ABORTED_BY_CALLBACK) {
+  if (res == CB__RUNNER_ABORTED) {
     set_error(r, "interrupted", "still in flight when the drain timeout ran out");
-  } else if (result == CURLE_OPERATION_TIMEDOUT) {
-    set_error(r, "timeout", "%s", curl_easy_strerror(result));
-  } else if (result != CURLE_OK && !r->first_byte_ns) {
-    set_error(r, "connect", "%s", curl_easy_strerror(result));
+  } else if (res == CB__RUNNER_TIMEOUT) {
+    set_error(r, "timeout", "%s", msg);
+  } else if (res != CB__RUNNER_OK && !r->first_byte_ns) {
+    set_error(r, "connect", "%s", msg);
   }
   if (ok_status && s->is_stream) {
-    from_stream(r, s, now_ns);
     /* The transport broke mid-response: unless the stream had ended properly
-     * ([DONE] or a finish reason), it was cut. */
-    if (result != CURLE_OK && !s->acc.saw_done && !s->acc.finish_reason[0])
-      set_error(r, "stream_cut", "%s", curl_easy_strerror(result));
-  } else if (ok_status && result == CURLE_OK) {
+     * ([DONE] or a finish reason) or had already failed, it was cut - and the
+     * half event it was cut in is the cut, not invalid JSON. */
+    if (res != CB__RUNNER_OK && s->acc.error == CB_CLIENT_ERR_NONE && !s->acc.saw_done &&
+        !s->acc.finish_reason[0])
+      set_error(r, "stream_cut", "%s", msg);
+    from_stream(r, s, now_ns);
+  } else if (ok_status && res == CB__RUNNER_OK) {
     from_body(r, s);
   } else if (q->http_status && !ok_status) {
     cb_client_response resp;
     cb_client_response_parse(s->api, s->body.data ? s->body.data : "", s->body.len, &resp, NULL);
     set_error(r, "http_status", "HTTP %d%s%s", q->http_status,
               resp.error_message[0] ? ": " : "", resp.error_message);
-  } else if (result != CURLE_OK) {
-    set_error(r, "stream_cut", "%s", curl_easy_strerror(result));
+  } else if (res != CB__RUNNER_OK) {
+    set_error(r, "stream_cut", "%s", msg);
   }
   /* Record times relative to the run's origin. */
   uint64_t *times[] = {&r->scheduled_ns, &r->sent_ns, &r->first_byte_ns, &r->first_chunk_ns,

@@ -1,0 +1,214 @@
+/*
+ * curl.c - the libcurl transport: libcurl's multi interface driven by the runner's
+ * libevent base (curl tells us which sockets to watch and when its timer is due; we
+ * tell curl when they fire). It serves https://, HTTP/2 (multiplexed on one
+ * connection), proxies from the environment, and plain http:// when asked
+ * (--libcurl). Easy handles are kept and reused across requests.
+ */
+#include <curl/curl.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "runner/runner_internal.h"
+
+typedef struct curl_tx {
+  cb__transport ops;
+  cb__runner *rn;
+  struct event_base *base;
+  const cb_runner_params *p;
+  CURLM *multi;
+  struct event *timer;        /* curl's timeout */
+  struct curl_slist *common;  /* headers of every request (owned; may hold the key) */
+  CURL **spare;               /* easy handles not in use */
+  size_t n_spare, cap_spare;
+} curl_tx;
+
+typedef struct curl_req {     /* q->tx while in flight */
+  CURL *easy;
+  struct curl_slist *headers;
+} curl_req;
+
+/* Every transfer libcurl has finished goes back to the runner. */
+static void read_done(curl_tx *t) {
+  CURLMsg *m;
+  int left;
+  while ((m = curl_multi_info_read(t->multi, &left))) {
+    if (m->msg != CURLMSG_DONE) continue;
+    CURL *easy = m->easy_handle;
+    CURLcode rc = m->data.result;
+    cb__runner_req *q;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+    t->ops.cancel(&t->ops, q); /* detach: the handle goes back to the spares */
+    cb__runner_result res = rc == CURLE_OK                  ? CB__RUNNER_OK
+                            : rc == CURLE_OPERATION_TIMEDOUT ? CB__RUNNER_TIMEOUT
+                                                             : CB__RUNNER_FAILED;
+    cb__runner_done(t->rn, q, res, curl_easy_strerror(rc));
+  }
+  cb__runner_after_io(t->rn);
+}
+
+static void on_socket_event(evutil_socket_t fd, short what, void *arg) {
+  curl_tx *t = arg;
+  int flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
+  int running;
+  curl_multi_socket_action(t->multi, fd, flags, &running);
+  read_done(t);
+}
+
+static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *socketp) {
+  (void)easy;
+  curl_tx *t = userp;
+  struct event *ev = socketp;
+  if (what == CURL_POLL_REMOVE) {
+    if (ev) event_free(ev);
+    curl_multi_assign(t->multi, s, NULL);
+    return 0;
+  }
+  short kind = EV_PERSIST | (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
+  if (ev) {
+    event_del(ev);
+    event_assign(ev, t->base, s, kind, on_socket_event, t);
+  } else {
+    ev = event_new(t->base, s, kind, on_socket_event, t);
+    curl_multi_assign(t->multi, s, ev);
+  }
+  event_add(ev, NULL);
+  return 0;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  curl_tx *t = arg;
+  int running;
+  curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  read_done(t);
+}
+
+static int timer_cb(CURLM *multi, long timeout_ms, void *userp) {
+  (void)multi;
+  curl_tx *t = userp;
+  if (timeout_ms < 0) {
+    evtimer_del(t->timer);
+  } else {
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    evtimer_add(t->timer, &tv);
+  }
+  return 0;
+}
+
+static size_t write_cb(char *data, size_t size, size_t n, void *userp) {
+  cb__runner_stream_body(userp, data, size * n, cb_clock_now_ns());
+  return size * n;
+}
+
+static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
+  cb__runner_stream_header(userp, data, size * n, cb_clock_now_ns());
+  return size * n;
+}
+
+static void send_req(cb__transport *ops, cb__runner_req *q) {
+  curl_tx *t = (curl_tx *)ops;
+  const cb_runner_params *p = t->p;
+  curl_req *cr = cb_calloc(1, sizeof *cr);
+  cr->easy = t->n_spare ? t->spare[--t->n_spare] : curl_easy_init();
+  if (!cr->easy) {
+    fprintf(stderr, "calibench: out of memory (curl handle)\n");
+    abort();
+  }
+  CURL *e = cr->easy;
+  curl_easy_reset(e);
+  /* The common headers, then this request's own lines. */
+  for (struct curl_slist *h = t->common; h; h = h->next) cr->headers = curl_slist_append(cr->headers, h->data);
+  const char *s = q->headers.data, *end = s ? s + q->headers.len : NULL;
+  while (s && s < end) {
+    const char *crlf = strstr(s, "\r\n");
+    size_t n = crlf ? (size_t)(crlf - s) : (size_t)(end - s);
+    char *line = cb_strndup(s, n);
+    cr->headers = curl_slist_append(cr->headers, line);
+    cb_free(line);
+    s += n + 2;
+  }
+  q->tx = cr;
+  curl_easy_setopt(e, CURLOPT_URL, p->url);
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, cr->headers);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->body);
+  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
+  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+  curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
+  curl_easy_setopt(e, CURLOPT_PRIVATE, q);
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, p->verify_tls ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, p->verify_tls ? 2L : 0L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
+  if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
+  if (p->http2) {
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(p->url, "https:", 6)
+                                                  ? (long)CURL_HTTP_VERSION_2TLS
+                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    /* Wait for the connection being set up rather than opening one per request:
+     * HTTP/2 requests share one multiplexed connection. */
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  } else
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  curl_multi_add_handle(t->multi, e);
+}
+
+static void cancel_req(cb__transport *ops, cb__runner_req *q) {
+  curl_tx *t = (curl_tx *)ops;
+  curl_req *cr = q->tx;
+  if (!cr) return;
+  curl_multi_remove_handle(t->multi, cr->easy);
+  curl_slist_free_all(cr->headers);
+  if (t->n_spare == t->cap_spare) {
+    t->cap_spare = t->cap_spare ? t->cap_spare * 2 : 16;
+    t->spare = cb_reallocarray(t->spare, t->cap_spare, sizeof *t->spare);
+  }
+  t->spare[t->n_spare++] = cr->easy;
+  cb_free(cr);
+  q->tx = NULL;
+}
+
+static void free_tx(cb__transport *ops) {
+  curl_tx *t = (curl_tx *)ops;
+  for (size_t i = 0; i < t->n_spare; i++) curl_easy_cleanup(t->spare[i]);
+  cb_free(t->spare);
+  for (struct curl_slist *h = t->common; h; h = h->next) memset(h->data, 0, strlen(h->data));
+  curl_slist_free_all(t->common);
+  event_free(t->timer);
+  curl_multi_cleanup(t->multi);
+  cb_free(t);
+}
+
+cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *err) {
+  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    cb_error_set(err, CB_ERR_NETWORK, "libcurl failed to initialise");
+    return NULL;
+  }
+  curl_tx *t = cb_calloc(1, sizeof *t);
+  t->ops = (cb__transport){.send = send_req, .cancel = cancel_req, .free = free_tx};
+  t->rn = c->rn;
+  t->base = c->base;
+  t->p = c->p;
+  t->multi = curl_multi_init();
+  if (!t->multi) {
+    fprintf(stderr, "calibench: out of memory (curl multi)\n");
+    abort();
+  }
+  curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+  curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+  curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+  curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+  curl_multi_setopt(t->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+  t->timer = evtimer_new(t->base, on_timer, t);
+  for (size_t i = 0; i < c->n_common; i++) t->common = curl_slist_append(t->common, c->common[i]);
+  t->common = curl_slist_append(t->common, "Expect:"); /* no 100-continue round trip */
+  return &t->ops;
+}

@@ -1,0 +1,488 @@
+/*
+ * h1.c - calibench's own HTTP/1.1 transport for http:// URLs: non-blocking sockets on
+ * the runner's libevent base, kept-alive connections reused one request at a time,
+ * responses framed by h1_parse.c.
+ *
+ * Why not libcurl here: a streamed token is one small read, and libcurl 7.88 pays a
+ * poll() after every recv() plus its transfer state machine and timer bookkeeping on
+ * each socket event (about 15-20 us of client CPU per token on the benchmark machine,
+ * bench/RESULTS.md). This reader makes one recv() per readiness event, stamps the time
+ * right after it, and hands the bytes in place to the stream parser.
+ *
+ * Failures behave as with libcurl: a connect failure or a connection closed before
+ * any response byte is a connect error, a cut after bytes a transport failure, and a
+ * kept-alive connection the server closed before answering is re-sent once on a new
+ * connection, as libcurl does.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "runner/h1_parse.h"
+#include "runner/runner_internal.h"
+
+#define READ_BUF 65536
+
+typedef struct h1 h1;
+
+typedef struct h1_conn {
+  h1 *t;
+  int fd;
+  struct event *rev, *wev, *timer;
+  cb__runner_req *q;          /* the request in flight, NULL when idle */
+  int connecting;
+  size_t addr;                /* which resolved address this socket tries */
+  int reused;                 /* has carried a whole response before */
+  char fail_msg[320];         /* a failure found while starting, reported from the timer */
+  uint64_t connect_deadline, request_deadline; /* monotonic ns, 0 = none */
+  cb_buf out;                 /* the request head being written */
+  size_t out_off, body_off;
+  int writing;
+  uint64_t now;               /* when the bytes being parsed were read */
+  cb__h1_parser parser;
+  struct h1_conn *idle_next;
+  struct h1_conn *prev, *next; /* every connection */
+} h1_conn;
+
+struct h1 {
+  cb__transport ops;
+  cb__runner *rn;
+  struct event_base *base;
+  const cb_runner_params *p;
+  struct addrinfo *ai;        /* resolved once at the start */
+  struct addrinfo **addrs;
+  size_t n_addrs;
+  char resolve_error[128];    /* why there are no addresses */
+  char *authority;            /* Host header and messages */
+  char *path;
+  cb_buf common;              /* "Name: value\r\n" lines of every request (may hold the key) */
+  h1_conn *idle, *all;
+  char rbuf[READ_BUF];
+};
+
+/* ---- the URL ---------------------------------------------------------------------- */
+
+typedef struct url_parts {
+  const char *host, *port, *path; /* host without brackets; port NULL for 80 */
+  size_t host_len, port_len;
+  const char *authority;
+  size_t authority_len;
+} url_parts;
+
+static int parse_url(const char *url, url_parts *u) {
+  if (strncasecmp(url, "http://", 7)) return 0;
+  memset(u, 0, sizeof *u);
+  const char *a = url + 7, *e = a + strcspn(a, "/?#");
+  if (e == a || memchr(a, '@', (size_t)(e - a))) return 0; /* no host, or user info */
+  u->authority = a;
+  u->authority_len = (size_t)(e - a);
+  const char *port_sep;
+  if (*a == '[') {
+    const char *rb = memchr(a, ']', (size_t)(e - a));
+    if (!rb) return 0;
+    u->host = a + 1;
+    u->host_len = (size_t)(rb - a - 1);
+    port_sep = rb + 1 < e ? rb + 1 : NULL;
+    if (port_sep && *port_sep != ':') return 0;
+  } else {
+    port_sep = memchr(a, ':', (size_t)(e - a));
+    u->host = a;
+    u->host_len = (size_t)((port_sep ? port_sep : e) - a);
+  }
+  if (!u->host_len) return 0;
+  if (port_sep) {
+    u->port = port_sep + 1;
+    u->port_len = (size_t)(e - u->port);
+    if (!u->port_len || u->port_len > 5) return 0;
+    for (size_t i = 0; i < u->port_len; i++)
+      if (u->port[i] < '0' || u->port[i] > '9') return 0;
+  }
+  u->path = e;
+  return 1;
+}
+
+static int env_set(const char *name) {
+  const char *v = getenv(name);
+  return v && *v;
+}
+
+int cb__transport_h1_serves(const cb_runner_params *p) {
+  url_parts u;
+  /* libcurl honours proxies from the environment (not HTTP_PROXY, by its rule). */
+  return !p->http2 && p->url && parse_url(p->url, &u) && !env_set("http_proxy") &&
+         !env_set("all_proxy") && !env_set("ALL_PROXY");
+}
+
+/* ---- connections ------------------------------------------------------------------ */
+
+static void on_read(evutil_socket_t fd, short what, void *arg);
+static void on_write(evutil_socket_t fd, short what, void *arg);
+static void on_timer(evutil_socket_t fd, short what, void *arg);
+
+static void parsed_header(void *ctx, const char *line, size_t len) {
+  h1_conn *c = ctx;
+  cb__runner_stream_header(c->q, line, len, c->now);
+}
+
+static void parsed_body(void *ctx, const char *data, size_t len) {
+  h1_conn *c = ctx;
+  cb__runner_stream_body(c->q, data, len, c->now);
+}
+
+static h1_conn *conn_new(h1 *t) {
+  h1_conn *c = cb_calloc(1, sizeof *c);
+  c->t = t;
+  c->fd = -1;
+  c->timer = evtimer_new(t->base, on_timer, c);
+  cb__h1_parser_init(&c->parser, &(cb__h1_callbacks){parsed_header, parsed_body, c});
+  c->next = t->all;
+  if (t->all) t->all->prev = c;
+  t->all = c;
+  return c;
+}
+
+static void close_socket(h1_conn *c) {
+  if (c->rev) event_free(c->rev);
+  if (c->wev) event_free(c->wev);
+  c->rev = c->wev = NULL;
+  if (c->fd >= 0) close(c->fd);
+  c->fd = -1;
+}
+
+static void conn_free(h1_conn *c) {
+  h1 *t = c->t;
+  close_socket(c);
+  event_free(c->timer);
+  if (c->out.data) memset(c->out.data, 0, c->out.len); /* the head may hold the key */
+  cb_buf_free(&c->out);
+  cb__h1_parser_free(&c->parser);
+  if (c->prev) c->prev->next = c->next;
+  else t->all = c->next;
+  if (c->next) c->next->prev = c->prev;
+  for (h1_conn **pp = &t->idle; *pp; pp = &(*pp)->idle_next)
+    if (*pp == c) {
+      *pp = c->idle_next;
+      break;
+    }
+  cb_free(c);
+}
+
+/* A failure to report from the timer, so that no completion happens inside send. */
+static void defer_failure(h1_conn *c, const char *what, const char *detail) {
+  snprintf(c->fail_msg, sizeof c->fail_msg, "%s %.120s: %.120s", what, c->t->authority, detail);
+  event_active(c->timer, EV_TIMEOUT, 1);
+}
+
+/* Open a socket to addrs[c->addr], moving on to the next address while connect()
+ * fails at once; the last failure is deferred. */
+static void conn_open(h1_conn *c) {
+  h1 *t = c->t;
+  if (!t->n_addrs) {
+    defer_failure(c, "cannot resolve", t->resolve_error);
+    return;
+  }
+  int last = 0;
+  for (; c->addr < t->n_addrs; c->addr++) {
+    const struct addrinfo *a = t->addrs[c->addr];
+    int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      last = errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
+      c->fd = fd;
+      c->connecting = 1;
+      c->rev = event_new(t->base, fd, EV_READ | EV_PERSIST, on_read, c);
+      c->wev = event_new(t->base, fd, EV_WRITE | EV_PERSIST, on_write, c);
+      event_add(c->wev, NULL); /* writable = connected (or failed: SO_ERROR says) */
+      c->writing = 1;
+      return;
+    }
+    last = errno;
+    close(fd);
+  }
+  defer_failure(c, "connect to", strerror(last));
+}
+
+static void arm_timer(h1_conn *c) {
+  uint64_t d = c->connecting && c->connect_deadline ? c->connect_deadline : 0;
+  if (c->request_deadline && (!d || c->request_deadline < d)) d = c->request_deadline;
+  if (!d) {
+    evtimer_del(c->timer);
+    return;
+  }
+  uint64_t now = cb_clock_now_ns(), wait = d > now ? d - now : 0;
+  struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
+                       .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+  evtimer_add(c->timer, &tv);
+}
+
+/* Write what is left of the request; 0 or the errno that stopped it. */
+static int write_some(h1_conn *c) {
+  const cb__runner_req *q = c->q;
+  while (c->out_off < c->out.len || c->body_off < q->body_len) {
+    struct iovec iov[2];
+    int n_iov = 0;
+    if (c->out_off < c->out.len)
+      iov[n_iov++] = (struct iovec){c->out.data + c->out_off, c->out.len - c->out_off};
+    if (c->body_off < q->body_len)
+      iov[n_iov++] = (struct iovec){q->body + c->body_off, q->body_len - c->body_off};
+    struct msghdr m = {.msg_iov = iov, .msg_iovlen = (size_t)n_iov};
+    ssize_t n = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (!c->writing) event_add(c->wev, NULL);
+        c->writing = 1;
+        return 0;
+      }
+      return errno;
+    }
+    size_t k = (size_t)n, head = c->out.len - c->out_off;
+    if (k <= head) c->out_off += k;
+    else {
+      c->out_off = c->out.len;
+      c->body_off += k - head;
+    }
+  }
+  if (c->writing) event_del(c->wev);
+  c->writing = 0;
+  return 0;
+}
+
+/* ---- ends of a transfer ----------------------------------------------------------- */
+
+static void start(h1 *t, cb__runner_req *q, h1_conn *c);
+
+/* q leaves the connection; the connection is kept for the next request or closed. */
+static cb__runner_req *detach(h1_conn *c, int keep) {
+  cb__runner_req *q = c->q;
+  c->q = NULL;
+  q->tx = NULL;
+  evtimer_del(c->timer);
+  c->request_deadline = c->connect_deadline = 0;
+  if (keep) {
+    c->reused = 1;
+    c->idle_next = c->t->idle;
+    c->t->idle = c;
+  } else {
+    conn_free(c);
+  }
+  return q;
+}
+
+static void fail(h1_conn *c, cb__runner_result res, const char *msg) {
+  h1 *t = c->t;
+  char keep[sizeof c->fail_msg]; /* msg may live in c, which detach frees */
+  snprintf(keep, sizeof keep, "%s", msg);
+  cb__runner_req *q = detach(c, 0);
+  cb__runner_done(t->rn, q, res, keep);
+}
+
+/* The connection broke. A kept-alive one that broke before any byte of the answer
+ * was most likely closed by the server while idle: send once more on a new one. */
+static void broke(h1_conn *c, const char *msg) {
+  h1 *t = c->t;
+  if (c->reused && c->parser.bytes == 0 && !c->q->resent) {
+    cb__runner_req *q = detach(c, 0);
+    q->resent = 1;
+    start(t, q, NULL);
+    return;
+  }
+  fail(c, CB__RUNNER_FAILED, msg);
+}
+
+static void complete(h1_conn *c, int keep) {
+  h1 *t = c->t;
+  cb__runner_req *q = detach(c, keep && !c->writing && cb__h1_keep_alive(&c->parser));
+  cb__runner_done(t->rn, q, CB__RUNNER_OK, NULL);
+}
+
+/* ---- events ------------------------------------------------------------------------ */
+
+static void on_read(evutil_socket_t fd, short what, void *arg) {
+  (void)what;
+  h1_conn *c = arg;
+  h1 *t = c->t;
+  ssize_t n = recv(fd, t->rbuf, sizeof t->rbuf, 0);
+  c->now = cb_clock_now_ns();
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (!c->q) { /* idle: the server closed it, or sent what nobody asked for */
+    conn_free(c);
+    return;
+  }
+  if (n > 0) {
+    if (!c->q->rec.first_byte_ns) c->q->rec.first_byte_ns = c->now;
+    size_t used;
+    cb__h1_result r = cb__h1_parse(&c->parser, t->rbuf, (size_t)n, &used);
+    if (r == CB__H1_COMPLETE) complete(c, used == (size_t)n);
+    else if (r == CB__H1_FAILED) fail(c, CB__RUNNER_FAILED, c->parser.error);
+  } else if (n == 0) {
+    if (cb__h1_parse_eof(&c->parser) == CB__H1_COMPLETE) complete(c, 0);
+    else if (c->parser.bytes == 0) broke(c, "the server closed the connection without answering");
+    else fail(c, CB__RUNNER_FAILED, c->parser.error);
+  } else {
+    char msg[160];
+    snprintf(msg, sizeof msg, "receive from %s: %s", t->authority, strerror(errno));
+    broke(c, msg);
+  }
+  cb__runner_after_io(t->rn);
+}
+
+static void on_write(evutil_socket_t fd, short what, void *arg) {
+  (void)what;
+  h1_conn *c = arg;
+  h1 *t = c->t;
+  if (c->connecting) {
+    int e = 0;
+    socklen_t len = sizeof e;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0) e = errno;
+    if (e) { /* this address failed: the next one, or the failure */
+      close_socket(c);
+      c->addr++;
+      if (c->addr < t->n_addrs) conn_open(c);
+      else {
+        char msg[200];
+        snprintf(msg, sizeof msg, "connect to %s: %s", t->authority, strerror(e));
+        fail(c, CB__RUNNER_FAILED, msg);
+        cb__runner_after_io(t->rn);
+      }
+      return;
+    }
+    c->connecting = 0;
+    event_add(c->rev, NULL);
+    arm_timer(c);
+  }
+  int e = write_some(c);
+  if (e) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "send to %s: %s", t->authority, strerror(e));
+    broke(c, msg);
+    cb__runner_after_io(t->rn);
+  }
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  h1_conn *c = arg;
+  h1 *t = c->t;
+  uint64_t now = cb_clock_now_ns();
+  char msg[sizeof c->fail_msg];
+  if (c->fail_msg[0]) {
+    snprintf(msg, sizeof msg, "%s", c->fail_msg);
+    c->fail_msg[0] = '\0';
+    broke(c, msg);
+  } else if (c->connecting && c->connect_deadline && now >= c->connect_deadline) {
+    snprintf(msg, sizeof msg, "connect to %s: no answer within %g s", t->authority,
+             t->p->connect_timeout_s);
+    fail(c, CB__RUNNER_FAILED, msg);
+  } else if (c->request_deadline && now >= c->request_deadline) {
+    snprintf(msg, sizeof msg, "no complete response within %g s", t->p->request_timeout_s);
+    fail(c, CB__RUNNER_TIMEOUT, msg);
+  } else {
+    arm_timer(c);
+    return;
+  }
+  cb__runner_after_io(t->rn);
+}
+
+/* ---- the transport ------------------------------------------------------------------ */
+
+/* Put q on connection c (an idle one, or NULL for a new one) and start writing. */
+static void start(h1 *t, cb__runner_req *q, h1_conn *c) {
+  const cb_runner_params *p = t->p;
+  uint64_t now = cb_clock_now_ns();
+  if (!c) {
+    c = conn_new(t);
+    c->connect_deadline = p->connect_timeout_s > 0 ? now + (uint64_t)(p->connect_timeout_s * 1e9) : 0;
+    conn_open(c);
+  }
+  c->q = q;
+  q->tx = c;
+  c->request_deadline = p->request_timeout_s > 0 ? now + (uint64_t)(p->request_timeout_s * 1e9) : 0;
+  cb__h1_parser_reset(&c->parser);
+  cb_buf_reset(&c->out);
+  cb_buf_appendf(&c->out, "POST %s HTTP/1.1\r\nHost: %s\r\n", t->path, t->authority);
+  cb_buf_append(&c->out, t->common.data, t->common.len);
+  cb_buf_append(&c->out, q->headers.data, q->headers.len);
+  cb_buf_appendf(&c->out, "Content-Length: %zu\r\n\r\n", q->body_len);
+  c->out_off = c->body_off = 0;
+  if (c->fail_msg[0]) return; /* the timer reports it */
+  arm_timer(c);
+  if (c->connecting) return; /* on_write starts once connected */
+  int e = write_some(c);
+  if (e) defer_failure(c, "send to", strerror(e));
+}
+
+static void send_req(cb__transport *ops, cb__runner_req *q) {
+  h1 *t = (h1 *)ops;
+  h1_conn *c = t->idle;
+  if (c) t->idle = c->idle_next;
+  start(t, q, c);
+}
+
+static void cancel_req(cb__transport *ops, cb__runner_req *q) {
+  (void)ops;
+  if (q->tx) detach(q->tx, 0);
+}
+
+static void free_tx(cb__transport *ops) {
+  h1 *t = (h1 *)ops;
+  while (t->all) conn_free(t->all);
+  if (t->common.data) memset(t->common.data, 0, t->common.len);
+  cb_buf_free(&t->common);
+  if (t->ai) freeaddrinfo(t->ai);
+  cb_free(t->addrs);
+  cb_free(t->authority);
+  cb_free(t->path);
+  cb_free(t);
+}
+
+cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *err) {
+  url_parts u;
+  if (!parse_url(cfg->p->url, &u)) {
+    cb_error_set(err, CB_ERR_INVALID, "not an http:// URL this reader serves: '%s'", cfg->p->url);
+    return NULL;
+  }
+  h1 *t = cb_calloc(1, sizeof *t);
+  t->ops = (cb__transport){.send = send_req, .cancel = cancel_req, .free = free_tx};
+  t->rn = cfg->rn;
+  t->base = cfg->base;
+  t->p = cfg->p;
+  t->authority = cb_strndup(u.authority, u.authority_len);
+  size_t path_len = strcspn(u.path, "#");
+  t->path = path_len ? cb_strndup(u.path, path_len) : cb_strndup("/", 1);
+  cb_buf_init(&t->common, 0);
+  for (size_t i = 0; i < cfg->n_common; i++) cb_buf_appendf(&t->common, "%s\r\n", cfg->common[i]);
+  /* Resolved once: a name that does not resolve fails each request as a connect error,
+   * as it would with libcurl. */
+  char *host = cb_strndup(u.host, u.host_len);
+  char *port = u.port ? cb_strndup(u.port, u.port_len) : cb_strndup("80", 2);
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  int rc = getaddrinfo(host, port, &hints, &t->ai);
+  if (rc) {
+    snprintf(t->resolve_error, sizeof t->resolve_error, "%s", gai_strerror(rc));
+    t->ai = NULL;
+  }
+  for (struct addrinfo *a = t->ai; a; a = a->ai_next) t->n_addrs++;
+  t->addrs = cb_reallocarray(NULL, t->n_addrs ? t->n_addrs : 1, sizeof *t->addrs);
+  size_t i = 0;
+  for (struct addrinfo *a = t->ai; a; a = a->ai_next) t->addrs[i++] = a;
+  cb_free(host);
+  cb_free(port);
+  return &t->ops;
+}

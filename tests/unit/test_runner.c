@@ -1,0 +1,118 @@
+/*
+ * test_runner.c - the runner's failure paths, through both transports (calibench's
+ * own HTTP/1.1 reader and libcurl): a refused connection, a server that accepts but
+ * never answers (request timeout, and the drain deadline cutting requests as
+ * "interrupted", also when the last request took the last slot of a closed loop).
+ * Every request must come back exactly once with its class; nothing may hang.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "calibench/runner.h"
+
+typedef struct source {
+  uint64_t next, n;
+} source;
+
+static int next_item(void *ctx, cb_runner_item *out) {
+  source *s = ctx;
+  if (s->next == s->n) return 0;
+  static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
+  *out = (cb_runner_item){.index = s->next++, .body = body, .body_len = sizeof body - 1,
+                          .prompt_tokens = -1};
+  return 1;
+}
+
+typedef struct sink {
+  int n;
+  int seen[8];
+  char classes[8][32];
+} sink;
+
+static void on_record(void *ctx, cb_record *r) {
+  sink *k = ctx;
+  assert_true(r->index < 8);
+  k->seen[r->index]++;
+  snprintf(k->classes[r->index], sizeof k->classes[0], "%s", r->error_class);
+  k->n++;
+}
+
+/* A socket listening on 127.0.0.1 that nobody accepts from: the kernel completes the
+ * handshakes, the requests are never answered. */
+static int silent_server(int *port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(fd, 16), 0);
+  socklen_t len = sizeof a;
+  getsockname(fd, (struct sockaddr *)&a, &len);
+  *port = ntohs(a.sin_port);
+  return fd;
+}
+
+static void run(const char *url, int libcurl, double request_timeout, double drain, int n,
+                sink *k, cb_runner_stats *st) {
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.use_libcurl = libcurl;
+  p.concurrency = 2;
+  p.request_timeout_s = request_timeout;
+  p.drain_timeout_s = drain;
+  p.connect_timeout_s = 5;
+  source s = {.n = (uint64_t)n};
+  memset(k, 0, sizeof *k);
+  cb_error err = {0};
+  assert_int_equal(cb_runner_run(&p, next_item, &s, on_record, k, st, &err), CB_OK);
+  assert_string_equal(st->http_client, libcurl ? "libcurl" : "calibench");
+  assert_int_equal(k->n, n);
+  for (int i = 0; i < n; i++) assert_int_equal(k->seen[i], 1);
+}
+
+static void test_refused(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    sink k;
+    cb_runner_stats st;
+    run("http://127.0.0.1:1/v1/chat/completions", libcurl, 0, 5, 3, &k, &st);
+    for (int i = 0; i < 3; i++) assert_string_equal(k.classes[i], "connect");
+    assert_int_equal(st.failed, 3);
+  }
+}
+
+static void test_timeout_and_drain(void **state) {
+  (void)state;
+  int port;
+  int fd = silent_server(&port);
+  char url[80];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", port);
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    sink k;
+    cb_runner_stats st;
+    run(url, libcurl, 0.2, 30, 4, &k, &st);
+    for (int i = 0; i < 4; i++) assert_string_equal(k.classes[i], "timeout");
+    /* No request timeout: the drain deadline after the last send cuts them. */
+    run(url, libcurl, 0, 0.2, 2, &k, &st);
+    for (int i = 0; i < 2; i++) assert_string_equal(k.classes[i], "interrupted");
+    assert_int_equal(st.aborted, 2);
+  }
+  close(fd);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_timeout_and_drain),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
