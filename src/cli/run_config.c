@@ -88,6 +88,9 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --prefix-count N           shared prompt prefixes (prefix-cache workloads) [0]\n"
           "  --prefix-len N             tokens per shared prefix\n"
           "  --prompt-field NAME        jsonl: the prompt's key [prompt]\n"
+          "  --sharegpt-mode MODE       first_turn: the first user turn of each conversation, as\n"
+          "                             vLLM; turns: every assistant reply, sent with the\n"
+          "                             conversation before it as messages [first_turn]\n"
           "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
           "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
           "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
@@ -156,7 +159,7 @@ enum {
   O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_TP, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
-  O_PREFIX_LEN, O_PROMPT_FIELD, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
+  O_PREFIX_LEN, O_PROMPT_FIELD, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
@@ -188,6 +191,7 @@ static const struct option options[] = {
     {"prefix-count", required_argument, NULL, O_PREFIX_COUNT},
     {"prefix-len", required_argument, NULL, O_PREFIX_LEN},
     {"prompt-field", required_argument, NULL, O_PROMPT_FIELD},
+    {"sharegpt-mode", required_argument, NULL, O_SHAREGPT_MODE},
     {"concurrency", required_argument, NULL, O_CONCURRENCY},
     {"rate", required_argument, NULL, O_RATE},
     {"arrival", required_argument, NULL, O_ARRIVAL},
@@ -474,6 +478,14 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
       case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, 1 << 24, &v)) return 2; d->prefix_len = (uint32_t)v; break;
       case O_PROMPT_FIELD: d->prompt_field = optarg; break;
+      case O_SHAREGPT_MODE:
+        if (!strcmp(optarg, "first_turn")) d->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;
+        else if (!strcmp(optarg, "turns")) d->sharegpt_mode = CB_SHAREGPT_TURNS;
+        else {
+          fprintf(stderr, "calibench: --sharegpt-mode: expected first_turn or turns, got '%s'\n", optarg);
+          return 2;
+        }
+        break;
       case O_CONCURRENCY:
         if (cli_parse_int("--concurrency", optarg, 1, 1 << 20, &v)) return 2;
         w->concurrency = (uint32_t)v;

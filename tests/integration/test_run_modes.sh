@@ -35,6 +35,15 @@ YAML
 start_sim --time-scale 0.02 --fault 503:every=2
 "$CALIBENCH" run --url "$SIM_URL/v1" --no-server-metrics --quiet --concurrency 1 \
   --num-requests 6 --output-len 4 --retries 1 --out "$work/retry" --vllm-json "$work/vllm.json"
+# 4. ShareGPT replayed turn by turn: each assistant reply is a request that carries the
+#    conversation before it; the first-turn mode (vLLM's) sends one prompt each.
+start_sim --time-scale 0.02
+for mode in first_turn turns; do
+  "$CALIBENCH" run --url "$SIM_URL/v1" --no-server-metrics --quiet --concurrency 4 \
+    --dataset "sharegpt:$SRC/tests/data/workload/sharegpt_fastchat_first40.json" \
+    --sharegpt-mode "$mode" --num-requests 60 --output-len 4 \
+    --out "$work/sg-$mode"
+done
 
 node - "$work" <<'JS'
 const fs = require("fs");
@@ -85,5 +94,15 @@ for (const k of ["date", "backend", "model_id", "num_prompts", "request_rate", "
   ok(k in v, `vllm.json lacks ${k}`);
 ok(v.completed === 6 && v.request_rate === "inf" && v.backend === "openai-chat", "vllm.json values");
 console.log("ok - --vllm-json carries vLLM's result keys");
+
+// In turns mode a request's prompt is the conversation so far: later turns are longer
+// than any first turn of the same conversation, so the mean prompt grows.
+const sg = (m) => fs.readFileSync(`${w}/sg-${m}/records.jsonl`, "utf8").trim().split("\n").map(JSON.parse);
+const mean = (rs) => rs.reduce((a, r) => a + r.prompt_tokens, 0) / rs.length;
+const first = sg("first_turn"), turns = sg("turns");
+ok(first.length === 60 && turns.length === 60 && [...first, ...turns].every((r) => r.error === null), "sharegpt runs");
+ok(mean(turns) > 1.3 * mean(first), `turns mode carries history: mean prompt ${mean(turns)} vs ${mean(first)}`);
+ok(/sharegpt=turns/.test(J(`${w}/sg-turns/manifest.json`).workload_spec || JSON.stringify(J(`${w}/sg-turns/manifest.json`))), "manifest names the mode");
+console.log(`ok - --sharegpt-mode turns: mean prompt ${mean(turns).toFixed(0)} tokens vs ${mean(first).toFixed(0)} for first turns`);
 JS
 rm -rf "$work"
