@@ -11,9 +11,12 @@
 # asked arrival rate, beside the schedule's own realised rate (a Poisson schedule's
 # count in a window varies by about 1/sqrt(N)) and the client's send lag.
 #
+# Each closed-loop point runs three clients in turn against a fresh server, so that
+# their figures compare side by side: the bare floor (bench_recv_floor epoll: one
+# recv per readiness event, no parsing), `calibench run` with its own HTTP/1.1 reader,
+# and `calibench run --libcurl`.
+#
 # usage: bench/run_client.sh [BUILD_DIR] [STREAMS:TIME_SCALE ...]
-# CLIENT_ARGS adds options to every `calibench run` (e.g. --libcurl to measure libcurl's
-# reader instead of calibench's own).
 set -euo pipefail
 BUILD=${1:-build}
 shift || true
@@ -36,7 +39,8 @@ start_server() {  # start_server TIME_SCALE REPLICAS
   spid=$!
   exec {sfd}<"$work/srv.out"
   read -r -t 30 -u "$sfd" line || { cat "$work/srv.err"; exit 1; }
-  url="http://${line#listening on }/v1"
+  hostport=${line#listening on }
+  url="http://$hostport/v1"
 }
 stop_server() { kill "$spid"; wait "$spid" 2>/dev/null || true; exec {sfd}<&-; rm -f "$work/srv.out"; }
 
@@ -46,7 +50,7 @@ client() {  # client OUT ARGS...: run calibench pinned to CPU 0 under /usr/bin/t
   local out=$1
   shift
   taskset -c 0 /usr/bin/time -v "$CB" run --url "$url" --no-server-metrics --quiet --ignore-eos \
-    --input-len 64 --out "$out" ${CLIENT_ARGS:-} "$@" 2>"$out.time" >/dev/null
+    --input-len 64 --out "$out" "$@" 2>"$out.time" >/dev/null
 }
 
 # Baseline memory: one stream.
@@ -55,21 +59,33 @@ client "$work/base" --concurrency 1 --num-requests 4 --output-len 20
 base=$(max_rss_kib "$work/base.time")
 stop_server
 
-echo "| streams | time scale | tokens/s | client CPU µs/token | ts error p50 | p99 | max | KiB/stream | errors |"
-echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| streams | time scale | client | tokens/s | client CPU µs/token | ÷ floor | ts error p50 | p99 | max | KiB/stream | errors |"
+echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for point in "${POINTS[@]+"${POINTS[@]}"}"; do
   IFS=: read -r streams scale <<<"$point"
   replicas=$(( (streams + 255) / 256 ))
-  rm -f "$work/trace.jsonl"
   start_server "$scale" "$replicas"
-  client "$work/p$streams" --concurrency "$streams" --num-requests $((streams * 2)) --output-len "$OUT_TOKENS"
+  floor_line=$(taskset -c 0 "$BUILD/bench/bench_recv_floor" "$hostport" "$streams" 2 "$OUT_TOKENS" epoll |
+               tail -n 1)
   stop_server
-  read -r -a kv <<<"$(node "$SRC/bench/run_client_analyze.mjs" "$work/p$streams" "$work/trace.jsonl")"
-  declare -A c=()
-  for x in "${kv[@]}"; do c[${x%%=*}]=${x#*=}; done
-  rss=$(max_rss_kib "$work/p$streams.time")
-  per=$(awk -v a="$base" -v b="$rss" -v n="$streams" 'BEGIN {printf "%.1f", (b - a) / n}')
-  echo "| $streams | $scale | ${c[tokens_per_s]} | ${c[client_cpu_us_per_token]} | ${c[ts_err_p50_ms]} ms | ${c[ts_err_p99_ms]} ms | ${c[ts_err_max_ms]} ms | $per | ${c[errors]} |"
+  floor=$(sed -n 's/.*cpu_us_per_token=\([0-9.]*\).*/\1/p' <<<"$floor_line")
+  echo "| $streams | $scale | floor (bench_recv_floor epoll) | | $floor | 1 | | | | | |"
+  for reader in calibench libcurl; do
+    flag=()
+    [ "$reader" = libcurl ] && flag=(--libcurl)
+    rm -f "$work/trace.jsonl"
+    start_server "$scale" "$replicas"
+    client "$work/p$streams-$reader" "${flag[@]}" --concurrency "$streams" \
+      --num-requests $((streams * 2)) --output-len "$OUT_TOKENS"
+    stop_server
+    read -r -a kv <<<"$(node "$SRC/bench/run_client_analyze.mjs" "$work/p$streams-$reader" "$work/trace.jsonl")"
+    declare -A c=()
+    for x in "${kv[@]}"; do c[${x%%=*}]=${x#*=}; done
+    rss=$(max_rss_kib "$work/p$streams-$reader.time")
+    per=$(awk -v a="$base" -v b="$rss" -v n="$streams" 'BEGIN {printf "%.1f", (b - a) / n}')
+    ratio=$(awk -v a="${c[client_cpu_us_per_token]}" -v f="$floor" 'BEGIN {printf "%.2f", a / f}')
+    echo "| $streams | $scale | $reader | ${c[tokens_per_s]} | ${c[client_cpu_us_per_token]} | $ratio | ${c[ts_err_p50_ms]} ms | ${c[ts_err_p99_ms]} ms | ${c[ts_err_max_ms]} ms | $per | ${c[errors]} |"
+  done
 done
 
 # Open loop: achieved vs asked rate.

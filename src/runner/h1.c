@@ -44,6 +44,7 @@ typedef struct h1_conn {
   int connecting;
   size_t addr;                /* which resolved address this socket tries */
   int reused;                 /* has carried a whole response before */
+  int idle;                   /* on the idle list */
   char fail_msg[320];         /* a failure found while starting, reported from the timer */
   uint64_t connect_deadline, request_deadline; /* monotonic ns, 0 = none */
   cb_buf out;                 /* the request head being written */
@@ -170,11 +171,12 @@ static void conn_free(h1_conn *c) {
   if (c->prev) c->prev->next = c->next;
   else t->all = c->next;
   if (c->next) c->next->prev = c->prev;
-  for (h1_conn **pp = &t->idle; *pp; pp = &(*pp)->idle_next)
-    if (*pp == c) {
-      *pp = c->idle_next;
-      break;
-    }
+  if (c->idle) /* rare: the server closed an idle connection */
+    for (h1_conn **pp = &t->idle; *pp; pp = &(*pp)->idle_next)
+      if (*pp == c) {
+        *pp = c->idle_next;
+        break;
+      }
   cb_free(c);
 }
 
@@ -275,7 +277,7 @@ static cb__runner_req *detach(h1_conn *c, int keep) {
   evtimer_del(c->timer);
   c->request_deadline = c->connect_deadline = 0;
   if (keep) {
-    c->reused = 1;
+    c->reused = c->idle = 1;
     c->idle_next = c->t->idle;
     c->t->idle = c;
   } else {
@@ -431,7 +433,10 @@ static void start(h1 *t, cb__runner_req *q, h1_conn *c) {
 static void send_req(cb__transport *ops, cb__runner_req *q) {
   h1 *t = (h1 *)ops;
   h1_conn *c = t->idle;
-  if (c) t->idle = c->idle_next;
+  if (c) {
+    t->idle = c->idle_next;
+    c->idle = 0;
+  }
   start(t, q, c);
 }
 
@@ -442,7 +447,11 @@ static void cancel_req(cb__transport *ops, cb__runner_req *q) {
 
 static void free_tx(cb__transport *ops) {
   h1 *t = (h1 *)ops;
-  while (t->all) conn_free(t->all);
+  t->idle = NULL; /* every connection goes: no list to keep */
+  while (t->all) {
+    t->all->idle = 0;
+    conn_free(t->all);
+  }
   if (t->common.data) memset(t->common.data, 0, t->common.len);
   cb_buf_free(&t->common);
   if (t->ai) freeaddrinfo(t->ai);
