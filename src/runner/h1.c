@@ -7,7 +7,10 @@
  * poll() after every recv() plus its transfer state machine and timer bookkeeping on
  * each socket event (about 15-20 us of client CPU per token on the benchmark machine,
  * bench/RESULTS.md). This reader makes one recv() per readiness event, stamps the time
- * right after it, and hands the bytes in place to the stream parser.
+ * right after it, and hands the bytes in place to the stream parser. Its sockets sit in
+ * one epoll set of their own, which the libevent base watches as a single descriptor:
+ * a wakeup handles every ready socket in one batch, without libevent's per-event
+ * dispatch, and the runner dispatches new sends once per batch.
  *
  * Failures behave as with libcurl: a connect failure or a connection closed before
  * any response byte is a connect error, a cut after bytes a transport failure, and a
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -33,13 +37,17 @@
 #include "runner/runner_internal.h"
 
 #define READ_BUF 65536
+#define BATCH 256 /* ready sockets taken per epoll_wait */
 
 typedef struct h1 h1;
 
 typedef struct h1_conn {
   h1 *t;
   int fd;
-  struct event *rev, *wev, *timer;
+  struct event *timer;
+  uint32_t watched;           /* the epoll events asked for; 0 = not in the set */
+  int dead;                   /* closed; freed after the batch (events may still name it) */
+  uint64_t skip_batch;        /* its socket changed in this batch: its events are stale */
   cb__runner_req *q;          /* the request in flight, NULL when idle */
   int connecting;
   size_t addr;                /* which resolved address this socket tries */
@@ -69,6 +77,10 @@ struct h1 {
   char *path;
   cb_buf common;              /* "Name: value\r\n" lines of every request (may hold the key) */
   h1_conn *idle, *all;
+  h1_conn *dead;              /* closed, to be freed (linked by idle_next) */
+  int ep;                     /* the epoll set of every socket */
+  struct event *ep_ev;        /* the base watches it */
+  uint64_t batch;             /* wakeups so far */
   char rbuf[READ_BUF];
 };
 
@@ -127,8 +139,6 @@ int cb__transport_h1_serves(const cb_runner_params *p) {
 
 /* ---- connections ------------------------------------------------------------------ */
 
-static void on_read(evutil_socket_t fd, short what, void *arg);
-static void on_write(evutil_socket_t fd, short what, void *arg);
 static void on_timer(evutil_socket_t fd, short what, void *arg);
 
 static void parsed_header(void *ctx, const char *line, size_t len) {
@@ -153,18 +163,28 @@ static h1_conn *conn_new(h1 *t) {
   return c;
 }
 
-static void close_socket(h1_conn *c) {
-  if (c->rev) event_free(c->rev);
-  if (c->wev) event_free(c->wev);
-  c->rev = c->wev = NULL;
-  if (c->fd >= 0) close(c->fd);
-  c->fd = -1;
+/* Ask epoll for `events` on c's socket. */
+static void watch(h1_conn *c, uint32_t events) {
+  if (events == c->watched) return;
+  struct epoll_event ev = {.events = events, .data.ptr = c};
+  epoll_ctl(c->t->ep, c->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c->fd, &ev);
+  c->watched = events;
 }
 
+/* Closing the descriptor takes it out of the epoll set. */
+static void close_socket(h1_conn *c) {
+  if (c->fd >= 0) close(c->fd);
+  c->fd = -1;
+  c->watched = 0;
+  c->skip_batch = c->t->batch;
+}
+
+/* Close c now; free it when no batch can still name it (reap). */
 static void conn_free(h1_conn *c) {
   h1 *t = c->t;
   close_socket(c);
-  event_free(c->timer);
+  evtimer_del(c->timer);
+  c->dead = 1;
   if (c->out.data) memset(c->out.data, 0, c->out.len); /* the head may hold the key */
   cb_buf_free(&c->out);
   cb__h1_parser_free(&c->parser);
@@ -177,7 +197,17 @@ static void conn_free(h1_conn *c) {
         *pp = c->idle_next;
         break;
       }
-  cb_free(c);
+  c->idle_next = t->dead;
+  t->dead = c;
+}
+
+static void reap(h1 *t) {
+  while (t->dead) {
+    h1_conn *c = t->dead;
+    t->dead = c->idle_next;
+    event_free(c->timer);
+    cb_free(c);
+  }
 }
 
 /* A failure to report from the timer, so that no completion happens inside send. */
@@ -207,9 +237,8 @@ static void conn_open(h1_conn *c) {
     if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
       c->fd = fd;
       c->connecting = 1;
-      c->rev = event_new(t->base, fd, EV_READ | EV_PERSIST, on_read, c);
-      c->wev = event_new(t->base, fd, EV_WRITE | EV_PERSIST, on_write, c);
-      event_add(c->wev, NULL); /* writable = connected (or failed: SO_ERROR says) */
+      c->skip_batch = t->batch; /* a new socket: this batch's events are not its own */
+      watch(c, EPOLLOUT); /* writable = connected (or failed: SO_ERROR says) */
       c->writing = 1;
       return;
     }
@@ -247,7 +276,7 @@ static int write_some(h1_conn *c) {
     if (n < 0) {
       if (errno == EINTR) continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        if (!c->writing) event_add(c->wev, NULL);
+        watch(c, EPOLLIN | EPOLLOUT);
         c->writing = 1;
         return 0;
       }
@@ -260,7 +289,7 @@ static int write_some(h1_conn *c) {
       c->body_off += k - head;
     }
   }
-  if (c->writing) event_del(c->wev);
+  if (c->writing) watch(c, EPOLLIN);
   c->writing = 0;
   return 0;
 }
@@ -315,11 +344,9 @@ static void complete(h1_conn *c, int keep) {
 
 /* ---- events ------------------------------------------------------------------------ */
 
-static void on_read(evutil_socket_t fd, short what, void *arg) {
-  (void)what;
-  h1_conn *c = arg;
+static void handle_read(h1_conn *c) {
   h1 *t = c->t;
-  ssize_t n = recv(fd, t->rbuf, sizeof t->rbuf, 0);
+  ssize_t n = recv(c->fd, t->rbuf, sizeof t->rbuf, 0);
   c->now = cb_clock_now_ns();
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (!c->q) { /* idle: the server closed it, or sent what nobody asked for */
@@ -341,17 +368,14 @@ static void on_read(evutil_socket_t fd, short what, void *arg) {
     snprintf(msg, sizeof msg, "receive from %s: %s", t->authority, strerror(errno));
     broke(c, msg);
   }
-  cb__runner_after_io(t->rn);
 }
 
-static void on_write(evutil_socket_t fd, short what, void *arg) {
-  (void)what;
-  h1_conn *c = arg;
+static void handle_write(h1_conn *c) {
   h1 *t = c->t;
   if (c->connecting) {
     int e = 0;
     socklen_t len = sizeof e;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0) e = errno;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0) e = errno;
     if (e) { /* this address failed: the next one, or the failure */
       close_socket(c);
       c->addr++;
@@ -360,12 +384,11 @@ static void on_write(evutil_socket_t fd, short what, void *arg) {
         char msg[200];
         snprintf(msg, sizeof msg, "connect to %s: %s", t->authority, strerror(e));
         fail(c, CB__RUNNER_FAILED, msg);
-        cb__runner_after_io(t->rn);
       }
       return;
     }
     c->connecting = 0;
-    event_add(c->rev, NULL);
+    watch(c, EPOLLIN | EPOLLOUT);
     arm_timer(c);
   }
   int e = write_some(c);
@@ -373,8 +396,28 @@ static void on_write(evutil_socket_t fd, short what, void *arg) {
     char msg[160];
     snprintf(msg, sizeof msg, "send to %s: %s", t->authority, strerror(e));
     broke(c, msg);
-    cb__runner_after_io(t->rn);
   }
+}
+
+/* One wakeup: every ready socket, then the runner once. */
+static void on_ready(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  h1 *t = arg;
+  struct epoll_event evs[BATCH];
+  int n = epoll_wait(t->ep, evs, BATCH, 0);
+  t->batch++;
+  for (int i = 0; i < n; i++) {
+    h1_conn *c = evs[i].data.ptr;
+    if (c->dead || c->skip_batch == t->batch) continue; /* level-triggered: asks again */
+    uint32_t e = evs[i].events;
+    if ((c->connecting || c->writing) && (e & (EPOLLOUT | EPOLLERR | EPOLLHUP))) handle_write(c);
+    if (!c->dead && !c->connecting && c->skip_batch != t->batch &&
+        (e & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+      handle_read(c);
+  }
+  reap(t);
+  cb__runner_after_io(t->rn);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg) {
@@ -399,6 +442,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
     arm_timer(c);
     return;
   }
+  reap(t);
   cb__runner_after_io(t->rn);
 }
 
@@ -425,7 +469,7 @@ static void start(h1 *t, cb__runner_req *q, h1_conn *c) {
   c->out_off = c->body_off = 0;
   if (c->fail_msg[0]) return; /* the timer reports it */
   arm_timer(c);
-  if (c->connecting) return; /* on_write starts once connected */
+  if (c->connecting) return; /* handle_write starts once connected */
   int e = write_some(c);
   if (e) defer_failure(c, "send to", strerror(e));
 }
@@ -452,6 +496,9 @@ static void free_tx(cb__transport *ops) {
     t->all->idle = 0;
     conn_free(t->all);
   }
+  reap(t);
+  event_free(t->ep_ev);
+  close(t->ep);
   if (t->common.data) memset(t->common.data, 0, t->common.len);
   cb_buf_free(&t->common);
   if (t->ai) freeaddrinfo(t->ai);
@@ -467,14 +514,22 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
     cb_error_set(err, CB_ERR_INVALID, "not an http:// URL this reader serves: '%s'", cfg->p->url);
     return NULL;
   }
+  int ep = epoll_create1(EPOLL_CLOEXEC);
+  if (ep < 0) {
+    cb_error_set(err, CB_ERR_IO, "epoll_create1: %s", strerror(errno));
+    return NULL;
+  }
   h1 *t = cb_calloc(1, sizeof *t);
   t->ops = (cb__transport){.send = send_req, .cancel = cancel_req, .free = free_tx};
   t->rn = cfg->rn;
   t->base = cfg->base;
   t->p = cfg->p;
+  t->ep = ep;
   t->authority = cb_strndup(u.authority, u.authority_len);
   size_t path_len = strcspn(u.path, "#");
   t->path = path_len ? cb_strndup(u.path, path_len) : cb_strndup("/", 1);
+  t->ep_ev = event_new(t->base, t->ep, EV_READ | EV_PERSIST, on_ready, t);
+  event_add(t->ep_ev, NULL);
   cb_buf_init(&t->common, 0);
   for (size_t i = 0; i < cfg->n_common; i++) cb_buf_appendf(&t->common, "%s\r\n", cfg->common[i]);
   /* Resolved once: a name that does not resolve fails each request as a connect error,
