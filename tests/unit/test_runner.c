@@ -2,7 +2,8 @@
  * test_runner.c - the runner's failure paths, through both transports (calibench's
  * own HTTP/1.1 reader and libcurl): a refused connection, a server that accepts but
  * never answers (request timeout, and the drain deadline cutting requests as
- * "interrupted", also when the last request took the last slot of a closed loop).
+ * "interrupted", also when the last request took the last slot of a closed loop; and
+ * a body too large to leave at once).
  * Every request must come back exactly once with its class; nothing may hang.
  */
 #include <arpa/inet.h>
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,13 +24,16 @@
 
 typedef struct source {
   uint64_t next, n;
+  const char *body; /* NULL: a small one */
+  size_t body_len;
 } source;
 
 static int next_item(void *ctx, cb_runner_item *out) {
   source *s = ctx;
   if (s->next == s->n) return 0;
   static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
-  *out = (cb_runner_item){.index = s->next++, .body = body, .body_len = sizeof body - 1,
+  *out = (cb_runner_item){.index = s->next++, .body = s->body ? s->body : body,
+                          .body_len = s->body ? s->body_len : sizeof body - 1,
                           .prompt_tokens = -1};
   return 1;
 }
@@ -60,8 +65,8 @@ static int silent_server(int *port) {
   return fd;
 }
 
-static void run(const char *url, int libcurl, double request_timeout, double drain, int n,
-                sink *k, cb_runner_stats *st) {
+static void run_body(const char *url, int libcurl, double request_timeout, double drain, int n,
+                     const char *body, size_t body_len, sink *k, cb_runner_stats *st) {
   cb_runner_params p;
   cb_runner_default_params(&p);
   p.url = url;
@@ -70,13 +75,18 @@ static void run(const char *url, int libcurl, double request_timeout, double dra
   p.request_timeout_s = request_timeout;
   p.drain_timeout_s = drain;
   p.connect_timeout_s = 5;
-  source s = {.n = (uint64_t)n};
+  source s = {.n = (uint64_t)n, .body = body, .body_len = body_len};
   memset(k, 0, sizeof *k);
   cb_error err = {0};
   assert_int_equal(cb_runner_run(&p, next_item, &s, on_record, k, st, &err), CB_OK);
   assert_string_equal(st->http_client, libcurl ? "libcurl" : "calibench");
   assert_int_equal(k->n, n);
   for (int i = 0; i < n; i++) assert_int_equal(k->seen[i], 1);
+}
+
+static void run(const char *url, int libcurl, double request_timeout, double drain, int n,
+                sink *k, cb_runner_stats *st) {
+  run_body(url, libcurl, request_timeout, drain, n, NULL, 0, k, st);
 }
 
 static void test_refused(void **state) {
@@ -105,6 +115,14 @@ static void test_timeout_and_drain(void **state) {
     run(url, libcurl, 0, 0.2, 2, &k, &st);
     for (int i = 0; i < 2; i++) assert_string_equal(k.classes[i], "interrupted");
     assert_int_equal(st.aborted, 2);
+    /* A body larger than the socket buffers of a peer that never reads: the send
+     * waits for room, and the timeout still ends it. */
+    size_t big = (size_t)64 << 20;
+    char *body = malloc(big);
+    memset(body, ' ', big);
+    run_body(url, libcurl, 0.3, 30, 1, body, big, &k, &st);
+    assert_string_equal(k.classes[0], "timeout");
+    free(body);
   }
   close(fd);
 }
