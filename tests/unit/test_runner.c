@@ -3,7 +3,8 @@
  * own HTTP/1.1 reader and libcurl): a refused connection, a server that accepts but
  * never answers (request timeout, and the drain deadline cutting requests as
  * "interrupted", also when the last request took the last slot of a closed loop; and
- * a body too large to leave at once).
+ * a body too large to leave at once) and the choice of client (a proxy in the
+ * environment means libcurl).
  * Every request must come back exactly once with its class; nothing may hang.
  */
 #include <arpa/inet.h>
@@ -65,6 +66,9 @@ static int silent_server(int *port) {
   return fd;
 }
 
+/* Which client serves: libcurl when asked, else calibench's own unless a proxy is set. */
+static const char *want_client = NULL;
+
 static void run_body(const char *url, int libcurl, double request_timeout, double drain, int n,
                      const char *body, size_t body_len, sink *k, cb_runner_stats *st) {
   cb_runner_params p;
@@ -79,7 +83,7 @@ static void run_body(const char *url, int libcurl, double request_timeout, doubl
   memset(k, 0, sizeof *k);
   cb_error err = {0};
   assert_int_equal(cb_runner_run(&p, next_item, &s, on_record, k, st, &err), CB_OK);
-  assert_string_equal(st->http_client, libcurl ? "libcurl" : "calibench");
+  assert_string_equal(st->http_client, want_client ? want_client : libcurl ? "libcurl" : "calibench");
   assert_int_equal(k->n, n);
   for (int i = 0; i < n; i++) assert_int_equal(k->seen[i], 1);
 }
@@ -98,6 +102,15 @@ static void test_refused(void **state) {
     for (int i = 0; i < 3; i++) assert_string_equal(k.classes[i], "connect");
     assert_int_equal(st.failed, 3);
   }
+  /* A proxy in the environment: libcurl serves (and fails to reach the proxy). */
+  setenv("http_proxy", "http://127.0.0.1:1", 1);
+  want_client = "libcurl";
+  sink k;
+  cb_runner_stats st;
+  run("http://127.0.0.1:2/v1/chat/completions", 0, 0, 5, 1, &k, &st);
+  assert_string_equal(k.classes[0], "connect");
+  want_client = NULL;
+  unsetenv("http_proxy");
 }
 
 static void test_timeout_and_drain(void **state) {
