@@ -3,10 +3,11 @@
 # timestamps stay within 1 ms of the server's ground truth?
 #
 # `calibench sim serve --trace-out` runs pinned to CPU 1 and records when it handed
-# every token to the socket; `calibench run` runs pinned to CPU 0 (closed loop,
-# STREAMS concurrent streams). Figures per point: tokens/s ingested, client CPU time
-# per token, the timestamp error (client receive time - server send time, p50/p99/
-# max over every token), client memory per open stream ((max RSS - max RSS of a
+# every token to its connection and when the write of it returned; `calibench run`
+# runs pinned to CPU 0 (closed loop, STREAMS concurrent streams). Figures per point:
+# tokens/s ingested, client CPU time per token, the timestamp error (client receive
+# time - the server's hand-over, p50/p99/max over every token), the client's own
+# delay (receive time - the server's write, p50/p99), client memory per open stream ((max RSS - max RSS of a
 # 1-stream run) / streams), errors. A last open-loop point reports the achieved vs
 # asked arrival rate, beside the schedule's own realised rate (a Poisson schedule's
 # count in a window varies by about 1/sqrt(N)) and the client's send lag.
@@ -59,8 +60,8 @@ client "$work/base" --concurrency 1 --num-requests 4 --output-len 20
 base=$(max_rss_kib "$work/base.time")
 stop_server
 
-echo "| streams | time scale | client | tokens/s | client CPU µs/token | ÷ floor | ts error p50 | p99 | max | KiB/stream | errors |"
-echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| streams | time scale | client | tokens/s | client CPU µs/token | ÷ floor | ts error p50 | p99 | max | client's own p50 | p99 | KiB/stream | errors |"
+echo "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for point in "${POINTS[@]+"${POINTS[@]}"}"; do
   IFS=: read -r streams scale <<<"$point"
   replicas=$(( (streams + 255) / 256 ))
@@ -69,7 +70,7 @@ for point in "${POINTS[@]+"${POINTS[@]}"}"; do
                tail -n 1)
   stop_server
   floor=$(sed -n 's/.*cpu_us_per_token=\([0-9.]*\).*/\1/p' <<<"$floor_line")
-  echo "| $streams | $scale | floor (bench_recv_floor epoll) | | $floor | 1 | | | | | |"
+  echo "| $streams | $scale | floor (bench_recv_floor epoll) | | $floor | 1 | | | | | | | |"
   for reader in calibench libcurl; do
     flag=()
     [ "$reader" = libcurl ] && flag=(--libcurl)
@@ -84,7 +85,7 @@ for point in "${POINTS[@]+"${POINTS[@]}"}"; do
     rss=$(max_rss_kib "$work/p$streams-$reader.time")
     per=$(awk -v a="$base" -v b="$rss" -v n="$streams" 'BEGIN {printf "%.1f", (b - a) / n}')
     ratio=$(awk -v a="${c[client_cpu_us_per_token]}" -v f="$floor" 'BEGIN {printf "%.2f", a / f}')
-    echo "| $streams | $scale | $reader | ${c[tokens_per_s]} | ${c[client_cpu_us_per_token]} | $ratio | ${c[ts_err_p50_ms]} ms | ${c[ts_err_p99_ms]} ms | ${c[ts_err_max_ms]} ms | $per | ${c[errors]} |"
+    echo "| $streams | $scale | $reader | ${c[tokens_per_s]} | ${c[client_cpu_us_per_token]} | $ratio | ${c[ts_err_p50_ms]} ms | ${c[ts_err_p99_ms]} ms | ${c[ts_err_max_ms]} ms | ${c[own_p50_ms]} ms | ${c[own_p99_ms]} ms | $per | ${c[errors]} |"
   done
 done
 

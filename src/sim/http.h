@@ -194,6 +194,16 @@ typedef void (*cb__sim_http_handler_fn)(void *ctx, cb__sim_http_exchange *ex);
  */
 typedef void (*cb__sim_http_close_fn)(void *user, cb__sim_http_exchange *ex);
 
+/*
+ * Called after a write handed bytes of the connection to the kernel, while the
+ * exchange is held, with the connection's total bytes written so far and the time
+ * (CLOCK_MONOTONIC ns) right after the write. Compare with cb__sim_http_queued_total
+ * taken after queueing a piece: the piece has left once written_total reaches it.
+ * Only records; response calls are not allowed inside it.
+ */
+typedef void (*cb__sim_http_written_fn)(void *user, cb__sim_http_exchange *ex,
+                                        uint64_t written_total, uint64_t now_ns);
+
 typedef struct cb__sim_http_stats {
   uint64_t connections_open;   /* now */
   uint64_t connections_total;  /* accepted since start */
@@ -259,6 +269,11 @@ char *cb__sim_http_peer_string(const cb__sim_http_exchange *ex, char *out, size_
 void cb__sim_http_set_user(cb__sim_http_exchange *ex, void *user);
 void *cb__sim_http_user(const cb__sim_http_exchange *ex);
 void cb__sim_http_on_close(cb__sim_http_exchange *ex, cb__sim_http_close_fn fn);
+/* Report writes of this exchange's connection (installs a byte counter on it, which
+ * costs a little on every later write of the connection: for ground-truth tracing). */
+void cb__sim_http_on_written(cb__sim_http_exchange *ex, cb__sim_http_written_fn fn);
+/* Bytes ever queued on the exchange's connection; valid after on_written is set. */
+uint64_t cb__sim_http_queued_total(const cb__sim_http_exchange *ex);
 
 /* ---- Exchange: the response ----------------------------------------------------- */
 

@@ -44,6 +44,7 @@
 #include <event2/util.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 
 #define INPUT_HIGH_WATERMARK (64 * 1024) /* bytes buffered while a request is held */
 #define ERROR_BODY_MAX (64 * 1024)
@@ -62,6 +63,7 @@ typedef struct conn conn;
 struct cb__sim_http_exchange {
   conn *conn;
   cb__sim_http_close_fn on_close;
+  cb__sim_http_written_fn on_written;
   void *user;
   uint8_t active;          /* held by the handler */
   uint8_t head_only;       /* HEAD request: headers only */
@@ -80,6 +82,9 @@ struct conn {
   uint8_t closed;
   uint8_t need_parse;      /* pipelined input waits for the parser */
   uint8_t write_blocked;   /* the bufferevent's write event is draining output */
+  uint8_t counting;        /* the output buffer's byte counter is installed */
+  uint64_t queued_total;   /* bytes ever queued on this connection (when counting) */
+  uint64_t written_total;  /* ... and taken by the kernel */
   socklen_t peer_len;
   union {
     struct sockaddr sa;
@@ -587,6 +592,31 @@ void cb__sim_http_on_close(cb__sim_http_exchange *ex, cb__sim_http_close_fn fn) 
   ex->on_close = fn;
 }
 
+/* Counts the bytes added to and drained from a connection's output: drained bytes
+ * are the ones a write handed to the kernel (both write paths drain this buffer). */
+static void output_counter(struct evbuffer *b, const struct evbuffer_cb_info *info, void *arg) {
+  (void)b;
+  conn *c = arg;
+  c->queued_total += info->n_added;
+  c->written_total += info->n_deleted;
+  cb__sim_http_exchange *ex = &c->ex;
+  if (info->n_deleted && ex->active && ex->on_written)
+    ex->on_written(ex->user, ex, c->written_total, cb_clock_now_ns());
+}
+
+void cb__sim_http_on_written(cb__sim_http_exchange *ex, cb__sim_http_written_fn fn) {
+  conn *c = ex->conn;
+  ex->on_written = fn;
+  if (!c->counting && c->bev) {
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    c->queued_total = c->written_total + evbuffer_get_length(out);
+    evbuffer_add_cb(out, output_counter, c);
+    c->counting = 1;
+  }
+}
+
+uint64_t cb__sim_http_queued_total(const cb__sim_http_exchange *ex) { return ex->conn->queued_total; }
+
 /* ---- Reading and dispatch ---------------------------------------------------------------- */
 
 static void start_exchange(conn *c) {
@@ -596,6 +626,7 @@ static void start_exchange(conn *c) {
   s->stats.requests++;
   c->state = C_EXCHANGE;
   ex->on_close = NULL;
+  ex->on_written = NULL;
   ex->user = NULL;
   ex->active = 1;
   ex->keep_alive = (uint8_t)r->keep_alive;

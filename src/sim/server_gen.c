@@ -43,6 +43,9 @@ typedef struct gen_stream {
   int64_t prefix_hit_tokens;
   int preemptions;
   uint64_t *token_ns;           /* with --trace-out: emission time of each token */
+  uint64_t *written_ns;         /* ... when a write handed it to the kernel (0: unknown) */
+  uint64_t *token_end;          /* ... the connection's queued total after it */
+  int64_t n_written;            /* tokens known written */
 } gen_stream;
 
 static uint64_t engine_id(const gen_stream *g) { return (uint64_t)(uintptr_t)g; }
@@ -121,9 +124,24 @@ static void write_trace(gen_stream *g, const char *finish) {
   cb_buf_append_str(b, ",\"token_ns\":[");
   for (int64_t k = 0; k < g->sent; k++)
     cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->token_ns[k]);
-  cb_buf_append_str(b, "]}\n");
+  cb_buf_append_char(b, ']');
+  if (g->written_ns) {
+    cb_buf_append_str(b, ",\"written_ns\":[");
+    for (int64_t k = 0; k < g->sent; k++)
+      cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->written_ns[k]);
+    cb_buf_append_char(b, ']');
+  }
+  cb_buf_append_str(b, "}\n");
   fwrite(b->data, 1, b->len, f);
   fflush(f);
+}
+
+/* A write took the connection's bytes up to `total`: the tokens they end are out. */
+static void on_written(void *user, cb__sim_http_exchange *ex, uint64_t total, uint64_t now_ns) {
+  (void)ex;
+  gen_stream *g = user;
+  while (g->n_written < g->sent && g->token_end[g->n_written] <= total)
+    g->written_ns[g->n_written++] = now_ns;
 }
 
 /* Release a stream whose engine request is gone (finished or aborted). */
@@ -131,6 +149,8 @@ static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
   cb_free(g->token_ns);
+  cb_free(g->written_ns);
+  cb_free(g->token_end);
   cb_free(g);
 }
 
@@ -259,6 +279,7 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       cb_buf_reset(&s->scratch);
       cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
+      if (g->token_end) g->token_end[g->sent] = cb__sim_http_queued_total(g->ex);
     }
     if (due_ns) cb__sim_prom_observe(&s->lateness, secs(due_ns, now));
     if (g->token_ns) g->token_ns[g->sent] = now;
@@ -416,6 +437,11 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
       cut(g);
       cb__sim_server_arm(rep);
       return;
+    }
+    if (s->trace) { /* when each token leaves, for the trace */
+      g->written_ns = cb_calloc((size_t)g->output_len, sizeof *g->written_ns);
+      g->token_end = cb_calloc((size_t)g->output_len, sizeof *g->token_end);
+      cb__sim_http_on_written(ex, on_written);
     }
     if (kind == CB__SIM_API_CHAT) {
       cb_buf_reset(&s->scratch);

@@ -68,6 +68,28 @@ if (mode === "ground-truth") {
     assert.ok(worstTtft < WORST_MS && worstItl < WORST_MS, figures);
     console.log(`   ${recs.length} requests, ${gaps} gaps: ${figures}`);
   });
+  await check("the trace's written_ns: every token but the last left after its emission, and the client read it after", () => {
+    const waits = [];
+    for (const r of recs) {
+      const t = server.get(r.request_id);
+      const n = t.token_ns.length;
+      assert.equal(t.written_ns.length, n, `${r.request_id}: written_ns`);
+      // The last token goes out with the end of the response, after the exchange
+      // (and its trace record) ended: its write time is not known (0).
+      assert.equal(t.written_ns[n - 1], 0, `${r.request_id}: last token's write time`);
+      const sent = origin + BigInt(r.sent_ns);
+      for (let k = 0; k < n - 1; k++) {
+        const w = BigInt(t.written_ns[k]);
+        assert.ok(w >= BigInt(t.token_ns[k]), `${r.request_id} token ${k}: written before emitted`);
+        // The kernel had the bytes by w; the client cannot have read them before the
+        // write began (at most the write's own length earlier: 1 ms is generous).
+        const got = sent + BigInt(r.chunk_ns[k]);
+        assert.ok(Number(got - w) / 1e6 > -1, `${r.request_id} token ${k}: read ${Number(w - got) / 1e6} ms before written`);
+        waits.push(Number(w - BigInt(t.token_ns[k])) / 1e6);
+      }
+    }
+    console.log(`   ${waits.length} tokens: emission to write p99 ${p99(waits).toFixed(3)} ms`);
+  });
   await check("server telemetry: the simulator's /metrics was scraped over the window", () => {
     const srv = summary().server;
     assert.ok(srv, "summary.json has no server section");
