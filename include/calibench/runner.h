@@ -99,6 +99,8 @@ typedef struct cb_runner_stats {
   uint64_t last_end_ns;      /* last completion, from the origin */
   double cpu_s;              /* CPU time of the runner's thread */
   const char *http_client;   /* "calibench" (its own HTTP/1.1 reader) or "libcurl" */
+  uint64_t reads;            /* calibench's reader: reads that returned bytes ... */
+  uint64_t kernel_stamped_reads; /* ... and those timed by the kernel's receive stamp */
   int interrupted;           /* stopped by *stop */
 } cb_runner_stats;
 

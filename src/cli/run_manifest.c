@@ -175,6 +175,9 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
                  (unsigned long long)stats->not_sent, (unsigned long long)stats->aborted,
                  stats->cpu_s);
   if (stats->http_client) cb_buf_appendf(out, ",\"http_client\":\"%s\"", stats->http_client);
+  if (stats->reads)
+    cb_buf_appendf(out, ",\"reads\":%llu,\"kernel_stamped_reads\":%llu",
+                   (unsigned long long)stats->reads, (unsigned long long)stats->kernel_stamped_reads);
   cb_buf_append_char(out, '}');
   config_part(cfg, out);
   workload_part(cfg, wl, schedule, out);

@@ -12,6 +12,14 @@
  * a wakeup handles every ready socket in one batch, without libevent's per-event
  * dispatch, and the runner dispatches new sends once per batch.
  *
+ * Receive times come from the kernel: SO_TIMESTAMPNS stamps each segment as it
+ * arrives, and recvmsg returns the stamp of the last segment read. A busy client,
+ * working through a burst of ready sockets one after another, therefore does not
+ * make later tokens look late. The stamp is CLOCK_REALTIME; it is moved to the
+ * monotonic clock with the offset between the two taken at each wakeup, and kept
+ * between the request's send and the read. Without a stamp the time after the
+ * read is used.
+ *
  * Failures behave as with libcurl: a connect failure or a connection closed before
  * any response byte is a connect error, a cut after bytes a transport failure, and a
  * kept-alive connection the server closed before answering is re-sent once on a new
@@ -29,12 +37,17 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
 #include "runner/h1_parse.h"
 #include "runner/runner_internal.h"
+
+#ifndef SCM_TIMESTAMPNS /* hidden by _POSIX_C_SOURCE; Linux defines it as the option */
+#define SCM_TIMESTAMPNS SO_TIMESTAMPNS
+#endif
 
 #define READ_BUF 65536
 #define BATCH 256 /* ready sockets taken per epoll_wait */
@@ -81,6 +94,8 @@ struct h1 {
   int ep;                     /* the epoll set of every socket */
   struct event *ep_ev;        /* the base watches it */
   uint64_t batch;             /* wakeups so far */
+  int64_t real_minus_mono;    /* CLOCK_REALTIME - CLOCK_MONOTONIC at this wakeup, ns */
+  cb_runner_stats *stats;     /* reads and kernel-stamped reads are counted here */
   char rbuf[READ_BUF];
 };
 
@@ -234,6 +249,7 @@ static void conn_open(h1_conn *c) {
     }
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
       c->fd = fd;
       c->connecting = 1;
@@ -344,11 +360,37 @@ static void complete(h1_conn *c, int keep) {
 
 /* ---- events ------------------------------------------------------------------------ */
 
+/* When the bytes just read arrived: the kernel's stamp on the monotonic clock, kept
+ * within [floor, now]; else now. */
+static uint64_t arrival(h1 *t, struct msghdr *m, uint64_t floor, uint64_t now) {
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
+    struct timespec ts;
+    memcpy(&ts, CMSG_DATA(h), sizeof ts);
+    int64_t mono = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - t->real_minus_mono;
+    t->stats->kernel_stamped_reads++;
+    if (mono > (int64_t)now) return now;
+    return mono < (int64_t)floor ? floor : (uint64_t)mono;
+  }
+  return now;
+}
+
 static void handle_read(h1_conn *c) {
   h1 *t = c->t;
-  ssize_t n = recv(c->fd, t->rbuf, sizeof t->rbuf, 0);
+  union {
+    char buf[CMSG_SPACE(sizeof(struct timespec)) * 2];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {t->rbuf, sizeof t->rbuf};
+  struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+                     .msg_controllen = sizeof control.buf};
+  ssize_t n = recvmsg(c->fd, &m, 0);
   c->now = cb_clock_now_ns();
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n > 0) {
+    t->stats->reads++;
+    if (c->q) c->now = arrival(t, &m, c->q->rec.sent_ns, c->now);
+  }
   if (!c->q) { /* idle: the server closed it, or sent what nobody asked for */
     conn_free(c);
     return;
@@ -407,6 +449,9 @@ static void on_ready(evutil_socket_t fd, short what, void *arg) {
   struct epoll_event evs[BATCH];
   int n = epoll_wait(t->ep, evs, BATCH, 0);
   t->batch++;
+  struct timespec real;
+  clock_gettime(CLOCK_REALTIME, &real);
+  t->real_minus_mono = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (int64_t)cb_clock_now_ns();
   for (int i = 0; i < n; i++) {
     h1_conn *c = evs[i].data.ptr;
     if (c->dead || c->skip_batch == t->batch) continue; /* level-triggered: asks again */
@@ -524,6 +569,7 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
   t->rn = cfg->rn;
   t->base = cfg->base;
   t->p = cfg->p;
+  t->stats = cfg->stats;
   t->ep = ep;
   t->authority = cb_strndup(u.authority, u.authority_len);
   size_t path_len = strcspn(u.path, "#");

@@ -381,7 +381,8 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     cb_buf_free(&auth);
   }
   cb__transport_config tc = {.rn = &rn, .base = rn.base, .p = p,
-                             .common = (const char *const *)common, .n_common = n_common};
+                             .common = (const char *const *)common, .n_common = n_common,
+                             .stats = stats};
   int own = !p->use_libcurl && cb__transport_h1_serves(p);
   stats->http_client = own ? "calibench" : "libcurl";
   rn.tx = own ? cb__transport_h1_new(&tc, err) : cb__transport_curl_new(&tc, err);

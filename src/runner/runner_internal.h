@@ -51,6 +51,7 @@ typedef struct cb__transport_config {
   const cb_runner_params *p;
   const char *const *common;
   size_t n_common;
+  cb_runner_stats *stats;
 } cb__transport_config;
 
 /* A transport: starts transfers and reports each end through cb__runner_done. */

@@ -68,8 +68,8 @@ if (mode === "ground-truth") {
     assert.ok(worstTtft < WORST_MS && worstItl < WORST_MS, figures);
     console.log(`   ${recs.length} requests, ${gaps} gaps: ${figures}`);
   });
-  await check("the trace's written_ns: every token but the last left after its emission, and the client read it after", () => {
-    const waits = [];
+  await check("the trace's written_ns: every token but the last left after its emission; the client's times are kernel arrival stamps", () => {
+    const waits = [], early = [];
     for (const r of recs) {
       const t = server.get(r.request_id);
       const n = t.token_ns.length;
@@ -81,14 +81,18 @@ if (mode === "ground-truth") {
       for (let k = 0; k < n - 1; k++) {
         const w = BigInt(t.written_ns[k]);
         assert.ok(w >= BigInt(t.token_ns[k]), `${r.request_id} token ${k}: written before emitted`);
-        // The kernel had the bytes by w; the client cannot have read them before the
-        // write began (at most the write's own length earlier: 1 ms is generous).
-        const got = sent + BigInt(r.chunk_ns[k]);
-        assert.ok(Number(got - w) / 1e6 > -1, `${r.request_id} token ${k}: read ${Number(w - got) / 1e6} ms before written`);
         waits.push(Number(w - BigInt(t.token_ns[k])) / 1e6);
+        // The client's time is the kernel's arrival stamp, taken inside the server's
+        // write on loopback: before written_ns, by the rest of the write call - unless
+        // the server was descheduled right after it (a loaded machine).
+        early.push(Number(w - (sent + BigInt(r.chunk_ns[k]))) / 1e6);
       }
     }
-    console.log(`   ${waits.length} tokens: emission to write p99 ${p99(waits).toFixed(3)} ms`);
+    console.log(`   ${waits.length} tokens: emission to write p99 ${p99(waits).toFixed(3)} ms; ` +
+                `arrival before the write returned p99 ${p99(early).toFixed(3)} ms`);
+    assert.ok(p99(early) < BOUND_MS && Math.max(...early) < WORST_MS, "arrivals long before the writes");
+    const m = manifest().runner;
+    assert.ok(m.reads > 0 && m.kernel_stamped_reads === m.reads, `kernel-stamped reads: ${JSON.stringify(m)}`);
   });
   await check("server telemetry: the simulator's /metrics was scraped over the window", () => {
     const srv = summary().server;

@@ -4,11 +4,14 @@
  * never answers (request timeout, and the drain deadline cutting requests as
  * "interrupted", also when the last request took the last slot of a closed loop; and
  * a body too large to leave at once) and the choice of client (a proxy in the
- * environment means libcurl).
+ * environment means libcurl). And receive times are the kernel's arrival times: a
+ * client busy in a callback while tokens arrive still times them when they came.
  * Every request must come back exactly once with its class; nothing may hang.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <time.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +24,7 @@
 
 #include <cmocka.h>
 
+#include "calibench/clock.h"
 #include "calibench/runner.h"
 
 typedef struct source {
@@ -140,10 +144,122 @@ static void test_timeout_and_drain(void **state) {
   close(fd);
 }
 
+/* ---- receive times are arrival times ------------------------------------------- */
+
+typedef struct slow_server {
+  int listen_fd;
+  uint64_t last_sent_ns; /* when the second response's last byte was written */
+} slow_server;
+
+static void read_request(int fd) {
+  char buf[4096];
+  size_t got = 0;
+  for (;;) { /* the head, then the small body: enough to see "}" */
+    ssize_t n = read(fd, buf + got, sizeof buf - 1 - got);
+    if (n <= 0) return;
+    got += (size_t)n;
+    buf[got] = '\0';
+    if (strstr(buf, "\r\n\r\n") && strchr(strstr(buf, "\r\n\r\n"), '}')) return;
+  }
+}
+
+static void send_str(int fd, const char *s) {
+  size_t n = strlen(s);
+  assert_int_equal(write(fd, s, n), (ssize_t)n);
+}
+
+static const char HEAD[] = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                           "Transfer-Encoding: chunked\r\n\r\n";
+static const char TOKEN[] = "39\r\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}]}\n\n\r\n";
+static const char END[] = "e\r\ndata: [DONE]\n\n\r\n0\r\n\r\n";
+
+/* Request A gets its whole answer at once; request B's two tokens and end come over
+ * the next 60 ms - while the client sits in A's record callback. */
+static void *slow_server_main(void *arg) {
+  slow_server *s = arg;
+  int a = accept(s->listen_fd, NULL, NULL), b = accept(s->listen_fd, NULL, NULL);
+  read_request(a);
+  read_request(b);
+  char all[512];
+  snprintf(all, sizeof all, "%s%s%s", HEAD, TOKEN, END);
+  send_str(a, all);
+  struct timespec d = {0, 20 * 1000000};
+  send_str(b, HEAD);
+  nanosleep(&d, NULL);
+  send_str(b, TOKEN);
+  nanosleep(&d, NULL);
+  send_str(b, TOKEN);
+  nanosleep(&d, NULL);
+  send_str(b, END);
+  s->last_sent_ns = cb_clock_now_ns();
+  struct timespec linger = {1, 0};
+  nanosleep(&linger, NULL);
+  close(a);
+  close(b);
+  return NULL;
+}
+
+typedef struct busy_sink {
+  int n;
+  uint64_t origin_guess;
+  uint64_t busy_until_ns; /* monotonic, when the first callback returned */
+  cb_record rec[2];
+} busy_sink;
+
+static void on_record_busy(void *ctx, cb_record *r) {
+  busy_sink *k = ctx;
+  assert_true(k->n < 2);
+  k->rec[k->n] = *r; /* take ownership of the arrays */
+  memset(r, 0, sizeof *r);
+  if (k->n++ == 0) { /* a client busy for 300 ms */
+    struct timespec d = {0, 300 * 1000000};
+    nanosleep(&d, NULL);
+    k->busy_until_ns = cb_clock_now_ns();
+  }
+}
+
+static void test_kernel_receive_times(void **state) {
+  (void)state;
+  int port;
+  slow_server srv = {.listen_fd = silent_server(&port)};
+  pthread_t th;
+  pthread_create(&th, NULL, slow_server_main, &srv);
+  char url[80];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", port);
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.concurrency = 2;
+  source s = {.n = 2};
+  busy_sink k = {0};
+  cb_runner_stats st;
+  cb_error err = {0};
+  assert_int_equal(cb_runner_run(&p, next_item, &s, on_record_busy, &k, &st, &err), CB_OK);
+  pthread_join(th, NULL);
+  close(srv.listen_fd);
+  assert_int_equal(k.n, 2);
+  assert_true(st.reads > 0);
+  assert_int_equal(st.kernel_stamped_reads, st.reads);
+  /* B was read after the client's 300 ms in A's callback, but its times are when its
+   * bytes arrived: no later than the server's last write (plus loopback delivery). */
+  const cb_record *b = &k.rec[1];
+  assert_string_equal(b->error_class, "");
+  assert_int_equal(b->n_chunks, 2);
+  uint64_t last = st.origin_ns + b->chunk_ns[1];
+  assert_true(last <= srv.last_sent_ns + 5 * 1000000);
+  assert_true(last + 5 * 1000000 >= srv.last_sent_ns);
+  assert_true(last + 100 * 1000000 < k.busy_until_ns);
+  /* Both tokens and the end waited in the socket and came in one read: they share
+   * the stamp of its last segment (the end's), the most a read can tell. */
+  assert_true(b->chunk_ns[0] <= b->chunk_ns[1]);
+  for (int i = 0; i < 2; i++) cb_record_free(&k.rec[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_timeout_and_drain),
+      cmocka_unit_test(test_kernel_receive_times),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
