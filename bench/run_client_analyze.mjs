@@ -6,8 +6,8 @@
 // The timestamp error of a token is the client's receive time minus the time the
 // server handed that token to its connection (token_ns; both CLOCK_MONOTONIC on this
 // host); the client's own delay (own_p50_ms, own_p99_ms) is the receive time minus
-// when the server's write of it returned (written_ns; the last token of each stream
-// has none).
+// when the server's write of it returned (written_ns; the tokens queued with the end
+// of each stream have none).
 import fs from "node:fs";
 
 const [dir, trace] = process.argv.slice(2);

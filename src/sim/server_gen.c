@@ -43,7 +43,8 @@ typedef struct gen_stream {
   int64_t prefix_hit_tokens;
   int preemptions;
   uint64_t *token_ns;           /* with --trace-out: emission time of each token */
-  uint64_t *written_ns;         /* ... when a write handed it to the kernel (0: unknown) */
+  uint64_t *written_ns;         /* ... when a write handed it to the kernel (0: unknown:
+                                   still queued when the response ended, or cut) */
   uint64_t *token_end;          /* ... the connection's queued total after it */
   int64_t n_written;            /* tokens known written */
 } gen_stream;
