@@ -57,7 +57,7 @@ cb_status cb_sim_fault_parse(const char *spec, cb_sim_fault *out, cb_error *err)
       return cb_error_set(err, CB_ERR_INVALID, "--fault '%s': '%s' is not key=value", spec, kv);
     *eq = '\0';
     const char *key = kv, *val = eq + 1;
-    double x;
+    double x = 0;
     cb_status st;
     if (!strcmp(key, "p")) {
       st = parse_number(spec, key, val, 0, 1, &x, err);

@@ -29,11 +29,11 @@ static pthread_once_t catalog_once = PTHREAD_ONCE_INIT;
 static void add(const char *name, const char *path, cb_store_unit unit, cb_store_better better,
                 const char *sample, double q, int adjusted) {
   cb_store_metric *m = &catalog[catalog_n++];
-  snprintf(m->name, sizeof m->name, "%s", name);
-  snprintf(m->path, sizeof m->path, "%s", path);
+  snprintf(m->name, sizeof m->name, "%.*s", (int)sizeof m->name - 1, name);
+  snprintf(m->path, sizeof m->path, "%.*s", (int)sizeof m->path - 1, path);
   m->unit = unit;
   m->better = better;
-  snprintf(m->sample, sizeof m->sample, "%s", sample);
+  snprintf(m->sample, sizeof m->sample, "%.*s", (int)sizeof m->sample - 1, sample);
   m->quantile = q;
   m->adjusted = adjusted;
 }

@@ -186,7 +186,9 @@ static cb_status each_pair(const yctx *y, const yaml_node_t *map, const char *pr
       return fail(y, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
                   "keys must be plain names");
     char path[256];
-    snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", sval(k));
+    if ((size_t)snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", sval(k)) >=
+        sizeof path)
+      return fail(y, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)", "key path too long");
     cb_status st = fn(y, sval(k), path, k, v, target);
     if (st == CB_ERR_NOT_FOUND)
       return fail(y, k, CB_ERR_PARSE, path, "unknown key (known: %s)", known);

@@ -37,7 +37,7 @@ static const char *data_dir(void) {
 
 static void write_file(const char *dir, const char *name, const char *text) {
   char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  assert_true((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path);
   FILE *f = fopen(path, "w");
   assert_non_null(f);
   fputs(text, f);
