@@ -62,8 +62,9 @@ quickstart: build
 FUZZ_SECONDS ?= 60
 # Each target: tests/fuzz/fuzz_<t>.c + FUZZ_SRCS_<t> + src/util, linked with FUZZ_LIBS_<t>.
 # One target: make fuzz FUZZ_TARGETS=client_sse
-FUZZ_TARGETS := sim_http_parse client_sse
+FUZZ_TARGETS := sim_http_parse client_sse runner_h1
 FUZZ_SRCS_sim_http_parse := src/sim/http_parse.c
+FUZZ_SRCS_runner_h1 := src/runner/h1_parse.c
 FUZZ_SRCS_client_sse := $(addprefix src/client/,sse.c json_scan.c chunk.c chunk_jansson.c \
                           stream.c request.c response.c names.c)
 FUZZ_LIBS_client_sse := -ljansson

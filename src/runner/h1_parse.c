@@ -57,6 +57,7 @@ static int next_line(cb__h1_parser *p, const char *data, size_t len, size_t *pos
     return 0;
   }
   size_t k = (size_t)(lf - start);
+  if (!p->line.len && k > CB__H1_MAX_LINE) return -1; /* as if it had been buffered */
   *pos += k + 1;
   if (p->line.len) {
     if (cb_buf_append(&p->line, start, k) != CB_OK) return -1;
@@ -229,7 +230,9 @@ cb__h1_result cb__h1_parse(cb__h1_parser *p, const char *data, size_t len, size_
         if (got < 0) {
           p->bytes += pos;
           *used = pos;
-          return fail(p, "line longer than 64 KiB", p->line.data ? p->line.data : "", 16);
+          snprintf(p->error, sizeof p->error, "malformed HTTP response: a line longer than 64 KiB");
+          p->state = CB__H1_ERROR;
+          return CB__H1_FAILED;
         }
         if (got == 0) break;
         r = on_line(p, line, n);
