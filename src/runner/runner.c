@@ -42,7 +42,8 @@ struct cb__runner {
   cb__runner_req *free_list;
   cb__runner_req *live;       /* in flight, most recent first */
   uint64_t in_flight;
-  int stopping;               /* no more sends */
+  int stopping;               /* no more new sends: the drain has begun */
+  int cut_short;              /* stopped by a signal or the duration: no retries either */
   uint64_t stop_at_ns;        /* when sending stopped (drain deadline base) */
   uint64_t last_progress_ns;
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
@@ -135,8 +136,8 @@ static int slot_free(const cb__runner *rn) {
 }
 
 static void stop_sending(cb__runner *rn, uint64_t now) {
-  if (rn->stopping) return;
-  rn->stopping = 1;
+  if (rn->stopping && rn->cut_short) return;
+  rn->stopping = rn->cut_short = 1;
   rn->stop_at_ns = now;
   evtimer_del(rn->send_timer);
   /* What was due but queued, and what the source still holds, is never sent. */
@@ -234,7 +235,7 @@ void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, c
   else rn->live = q->live_next;
   if (q->live_next) q->live_next->live_prev = q->live_prev;
   cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
-  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->stopping &&
+  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->cut_short &&
       cb__runner_stream_retryable(q)) {
     /* Retry the same request; its send time stays the first attempt's. */
     uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
