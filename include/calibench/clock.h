@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,6 +25,9 @@ uint64_t cb_clock_now_ns(void);
 uint64_t cb_clock_wall_ns(void);
 /* Thread CPU time in nanoseconds (for client CPU accounting). */
 uint64_t cb_clock_cpu_ns(void);
+/* A duration in nanoseconds as a struct timeval (for libevent timers), rounded down
+ * to the microsecond. */
+struct timeval cb_clock_timeval(uint64_t ns);
 /* Format a wall time as ISO 8601 UTC with milliseconds: 2026-12-02T13:07:34.123Z.
  * `out` needs at least 25 bytes; returns out. */
 char *cb_clock_format_utc(uint64_t wall_ns, char *out, size_t out_size);

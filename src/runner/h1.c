@@ -63,7 +63,7 @@ typedef struct h1_conn {
   uint64_t skip_batch;        /* its socket changed in this batch: its events are stale */
   cb__runner_req *q;          /* the request in flight, NULL when idle */
   int connecting;
-  size_t addr;                /* which resolved address this socket tries */
+  const struct addrinfo *addr; /* the resolved address this socket tries */
   int reused;                 /* has carried a whole response before */
   int idle;                   /* on the idle list */
   char fail_msg[320];         /* a failure found while starting, reported from the timer */
@@ -82,10 +82,8 @@ struct h1 {
   cb__runner *rn;
   struct event_base *base;
   const cb_runner_params *p;
-  struct addrinfo *ai;        /* resolved once at the start */
-  struct addrinfo **addrs;
-  size_t n_addrs;
-  char resolve_error[128];    /* why there are no addresses */
+  struct addrinfo *ai;        /* resolved once at the start; NULL: resolve_error says why */
+  char resolve_error[128];
   char *authority;            /* Host header and messages */
   char *path;
   cb_buf common;              /* "Name: value\r\n" lines of every request (may hold the key) */
@@ -231,17 +229,17 @@ static void defer_failure(h1_conn *c, const char *what, const char *detail) {
   event_active(c->timer, EV_TIMEOUT, 1);
 }
 
-/* Open a socket to addrs[c->addr], moving on to the next address while connect()
- * fails at once; the last failure is deferred. */
+/* Open a socket to c->addr, moving on to the next address while connect() fails at
+ * once; the last failure is deferred. */
 static void conn_open(h1_conn *c) {
   h1 *t = c->t;
-  if (!t->n_addrs) {
+  if (!t->ai) {
     defer_failure(c, "cannot resolve", t->resolve_error);
     return;
   }
   int last = 0;
-  for (; c->addr < t->n_addrs; c->addr++) {
-    const struct addrinfo *a = t->addrs[c->addr];
+  for (; c->addr; c->addr = c->addr->ai_next) {
+    const struct addrinfo *a = c->addr;
     int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       last = errno;
@@ -271,9 +269,8 @@ static void arm_timer(h1_conn *c) {
     evtimer_del(c->timer);
     return;
   }
-  uint64_t now = cb_clock_now_ns(), wait = d > now ? d - now : 0;
-  struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
-                       .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+  uint64_t now = cb_clock_now_ns();
+  struct timeval tv = cb_clock_timeval(d > now ? d - now : 0);
   evtimer_add(c->timer, &tv);
 }
 
@@ -420,8 +417,8 @@ static void handle_write(h1_conn *c) {
     if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) < 0) e = errno;
     if (e) { /* this address failed: the next one, or the failure */
       close_socket(c);
-      c->addr++;
-      if (c->addr < t->n_addrs) conn_open(c);
+      c->addr = c->addr->ai_next;
+      if (c->addr) conn_open(c);
       else {
         char msg[200];
         snprintf(msg, sizeof msg, "connect to %s: %s", t->authority, strerror(e));
@@ -449,9 +446,7 @@ static void on_ready(evutil_socket_t fd, short what, void *arg) {
   struct epoll_event evs[BATCH];
   int n = epoll_wait(t->ep, evs, BATCH, 0);
   t->batch++;
-  struct timespec real;
-  clock_gettime(CLOCK_REALTIME, &real);
-  t->real_minus_mono = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec - (int64_t)cb_clock_now_ns();
+  t->real_minus_mono = (int64_t)cb_clock_wall_ns() - (int64_t)cb_clock_now_ns();
   for (int i = 0; i < n; i++) {
     h1_conn *c = evs[i].data.ptr;
     if (c->dead || c->skip_batch == t->batch) continue; /* level-triggered: asks again */
@@ -499,6 +494,7 @@ static void start(h1 *t, cb__runner_req *q, h1_conn *c) {
   uint64_t now = cb_clock_now_ns();
   if (!c) {
     c = conn_new(t);
+    c->addr = t->ai;
     c->connect_deadline = p->connect_timeout_s > 0 ? now + (uint64_t)(p->connect_timeout_s * 1e9) : 0;
     conn_open(c);
   }
@@ -547,7 +543,6 @@ static void free_tx(cb__transport *ops) {
   if (t->common.data) memset(t->common.data, 0, t->common.len);
   cb_buf_free(&t->common);
   if (t->ai) freeaddrinfo(t->ai);
-  cb_free(t->addrs);
   cb_free(t->authority);
   cb_free(t->path);
   cb_free(t);
@@ -588,10 +583,6 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
     snprintf(t->resolve_error, sizeof t->resolve_error, "%s", gai_strerror(rc));
     t->ai = NULL;
   }
-  for (struct addrinfo *a = t->ai; a; a = a->ai_next) t->n_addrs++;
-  t->addrs = cb_reallocarray(NULL, t->n_addrs ? t->n_addrs : 1, sizeof *t->addrs);
-  size_t i = 0;
-  for (struct addrinfo *a = t->ai; a; a = a->ai_next) t->addrs[i++] = a;
   cb_free(host);
   cb_free(port);
   return &t->ops;

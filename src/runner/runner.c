@@ -136,7 +136,7 @@ static int slot_free(const cb__runner *rn) {
 }
 
 static void stop_sending(cb__runner *rn, uint64_t now) {
-  if (rn->stopping && rn->cut_short) return;
+  if (rn->cut_short) return;
   rn->stopping = rn->cut_short = 1;
   rn->stop_at_ns = now;
   evtimer_del(rn->send_timer);
@@ -189,9 +189,7 @@ static void dispatch(cb__runner *rn) {
   while (pull(rn)) {
     uint64_t due = rn->stats->origin_ns + rn->next.at_ns;
     if (due > now) {
-      uint64_t wait = due - now;
-      struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
-                           .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+      struct timeval tv = cb_clock_timeval(due - now);
       evtimer_add(rn->send_timer, &tv);
       return;
     }

@@ -58,9 +58,7 @@ void cb__sim_server_arm(cb__sim_replica *r) {
     return;
   }
   uint64_t due = cb__sim_server_wall_of(r->srv, next), now = cb_clock_now_ns();
-  uint64_t wait = due > now ? due - now : 0;
-  struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
-                       .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+  struct timeval tv = cb_clock_timeval(due > now ? due - now : 0);
   event_add(r->timer, &tv);
 }
 
@@ -199,8 +197,7 @@ static void handle_embeddings(struct cb_sim_server *s, cb__sim_http_exchange *ex
   j->timer = evtimer_new(s->base, embed_timer_cb, j);
   cb__sim_http_set_user(ex, j);
   cb__sim_http_on_close(ex, embed_on_close);
-  struct timeval tv = {.tv_sec = (time_t)(wait / CB_NS_PER_S),
-                       .tv_usec = (suseconds_t)((wait % CB_NS_PER_S) / CB_NS_PER_US)};
+  struct timeval tv = cb_clock_timeval(wait);
   evtimer_add(j->timer, &tv);
 }
 

@@ -16,6 +16,11 @@ uint64_t cb_clock_now_ns(void) { return read_clock(CLOCK_MONOTONIC); }
 uint64_t cb_clock_wall_ns(void) { return read_clock(CLOCK_REALTIME); }
 uint64_t cb_clock_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 
+struct timeval cb_clock_timeval(uint64_t ns) {
+  return (struct timeval){.tv_sec = (time_t)(ns / CB_NS_PER_S),
+                          .tv_usec = (suseconds_t)((ns % CB_NS_PER_S) / CB_NS_PER_US)};
+}
+
 char *cb_clock_format_utc(uint64_t wall_ns, char *out, size_t out_size) {
   time_t secs = (time_t)(wall_ns / CB_NS_PER_S);
   unsigned ms = (unsigned)((wall_ns % CB_NS_PER_S) / CB_NS_PER_MS);

@@ -30,16 +30,7 @@
 #include "calibench/alloc.h"
 #include "calibench/client.h"
 #include "client/chunk_internal.h"
-
-static void check(int cond) {
-  if (!cond) abort();
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * UINT64_C(0x100000001b3);
-  return h;
-}
+#include "fuzz_common.h"
 
 static int str_eq(cb_client_str a, cb_client_str b) {
   return a.len == b.len && (a.len == 0 || memcmp(a.ptr, b.ptr, a.len) == 0);

@@ -20,16 +20,7 @@
 #include <string.h>
 
 #include "runner/h1_parse.h"
-
-static void check(int cond) {
-  if (!cond) abort();
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * UINT64_C(0x100000001b3);
-  return h;
-}
+#include "fuzz_common.h"
 
 /* Head lines and body bytes are hashed in order, with a tag, so the transcript is
  * one number; body pieces are hashed byte by byte so that splits do not matter. */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_common.h"
 #include "sim/http.h"
 
 #define MAX_REQUESTS 16
@@ -32,16 +33,6 @@ typedef struct outcome {
   uint64_t hash[MAX_REQUESTS]; /* of the parsed request */
   size_t consumed[MAX_REQUESTS];
 } outcome;
-
-static void check(int cond) {
-  if (!cond) abort();
-}
-
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const unsigned char *s = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * UINT64_C(0x100000001b3);
-  return h;
-}
 
 static uint64_t hash_request(const cb__sim_http_parser *p, const cb__sim_http_limits *lim) {
   const cb__sim_http_request *r = cb__sim_http_parser_request(p);

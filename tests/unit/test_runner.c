@@ -219,14 +219,21 @@ static void on_record_busy(void *ctx, cb_record *r) {
   }
 }
 
+/* Run fn on a new listening socket in a thread; url says where to reach it. */
+static pthread_t serve(slow_server *srv, void *(*fn)(void *), char *url, size_t url_size) {
+  int port;
+  *srv = (slow_server){.listen_fd = silent_server(&port)};
+  pthread_t th;
+  pthread_create(&th, NULL, fn, srv);
+  snprintf(url, url_size, "http://127.0.0.1:%d/v1/chat/completions", port);
+  return th;
+}
+
 static void test_kernel_receive_times(void **state) {
   (void)state;
-  int port;
-  slow_server srv = {.listen_fd = silent_server(&port)};
-  pthread_t th;
-  pthread_create(&th, NULL, slow_server_main, &srv);
+  slow_server srv;
   char url[80];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", port);
+  pthread_t th = serve(&srv, slow_server_main, url, sizeof url);
   cb_runner_params p;
   cb_runner_default_params(&p);
   p.url = url;
@@ -280,12 +287,9 @@ static void *retry_server_main(void *arg) {
 static void test_retry_during_drain(void **state) {
   (void)state;
   for (int libcurl = 0; libcurl <= 1; libcurl++) {
-    int port;
-    slow_server srv = {.listen_fd = silent_server(&port)};
-    pthread_t th;
-    pthread_create(&th, NULL, retry_server_main, &srv);
+    slow_server srv;
     char url[80];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", port);
+    pthread_t th = serve(&srv, retry_server_main, url, sizeof url);
     cb_runner_params p;
     cb_runner_default_params(&p);
     p.url = url;
