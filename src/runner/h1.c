@@ -18,7 +18,9 @@
  * make later tokens look late. The stamp is CLOCK_REALTIME; it is moved to the
  * monotonic clock with the offset between the two taken at each wakeup, and kept
  * between the request's send and the read. Without a stamp the time after the
- * read is used.
+ * read is used: the kernel turns stamping on from deferred work shortly after the
+ * first socket asks, so the first reads of a run may come unstamped (the manifest
+ * counts kernel-stamped reads against all reads).
  *
  * Failures behave as with libcurl: a connect failure or a connection closed before
  * any response byte is a connect error, a cut after bytes a transport failure, and a

@@ -49,7 +49,8 @@ function drip(sock, pieces, ms, done) {
     if (sock.destroyed) return;
     if (i === pieces.length) return done && done();
     sock.write(pieces[i++]);
-    setTimeout(next, ms);
+    if (ms) setTimeout(next, ms);
+    else setImmediate(next); // setTimeout(0) waits >= 1 ms: 700 pieces would take a second
   };
   next();
 }

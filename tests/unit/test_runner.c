@@ -247,7 +247,10 @@ static void test_kernel_receive_times(void **state) {
   close(srv.listen_fd);
   assert_int_equal(k.n, 2);
   assert_true(st.reads > 0);
-  assert_int_equal(st.kernel_stamped_reads, st.reads);
+  /* The kernel turns stamping on shortly after the first socket asks (deferred work),
+   * so A's immediate answer may come unstamped; B's read, a second later, may not:
+   * the times below prove it was stamped. */
+  assert_true(st.kernel_stamped_reads >= 1 && st.kernel_stamped_reads <= st.reads);
   /* B was read after the client's 1 s in A's callback, but its times are when its
    * bytes arrived: on loopback inside the server's last write. */
   const cb_record *b = &k.rec[1];
