@@ -86,6 +86,9 @@ static void print_one(FILE *f, const cb_summary *s) {
   for (size_t i = 0; i < s->n_error_classes; i++)
     fprintf(f, "  errors: %zu %s, e.g. \"%.120s\"\n", s->errors[i].count, s->errors[i].error_class,
             s->errors[i].sample_message);
+  if (s->invalid)
+    fprintf(f, "  WARNING: %zu records with impossible times left out, first %s\n", s->invalid,
+            s->invalid_example);
   if (s->client_fell_behind)
     fprintf(f,
             "  WARNING: the client fell behind its schedule: p99 send lag %.2f ms > %.2f ms. "

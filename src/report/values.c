@@ -8,19 +8,19 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/stats.h"
 #include "report_internal.h"
 
 int cb__rep_record_measured_ok(const cb_record *r) { return !r->warmup && cb_record_ok(r); }
 
 double cb__rep_ttft_ms(const cb_record *r) {
-  if (!cb_record_ok(r) || !r->first_content_ns || r->first_content_ns < r->sent_ns) return NAN;
-  return (double)(r->first_content_ns - r->sent_ns) / 1e6;
+  if (!cb_record_ok(r) || !r->first_content_ns) return NAN;
+  return cb_clock_span_ns(r->sent_ns, r->first_content_ns) / 1e6;
 }
 
 double cb__rep_e2e_ms(const cb_record *r) {
-  if (r->end_ns < r->sent_ns) return NAN;
-  return (double)(r->end_ns - r->sent_ns) / 1e6;
+  return cb_clock_span_ns(r->sent_ns, r->end_ns) / 1e6;
 }
 
 double cb__rep_tpot_ms(const cb_record *r) {
