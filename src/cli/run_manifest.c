@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/secret.h"
 #include "calibench/clock.h"
 #include "run_config.h"
 #include "run_virtual.h"
@@ -84,8 +85,10 @@ static void workload_part(const run_config *cfg, const cb_workload *wl, const cb
 static void config_part(const run_config *cfg, cb_buf *out) {
   cb_buf_append_str(out, ",\"config\":{\"url\":");
   if (cfg->url) {
+    char masked[2048];
+    cb_secret_mask_url(cfg->url, masked, sizeof masked);
     cb_buf_append_char(out, '"');
-    cb_buf_append_json_string(out, cfg->url, strlen(cfg->url));
+    cb_buf_append_json_string(out, masked, strlen(masked));
     cb_buf_append_char(out, '"');
   } else {
     cb_buf_append_str(out, "null");
@@ -125,8 +128,10 @@ static void config_part(const run_config *cfg, cb_buf *out) {
 
 static void server_part(const run_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {
   cb_buf_append_str(out, ",\"server\":{");
+  char masked[2048];
+  cb_secret_mask_url(url, masked, sizeof masked);
   cb_buf_append_str(out, "\"url\":\"");
-  cb_buf_append_json_string(out, url, strlen(url));
+  cb_buf_append_json_string(out, masked, strlen(masked));
   cb_buf_append_str(out, "\",\"models\":");
   json_error_t je;
   json_t *m = json_loadb(models->data ? models->data : "", models->len, 0, &je);

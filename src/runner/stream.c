@@ -14,6 +14,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/client.h"
+#include "calibench/secret.h"
 #include "runner/runner_internal.h"
 
 #define ERROR_BODY_MAX 65536
@@ -31,6 +32,7 @@ struct cb__runner_stream {
   int is_stream;           /* content type text/event-stream (or none given) */
   size_t max_text;
   count_ctx counter;
+  const cb_runner_params *p; /* for the secrets to redact */
 };
 
 static uint64_t count_adapter(void *ctx, const char *text, size_t len) {
@@ -58,6 +60,7 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
   cb_buf_init(&s->body, ERROR_BODY_MAX);
   s->is_stream = 1;
   s->max_text = p->max_output_text;
+  s->p = p;
   q->http_status = 0;
 }
 
@@ -199,6 +202,29 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
   cb_buf_free(&text);
 }
 
+/* What the server said may repeat what it was sent: the API key, a --header value,
+ * the URL's password. They are redacted from every server text the record keeps. */
+static void redact_secrets(cb_record *r, const cb_runner_params *p) {
+  cb_secrets sec;
+  cb_secrets_init(&sec);
+  if (p->api_key) cb_secrets_add(&sec, p->api_key, strlen(p->api_key));
+  for (size_t i = 0; i < p->n_headers; i++) cb_secrets_add_header(&sec, p->headers[i]);
+  cb_secrets_add_url(&sec, p->url);
+  if (sec.n) {
+    cb_secrets_redact_str(&sec, r->error_message, sizeof r->error_message);
+    cb_secrets_redact_str(&sec, r->server_request_id, sizeof r->server_request_id);
+    if (r->output_text) {
+      cb_buf b;
+      cb_buf_init(&b, 0);
+      cb_secrets_redact(&sec, r->output_text, strlen(r->output_text), &b);
+      cb_free(r->output_text);
+      r->output_text = cb_strndup(b.data ? b.data : "", b.len);
+      cb_buf_free(&b);
+    }
+  }
+  cb_secrets_free(&sec);
+}
+
 void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char *msg,
                            uint64_t now_ns, uint64_t origin_ns) {
   struct cb__runner_stream *s = q->stream;
@@ -232,6 +258,7 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
   } else if (res != CB__RUNNER_OK) {
     set_error(r, "stream_cut", "%s", msg);
   }
+  redact_secrets(r, s->p);
   /* Record times relative to the run's origin. */
   uint64_t *times[] = {&r->scheduled_ns, &r->sent_ns, &r->first_byte_ns, &r->first_chunk_ns,
                        &r->first_choices_ns, &r->first_content_ns, &r->last_content_ns, &r->end_ns};

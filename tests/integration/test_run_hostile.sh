@@ -43,8 +43,9 @@ cp -r "$work/burst" "$work/bad"
 node - "$work/bad/records.jsonl" <<'JS'
 const fs = require("fs");
 const recs = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map(JSON.parse);
-recs[2].end_ns = recs[2].sent_ns - 5;
-recs[5].chunk_ns[7] = recs[5].chunk_ns[6] - 31;
+const by = (i) => recs.find((r) => r.index === i); // written in completion order
+by(2).end_ns = by(2).sent_ns - 5;
+by(5).chunk_ns[7] = by(5).chunk_ns[6] - 31;
 fs.writeFileSync(process.argv[2], recs.map((r) => JSON.stringify(r)).join("\n") + "\n");
 JS
 rm "$work/bad/summary.json"
@@ -59,6 +60,57 @@ grep -q "2 records with impossible times left out of the statistics, first reque
 grep -q "impossible times" "$work/bad.text" || fail "the terminal report's notes do not say it"
 grep -q "impossible times" "$work/bad.html" || fail "the HTML report's notes do not say it"
 echo "ok - report flags records with impossible times"
+
+# 3. Secrets: a password in the URL, the API key and a --header value, which the server
+# echoes in a 401 body. Through both HTTP clients, none of them reaches stdout, stderr,
+# any file of the result directory, or the registry after `store --samples`.
+for reader in own libcurl; do
+  flag=()
+  [ "$reader" = libcurl ] && flag=(--libcurl)
+  OPENAI_API_KEY=sk-APIKEY-0451 "$CALIBENCH" run --url "http://bench:pw-URLSECRET-77@${line#listening on }/echo401/v1" \
+    "${flag[@]}" --header "X-Secret: hdr-SECRET-9" --num-requests 3 --output-len 5 --input-len 10 \
+    --no-server-metrics --out "$work/leak-$reader" >"$work/leak-$reader.out" 2>"$work/leak-$reader.err" ||
+    fail "$reader: run against the echoing server: $(cat "$work/leak-$reader.err")"
+  grep -q 'HTTP 401: bad key: Bearer \[REDACTED\] (x-secret \[REDACTED\])' "$work/leak-$reader.out" ||
+    fail "$reader: the 401 sample is not shown redacted: $(cat "$work/leak-$reader.out")"
+  grep -q "bench:\*\*\*@" "$work/leak-$reader/manifest.json" || fail "$reader: the manifest lost the URL"
+  "$CALIBENCH" store --registry "$work/registry.db" --samples "$work/leak-$reader" \
+    >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err" || fail "$reader: store: $(cat "$work/leak-$reader.err")"
+  "$CALIBENCH" report "$work/leak-$reader" >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err"
+done
+if grep -rlaE 'URLSECRET|APIKEY|hdr-SECRET' "$work"/leak-* "$work/registry.db"; then
+  fail "a secret was printed or written (files above)"
+fi
+echo "ok - URL password, API key and header value: in no output, file or registry"
+
+# 4. Terminal injection: a model id and a 500 body full of ESC ] 0 ; title BEL, ESC [ 2J,
+# CR, BS and the one-byte C1 CSI. Nothing the server sent reaches the terminal raw.
+for reader in own libcurl; do
+  flag=()
+  [ "$reader" = libcurl ] && flag=(--libcurl)
+  "$CALIBENCH" run --url "$base/escape/v1" "${flag[@]}" --num-requests 2 --output-len 5 --input-len 10 \
+    --no-server-metrics --out "$work/esc-$reader" >"$work/esc-$reader.out" 2>"$work/esc-$reader.err" ||
+    fail "$reader: run against the escaping server: $(cat "$work/esc-$reader.err")"
+  "$CALIBENCH" report "$work/esc-$reader" >>"$work/esc-$reader.out" 2>>"$work/esc-$reader.err"
+  grep -q "errors: 2 http_status" "$work/esc-$reader.out" || fail "$reader: no error line: $(cat "$work/esc-$reader.out")"
+  grep -q "model model" "$work/esc-$reader.out" || fail "$reader: no model shown"
+  node - "$work/esc-$reader.out" "$work/esc-$reader.err" <<'JS' || fail "$reader: server bytes reached the terminal"
+const fs = require("fs");
+for (const f of process.argv.slice(2)) {
+  const b = fs.readFileSync(f);
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i];
+    // ESC, BEL, CR, BS, any C0 but newline and tab, DEL, and C1 as UTF-8 (C2 80..9F) or raw 9B
+    if ((c < 0x20 && c !== 0x0a && c !== 0x09) || c === 0x7f || c === 0x9b ||
+        (c === 0xc2 && b[i + 1] >= 0x80 && b[i + 1] <= 0x9f)) {
+      console.error(`${f}: byte 0x${c.toString(16)} at ${i}: ${JSON.stringify(b.slice(Math.max(0, i - 20), i + 20).toString("latin1"))}`);
+      process.exit(1);
+    }
+  }
+}
+JS
+done
+echo "ok - model ids and error bodies with control sequences reach the terminal cleaned"
 
 kill -TERM "$pid"
 wait "$pid" || true
