@@ -112,6 +112,35 @@ JS
 done
 echo "ok - model ids and error bodies with control sequences reach the terminal cleaned"
 
+# 5. Errors say what the server said, through both HTTP clients: an HTML 502 from a
+# proxy, a 307 redirect (not followed), an SSE line over the limit (the limit named).
+for reader in own libcurl; do
+  flag=()
+  [ "$reader" = libcurl ] && flag=(--libcurl)
+  for mode in html502 redirect longline; do
+    "$CALIBENCH" run --url "$base/$mode/v1" "${flag[@]}" --num-requests 1 --output-len 5 --input-len 10 \
+      --no-server-metrics --out "$work/say-$reader-$mode" --quiet ||
+      fail "$reader $mode: run failed"
+  done
+  node - "$work" "$reader" <<'JS' || fail "$reader: an error hides what the server said"
+const fs = require("fs");
+const [work, reader] = process.argv.slice(2);
+const want = {
+  html502: /^HTTP 502 \(text\/html, not an OpenAI error body\): <html><head><title>502 Bad Gateway<\/title>/,
+  redirect: /^HTTP 307: a redirect to http:\/\/127\.0\.0\.1:1\/elsewhere\/v1; redirects are not followed/,
+  longline: /^SSE line longer than the limit of 1048576 bytes/,
+};
+for (const [mode, re] of Object.entries(want)) {
+  const r = JSON.parse(fs.readFileSync(`${work}/say-${reader}-${mode}/records.jsonl`, "utf8").trim());
+  if (!r.error || !re.test(r.error.message)) {
+    console.error(`${reader} ${mode}: ${JSON.stringify(r.error)}`);
+    process.exit(1);
+  }
+}
+JS
+done
+echo "ok - HTML 502, redirect and over-long SSE line errors say what came, through both clients"
+
 kill -TERM "$pid"
 wait "$pid" || true
 rm -rf "$work"

@@ -396,7 +396,7 @@ static void test_malformed_and_caps(void **state) {
   s = stream_of(CHUNK("a") "data: " "0123456789012345678901234567890123456789012345678901234567890"
                            "12345678901234567890123456789012345678901234567890\n\n" CHUNK("b") DONE,
                 &p);
-  assert_error(&s, CB_CLIENT_ERR_MALFORMED_SSE, "line longer than the limit");
+  assert_error(&s, CB_CLIENT_ERR_MALFORMED_SSE, "line longer than the limit of 100 bytes");
   assert_int_equal(s.content_chunks, 1);
   assert_false(s.saw_done);
   cb_client_stream_free(&s);
