@@ -303,7 +303,7 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
     from_stream(r, s, now_ns);
   } else if (ok_status && res == CB__RUNNER_OK) {
     from_body(r, s);
-  } else if (q->http_status && !ok_status) {
+  } else if (q->http_status >= 200 && !ok_status) { /* a 1xx is no answer yet */
     status_error(r, s, q->http_status);
   } else if (res != CB__RUNNER_OK) {
     set_error(r, "stream_cut", "%s", msg);
