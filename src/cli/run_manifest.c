@@ -133,8 +133,19 @@ static void server_part(const run_config *cfg, const char *url, const cb_buf *mo
   cb_buf_append_str(out, "\"url\":\"");
   cb_buf_append_json_string(out, masked, strlen(masked));
   cb_buf_append_str(out, "\",\"models\":");
+  /* The model list is server text: the run's secrets are redacted from it. */
+  cb_secrets sec;
+  cb_secrets_init(&sec);
+  if (cfg->api_key) cb_secrets_add(&sec, cfg->api_key, strlen(cfg->api_key));
+  for (size_t i = 0; i < cfg->n_headers; i++) cb_secrets_add_header(&sec, cfg->headers[i]);
+  cb_secrets_add_url(&sec, url);
+  cb_buf text;
+  cb_buf_init(&text, 0);
+  cb_secrets_redact(&sec, models->data ? models->data : "", models->len, &text);
+  cb_secrets_free(&sec);
   json_error_t je;
-  json_t *m = json_loadb(models->data ? models->data : "", models->len, 0, &je);
+  json_t *m = json_loadb(text.data ? text.data : "", text.len, 0, &je);
+  cb_buf_free(&text);
   if (m) {
     char *dump = json_dumps(m, JSON_COMPACT);
     cb_buf_append_str(out, dump);

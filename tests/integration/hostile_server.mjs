@@ -4,7 +4,7 @@
 //   burst     a stream of N events written 500 per write (the reader's reads coalesce
 //             many events, and the kernel stamps of consecutive reads may be out of order)
 //   echo401   401 whose JSON error message echoes the Authorization header and the
-//             X-Secret header back
+//             X-Secret header back; /v1/models names them as the model's owner
 //   escape    a model id and a 500 error body full of terminal control sequences
 //   html502   502 with an HTML body (as a proxy in front of a dead server answers)
 //   redirect  307 Temporary Redirect with a Location and an empty body
@@ -91,7 +91,9 @@ const server = net.createServer((sock) => {
       const mode = path.split("/")[1];
       if (head[0].startsWith("GET ") && path.endsWith("/v1/models")) {
         const id = mode === "escape" ? `model${NASTY}` : "hostile-model";
-        json(sock, "200 OK", { object: "list", data: [{ id, object: "model" }] });
+        // echo401 lists the model as owned by whoever the Authorization header names
+        const owned_by = mode === "echo401" ? `${hdr.authorization} ${hdr["x-secret"]}` : "x";
+        json(sock, "200 OK", { object: "list", data: [{ id, object: "model", owned_by }] });
         continue;
       }
       if (!head[0].startsWith("POST ")) {
