@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "calibench/alloc.h"
+#include "calibench/secret.h"
 #include "calibench/clock.h"
 #include "calibench/rng.h"
 
@@ -587,7 +588,9 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   if (cfg->url) {
     size_t n = strlen(cfg->url);
     if (strncmp(cfg->url, "http://", 7) && strncmp(cfg->url, "https://", 8)) {
-      fprintf(stderr, "calibench: --url: expected http://HOST[:PORT]/v1 or https://..., got '%s'\n", cfg->url);
+      char shown[2048];
+      cb_secret_mask_url(cfg->url, shown, sizeof shown);
+      fprintf(stderr, "calibench: --url: expected http://HOST[:PORT]/v1 or https://..., got '%s'\n", shown);
       return 2;
     }
     while (n > 8 && cfg->url[n - 1] == '/') n--;

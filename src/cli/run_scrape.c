@@ -14,6 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
 #include "calibench/prom.h"
+#include "calibench/secret.h"
 
 typedef struct scrape_point {
   uint64_t t_ns;
@@ -120,8 +121,10 @@ cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl
   if (jsonl_path) s->jsonl = fopen(jsonl_path, "w");
   if (scrape_once(s)) {
     run_scrape_free(s);
+    char shown[2048];
+    cb_secret_mask_url(url, shown, sizeof shown);
     return cb_error_set(err, CB_ERR_NOT_FOUND,
-                        "%s: no Prometheus metrics with vLLM, SGLang or TGI names", url);
+                        "%s: no Prometheus metrics with vLLM, SGLang or TGI names", shown);
   }
   pthread_create(&s->thread, NULL, scrape_thread, s);
   *out = s;

@@ -71,7 +71,7 @@ for reader in own libcurl; do
   [ "$reader" = libcurl ] && flag=(--libcurl)
   OPENAI_API_KEY=sk-APIKEY-0451 "$CALIBENCH" run --url "http://bench:pw-URLSECRET-77@${line#listening on }/echo401/v1" \
     "${flag[@]}" --header "X-Secret: hdr-SECRET-9" --num-requests 3 --output-len 5 --input-len 10 \
-    --no-server-metrics --out "$work/leak-$reader" >"$work/leak-$reader.out" 2>"$work/leak-$reader.err" ||
+    --out "$work/leak-$reader" >"$work/leak-$reader.out" 2>"$work/leak-$reader.err" ||
     fail "$reader: run against the echoing server: $(cat "$work/leak-$reader.err")"
   grep -q 'HTTP 401: bad key: Bearer \[REDACTED\] (x-secret \[REDACTED\])' "$work/leak-$reader.out" ||
     fail "$reader: the 401 sample is not shown redacted: $(cat "$work/leak-$reader.out")"
@@ -80,6 +80,8 @@ for reader in own libcurl; do
     >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err" || fail "$reader: store: $(cat "$work/leak-$reader.err")"
   "$CALIBENCH" report "$work/leak-$reader" >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err"
 done
+"$CALIBENCH" run --url "ftp://bench:pw-URLSECRET-77@127.0.0.1/v1" >"$work/leak-badurl.out" 2>"$work/leak-badurl.err" &&
+  fail "an ftp:// --url was accepted"
 if grep -rlaE 'URLSECRET|APIKEY|hdr-SECRET' "$work"/leak-* "$work/registry.db"; then
   fail "a secret was printed or written (files above)"
 fi
