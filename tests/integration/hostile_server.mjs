@@ -96,6 +96,11 @@ const server = net.createServer((sock) => {
         json(sock, "200 OK", { object: "list", data: [{ id, object: "model", owned_by }] });
         continue;
       }
+      if (head[0].startsWith("GET ") && path.endsWith("/metrics")) {
+        const m = "vllm:num_requests_running 0\nvllm:num_requests_waiting 0\nvllm:gpu_cache_usage_perc 0\n";
+        sock.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${m.length}\r\n\r\n${m}`);
+        continue;
+      }
       if (!head[0].startsWith("POST ")) {
         json(sock, "404 Not Found", { error: { message: "no such path" } });
         continue;
