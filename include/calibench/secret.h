@@ -41,7 +41,9 @@ void cb_secrets_init(cb_secrets *s);
 void cb_secrets_add(cb_secrets *s, const char *value, size_t len);
 /* The value of a "Name: value" header line, trimmed, as a secret. */
 void cb_secrets_add_header(cb_secrets *s, const char *line);
-/* The password of a URL's userinfo, if any, as a secret. */
+/* The password of a URL's userinfo, if any, as a secret; and the Basic credentials
+ * made of it (base64 of "user:password", percent-decoded, RFC 7617), which both HTTP
+ * clients send and a server may echo. */
 void cb_secrets_add_url(cb_secrets *s, const char *url);
 /* Wipe and free every copy. */
 void cb_secrets_free(cb_secrets *s);

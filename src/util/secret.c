@@ -3,6 +3,7 @@
  */
 #include "calibench/secret.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,10 +74,54 @@ void cb_secrets_add_header(cb_secrets *s, const char *line) {
   cb_secrets_add(s, v, n);
 }
 
+/* s[0..n) percent-decoded (RFC 3986 section 2.1), appended to out. */
+static int hex(char c) {
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+static void percent_decode(const char *s, size_t n, cb_buf *out) {
+  for (size_t i = 0; i < n; i++) {
+    if (s[i] == '%' && i + 2 < n && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      cb_buf_append_char(out, (char)(hex(s[i + 1]) * 16 + hex(s[i + 2])));
+      i += 2;
+    } else {
+      cb_buf_append_char(out, s[i]);
+    }
+  }
+}
+
+/* RFC 4648 base64 of in[0..n), appended to out. */
+static void base64(const unsigned char *in, size_t n, cb_buf *out) {
+  static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)in[i] << 16;
+    if (i + 1 < n) v |= (uint32_t)in[i + 1] << 8;
+    if (i + 2 < n) v |= in[i + 2];
+    char q[4] = {abc[v >> 18 & 63], abc[v >> 12 & 63], i + 1 < n ? abc[v >> 6 & 63] : '=',
+                 i + 2 < n ? abc[v & 63] : '='};
+    cb_buf_append(out, q, 4);
+  }
+}
+
 void cb_secrets_add_url(cb_secrets *s, const char *url) {
   size_t n;
   const char *pw = cb_secret_url_password(url, &n);
-  if (pw) cb_secrets_add(s, pw, n);
+  if (!pw) return;
+  cb_secrets_add(s, pw, n);
+  const char *user = strstr(url, "://") + 3;
+  cb_buf plain, b64;
+  cb_buf_init(&plain, 0);
+  cb_buf_init(&b64, 0);
+  percent_decode(user, (size_t)(pw - 1 - user), &plain);
+  cb_buf_append_char(&plain, ':');
+  percent_decode(pw, n, &plain);
+  base64((const unsigned char *)plain.data, plain.len, &b64);
+  cb_secrets_add(s, b64.data, b64.len);
+  memset(plain.data, 0, plain.len);
+  memset(b64.data, 0, b64.len);
+  cb_buf_free(&plain);
+  cb_buf_free(&b64);
 }
 
 void cb_secrets_free(cb_secrets *s) {

@@ -79,10 +79,18 @@ for reader in own libcurl; do
   "$CALIBENCH" store --registry "$work/registry.db" --samples "$work/leak-$reader" \
     >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err" || fail "$reader: store: $(cat "$work/leak-$reader.err")"
   "$CALIBENCH" report "$work/leak-$reader" >>"$work/leak-$reader.out" 2>>"$work/leak-$reader.err"
+  # Without a key, the URL's credentials go as Basic auth, and come back base64'd.
+  env -u OPENAI_API_KEY "$CALIBENCH" run --url "http://bench:pw-URLSECRET-77@${line#listening on }/echo401/v1" \
+    "${flag[@]}" --num-requests 1 --output-len 5 --input-len 10 --no-server-metrics \
+    --out "$work/leak-basic-$reader" >"$work/leak-basic-$reader.out" 2>"$work/leak-basic-$reader.err" ||
+    fail "$reader: run with Basic credentials: $(cat "$work/leak-basic-$reader.err")"
+  grep -q 'HTTP 401: bad key: Basic \[REDACTED\]' "$work/leak-basic-$reader.out" ||
+    fail "$reader: the Basic credentials are not shown redacted: $(cat "$work/leak-basic-$reader.out")"
 done
 "$CALIBENCH" run --url "ftp://bench:pw-URLSECRET-77@127.0.0.1/v1" >"$work/leak-badurl.out" 2>"$work/leak-badurl.err" &&
   fail "an ftp:// --url was accepted"
-if grep -rlaE 'URLSECRET|APIKEY|hdr-SECRET' "$work"/leak-* "$work/registry.db"; then
+# (YmVuY2g6cHctVVJMU0VDUkVULTc3 is base64 of bench:pw-URLSECRET-77)
+if grep -rlaE 'URLSECRET|APIKEY|hdr-SECRET|YmVuY2g6cHctVVJMU0VDUkVULTc3' "$work"/leak-* "$work/registry.db"; then
   fail "a secret was printed or written (files above)"
 fi
 echo "ok - URL password, API key and header value: in no output, file or registry"

@@ -186,6 +186,14 @@ static void test_secrets_redact(void **state) {
   cb_buf_free(&b);
   cb_secrets_free(&s);
   assert_int_equal(s.n, 0);
+  /* A URL's password, and the Basic credentials made of it, percent-decoded. */
+  cb_secrets_add_url(&s, "http://bench:p%40ss-word@127.0.0.1:8000/v1");
+  assert_int_equal(s.n, 2);
+  assert_string_equal(s.items[0], "p%40ss-word");
+  assert_string_equal(s.items[1], "YmVuY2g6cEBzcy13b3Jk"); /* base64("bench:p@ss-word") */
+  cb_secrets_free(&s);
+  cb_secrets_add_url(&s, "http://127.0.0.1:8000/v1");
+  assert_int_equal(s.n, 0);
 }
 
 /* Server text on a terminal: no ESC, BEL, CR, BS or C1 CSI survives. */
