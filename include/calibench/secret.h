@@ -32,6 +32,7 @@ const char *cb_secret_url_password(const char *url, size_t *len);
 
 typedef struct cb_secrets {
   char *items[CB_SECRETS_MAX]; /* owned copies, wiped when freed */
+  size_t lens[CB_SECRETS_MAX];
   size_t n;
 } cb_secrets;
 

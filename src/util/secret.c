@@ -60,7 +60,8 @@ void cb_secrets_init(cb_secrets *s) { memset(s, 0, sizeof *s); }
 void cb_secrets_add(cb_secrets *s, const char *value, size_t len) {
   if (!value || len < CB_SECRET_MIN_LEN || s->n == CB_SECRETS_MAX) return;
   for (size_t i = 0; i < s->n; i++)
-    if (strlen(s->items[i]) == len && !memcmp(s->items[i], value, len)) return;
+    if (s->lens[i] == len && !memcmp(s->items[i], value, len)) return;
+  s->lens[s->n] = len;
   s->items[s->n++] = cb_strndup(value, len);
 }
 
@@ -126,7 +127,7 @@ void cb_secrets_add_url(cb_secrets *s, const char *url) {
 
 void cb_secrets_free(cb_secrets *s) {
   for (size_t i = 0; i < s->n; i++) {
-    memset(s->items[i], 0, strlen(s->items[i]));
+    memset(s->items[i], 0, s->lens[i]);
     cb_free(s->items[i]);
   }
   s->n = 0;
@@ -137,8 +138,8 @@ void cb_secrets_free(cb_secrets *s) {
 static size_t match(const cb_secrets *s, const char *p, size_t left) {
   size_t best = 0;
   for (size_t i = 0; i < s->n; i++) {
-    size_t k = strlen(s->items[i]);
-    if (k <= left && k > best && !memcmp(p, s->items[i], k)) best = k;
+    size_t k = s->lens[i];
+    if (k <= left && k > best && s->items[i][0] == *p && !memcmp(p, s->items[i], k)) best = k;
   }
   return best;
 }
