@@ -147,7 +147,8 @@ typedef struct cb_client_sse {
   uint64_t comments;      /* COMMENT results */
   uint64_t malformed;     /* MALFORMED results */
   uint64_t retry_ms;      /* last valid `retry:` value; 0 when none */
-  const char *error_msg;  /* ERROR: static text saying which cap */
+  const char *error_msg;  /* ERROR: which cap, and its size (points into error_text) */
+  char error_text[96];
 } cb_client_sse;
 
 /* max_* of 0 mean the defaults; both are raised to at least 64. Allocates nothing. */

@@ -7,6 +7,7 @@
 #ifndef CALIBENCH_CLOCK_H
 #define CALIBENCH_CLOCK_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 #include <sys/time.h>
@@ -18,6 +19,13 @@ extern "C" {
 #define CB_NS_PER_US UINT64_C(1000)
 #define CB_NS_PER_MS UINT64_C(1000000)
 #define CB_NS_PER_S UINT64_C(1000000000)
+
+/* The time from `from` to `to` in ns, NAN when `to` is earlier (a record whose times
+ * are out of order): every difference of two times goes through here, so that an
+ * unsigned subtraction never wraps to 2^64. */
+static inline double cb_clock_span_ns(uint64_t from, uint64_t to) {
+  return to >= from ? (double)(to - from) : NAN;
+}
 
 /* Monotonic nanoseconds since an arbitrary origin; never goes backwards. */
 uint64_t cb_clock_now_ns(void);

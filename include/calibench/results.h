@@ -77,6 +77,11 @@ void cb_record_init(cb_record *r);
 void cb_record_free(cb_record *r);
 /* 1 when the request succeeded (no error class). */
 int cb_record_ok(const cb_record *r);
+/* What makes the record's times impossible (the end before the send, a content chunk
+ * before the one before it, ...), or NULL when they are in order. The runner never
+ * writes such a record; a corrupt or edited file can hold one. Summaries leave it out
+ * of every statistic and count it as invalid. */
+const char *cb_record_times_invalid(const cb_record *r);
 
 /* Append one record as a JSON line (no trailing flush). */
 void cb_record_write_json(const cb_record *r, cb_buf *out);
@@ -166,6 +171,8 @@ typedef struct cb_summary {
   size_t warmup;              /* excluded as warm-up */
   size_t measured;            /* in the statistics */
   size_t succeeded, failed;   /* of measured */
+  size_t invalid;             /* left out: times out of order (cb_record_times_invalid) */
+  char invalid_example[160];  /* the first of them: request id and what is wrong */
   /* window: [start, end] ns from the origin */
   uint64_t window_start_ns, window_end_ns;
   double window_s;

@@ -67,6 +67,10 @@ typedef struct cb_sim_server_params {
   double time_scale;          /* wall seconds per simulated second (0.1 = 10× faster) */
   int replicas;               /* data-parallel engines behind the one endpoint (1) */
   size_t max_body_bytes;      /* larger request bodies get 413 (1 MiB) */
+  uint64_t header_timeout_ms; /* a request must arrive whole within this long of its
+                                 first byte, else 408 and close (10000; 0 = none) */
+  uint64_t idle_timeout_ms;   /* close a connection silent this long between requests,
+                                 or not taking output (60000; 0 = none) */
   int embedding_dim;          /* /v1/embeddings vector size (1024) */
   const char *responses_path; /* JSONL {"prompt","response"} scripted answers, or NULL */
   const char *trace_out_path; /* JSONL ground truth per finished request, or NULL */

@@ -25,6 +25,14 @@ size_t cb_utf8_seq_len(const void *s, size_t n, size_t *maximal);
  * well-formed sequence (an ill-formed byte counts as one): where to truncate text. */
 size_t cb_utf8_cut(const char *s, size_t n, size_t max);
 
+/* s[0..n) made safe to print on a terminal, appended to out: every C0 control but
+ * newline and tab, DEL, every C1 control (U+0080..U+009F, e.g. the one-byte CSI) and
+ * every ill-formed byte becomes U+FFFD, so text a server or model sent can never be an
+ * escape sequence, a carriage return or a backspace. With one_line, newline and tab
+ * become spaces too (text inside a message line). */
+struct cb_buf;
+void cb_utf8_clean(struct cb_buf *out, const char *s, size_t n, int one_line);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/clock.h"
 #include "calib/cstat_internal.h"
 #include "calib/perf_internal.h"
 #include "calibench/alloc.h"
@@ -112,7 +113,7 @@ cb_status cb_calib_achieved_compute(const cb_sim_params *p, const cb_record_set 
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (!cb_record_ok(r) || r->warmup || r->prompt_tokens < 1 || r->output_tokens < 1 ||
-        !r->first_content_ns)
+        !r->first_content_ns || cb_record_times_invalid(r) || !r->last_content_ns)
       continue;
     out->requests++;
     if (r->sent_ns < t0) t0 = r->sent_ns;
@@ -127,12 +128,12 @@ cb_status cb_calib_achieved_compute(const cb_sim_params *p, const cb_record_set 
     cb__step_unit_of(p, &pre, 1, &u);
     prefill_flops += u.flops;
     flops += u.flops;
-    ttft_ns += (double)(r->first_content_ns - r->sent_ns);
+    ttft_ns += cb_clock_span_ns(r->sent_ns, r->first_content_ns);
     if (O > 1) {
       cb_sim_batch_item dec = {.new_tokens = 1, .context_tokens = (int64_t)(P + O / 2), .samples = 1};
       cb__step_unit_of(p, &dec, 1, &u);
       flops += u.flops * (O - 1);
-      double d = (double)(r->last_content_ns - r->first_content_ns);
+      double d = cb_clock_span_ns(r->first_content_ns, r->last_content_ns);
       decode_time += d;
       ctx_time += d * (P + O / 2);
       gaps += O - 1;

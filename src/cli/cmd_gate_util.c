@@ -5,26 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibench/secret.h"
 #include "gate_cli.h"
 
 void gate_cli_registry_label(const char *target, char *out, size_t n) {
-  if (!target) target = cb_store_default_target();
-  if (strncmp(target, "postgres", 8)) {
-    snprintf(out, n, "%s", target);
-    return;
-  }
-  /* scheme://[user[:password]@]host... -> keep the scheme, user and what follows '@' */
-  const char *scheme = strstr(target, "://");
-  const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
-  const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
-  if (at && colon && colon < at)
-    snprintf(out, n, "%.*s:***%s", (int)(colon - target), target, at);
-  else snprintf(out, n, "%s", target);
-  char *pw = strstr(out, "password=");
-  if (pw) {
-    char *end = strchr(pw, '&');
-    snprintf(pw, n - (size_t)(pw - out), "password=***%s", end ? "&..." : "");
-  }
+  cb_secret_mask_url(target ? target : cb_store_default_target(), out, n);
 }
 
 void gate_cli_apply_fault_hook(cb_store *s) {

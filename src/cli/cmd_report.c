@@ -18,6 +18,7 @@
 #include "args.h"
 #include "calibench/report.h"
 #include "calibench/results.h"
+#include "calibench/utf8.h"
 #include "cli.h"
 
 static void usage(FILE *out) {
@@ -114,7 +115,14 @@ int cli_report_main(int argc, char **argv) {
     return 2;
   }
   if (!quiet && !terminal)
-    for (size_t i = 0; cb_report_note(r, i); i++) fprintf(stderr, "calibench report: note: %s\n", cb_report_note(r, i));
+    for (size_t i = 0; cb_report_note(r, i); i++) {
+      /* Notes quote the files (request ids, directory names): no control characters. */
+      cb_buf note;
+      cb_buf_init(&note, 0);
+      cb_utf8_clean(&note, cb_report_note(r, i), strlen(cb_report_note(r, i)), 1);
+      fprintf(stderr, "calibench report: note: %s\n", note.data ? note.data : "");
+      cb_buf_free(&note);
+    }
   int rc = 0;
   cb_buf b;
   cb_buf_init(&b, 0);

@@ -14,6 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/sim.h"
 #include "calibench/sim_server.h"
+#include "calibench/workload.h"
 #include "cli.h"
 
 static void sim_usage(FILE *out) {
@@ -71,6 +72,10 @@ static void serve_usage(FILE *out) {
           "  --port N                  port; 0 picks a free one [8000]\n"
           "  --time-scale X            wall seconds per simulated second; 0.1 runs 10x faster [1]\n"
           "  --max-body SIZE           larger request bodies get 413 (e.g. 512K, 4M) [1M]\n"
+          "  --header-timeout DUR      a request must arrive whole within DUR of its first\n"
+          "                            byte, else 408 and close (slow senders); 0 = none [10s]\n"
+          "  --idle-timeout DUR        close a connection silent for DUR between requests,\n"
+          "                            or not reading its response; 0 = none [60s]\n"
           "  --embedding-dim N         /v1/embeddings vector size [1024]\n"
           "  --responses FILE          JSONL {\"prompt\", \"response\"}: scripted answers\n"
           "  --trace-out FILE          JSONL ground truth per finished request (monotonic ns)\n"
@@ -83,6 +88,22 @@ static void serve_usage(FILE *out) {
           "  --seed N                  seed for output text, EOS and faults [0]\n"
           "  --quiet                   no start-up summary on stderr\n"
           "  -h, --help                show this help\n");
+}
+
+/* A timeout flag: a duration ("10s", "500ms"; bare numbers are seconds) in ms. */
+static int timeout_ms(const char *opt, const char *s, uint64_t *out) {
+  uint64_t ns;
+  cb_error err;
+  if (cb_workload_parse_duration(s, 1000000000ull, &ns, &err) != CB_OK) {
+    fprintf(stderr, "calibench: %s: %s\n", opt, err.msg);
+    return -1;
+  }
+  if (ns && ns < 1000000) {
+    fprintf(stderr, "calibench: %s: expected 0 or at least 1ms, got '%s'\n", opt, s);
+    return -1;
+  }
+  *out = ns / 1000000;
+  return 0;
 }
 
 static volatile sig_atomic_t stop_signal;
@@ -98,7 +119,7 @@ enum {
   OPT_MAX_NUM_SEQS, OPT_MAX_BATCHED, OPT_MAX_MODEL_LEN, OPT_GPU_MEM, OPT_NO_PREFIX,
   OPT_WARMUP_STEPS, OPT_WARMUP_FACTOR, OPT_JITTER, OPT_EOS_MEAN, OPT_HOST, OPT_PORT,
   OPT_TIME_SCALE, OPT_MAX_BODY, OPT_EMBED_DIM, OPT_RESPONSES, OPT_TRACE_OUT, OPT_FAULT,
-  OPT_SEED, OPT_QUIET, OPT_TOKENIZER
+  OPT_SEED, OPT_QUIET, OPT_TOKENIZER, OPT_HEADER_TIMEOUT, OPT_IDLE_TIMEOUT
 };
 
 static const struct option serve_options[] = {
@@ -128,6 +149,8 @@ static const struct option serve_options[] = {
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"header-timeout", required_argument, NULL, OPT_HEADER_TIMEOUT},
+    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
     {"tokenizer", required_argument, NULL, OPT_TOKENIZER},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -258,6 +281,8 @@ static int sim_serve(int argc, char **argv) {
       }
       case OPT_SEED: if (cli_parse_int("--seed", optarg, 0, INT64_MAX, &v)) goto out; sp.seed = (uint64_t)v; break;
       case OPT_QUIET: sp.quiet = 1; break;
+      case OPT_HEADER_TIMEOUT: if (timeout_ms("--header-timeout", optarg, &sp.header_timeout_ms)) goto out; break;
+      case OPT_IDLE_TIMEOUT: if (timeout_ms("--idle-timeout", optarg, &sp.idle_timeout_ms)) goto out; break;
       default: fprintf(stderr, "Run 'calibench sim serve --help' for the options.\n"); goto out;
     }
   }

@@ -12,6 +12,7 @@
 
 #include "args.h"
 #include "calibench/alloc.h"
+#include "calibench/secret.h"
 #include "calibench/clock.h"
 #include "calibench/rng.h"
 
@@ -29,7 +30,8 @@ static void usage(FILE *out) {
           "  --url BASE                 e.g. http://127.0.0.1:8000/v1 (default: the built-in simulator)\n"
           "  --api chat|completions     endpoint dialect [chat]\n"
           "  --model NAME               model to ask for [the first of GET /v1/models]\n"
-          "  --header 'Name: value'     extra header on every request; repeatable\n"
+          "  --header 'Name: value'     extra header on every request; repeatable; the value is\n"
+          "                             redacted from what the server answers, as the key is\n"
           "  --api-key-env NAME         variable holding the API key [OPENAI_API_KEY]; the key is\n"
           "                             sent as a bearer token and never printed or written\n"
           "  --insecure                 do not verify TLS certificates\n"
@@ -586,7 +588,9 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   if (cfg->url) {
     size_t n = strlen(cfg->url);
     if (strncmp(cfg->url, "http://", 7) && strncmp(cfg->url, "https://", 8)) {
-      fprintf(stderr, "calibench: --url: expected http://HOST[:PORT]/v1 or https://..., got '%s'\n", cfg->url);
+      char shown[2048];
+      cb_secret_mask_url(cfg->url, shown, sizeof shown);
+      fprintf(stderr, "calibench: --url: expected http://HOST[:PORT]/v1 or https://..., got '%s'\n", shown);
       return 2;
     }
     while (n > 8 && cfg->url[n - 1] == '/') n--;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/secret.h"
 #include "calibench/clock.h"
 #include "run_config.h"
 #include "run_virtual.h"
@@ -84,8 +85,10 @@ static void workload_part(const run_config *cfg, const cb_workload *wl, const cb
 static void config_part(const run_config *cfg, cb_buf *out) {
   cb_buf_append_str(out, ",\"config\":{\"url\":");
   if (cfg->url) {
+    char masked[2048];
+    cb_secret_mask_url(cfg->url, masked, sizeof masked);
     cb_buf_append_char(out, '"');
-    cb_buf_append_json_string(out, cfg->url, strlen(cfg->url));
+    cb_buf_append_json_string(out, masked, strlen(masked));
     cb_buf_append_char(out, '"');
   } else {
     cb_buf_append_str(out, "null");
@@ -125,11 +128,24 @@ static void config_part(const run_config *cfg, cb_buf *out) {
 
 static void server_part(const run_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {
   cb_buf_append_str(out, ",\"server\":{");
+  char masked[2048];
+  cb_secret_mask_url(url, masked, sizeof masked);
   cb_buf_append_str(out, "\"url\":\"");
-  cb_buf_append_json_string(out, url, strlen(url));
+  cb_buf_append_json_string(out, masked, strlen(masked));
   cb_buf_append_str(out, "\",\"models\":");
+  /* The model list is server text: the run's secrets are redacted from it. */
+  cb_secrets sec;
+  cb_secrets_init(&sec);
+  if (cfg->api_key) cb_secrets_add(&sec, cfg->api_key, strlen(cfg->api_key));
+  for (size_t i = 0; i < cfg->n_headers; i++) cb_secrets_add_header(&sec, cfg->headers[i]);
+  cb_secrets_add_url(&sec, url);
+  cb_buf text;
+  cb_buf_init(&text, 0);
+  cb_secrets_redact(&sec, models->data ? models->data : "", models->len, &text);
+  cb_secrets_free(&sec);
   json_error_t je;
-  json_t *m = json_loadb(models->data ? models->data : "", models->len, 0, &je);
+  json_t *m = json_loadb(text.data ? text.data : "", text.len, 0, &je);
+  cb_buf_free(&text);
   if (m) {
     char *dump = json_dumps(m, JSON_COMPACT);
     cb_buf_append_str(out, dump);

@@ -7,6 +7,16 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/secret.h"
+#include "calibench/utf8.h"
+
+/* Text a server sent (or that came from a file), safe to print on one terminal line:
+ * valid until the next call with the same buffer. */
+static const char *shown(cb_buf *b, const char *s) {
+  cb_buf_reset(b);
+  cb_utf8_clean(b, s, strlen(s), 1);
+  return b->data ? b->data : "";
+}
 
 void run_summaries_free(run_summaries *s) {
   cb_free(s->classes);
@@ -83,9 +93,19 @@ static void print_one(FILE *f, const cb_summary *s) {
     fprintf(f, "  SLO %s; attainment %.2f%%\n", text, 100 * s->slos[k].attainment);
   }
   if (s->n_slos > 1) fprintf(f, "  all SLOs met by %.2f%% of requests\n", 100 * s->joint_attainment);
-  for (size_t i = 0; i < s->n_error_classes; i++)
-    fprintf(f, "  errors: %zu %s, e.g. \"%.120s\"\n", s->errors[i].count, s->errors[i].error_class,
-            s->errors[i].sample_message);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  for (size_t i = 0; i < s->n_error_classes; i++) {
+    char sample[121];
+    snprintf(sample, sizeof sample, "%.*s", (int)cb_utf8_cut(s->errors[i].sample_message,
+             strlen(s->errors[i].sample_message), 120), s->errors[i].sample_message);
+    fprintf(f, "  errors: %zu %s, e.g. \"%s\"\n", s->errors[i].count, s->errors[i].error_class,
+            shown(&b, sample));
+  }
+  if (s->invalid)
+    fprintf(f, "  WARNING: %zu records with impossible times left out, first %s\n", s->invalid,
+            shown(&b, s->invalid_example));
+  cb_buf_free(&b);
   if (s->client_fell_behind)
     fprintf(f,
             "  WARNING: the client fell behind its schedule: p99 send lag %.2f ms > %.2f ms. "
@@ -96,12 +116,19 @@ static void print_one(FILE *f, const cb_summary *s) {
 
 void run_print_summary(FILE *f, const run_summaries *s, const char *target, const char *model,
                        const char *out_dir) {
-  fprintf(f, "\ncalibench run: %s, model %s\n", target, model);
+  char url[2048];
+  cb_secret_mask_url(target, url, sizeof url);
+  cb_buf b, m;
+  cb_buf_init(&b, 0);
+  cb_buf_init(&m, 0);
+  fprintf(f, "\ncalibench run: %s, model %s\n", shown(&b, url), shown(&m, model));
   print_one(f, &s->all);
-  if (s->server_line[0]) fprintf(f, "  %s\n", s->server_line);
+  if (s->server_line[0]) fprintf(f, "  %s\n", shown(&b, s->server_line));
   for (size_t i = 0; i < s->n_classes; i++) {
-    fprintf(f, "\nclass %s:\n", s->classes[i].class_name);
+    fprintf(f, "\nclass %s:\n", shown(&b, s->classes[i].class_name));
     print_one(f, &s->classes[i]);
   }
   fprintf(f, "\nresults: %s/\n", out_dir);
+  cb_buf_free(&b);
+  cb_buf_free(&m);
 }

@@ -14,6 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
 #include "calibench/prom.h"
+#include "calibench/secret.h"
 
 typedef struct scrape_point {
   uint64_t t_ns;
@@ -120,8 +121,10 @@ cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl
   if (jsonl_path) s->jsonl = fopen(jsonl_path, "w");
   if (scrape_once(s)) {
     run_scrape_free(s);
+    char shown[2048];
+    cb_secret_mask_url(url, shown, sizeof shown);
     return cb_error_set(err, CB_ERR_NOT_FOUND,
-                        "%s: no Prometheus metrics with vLLM, SGLang or TGI names", url);
+                        "%s: no Prometheus metrics with vLLM, SGLang or TGI names", shown);
   }
   pthread_create(&s->thread, NULL, scrape_thread, s);
   *out = s;
@@ -200,8 +203,10 @@ static double delta(const window_stats *w, size_t off) {
 void run_scrape_window_json(const run_scrape *s, uint64_t start_ns, uint64_t end_ns, cb_buf *out) {
   window_stats w;
   window_of(s, start_ns, end_ns, &w);
+  char shown[2048];
+  cb_secret_mask_url(s->url, shown, sizeof shown);
   cb_buf_append_str(out, "\"server\":{\"url\":\"");
-  cb_buf_append_json_string(out, s->url, strlen(s->url));
+  cb_buf_append_json_string(out, shown, strlen(shown));
   cb_buf_appendf(out, "\",\"dialect\":\"%s\",\"scrapes\":%zu,\"scrapes_in_window\":%zu", s->dialect,
                  s->n, w.n);
   num(out, "interval_s", s->interval_s, 1);

@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/secret.h"
+#include "calibench/utf8.h"
+
 #define MODELS_MAX_BYTES ((size_t)4 << 20)
 
 static size_t collect(char *data, size_t size, size_t n, void *userp) {
@@ -16,11 +19,33 @@ static size_t collect(char *data, size_t size, size_t n, void *userp) {
   return cb_buf_append(b, data, size * n) == CB_OK ? size * n : 0;
 }
 
+/* What the server said, for a message: the run's secrets (API key, header values, the
+ * URL's password) redacted, control characters replaced, cut to out_size. */
+static void server_text(const char *text, size_t len, const char *url, const char *const *headers,
+                        size_t n_headers, const char *api_key, char *out, size_t out_size) {
+  cb_secrets sec;
+  cb_secrets_init(&sec);
+  if (api_key) cb_secrets_add(&sec, api_key, strlen(api_key));
+  for (size_t i = 0; i < n_headers; i++) cb_secrets_add_header(&sec, headers[i]);
+  cb_secrets_add_url(&sec, url);
+  cb_buf redacted, clean;
+  cb_buf_init(&redacted, 0);
+  cb_buf_init(&clean, 0);
+  cb_secrets_redact(&sec, text, len, &redacted);
+  cb_utf8_clean(&clean, redacted.data ? redacted.data : "", redacted.len, 1);
+  const char *c = clean.data ? clean.data : "";
+  snprintf(out, out_size, "%.*s", (int)cb_utf8_cut(c, clean.len, out_size - 1), c);
+  cb_buf_free(&redacted);
+  cb_buf_free(&clean);
+  cb_secrets_free(&sec);
+}
+
 cb_status run_target_check(const char *base_url, const char *const *headers, size_t n_headers,
                            const char *api_key, int verify_tls, int http2, const char *requested,
                            char *model, size_t model_size, cb_buf *models, cb_error *err) {
-  char url[2048];
+  char url[2048], shown[2048]; /* shown: the password masked, for messages */
   snprintf(url, sizeof url, "%s/models", base_url);
+  cb_secret_mask_url(url, shown, sizeof shown);
   CURL *e = curl_easy_init();
   struct curl_slist *h = NULL;
   for (size_t i = 0; i < n_headers; i++) h = curl_slist_append(h, headers[i]);
@@ -51,10 +76,13 @@ cb_status run_target_check(const char *base_url, const char *const *headers, siz
   for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
   curl_slist_free_all(h);
   if (rc != CURLE_OK)
-    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", url, curl_easy_strerror(rc));
-  if (status != 200)
-    return cb_error_set(err, CB_ERR_NETWORK, "GET %s answered HTTP %ld: %.200s", url, status,
-                        models->data ? models->data : "");
+    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown, curl_easy_strerror(rc));
+  if (status != 200) {
+    char body[201];
+    server_text(models->data ? models->data : "", models->len, base_url, headers, n_headers,
+                api_key, body, sizeof body);
+    return cb_error_set(err, CB_ERR_NETWORK, "GET %s answered HTTP %ld: %s", shown, status, body);
+  }
   json_error_t je;
   json_t *root = json_loadb(models->data ? models->data : "", models->len, 0, &je);
   json_t *data = json_object_get(root, "data");
@@ -62,10 +90,10 @@ cb_status run_target_check(const char *base_url, const char *const *headers, siz
   if (!json_is_array(data) || json_array_size(data) == 0) {
     st = cb_error_set(err, CB_ERR_PARSE,
                       "GET %s: expected {\"data\": [{\"id\": ...}, ...]} with at least one model",
-                      url);
+                      shown);
   } else if (!requested) {
     const char *id = json_string_value(json_object_get(json_array_get(data, 0), "id"));
-    if (!id) st = cb_error_set(err, CB_ERR_PARSE, "GET %s: the first model has no string 'id'", url);
+    if (!id) st = cb_error_set(err, CB_ERR_PARSE, "GET %s: the first model has no string 'id'", shown);
     else snprintf(model, model_size, "%s", id);
   } else {
     cb_buf known;
@@ -79,9 +107,12 @@ cb_status run_target_check(const char *base_url, const char *const *headers, siz
       found |= !strcmp(id, requested);
       cb_buf_appendf(&known, "%s%s", known.len ? ", " : "", id);
     }
+    char serves[1024];
+    server_text(known.data ? known.data : "none", known.data ? known.len : 4, base_url, headers,
+                n_headers, api_key, serves, sizeof serves);
     if (found) snprintf(model, model_size, "%s", requested);
     else st = cb_error_set(err, CB_ERR_NOT_FOUND, "model '%s' is not served by %s (it serves: %s)",
-                           requested, base_url, known.data ? known.data : "none");
+                           requested, shown, serves);
     cb_buf_free(&known);
   }
   json_decref(root);

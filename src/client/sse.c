@@ -13,6 +13,7 @@
  * dispatched; lines and events are capped; finish() delivers an event that lacks its
  * blank line (the spec discards it; vLLM's client keeps it) marked unterminated.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "calibench/client.h"
@@ -59,9 +60,12 @@ void cb_client_sse_reset(cb_client_sse *p) {
   p->error_msg = NULL;
 }
 
-static cb_client_sse_result fail(cb_client_sse *p, const char *msg) {
+/* A cap was passed: say which, and how large it is. */
+static cb_client_sse_result fail(cb_client_sse *p, const char *what, size_t limit) {
   p->state = S_ERROR;
-  p->error_msg = msg;
+  snprintf(p->error_text, sizeof p->error_text, "SSE %s than the limit of %zu bytes",
+           what, limit);
+  p->error_msg = p->error_text;
   return CB_CLIENT_SSE_ERROR;
 }
 
@@ -140,7 +144,7 @@ static cb_client_sse_result process_line(cb_client_sse *p, const char *line, siz
   if (field_is(line, flen, "data", 4)) {
     if (p->data.len + vlen + 1 > p->max_event_bytes ||
         cb_buf_reserve(&p->data, vlen + 1) != CB_OK)
-      return fail(p, "SSE event larger than the limit");
+      return fail(p, "event larger", p->max_event_bytes);
     memcpy(p->data.data + p->data.len, value, vlen);
     p->data.len += vlen;
     p->data.data[p->data.len++] = '\n';
@@ -148,12 +152,12 @@ static cb_client_sse_result process_line(cb_client_sse *p, const char *line, siz
   } else if (field_is(line, flen, "event", 5)) {
     p->type.len = 0;
     if (cb_buf_append(&p->type, value, vlen) != CB_OK)
-      return fail(p, "SSE line longer than the limit");
+      return fail(p, "line longer", p->max_line_bytes);
   } else if (field_is(line, flen, "id", 2)) {
     if (!memchr(value, '\0', vlen)) {
       p->id.len = 0;
       if (cb_buf_append(&p->id, value, vlen) != CB_OK)
-        return fail(p, "SSE line longer than the limit");
+        return fail(p, "line longer", p->max_line_bytes);
     }
   } else if (field_is(line, flen, "retry", 5)) {
     uint64_t v = 0;
@@ -212,7 +216,7 @@ cb_client_sse_result cb_client_sse_feed(cb_client_sse *p, const char *data, size
     const char *eol = find_eol(pos, end);
     size_t n = (size_t)(eol - pos);
     if (p->line.len + n > p->max_line_bytes) {
-      res = fail(p, "SSE line longer than the limit");
+      res = fail(p, "line longer", p->max_line_bytes);
       pos = eol;
       break;
     }

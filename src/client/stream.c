@@ -361,6 +361,9 @@ static void on_result(cb_client_stream *s, cb_client_sse_result r, const cb_clie
 void cb_client_stream_feed(cb_client_stream *s, const char *data, size_t len,
                            uint64_t now_ns) {
   if (s->finished || len == 0) return;
+  /* Times within a response never go backwards, whatever the transport's clock did
+   * (kernel stamps of coalesced reads may be a few ns out of order). */
+  if (now_ns < s->last_byte_ns) now_ns = s->last_byte_ns;
   if (!s->first_byte_ns) s->first_byte_ns = now_ns;
   s->last_byte_ns = now_ns;
   size_t off = 0;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/clock.h"
 #include "report_internal.h"
 
 static void num(cb_buf *out, double v, int decimals) {
@@ -52,16 +53,16 @@ void cb_report_write_records_csv(const cb_report *r, cb_buf *out) {
         double sum = 0, max = NAN;
         size_t gaps = 0;
         for (size_t c = 1; c < rec->n_chunks; c++) {
-          double g = (double)(rec->chunk_ns[c] - rec->chunk_ns[c - 1]) / 1e6;
+          double g = cb_clock_span_ns(rec->chunk_ns[c - 1], rec->chunk_ns[c]) / 1e6;
           sum += g;
           max = gaps++ ? fmax(max, g) : g;
         }
         num(out, gaps ? sum / (double)gaps : NAN, 4);
         num(out, max, 4);
         num(out, cb__rep_e2e_ms(rec), 4);
-        num(out, isfinite(ttft) ? (double)(rec->first_content_ns - rec->scheduled_ns) / 1e6 : NAN, 4);
-        num(out, (double)(rec->end_ns - rec->scheduled_ns) / 1e6, 4);
-        num(out, (double)(rec->sent_ns - rec->scheduled_ns) / 1e6, 4);
+        num(out, isfinite(ttft) ? cb_clock_span_ns(rec->scheduled_ns, rec->first_content_ns) / 1e6 : NAN, 4);
+        num(out, cb_clock_span_ns(rec->scheduled_ns, rec->end_ns) / 1e6, 4);
+        num(out, cb_clock_span_ns(rec->scheduled_ns, rec->sent_ns) / 1e6, 4);
         if (rec->prompt_tokens >= 0) cb_buf_appendf(out, ",%lld", (long long)rec->prompt_tokens);
         else cb_buf_append_char(out, ',');
         if (rec->output_tokens >= 0) cb_buf_appendf(out, ",%lld", (long long)rec->output_tokens);

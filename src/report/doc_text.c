@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 static const char *tone_sgr(cb__rep_tone t) {
@@ -22,7 +23,7 @@ static const char *tone_sgr(cb__rep_tone t) {
 static void colored(cb__rep_doc *d, const char *sgr, const char *s, size_t n) {
   int on = d->color && sgr;
   if (on) cb_buf_append_str(d->out, sgr);
-  cb__rep_text_clean(d->out, s, n);
+  cb_utf8_clean(d->out, s, n, 0);
   if (on) cb_buf_append_str(d->out, "\x1b[0m");
 }
 
@@ -52,7 +53,7 @@ void cb__rep_text_para(cb__rep_doc *d, cb__rep_tone tone, const char *text) {
 static char *cell_text(const char *s) {
   cb_buf b;
   cb_buf_init(&b, 0);
-  cb__rep_text_clean(&b, s, strlen(s));
+  cb_utf8_clean(&b, s, strlen(s), 0);
   for (size_t i = 0; i < b.len; i++)
     if (b.data[i] == '\n' || b.data[i] == '\t') b.data[i] = ' ';
   return b.data ? b.data : cb_strdup("");

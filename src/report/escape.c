@@ -87,24 +87,11 @@ void cb__rep_md_escape(cb_buf *out, const char *s, size_t n) {
   }
 }
 
-void cb__rep_text_clean(cb_buf *out, const char *s, size_t n) {
-  const unsigned char *p = (const unsigned char *)s;
-  for (size_t i = 0; i < n;) {
-    unsigned char c = p[i];
-    if (c == '\n' || c == '\t') {
-      cb_buf_append_char(out, (char)c);
-      i++;
-      continue;
-    }
-    i += append_char(out, p + i, n - i);
-  }
-}
-
 void cb__rep_csv_field(cb_buf *out, const char *s, int text) {
   if (!s) return;
   cb_buf clean;
   cb_buf_init(&clean, 0);
-  cb__rep_text_clean(&clean, s, strlen(s));
+  cb_utf8_clean(&clean, s, strlen(s), 0);
   const char *c = clean.data ? clean.data : "";
   int formula = text && c[0] && strchr("=+-@", c[0]);
   int quote = strpbrk(c, ",\"\r\n") != NULL;

@@ -263,6 +263,9 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
                     "recomputed from the records, without SLOs", dir);
   }
   cb_summary_compute(&run->records, &p, &run->all);
+  if (run->all.invalid)
+    cb__rep_note(r, "%s: %zu record%s with impossible times left out of the statistics, first %s",
+                 dir, run->all.invalid, run->all.invalid == 1 ? "" : "s", run->all.invalid_example);
   json_t *mi = run->manifest ? json_object_get(run->manifest, "interrupted") : NULL;
   run->all.interrupted = all ? json_is_true(json_object_get(all, "interrupted"))
                              : mi ? json_is_true(mi) : 1;

@@ -205,9 +205,7 @@ void cb__rep_html_escape(cb_buf *out, const char *s, size_t n);
  * characters that start emphasis, code or links backslash-escaped, line breaks as
  * spaces, ill-formed UTF-8 as U+FFFD. */
 void cb__rep_md_escape(cb_buf *out, const char *s, size_t n);
-/* Terminal text: control characters (C0, DEL, C1: what starts an escape sequence) and
- * ill-formed UTF-8 as U+FFFD, \n and \t kept. */
-void cb__rep_text_clean(cb_buf *out, const char *s, size_t n);
+/* Terminal text: cb_utf8_clean (utf8.h). */
 /* One CSV field: quoted when it holds a comma, quote, CR or LF; when `text` is set, a
  * leading = + - @ (a formula to a spreadsheet) gets a ' in front. */
 void cb__rep_csv_field(cb_buf *out, const char *s, int text);

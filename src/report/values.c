@@ -8,19 +8,22 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/stats.h"
 #include "report_internal.h"
 
-int cb__rep_record_measured_ok(const cb_record *r) { return !r->warmup && cb_record_ok(r); }
+/* Measured, succeeded, and with times in order (the summary leaves the rest out too). */
+int cb__rep_record_measured_ok(const cb_record *r) {
+  return !r->warmup && cb_record_ok(r) && !cb_record_times_invalid(r);
+}
 
 double cb__rep_ttft_ms(const cb_record *r) {
-  if (!cb_record_ok(r) || !r->first_content_ns || r->first_content_ns < r->sent_ns) return NAN;
-  return (double)(r->first_content_ns - r->sent_ns) / 1e6;
+  if (!cb_record_ok(r) || !r->first_content_ns) return NAN;
+  return cb_clock_span_ns(r->sent_ns, r->first_content_ns) / 1e6;
 }
 
 double cb__rep_e2e_ms(const cb_record *r) {
-  if (r->end_ns < r->sent_ns) return NAN;
-  return (double)(r->end_ns - r->sent_ns) / 1e6;
+  return cb_clock_span_ns(r->sent_ns, r->end_ns) / 1e6;
 }
 
 double cb__rep_tpot_ms(const cb_record *r) {
@@ -56,8 +59,7 @@ void cb__rep_values_of(const cb_record_set *set, const char *class_name, int whi
       case CB__REP_E2E: push(&g, cb__rep_e2e_ms(r)); break;
       case CB__REP_ITL:
         for (size_t c = 1; c < r->n_chunks; c++)
-          if (r->chunk_ns[c] >= r->chunk_ns[c - 1])
-            push(&g, (double)(r->chunk_ns[c] - r->chunk_ns[c - 1]) / 1e6);
+          push(&g, cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]) / 1e6);
         break;
       default: break;
     }

@@ -28,6 +28,18 @@ void cb_record_free(cb_record *r) {
 
 int cb_record_ok(const cb_record *r) { return r->error_class[0] == '\0'; }
 
+const char *cb_record_times_invalid(const cb_record *r) {
+  if (r->end_ns < r->sent_ns) return "end_ns is before sent_ns";
+  if (r->first_content_ns && (r->first_content_ns < r->sent_ns || r->first_content_ns > r->end_ns))
+    return "first_content_ns is outside [sent_ns, end_ns]";
+  for (size_t i = 0; i < r->n_chunks; i++) {
+    if (r->chunk_ns[i] < r->sent_ns || r->chunk_ns[i] > r->end_ns)
+      return "a chunk time is outside [sent_ns, end_ns]";
+    if (i && r->chunk_ns[i] < r->chunk_ns[i - 1]) return "chunk_ns goes backwards";
+  }
+  return NULL;
+}
+
 static void key_str(cb_buf *out, const char *key, const char *value) {
   cb_buf_appendf(out, ",\"%s\":\"", key);
   cb_buf_append_json_string(out, value, strlen(value));
@@ -78,7 +90,7 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   cb_buf_append_str(out, ",\"chunk_ns\":[");
   for (size_t i = 0; i < r->n_chunks; i++)
     cb_buf_appendf(out, i ? ",%llu" : "%llu",
-                   (unsigned long long)(r->chunk_ns[i] - r->sent_ns));
+                   (unsigned long long)(r->chunk_ns[i] > r->sent_ns ? r->chunk_ns[i] - r->sent_ns : 0));
   cb_buf_append_char(out, ']');
   int all_one = 1;
   for (size_t i = 0; i < r->n_chunks && all_one; i++) all_one = r->chunk_tokens[i] == 1;

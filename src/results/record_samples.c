@@ -28,7 +28,7 @@ void cb_record_set_samples(const cb_record_set *set, cb_record_samples *out) {
   size_t n = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !cb_record_ok(r) || r->end_ns < r->sent_ns) continue;
+    if (r->warmup || !cb_record_ok(r) || cb_record_times_invalid(r)) continue;
     ok[n++] = (by_e2e){.pos = i, .e2e_ns = r->end_ns - r->sent_ns};
   }
   qsort(ok, n, sizeof *ok, cmp_e2e);

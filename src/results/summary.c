@@ -8,7 +8,8 @@
  *   ITL/token  each gap divided by the tokens of its chunk, counted once per token
  *   E2E        end (last byte) - sent;  E2E_sched, TTFT_sched: from the scheduled time
  *   lag        sent - scheduled
- * Statistics use the measured requests (not warm-up). "Adjusted" percentiles count
+ * Statistics use the measured requests (not warm-up); a record whose times are out of
+ * order (cb_record_times_invalid) is counted as invalid and used nowhere else. "Adjusted" percentiles count
  * each failed request as worse than any success (+inf), so they cannot improve as
  * things break.
  * Window: from the first measured send to the last measured send (the drain tail
@@ -20,6 +21,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/results.h"
 #include "calibench/stats.h"
 
@@ -81,10 +83,15 @@ static int in_class(const cb_record *r, const char *cls) {
   return !cls || !strcmp(r->class_name, cls);
 }
 
-static double ttft_of(const cb_record *r) {
-  return r->first_content_ns ? (double)(r->first_content_ns - r->sent_ns) : NAN;
+/* In the class asked for, and with times that can be used. */
+static int usable(const cb_record *r, const char *cls) {
+  return in_class(r, cls) && !cb_record_times_invalid(r);
 }
-static double e2e_of(const cb_record *r) { return (double)(r->end_ns - r->sent_ns); }
+
+static double ttft_of(const cb_record *r) {
+  return r->first_content_ns ? cb_clock_span_ns(r->sent_ns, r->first_content_ns) : NAN;
+}
+static double e2e_of(const cb_record *r) { return cb_clock_span_ns(r->sent_ns, r->end_ns); }
 static double tpot_of(const cb_record *r) {
   if (r->output_tokens <= 1 || !r->first_content_ns) return NAN;
   return (e2e_of(r) - ttft_of(r)) / (double)(r->output_tokens - 1);
@@ -92,7 +99,7 @@ static double tpot_of(const cb_record *r) {
 static double max_gap(const cb_record *r) {
   double m = 0;
   for (size_t i = 1; i < r->n_chunks; i++) {
-    double g = (double)(r->chunk_ns[i] - r->chunk_ns[i - 1]);
+    double g = cb_clock_span_ns(r->chunk_ns[i - 1], r->chunk_ns[i]);
     if (g > m) m = g;
   }
   return m;
@@ -106,10 +113,10 @@ static double slo_value(const cb_record *r, cb_metric m) {
     case CB_METRIC_ITL:
     case CB_METRIC_ITL_TOKEN: return max_gap(r);
     case CB_METRIC_E2E: return e2e_of(r);
-    case CB_METRIC_E2E_SCHED: return (double)(r->end_ns - r->scheduled_ns);
+    case CB_METRIC_E2E_SCHED: return cb_clock_span_ns(r->scheduled_ns, r->end_ns);
     case CB_METRIC_TTFT_SCHED:
-      return r->first_content_ns ? (double)(r->first_content_ns - r->scheduled_ns) : NAN;
-    case CB_METRIC_LAG: return (double)(r->sent_ns - r->scheduled_ns);
+      return r->first_content_ns ? cb_clock_span_ns(r->scheduled_ns, r->first_content_ns) : NAN;
+    case CB_METRIC_LAG: return cb_clock_span_ns(r->scheduled_ns, r->sent_ns);
     default: return NAN;
   }
 }
@@ -139,7 +146,7 @@ static void compute_window(const cb_record_set *set, const cb_summary_params *p,
   size_t sends = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !in_class(r, p->class_name)) continue;
+    if (r->warmup || !usable(r, p->class_name)) continue;
     sends++;
     if (r->sent_ns < first) first = r->sent_ns;
     if (r->sent_ns > last_send) last_send = r->sent_ns;
@@ -152,7 +159,7 @@ static void compute_window(const cb_record_set *set, const cb_summary_params *p,
     s->scheduled_rate = (double)(sends - 1) / ((double)(last_sched - first_sched) / 1e9);
   s->window_start_ns = first;
   s->window_end_ns = last_send > first ? last_send : last_end;
-  s->window_s = (double)(s->window_end_ns - s->window_start_ns) / 1e9;
+  s->window_s = cb_clock_span_ns(s->window_start_ns, s->window_end_ns) / 1e9;
   /* n sends span n - 1 gaps. */
   if (last_send > first) s->achieved_rate = (double)(sends - 1) / s->window_s;
 }
@@ -169,7 +176,7 @@ static void compute_slos(const cb_record_set *set, const cb_summary_params *p, c
   size_t itl_gaps[CB_MAX_SLOS] = {0}, itl_over[CB_MAX_SLOS] = {0};
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !in_class(r, p->class_name)) continue;
+    if (r->warmup || !usable(r, p->class_name)) continue;
     int all = 1;
     for (size_t k = 0; k < p->n_slos; k++) {
       int ok = meets(r, &p->slos[k]);
@@ -184,7 +191,7 @@ static void compute_slos(const cb_record_set *set, const cb_summary_params *p, c
           itl_over[k]++;
         }
         for (size_t c = 1; c < r->n_chunks; c++) {
-          double g = (double)(r->chunk_ns[c] - r->chunk_ns[c - 1]);
+          double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
           double per = m == CB_METRIC_ITL_TOKEN && r->chunk_tokens[c] ? g / r->chunk_tokens[c] : g;
           size_t w = m == CB_METRIC_ITL_TOKEN ? r->chunk_tokens[c] : 1;
           itl_gaps[k] += w;
@@ -214,7 +221,7 @@ static void compute_throughput(const cb_record_set *set, const cb_summary_params
   double done = 0, good = 0, out_tokens = 0, in_tokens = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !in_class(r, p->class_name) || !cb_record_ok(r)) continue;
+    if (r->warmup || !usable(r, p->class_name) || !cb_record_ok(r)) continue;
     if (r->n_chunks) {
       for (size_t c = 0; c < r->n_chunks; c++)
         if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += r->chunk_tokens[c];
@@ -247,12 +254,20 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     const cb_record *r = &set->items[i];
     if (!in_class(r, p->class_name)) continue;
     s->requests++;
+    const char *why = cb_record_times_invalid(r);
+    if (why) {
+      if (!s->invalid++)
+        snprintf(s->invalid_example, sizeof s->invalid_example, "request %s (index %llu): %s",
+                 r->request_id[0] ? r->request_id : "?", (unsigned long long)r->index, why);
+      continue;
+    }
     if (r->warmup) {
       s->warmup++;
       continue;
     }
     s->measured++;
-    push(&sm[CB_METRIC_LAG], (double)(r->sent_ns - r->scheduled_ns));
+    double lag = cb_clock_span_ns(r->scheduled_ns, r->sent_ns);
+    if (!isnan(lag)) push(&sm[CB_METRIC_LAG], lag);
     if (!cb_record_ok(r)) {
       s->failed++;
       count_error(s, r);
@@ -265,13 +280,15 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     double ttft = ttft_of(r), tpot = tpot_of(r);
     if (!isnan(ttft)) {
       push(&sm[CB_METRIC_TTFT], ttft);
-      push(&sm[CB_METRIC_TTFT_SCHED], (double)(r->first_content_ns - r->scheduled_ns));
+      double ttft_sched = cb_clock_span_ns(r->scheduled_ns, r->first_content_ns);
+      if (!isnan(ttft_sched)) push(&sm[CB_METRIC_TTFT_SCHED], ttft_sched);
     }
     if (!isnan(tpot)) push(&sm[CB_METRIC_TPOT], tpot);
     push(&sm[CB_METRIC_E2E], e2e_of(r));
-    push(&sm[CB_METRIC_E2E_SCHED], (double)(r->end_ns - r->scheduled_ns));
+    double e2e_sched = cb_clock_span_ns(r->scheduled_ns, r->end_ns);
+    if (!isnan(e2e_sched)) push(&sm[CB_METRIC_E2E_SCHED], e2e_sched);
     for (size_t c = 1; c < r->n_chunks; c++) {
-      double g = (double)(r->chunk_ns[c] - r->chunk_ns[c - 1]);
+      double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
       push(&sm[CB_METRIC_ITL], g);
       uint32_t k = r->chunk_tokens[c] ? r->chunk_tokens[c] : 1;
       for (uint32_t t = 0; t < k; t++) push(&sm[CB_METRIC_ITL_TOKEN], g / k);

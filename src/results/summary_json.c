@@ -81,8 +81,8 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
   cb_buf_append_json_string(out, s->class_name, strlen(s->class_name));
   cb_buf_appendf(out,
                  "\",\"requests\":%zu,\"warmup\":%zu,\"measured\":%zu,\"succeeded\":%zu,"
-                 "\"failed\":%zu,\"interrupted\":%s",
-                 s->requests, s->warmup, s->measured, s->succeeded, s->failed,
+                 "\"failed\":%zu,\"invalid\":%zu,\"interrupted\":%s",
+                 s->requests, s->warmup, s->measured, s->succeeded, s->failed, s->invalid,
                  s->interrupted ? "true" : "false");
   if (s->predicted) cb_buf_append_str(out, ",\"predicted\":true");
   cb_buf_appendf(out, ",\"window\":{\"start_ns\":%llu,\"end_ns\":%llu",

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/results.h"
 #include "calibench/stats.h"
 
@@ -117,7 +118,7 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
   uint64_t first = UINT64_MAX, last_token = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup) continue;
+    if (r->warmup || cb_record_times_invalid(r)) continue;
     num_prompts++;
     if (!cb_record_ok(r) || !r->first_choices_ns) {
       failed++;
@@ -127,9 +128,9 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
       continue;
     }
     completed++;
-    double t = (double)(r->first_choices_ns - r->sent_ns) / 1e9;
+    double t = cb_clock_span_ns(r->sent_ns, r->first_choices_ns) / 1e9;
     uint64_t last = r->last_content_ns ? r->last_content_ns : r->end_ns;
-    double lat = (double)(last - r->sent_ns) / 1e9;
+    double lat = cb_clock_span_ns(r->sent_ns, last) / 1e9;
     double n_out = r->output_tokens > 0 ? (double)r->output_tokens : (double)r->n_chunks;
     vpush(&ttft, t);
     vpush(&ttft_ok, t);
@@ -139,7 +140,7 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
     if (n_out > 1) vpush(&tpot, (lat - t) / (n_out - 1));
     uint64_t prev = r->first_choices_ns;
     for (size_t c = 0; c < r->n_chunks; c++) {
-      if (r->chunk_ns[c] > prev) vpush(&itl, (double)(r->chunk_ns[c] - prev) / 1e9);
+      if (r->chunk_ns[c] > prev) vpush(&itl, cb_clock_span_ns(prev, r->chunk_ns[c]) / 1e9);
       prev = r->chunk_ns[c];
       if (prev > last_token) last_token = prev;
     }
@@ -154,7 +155,7 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
     double *b = cb_calloc(buckets, sizeof *b);
     for (size_t i = 0; i < set->count; i++) {
       const cb_record *r = &set->items[i];
-      if (r->warmup || !cb_record_ok(r)) continue;
+      if (r->warmup || !cb_record_ok(r) || cb_record_times_invalid(r)) continue;
       for (size_t c = 0; c < r->n_chunks; c++)
         if (r->chunk_ns[c] >= first) b[(r->chunk_ns[c] - first) / 1000000000ull] += r->chunk_tokens[c];
     }

@@ -32,6 +32,23 @@ typedef struct curl_req {     /* q->tx while in flight */
   struct curl_slist *headers;
 } curl_req;
 
+/* libcurl's word for a failure, said as calibench's reader says it where libcurl's
+ * would mislead: a header line over its 100 KiB limit is "Out of memory", and an
+ * answer that is not HTTP/1.x reaches no header callback, so it would look like no
+ * answer at all (a connect error) though bytes came. */
+static const char *describe(cb__runner_req *q, CURLcode rc) {
+  switch (rc) {
+    case CURLE_OUT_OF_MEMORY:
+      return "malformed HTTP response: a header line over libcurl's limit (100 KiB)";
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_WEIRD_SERVER_REPLY:
+      if (!q->rec.first_byte_ns) q->rec.first_byte_ns = cb_clock_now_ns();
+      return "malformed HTTP response: not an HTTP/1.x status line";
+    default:
+      return curl_easy_strerror(rc);
+  }
+}
+
 /* Every transfer libcurl has finished goes back to the runner. */
 static void read_done(curl_tx *t) {
   CURLMsg *m;
@@ -46,7 +63,7 @@ static void read_done(curl_tx *t) {
     cb__runner_result res = rc == CURLE_OK                  ? CB__RUNNER_OK
                             : rc == CURLE_OPERATION_TIMEDOUT ? CB__RUNNER_TIMEOUT
                                                              : CB__RUNNER_FAILED;
-    cb__runner_done(t->rn, q, res, curl_easy_strerror(rc));
+    cb__runner_done(t->rn, q, res, describe(q, rc));
   }
   cb__runner_after_io(t->rn);
 }

@@ -73,7 +73,7 @@ typedef struct h1_conn {
   cb_buf out;                 /* the request head being written */
   size_t out_off, body_off;
   int writing;
-  uint64_t now;               /* when the bytes being parsed were read */
+  uint64_t now;               /* when the bytes being parsed were read; never decreases */
   cb__h1_parser parser;
   struct h1_conn *idle_next;
   struct h1_conn *prev, *next; /* every connection */
@@ -360,7 +360,9 @@ static void complete(h1_conn *c, int keep) {
 /* ---- events ------------------------------------------------------------------------ */
 
 /* When the bytes just read arrived: the kernel's stamp on the monotonic clock, kept
- * within [floor, now]; else now. */
+ * within [floor, now]; else now. The floor is the send, or the connection's previous
+ * read if later: the stamps of two reads of coalesced segments, each moved by the
+ * offset taken at its own wakeup, can come out a few ns in the wrong order. */
 static uint64_t arrival(h1 *t, struct msghdr *m, uint64_t floor, uint64_t now) {
   for (struct cmsghdr *h = CMSG_FIRSTHDR(m); h; h = CMSG_NXTHDR(m, h)) {
     if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_TIMESTAMPNS) continue;
@@ -384,11 +386,15 @@ static void handle_read(h1_conn *c) {
   struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
                      .msg_controllen = sizeof control.buf};
   ssize_t n = recvmsg(c->fd, &m, 0);
+  uint64_t prev_read = c->now;
   c->now = cb_clock_now_ns();
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
   if (n > 0) {
     t->stats->reads++;
-    if (c->q) c->now = arrival(t, &m, c->q->rec.sent_ns, c->now);
+    if (c->q) {
+      uint64_t floor = c->q->rec.sent_ns > prev_read ? c->q->rec.sent_ns : prev_read;
+      c->now = arrival(t, &m, floor, c->now);
+    }
   }
   if (!c->q) { /* idle: the server closed it, or sent what nobody asked for */
     conn_free(c);

@@ -27,7 +27,7 @@ static void clear_message(cb__h1_parser *p) {
 void cb__h1_parser_reset(cb__h1_parser *p) {
   clear_message(p);
   p->state = CB__H1_STATUS;
-  p->bytes = 0;
+  p->bytes = p->head_bytes = 0;
   p->error[0] = '\0';
   cb_buf_reset(&p->line);
 }
@@ -175,6 +175,16 @@ static int parse_chunk_size(cb__h1_parser *p, const char *s, size_t n) {
 }
 
 static cb__h1_result on_line(cb__h1_parser *p, const char *s, size_t n) {
+  if (p->state == CB__H1_STATUS || p->state == CB__H1_HEADER || p->state == CB__H1_TRAILER) {
+    p->head_bytes += n + 2;
+    if (p->head_bytes > CB__H1_MAX_HEAD) {
+      snprintf(p->error, sizeof p->error,
+               "malformed HTTP response: the head (with any 1xx responses before it) is over "
+               "%llu KiB", (unsigned long long)(CB__H1_MAX_HEAD >> 10));
+      p->state = CB__H1_ERROR;
+      return CB__H1_FAILED;
+    }
+  }
   switch (p->state) {
     case CB__H1_STATUS:
       if (!parse_status(p, s, n)) return fail(p, "status line", s, n);

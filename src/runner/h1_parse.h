@@ -15,6 +15,10 @@
 #include "calibench/buf.h"
 
 #define CB__H1_MAX_LINE 65536 /* a longer header or chunk-size line is an error */
+/* A longer head (with the 1xx responses before it, and the trailer) is an error: a
+ * server sending headers or 100 Continue for ever would otherwise hold the request
+ * until its timeout, or for ever without one. */
+#define CB__H1_MAX_HEAD ((uint64_t)1 << 20)
 
 typedef enum cb__h1_state {
   CB__H1_STATUS, CB__H1_HEADER, CB__H1_BODY_LENGTH, CB__H1_CHUNK_SIZE, CB__H1_CHUNK_DATA,
@@ -48,6 +52,7 @@ typedef struct cb__h1_parser {
   uint64_t length;      /* Content-Length */
   uint64_t left;        /* body or chunk bytes still to come */
   uint64_t bytes;       /* response bytes seen */
+  uint64_t head_bytes;  /* of head lines (1xx heads and trailer included) */
   char error[160];
 } cb__h1_parser;
 

@@ -223,7 +223,7 @@ static void on_send_timer(evutil_socket_t fd, short what, void *arg) {
 static void remember_ttft(cb__runner *rn, const cb_record *r) {
   if (!cb_record_ok(r) || !r->first_content_ns) return;
   rn->recent_ttft[rn->n_recent++ % (sizeof rn->recent_ttft / sizeof rn->recent_ttft[0])] =
-      (double)(r->first_content_ns - r->sent_ns);
+      cb_clock_span_ns(r->sent_ns, r->first_content_ns);
 }
 
 void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {

@@ -14,6 +14,8 @@
 
 #include "calibench/alloc.h"
 #include "calibench/client.h"
+#include "calibench/secret.h"
+#include "calibench/utf8.h"
 #include "runner/runner_internal.h"
 
 #define ERROR_BODY_MAX 65536
@@ -31,6 +33,9 @@ struct cb__runner_stream {
   int is_stream;           /* content type text/event-stream (or none given) */
   size_t max_text;
   count_ctx counter;
+  const cb_runner_params *p; /* for the secrets to redact */
+  char location[512];        /* a redirect's Location */
+  char content_type[64];     /* of the last response */
 };
 
 static uint64_t count_adapter(void *ctx, const char *text, size_t len) {
@@ -57,7 +62,9 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
   cb_client_stream_init(&s->acc, &sp);
   cb_buf_init(&s->body, ERROR_BODY_MAX);
   s->is_stream = 1;
+  s->location[0] = s->content_type[0] = '\0';
   s->max_text = p->max_output_text;
+  s->p = p;
   q->http_status = 0;
 }
 
@@ -90,6 +97,7 @@ void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, u
     const char *sp = memchr(line, ' ', len);
     q->http_status = sp ? atoi(sp + 1) : 0;
     s->is_stream = 1;
+    s->location[0] = s->content_type[0] = '\0';
     return;
   }
   size_t vlen;
@@ -98,8 +106,16 @@ void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, u
     snprintf(q->rec.server_request_id, sizeof q->rec.server_request_id, "%.*s", (int)vlen, v);
     return;
   }
+  v = header_value(line, len, "location", &vlen);
+  if (v) {
+    snprintf(s->location, sizeof s->location, "%.*s", (int)vlen, v);
+    return;
+  }
   v = header_value(line, len, "content-type", &vlen);
-  if (v) s->is_stream = vlen >= 17 && !strncasecmp(v, "text/event-stream", 17);
+  if (v) {
+    s->is_stream = vlen >= 17 && !strncasecmp(v, "text/event-stream", 17);
+    snprintf(s->content_type, sizeof s->content_type, "%.*s", (int)vlen, v);
+  }
 }
 
 void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uint64_t now_ns) {
@@ -199,6 +215,69 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
   cb_buf_free(&text);
 }
 
+/* What the server said may repeat what it was sent: the API key, a --header value,
+ * the URL's password. They are redacted from every server text the record keeps. */
+static void redact_secrets(cb_record *r, const cb_runner_params *p) {
+  cb_secrets sec;
+  cb_secrets_init(&sec);
+  if (p->api_key) cb_secrets_add(&sec, p->api_key, strlen(p->api_key));
+  for (size_t i = 0; i < p->n_headers; i++) cb_secrets_add_header(&sec, p->headers[i]);
+  cb_secrets_add_url(&sec, p->url);
+  if (sec.n) {
+    cb_secrets_redact_str(&sec, r->error_message, sizeof r->error_message);
+    cb_secrets_redact_str(&sec, r->server_request_id, sizeof r->server_request_id);
+    if (r->output_text) {
+      cb_buf b;
+      cb_buf_init(&b, 0);
+      cb_secrets_redact(&sec, r->output_text, strlen(r->output_text), &b);
+      cb_free(r->output_text);
+      r->output_text = cb_strndup(b.data ? b.data : "", b.len);
+      cb_buf_free(&b);
+    }
+  }
+  cb_secrets_free(&sec);
+}
+
+/* A status other than 2xx, said with what the server said: the message of an OpenAI
+ * error body; a redirect's target (redirects are not followed: a POST would not be
+ * re-sent as is, and a benchmark should measure the final address); else the start
+ * of whatever body came (an HTML page from a proxy), never a JSON parser's complaint
+ * about it. */
+static void status_error(cb_record *r, struct cb__runner_stream *s, int status) {
+  if (status >= 300 && status < 400) {
+    if (s->location[0])
+      set_error(r, "http_status", "HTTP %d: a redirect to %s; redirects are not followed, give "
+                "--url the address it leads to", status, s->location);
+    else
+      set_error(r, "http_status", "HTTP %d: a redirect without a Location; redirects are not "
+                "followed", status);
+    return;
+  }
+  const char *body = s->body.data ? s->body.data : "";
+  cb_client_response resp;
+  cb_client_response_parse(s->api, body, s->body.len, &resp, NULL);
+  if (resp.error == CB_CLIENT_ERR_SERVER_ERROR_EVENT && resp.error_message[0]) {
+    set_error(r, "http_status", "HTTP %d: %s", status, resp.error_message);
+    return;
+  }
+  /* Not an error object: its first bytes, blank runs squeezed to one space. */
+  char shown[240];
+  size_t n = 0;
+  for (size_t i = 0; i < s->body.len && n + 1 < sizeof shown; i++) {
+    char c = isspace((unsigned char)body[i]) ? ' ' : body[i];
+    if (c == ' ' && (n == 0 || shown[n - 1] == ' ')) continue;
+    shown[n++] = c;
+  }
+  n = cb_utf8_cut(shown, n, n);
+  shown[n] = '\0';
+  if (!n)
+    set_error(r, "http_status", "HTTP %d with an empty body", status);
+  else
+    set_error(r, "http_status", "HTTP %d (%s, not an OpenAI error body): %s%s", status,
+              s->content_type[0] ? s->content_type : "no content type", shown,
+              s->body.len > n ? " ..." : "");
+}
+
 void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char *msg,
                            uint64_t now_ns, uint64_t origin_ns) {
   struct cb__runner_stream *s = q->stream;
@@ -224,14 +303,12 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
     from_stream(r, s, now_ns);
   } else if (ok_status && res == CB__RUNNER_OK) {
     from_body(r, s);
-  } else if (q->http_status && !ok_status) {
-    cb_client_response resp;
-    cb_client_response_parse(s->api, s->body.data ? s->body.data : "", s->body.len, &resp, NULL);
-    set_error(r, "http_status", "HTTP %d%s%s", q->http_status,
-              resp.error_message[0] ? ": " : "", resp.error_message);
+  } else if (q->http_status >= 200 && !ok_status) { /* a 1xx is no answer yet */
+    status_error(r, s, q->http_status);
   } else if (res != CB__RUNNER_OK) {
     set_error(r, "stream_cut", "%s", msg);
   }
+  redact_secrets(r, s->p);
   /* Record times relative to the run's origin. */
   uint64_t *times[] = {&r->scheduled_ns, &r->sent_ns, &r->first_byte_ns, &r->first_chunk_ns,
                        &r->first_choices_ns, &r->first_content_ns, &r->last_content_ns, &r->end_ns};

@@ -163,6 +163,11 @@ typedef struct cb__sim_http_config {
   uint64_t idle_timeout_ms;  /* close a connection with no request in progress after
                                 this long without input; also the send timeout (no
                                 write progress while output is pending). Def. 60000 */
+  uint64_t header_timeout_ms;/* a request must arrive whole (head and body) within
+                                this long of its first byte, however slowly it
+                                trickles in (slowloris): then 408 and close. The idle
+                                timeout cannot catch it, as every byte restarts it.
+                                0 = none. Default 10000 */
   uint64_t linger_timeout_ms;/* after the last response of a closing connection:
                                 how long to drain the peer's input before close.
                                 Default 2000 */
@@ -218,6 +223,7 @@ typedef struct cb__sim_http_stats {
   uint64_t client_closed;      /* exchanges ended by the peer or a socket error
                                   (on_close fired), incl. send timeouts */
   uint64_t idle_timeouts;      /* idle keep-alive connections closed */
+  uint64_t header_timeouts;    /* connections closed: a request came too slowly (408) */
   uint64_t send_timeouts;      /* connections closed: no write progress in time */
   uint64_t accept_errors;      /* accept(2) failures (EMFILE ...); accepting pauses
                                   100 ms after each */

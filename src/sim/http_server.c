@@ -83,6 +83,7 @@ struct conn {
   uint8_t need_parse;      /* pipelined input waits for the parser */
   uint8_t write_blocked;   /* the bufferevent's write event is draining output */
   uint8_t counting;        /* the output buffer's byte counter is installed */
+  struct event *header_timer; /* owned; pending from a request's first byte to its end */
   uint64_t queued_total;   /* bytes ever queued on this connection (when counting) */
   uint64_t written_total;  /* ... and taken by the kernel */
   socklen_t peer_len;
@@ -105,6 +106,7 @@ struct cb__sim_http_server {
   struct event *accept_resume_ev;     /* owned; re-enables accepting after errors */
   const struct timeval *idle_tv;      /* common timeout (owned by base), NULL = none */
   const struct timeval *linger_tv;    /* common timeout */
+  const struct timeval *header_tv;    /* common timeout, NULL = none */
   uint16_t port;
   int flush_scheduled;
   conn *conns;                        /* open connections */
@@ -130,6 +132,7 @@ void cb__sim_http_default_config(cb__sim_http_config *cfg) {
   cfg->backlog = 4096;
   cb__sim_http_default_limits(&cfg->limits);
   cfg->idle_timeout_ms = 60000;
+  cfg->header_timeout_ms = 10000;
   cfg->linger_timeout_ms = 2000;
   cfg->max_output_bytes = 4 * 1024 * 1024;
   cfg->format_error = NULL;
@@ -188,6 +191,8 @@ static void conn_close(conn *c) {
       c->busy--;
     }
   }
+  event_free(c->header_timer);
+  c->header_timer = NULL;
   bufferevent_free(c->bev);
   c->bev = NULL;
   if (c->prev)
@@ -325,6 +330,9 @@ static void send_parse_error(conn *c) {
   else if (status == 413)
     snprintf(msg, sizeof msg, "%s (limit: %zu bytes)", p->error_msg,
              s->cfg.limits.max_body_bytes);
+  else if (status == 408)
+    snprintf(msg, sizeof msg, "%s (limit: %llu ms from its first byte)", p->error_msg,
+             (unsigned long long)s->cfg.header_timeout_ms);
   else
     snprintf(msg, sizeof msg, "%s", p->error_msg ? p->error_msg : "bad request");
   const char *ctype = "text/plain; charset=utf-8";
@@ -632,6 +640,7 @@ static void start_exchange(conn *c) {
   ex->keep_alive = (uint8_t)r->keep_alive;
   ex->close_delimited = 0;
   ex->head_only = r->method_len == 4 && !memcmp(r->method, "HEAD", 4);
+  evtimer_del(c->header_timer);
   set_timeouts(c, NULL, s->idle_tv);
   s->handler(s->ctx, ex);
 }
@@ -653,7 +662,13 @@ static void conn_process_input(conn *c) {
     if (used) evbuffer_drain(in, used);
     switch (r) {
       case CB__SIM_HTTP_PARSE_NEED_MORE:
-        if (evbuffer_get_length(in) == 0) return;
+        if (evbuffer_get_length(in) == 0) {
+          /* Part of a request is here: the rest has header_timeout_ms from now. */
+          if (c->srv->header_tv && c->parser.head_bytes > 0 &&
+              !evtimer_pending(c->header_timer, NULL))
+            evtimer_add(c->header_timer, c->srv->header_tv);
+          return;
+        }
         break;
       case CB__SIM_HTTP_PARSE_HEAD:
         /* Ask for the body unless it is already arriving (RFC 9110 10.1.1). */
@@ -672,6 +687,21 @@ static void conn_process_input(conn *c) {
         return;
     }
   }
+}
+
+/* A request that began header_timeout_ms ago is still incomplete: 408, then close. */
+static void header_timeout_cb(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  conn *c = arg;
+  if (c->closed || c->state != C_READING) return;
+  c->busy++;
+  c->srv->stats.header_timeouts++;
+  c->parser.error_status = 408;
+  c->parser.error_msg = "the request did not arrive in time";
+  send_parse_error(c);
+  c->busy--;
+  conn_maybe_free(c);
 }
 
 static void read_cb(struct bufferevent *bev, void *arg) {
@@ -771,6 +801,8 @@ static void accept_cb(struct evconnlistener *l, evutil_socket_t fd, struct socka
   }
   c->ex.conn = c;
   c->state = C_READING;
+  c->header_timer = evtimer_new(s->base, header_timeout_cb, c);
+  if (!c->header_timer) libevent_oom();
   cb__sim_http_parser_init(&c->parser, &s->cfg.limits);
   c->next = s->conns;
   if (s->conns) s->conns->prev = c;
@@ -876,6 +908,7 @@ cb_status cb__sim_http_server_start(struct event_base *base, const cb__sim_http_
   if (!s->flush_ev || !s->accept_resume_ev) libevent_oom();
   s->idle_tv = common_timeout(base, cfg->idle_timeout_ms);
   s->linger_tv = common_timeout(base, cfg->linger_timeout_ms ? cfg->linger_timeout_ms : 1);
+  s->header_tv = common_timeout(base, cfg->header_timeout_ms);
   cb_buf_init(&s->scratch, 0);
   cb_buf_init(&s->errbody, ERROR_BODY_MAX);
   *out = s;

@@ -24,6 +24,9 @@
 #include "engine_internal.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* The least MFU or MBU a profile may give: a step time divided by a smaller share
+ * (1e-300) overflows every time that follows. 0.01% is far below any real GPU. */
+#define EFFICIENCY_MIN 1e-4
 
 /* ---- defaults ----------------------------------------------------------------------- */
 
@@ -117,8 +120,10 @@ cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
   CHECK(p->kv_dtype == CB_SIM_DTYPE_BF16 || p->kv_dtype == CB_SIM_DTYPE_FP8,
         "kv_dtype must be bf16 or fp8, got %s", cb_sim_dtype_name(p->kv_dtype));
 
-  CHECK(p->mfu > 0 && p->mfu <= 1, "mfu must be in (0, 1], got %g", p->mfu);
-  CHECK(p->mbu > 0 && p->mbu <= 1, "mbu must be in (0, 1], got %g", p->mbu);
+  CHECK(p->mfu >= EFFICIENCY_MIN && p->mfu <= 1, "mfu must be in [%g, 1], got %g", EFFICIENCY_MIN,
+        p->mfu);
+  CHECK(p->mbu >= EFFICIENCY_MIN && p->mbu <= 1, "mbu must be in [%g, 1], got %g", EFFICIENCY_MIN,
+        p->mbu);
   CHECK(p->gpu_memory_utilization > 0 && p->gpu_memory_utilization <= 1,
         "gpu_memory_utilization must be in (0, 1], got %g", p->gpu_memory_utilization);
   CHECK(p->activation_reserve_bytes >= 0, "activation reserve must be >= 0");
@@ -159,8 +164,8 @@ static const field param_fields[] = {
     PF("tp", T_INT, tp, 1, 1024, 0),
     PF("weight_dtype", T_WDTYPE, weight_dtype, 0, 0, 0),
     PF("kv_dtype", T_KVDTYPE, kv_dtype, 0, 0, 0),
-    PF("mfu", T_DBL, mfu, 0, 1, 1),
-    PF("mbu", T_DBL, mbu, 0, 1, 1),
+    PF("mfu", T_DBL, mfu, EFFICIENCY_MIN, 1, 0),
+    PF("mbu", T_DBL, mbu, EFFICIENCY_MIN, 1, 0),
     PF("step_overhead_us", T_US_NS, step_overhead_ns, 0, 1e7, 0),
     PF("allreduce_latency_us", T_US_NS, allreduce_latency_ns, 0, 1e6, 0),
     PF("gpu_memory_utilization", T_DBL, gpu_memory_utilization, 0, 1, 1),

@@ -26,6 +26,8 @@ void cb_sim_server_default_params(cb_sim_server_params *p) {
   p->time_scale = 1.0;
   p->replicas = 1;
   p->max_body_bytes = DEFAULT_MAX_BODY_BYTES;
+  p->header_timeout_ms = 10000;
+  p->idle_timeout_ms = 60000;
   p->embedding_dim = 1024;
   p->seed = 0;
 }
@@ -389,6 +391,8 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
     cfg.host = s->host;
     cfg.port = (uint16_t)p->port;
     cfg.limits.max_body_bytes = p->max_body_bytes;
+    cfg.header_timeout_ms = p->header_timeout_ms;
+    cfg.idle_timeout_ms = p->idle_timeout_ms;
     cfg.format_error = format_http_error;
     cfg.format_error_ctx = s;
     st = cb__sim_http_server_start(base, &cfg, handle_request, s, &s->http, err);

@@ -11,6 +11,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/secret.h"
 #include "store_internal.h"
 
 /* Arbitrary, fixed: the key of calibench's advisory lock. */
@@ -25,30 +26,6 @@ typedef struct pg {
 static void ignore_notice(void *arg, const char *message) {
   (void)arg;
   (void)message;
-}
-
-/* Copy a URL with the password (user:PASSWORD@ and password=...) masked. */
-static void redact(const char *url, char *out, size_t n) {
-  cb_buf b = {0};
-  const char *scheme = strstr(url, "://");
-  const char *at = scheme ? strchr(scheme + 3, '@') : NULL;
-  const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
-  if (at && colon && colon < at) {
-    cb_buf_append(&b, url, (size_t)(colon - url));
-    cb_buf_append_str(&b, ":***");
-    url = at;
-  }
-  const char *pw = strstr(url, "password=");
-  if (pw) {
-    const char *end = strchr(pw, '&');
-    cb_buf_append(&b, url, (size_t)(pw - url));
-    cb_buf_append_str(&b, "password=***");
-    cb_buf_append_str(&b, end ? end : "");
-  } else {
-    cb_buf_append_str(&b, url);
-  }
-  snprintf(out, n, "%s", b.data ? b.data : "");
-  cb_buf_free(&b);
 }
 
 static char *number_placeholders(const char *sql) {
@@ -113,7 +90,7 @@ static const cb__db_ops pg_ops = {"postgresql", pg_exec, pg_begin, pg_close};
 cb_status cb__db_pg_open(const char *url, cb__db **out, cb_error *err) {
   pg *d = cb_calloc(1, sizeof *d);
   d->base.ops = &pg_ops;
-  redact(url, d->where, sizeof d->where);
+  cb_secret_mask_url(url, d->where, sizeof d->where);
   d->c = PQconnectdb(url);
   if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
     cb_status st = cb_error_set(err, CB_ERR_IO, "registry %s: cannot connect: %s", d->where,

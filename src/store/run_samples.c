@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/results.h"
 #include "calibench/store.h"
 #include "store_internal.h"
@@ -49,20 +50,25 @@ void cb__run_samples_from_records(cb_run_data *r, const cb_record_set *set,
   int window = win_end > win_start;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *x = &set->items[i];
-    if (x->warmup || (class_name && strcmp(x->class_name, class_name))) continue;
-    push(&s[S_LAG], (double)(x->sent_ns - x->scheduled_ns));
+    if (x->warmup || (class_name && strcmp(x->class_name, class_name)) ||
+        cb_record_times_invalid(x))
+      continue;
+    double lag = cb_clock_span_ns(x->scheduled_ns, x->sent_ns);
+    if (!isnan(lag)) push(&s[S_LAG], lag);
     int ok = cb_record_ok(x);
     push(&s[S_ERROR], ok ? 0 : 1);
     if (!ok) continue;
-    double e2e = (double)(x->end_ns - x->sent_ns);
+    double e2e = cb_clock_span_ns(x->sent_ns, x->end_ns);
     if (x->first_content_ns) {
-      double ttft = (double)(x->first_content_ns - x->sent_ns);
+      double ttft = cb_clock_span_ns(x->sent_ns, x->first_content_ns);
+      double ttft_sched = cb_clock_span_ns(x->scheduled_ns, x->first_content_ns);
       push(&s[S_TTFT], ttft);
-      push(&s[S_TTFT_SCHED], (double)(x->first_content_ns - x->scheduled_ns));
+      if (!isnan(ttft_sched)) push(&s[S_TTFT_SCHED], ttft_sched);
       if (x->output_tokens > 1) push(&s[S_TPOT], (e2e - ttft) / (double)(x->output_tokens - 1));
     }
     push(&s[S_E2E], e2e);
-    push(&s[S_E2E_SCHED], (double)(x->end_ns - x->scheduled_ns));
+    double e2e_sched = cb_clock_span_ns(x->scheduled_ns, x->end_ns);
+    if (!isnan(e2e_sched)) push(&s[S_E2E_SCHED], e2e_sched);
     if (!window) continue;
     if (x->n_chunks) {
       for (size_t c = 0; c < x->n_chunks; c++)

@@ -6,6 +6,8 @@
  */
 #include "calibench/utf8.h"
 
+#include "calibench/buf.h"
+
 size_t cb_utf8_seq_len(const void *str, size_t n, size_t *maximal) {
   const unsigned char *s = str;
   unsigned char c = s[0];
@@ -49,4 +51,31 @@ size_t cb_utf8_cut(const char *s, size_t n, size_t max) {
     i += len;
   }
   return i;
+}
+
+static const char REPLACEMENT[] = "\xEF\xBF\xBD";
+
+void cb_utf8_clean(cb_buf *out, const char *str, size_t n, int one_line) {
+  const unsigned char *p = (const unsigned char *)str;
+  for (size_t i = 0; i < n;) {
+    unsigned char c = p[i];
+    if (c == '\n' || c == '\t') {
+      cb_buf_append_char(out, one_line ? ' ' : (char)c);
+      i++;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7F) {
+      cb_buf_append_str(out, REPLACEMENT);
+      i++;
+      continue;
+    }
+    size_t len = cb_utf8_seq_len(p + i, n - i, NULL);
+    if (!len || (len == 2 && c == 0xC2 && p[i + 1] <= 0x9F)) { /* ill-formed, or C1 */
+      cb_buf_append_str(out, REPLACEMENT);
+      i += len ? len : 1;
+      continue;
+    }
+    cb_buf_append(out, p + i, len);
+    i += len;
+  }
 }

@@ -26,6 +26,10 @@ const BEHAVIOUR = [
   "conn-close",     // 13: "Connection: close" and Content-Length
   "bad-status",     // 14: not an HTTP/1.x status line
   "500",            // 15: Internal Server Error, chunked JSON error body
+  "garbage",        // 16: bytes that are no HTTP at all, then the close
+  "huge-head",      // 17: a 10 MB header block, then the close
+  "endless-100",    // 18: 100 Continue every millisecond, never a final answer
+  "long-header",    // 19: one 200 KB header line, then the close
 ];
 
 function events(n, id) {
@@ -115,6 +119,22 @@ function answer(sock, rid, req) {
     case "bad-status":
       sock.busy = true;
       return sock.end("HTTP/1.1 OK\r\n\r\n");
+    case "garbage":
+      sock.busy = true;
+      return sock.end("\x00\x01garbage, not HTTP\r\n\r\n");
+    case "huge-head": {
+      sock.busy = true;
+      const pad = Array.from({ length: 1000 }, (_, k) => `X-Pad-${k}: ${"a".repeat(10000)}\r\n`).join("");
+      return sock.end(sseHead(rid) + pad);
+    }
+    case "endless-100": {
+      sock.busy = true;
+      const t = setInterval(() => (sock.destroyed ? clearInterval(t) : sock.write("HTTP/1.1 100 Continue\r\n\r\n")), 1);
+      return;
+    }
+    case "long-header":
+      sock.busy = true;
+      return sock.end(sseHead(rid) + `X-Long: ${"b".repeat(200000)}\r\n\r\n`);
     case "500": {
       const j = JSON.stringify({ error: { message: "engine died", type: "server_error" } });
       return sock.write(`HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\n` +

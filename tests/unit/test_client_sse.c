@@ -263,17 +263,17 @@ static void test_line_cap(void **state) {
   memset(in, 'a', sizeof in);
   memcpy(in, ": x\n", 4);
   in[4 + 65] = '\n';
-  check_all(CB_CLIENT_FORMAT_SSE, in, 4 + 66, 64, 0, "C: x\nX:SSE line longer than the limit\n");
+  check_all(CB_CLIENT_FORMAT_SSE, in, 4 + 66, 64, 0, "C: x\nX:SSE line longer than the limit of 64 bytes\n");
   /* A long line without any terminator, too. */
   memset(in, 'a', sizeof in);
-  check_all(CB_CLIENT_FORMAT_SSE, in, sizeof in, 64, 0, "X:SSE line longer than the limit\n");
+  check_all(CB_CLIENT_FORMAT_SSE, in, sizeof in, 64, 0, "X:SSE line longer than the limit of 64 bytes\n");
   /* Default cap: 1 MiB. */
   size_t big = CB_CLIENT_DEFAULT_MAX_LINE_BYTES + 10;
   char *huge = cb_malloc(big);
   memset(huge, 'b', big);
   memcpy(huge, "data: ", 6);
   t = transcript(CB_CLIENT_FORMAT_SSE, huge, big, 0, 0, 0, NULL);
-  assert_string_equal(t, "X:SSE line longer than the limit\n");
+  assert_string_equal(t, "X:SSE line longer than the limit of 1048576 bytes\n");
   cb_free(t);
   cb_free(huge);
 }
@@ -284,7 +284,7 @@ static void test_event_cap(void **state) {
                     "data: 0123456789012345678901234567890\n"
                     "data: 0123456789012345678901234567890\n\n";
   check_all(CB_CLIENT_FORMAT_SSE, in, sizeof in - 1, 0, 64,
-            "X:SSE event larger than the limit\n");
+            "X:SSE event larger than the limit of 64 bytes\n");
 }
 
 static void test_finish_delivers_unterminated(void **state) {

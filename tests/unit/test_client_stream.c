@@ -396,7 +396,7 @@ static void test_malformed_and_caps(void **state) {
   s = stream_of(CHUNK("a") "data: " "0123456789012345678901234567890123456789012345678901234567890"
                            "12345678901234567890123456789012345678901234567890\n\n" CHUNK("b") DONE,
                 &p);
-  assert_error(&s, CB_CLIENT_ERR_MALFORMED_SSE, "line longer than the limit");
+  assert_error(&s, CB_CLIENT_ERR_MALFORMED_SSE, "line longer than the limit of 100 bytes");
   assert_int_equal(s.content_chunks, 1);
   assert_false(s.saw_done);
   cb_client_stream_free(&s);
@@ -571,6 +571,29 @@ static void test_after_done_and_set_error(void **state) {
   cb_client_stream_free(&s);
 }
 
+/* Reads stamped out of order (kernel stamps of coalesced segments, 1-31 ns apart):
+ * the chunk times of one response still never go backwards. */
+static void test_times_never_go_backwards(void **state) {
+  (void)state;
+  cb_client_stream_params p;
+  cb_client_stream_default_params(&p);
+  cb_client_stream s;
+  cb_client_stream_init(&s, &p);
+  static const uint64_t at[] = {1000, 990, 1200, 1169, 1169, 1500};
+  for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+    cb_client_stream_feed(&s, CHUNK("a"), strlen(CHUNK("a")), at[i]);
+  cb_client_stream_finish(&s, 1400); /* even the end comes before the last read */
+  assert_int_equal(s.content_kept, 6);
+  for (size_t i = 1; i < s.content_kept; i++)
+    if (s.content_ns[i] < s.content_ns[i - 1])
+      fail_msg("chunk %zu at %llu, before %llu", i, (unsigned long long)s.content_ns[i],
+               (unsigned long long)s.content_ns[i - 1]);
+  assert_int_equal(s.content_ns[1], 1000);
+  assert_int_equal(s.content_ns[3], 1200);
+  assert_int_equal(s.last_byte_ns, 1500);
+  cb_client_stream_free(&s);
+}
+
 static void test_preallocation(void **state) {
   (void)state;
   cb_client_stream_params p;
@@ -636,7 +659,7 @@ int main(void) {
       cmocka_unit_test(test_n_choices_text),
       cmocka_unit_test(test_caps),
       cmocka_unit_test(test_after_done_and_set_error),
-      cmocka_unit_test(test_preallocation),
+      cmocka_unit_test(test_times_never_go_backwards), cmocka_unit_test(test_preallocation),
       cmocka_unit_test(test_ollama_stream),
       cmocka_unit_test(test_struct_size),
   };

@@ -103,6 +103,33 @@ static cb_record failure(uint64_t index, uint64_t sent, const char *message) {
   return r;
 }
 
+/* A record whose end comes before its send, and one whose chunks go backwards: left
+ * out of every distribution the report draws, as the summary leaves them out. */
+static void test_values_skip_impossible_times(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  cb_record r = success(0, 1000 * MS, 4, NULL);
+  cb_record_set_push(&set, &r);
+  r = success(1, 2000 * MS, 4, NULL);
+  r.end_ns = r.sent_ns - 5;
+  cb_record_set_push(&set, &r);
+  r = success(2, 3000 * MS, 4, NULL);
+  r.chunk_ns[3] = r.chunk_ns[2] - 31;
+  cb_record_set_push(&set, &r);
+  int which[] = {CB__REP_TTFT, CB__REP_E2E, CB__REP_ITL};
+  size_t want[] = {1, 1, 3};
+  for (size_t k = 0; k < 3; k++) {
+    cb__rep_values v;
+    cb__rep_values_of(&set, NULL, which[k], &v);
+    if (v.n != want[k]) fail_msg("values %d: %zu, want %zu", which[k], v.n, want[k]);
+    for (size_t i = 0; i < v.n; i++)
+      if (!(v.v[i] >= 0 && v.v[i] < 1000)) fail_msg("values %d: %g ms", which[k], v.v[i]);
+    cb_free(v.v);
+  }
+  cb_record_set_free(&set);
+}
+
 /* Write records (consumed) to DIR/records.jsonl. */
 static void write_records(const char *dir, cb_record *recs, size_t n) {
   cb_buf b;
@@ -471,7 +498,7 @@ static void test_fixtures_load(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_degenerate_runs),       cmocka_unit_test(test_untrusted_text_stays_text),
-      cmocka_unit_test(test_sample_requests),
+      cmocka_unit_test(test_sample_requests),       cmocka_unit_test(test_values_skip_impossible_times),
       cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
   };

@@ -279,6 +279,54 @@ static void test_summary_degenerate(void **state) {
   cb_record_set_free(&set);
 }
 
+/* Records whose times are impossible (a corrupt or edited records.jsonl): counted as
+ * invalid, named, and kept out of every statistic - no difference wraps to 2^64. */
+static void test_summary_invalid_times(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  static const double ms[] = {10, 20, 30};
+  cb_record r = ok_record(0, 1000 * MS, ms, 3, NULL);
+  cb_record_set_push(&set, &r);
+  r = ok_record(1, 1100 * MS, ms, 3, NULL);
+  r.end_ns = r.sent_ns - 5; /* ends before it was sent */
+  cb_record_set_push(&set, &r);
+  r = ok_record(2, 1200 * MS, ms, 3, NULL);
+  r.chunk_ns[2] = r.chunk_ns[1] - 31; /* a chunk before the one before it */
+  cb_record_set_push(&set, &r);
+  assert_null(cb_record_times_invalid(&set.items[0]));
+  assert_non_null(strstr(cb_record_times_invalid(&set.items[1]), "end_ns is before sent_ns"));
+  assert_non_null(strstr(cb_record_times_invalid(&set.items[2]), "chunk_ns goes backwards"));
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_slo slos[1];
+  size_t n = 0;
+  cb_error err;
+  assert_int_equal(cb_slo_parse("itl=15ms", slos, &n, &err), CB_OK);
+  p.slos[0] = slos[0];
+  p.n_slos = 1;
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.requests, 3);
+  assert_int_equal(s.invalid, 2);
+  assert_int_equal(s.measured, 1);
+  assert_non_null(strstr(s.invalid_example, "run-1"));
+  assert_non_null(strstr(s.invalid_example, "end_ns is before sent_ns"));
+  for (int m = 0; m < CB_METRIC_COUNT_; m++)
+    if (s.metrics[m].count && !(s.metrics[m].max < 1e9))
+      fail_msg("%s max %g ns", cb_metric_name((cb_metric)m), s.metrics[m].max);
+  assert_int_equal(s.metrics[CB_METRIC_E2E].count, 1);
+  close_to("e2e", s.metrics[CB_METRIC_E2E].max, 30 * MS, 1e-12);
+  assert_int_equal(s.slos[0].units, 2); /* the valid record's two gaps only */
+  assert_true(s.window_s < 1);
+  cb_buf json;
+  cb_buf_init(&json, 0);
+  cb_summary_write_json(&s, &json);
+  assert_non_null(strstr(json.data, "\"invalid\":2"));
+  cb_buf_free(&json);
+  cb_record_set_free(&set);
+}
+
 static void test_slo_parse(void **state) {
   (void)state;
   cb_slo slos[CB_MAX_SLOS];
@@ -440,7 +488,8 @@ static void test_record_samples(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_summary_known_answers),
-      cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_slo_parse),
+      cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_summary_invalid_times),
+      cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),
   };

@@ -208,6 +208,25 @@ static void test_long_line(void **state) {
   free(in);
 }
 
+/* A head that never ends - 100 Continue for ever, or header after header - fails at
+ * CB__H1_MAX_HEAD instead of holding the request until its timeout (or for ever). */
+static void test_endless_head(void **state) {
+  (void)state;
+  const char *unit[] = {"HTTP/1.1 100 Continue\r\n\r\n", "X-Pad: aaaaaaaaaaaaaaaaaaaaaaaa\r\n"};
+  for (size_t u = 0; u < 2; u++) {
+    size_t k = strlen(unit[u]), reps = (size_t)(CB__H1_MAX_HEAD / k) + 2;
+    char *in = malloc(32 + reps * k);
+    size_t n = 0;
+    if (u) n = (size_t)sprintf(in, "HTTP/1.1 200 OK\r\n");
+    for (size_t i = 0; i < reps; i++, n += k) memcpy(in + n, unit[u], k);
+    char *got = transcript(in, n, 65536, 0, 0);
+    if (!strstr(got, "!malformed HTTP response: the head (with any 1xx responses before it) is over 1024 KiB"))
+      fail_msg("%s: %.200s", u ? "endless headers" : "endless 100 Continue", got + (strlen(got) > 200 ? strlen(got) - 200 : 0));
+    free(got);
+    free(in);
+  }
+}
+
 /* One parser, two responses on one connection. */
 static void test_reset_between_responses(void **state) {
   (void)state;
@@ -235,7 +254,7 @@ int main(void) {
       cmocka_unit_test(test_no_body_and_interim), cmocka_unit_test(test_body_to_close),
       cmocka_unit_test(test_keep_alive),         cmocka_unit_test(test_failures),
       cmocka_unit_test(test_cut),                cmocka_unit_test(test_long_line),
-      cmocka_unit_test(test_reset_between_responses),
+      cmocka_unit_test(test_endless_head),       cmocka_unit_test(test_reset_between_responses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1367,6 +1367,34 @@ static void test_server_idle_timeout(void **state) {
   tsrv_stop(&t);
 }
 
+/* A request trickling in a byte at a time restarts the idle timeout with every byte;
+ * the header timeout, counted from its first byte, answers 408 and closes. */
+static void test_server_header_timeout(void **state) {
+  (void)state;
+  cb__sim_http_config cfg;
+  cb__sim_http_default_config(&cfg);
+  cfg.idle_timeout_ms = 100;
+  cfg.header_timeout_ms = 300;
+  tsrv t;
+  tsrv_start(&t, &cfg);
+  tclient c;
+  tclient_open(&c, t.base, t.port);
+  const char head[] = "GET /echo HTTP/1.1\r\nHost: x\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+  uint64_t t0 = cb_clock_now_ns();
+  for (size_t i = 0; i < sizeof head - 1 && !c.eof; i++) {
+    tclient_send(&c, head + i, 1);
+    run_for(t.base, 20); /* well inside the idle timeout */
+  }
+  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
+  uint64_t waited_ms = (cb_clock_now_ns() - t0) / CB_NS_PER_MS;
+  if (waited_ms < 250) fail_msg("closed after %llu ms, before the header timeout", (unsigned long long)waited_ms);
+  assert_true(!strncmp(c.in.data ? c.in.data : "", "HTTP/1.1 408 Request Timeout\r\n", 30));
+  assert_int_equal(tsrv_stats(&t).header_timeouts, 1);
+  assert_int_equal(tsrv_stats(&t).idle_timeouts, 0);
+  tclient_close(&c);
+  tsrv_stop(&t);
+}
+
 static void test_server_output_cap(void **state) {
   (void)state;
   cb__sim_http_config cfg;
@@ -1434,6 +1462,7 @@ int main(void) {
       cmocka_unit_test(test_server_http10),
       cmocka_unit_test(test_server_head_204_and_bad_fields),
       cmocka_unit_test(test_server_idle_timeout),
+      cmocka_unit_test(test_server_header_timeout),
       cmocka_unit_test(test_server_output_cap),
       cmocka_unit_test(test_server_bind_error),
   };

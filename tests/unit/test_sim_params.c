@@ -341,6 +341,8 @@ static void test_yaml_bad_files(void **state) {
   expect_bad("bad_type.yaml", CB_ERR_PARSE, 2, "key 'mfu': expected a number, got 'fast'");
   expect_bad("bad_range.yaml", CB_ERR_RANGE, 3,
              "key 'gpu_memory_utilization': must be in (0, 1], got 1.5");
+  /* A vanishing efficiency would overflow every step time after it. */
+  expect_bad("bad_range_mfu.yaml", CB_ERR_RANGE, 3, "key 'mfu': must be in [0.0001, 1], got 1e-300");
   expect_bad("bad_preset.yaml", CB_ERR_NOT_FOUND, 1, "unknown model preset 'gpt-9'");
   expect_bad("bad_nested_key.yaml", CB_ERR_PARSE, 3, "unknown key 'model.num_layerz'");
   expect_bad("bad_syntax.yaml", CB_ERR_PARSE, 3, "YAML:");

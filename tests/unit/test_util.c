@@ -15,6 +15,8 @@
 #include "calibench/clock.h"
 #include "calibench/error.h"
 #include "calibench/rng.h"
+#include "calibench/secret.h"
+#include "calibench/utf8.h"
 
 static void test_status_table(void **state) {
   (void)state;
@@ -132,6 +134,80 @@ static void check(const char *what, double got, double want, double tol) {
   if (fabs(got - want) > tol) fail_msg("%s: got %.6f, want %.6f +- %.6f", what, got, want, tol);
 }
 
+/* A difference of times is never 2^64 - a few: backwards is NAN. */
+static void test_clock_span(void **state) {
+  (void)state;
+  assert_true(cb_clock_span_ns(10, 35) == 25);
+  assert_true(cb_clock_span_ns(7, 7) == 0);
+  assert_true(isnan(cb_clock_span_ns(35, 10)));
+  assert_true(isnan(cb_clock_span_ns(UINT64_MAX, 0)));
+}
+
+static void test_mask_url(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *want;
+  } cases[] = {
+      {"http://user:sk-SECRET@127.0.0.1:8000/v1", "http://user:***@127.0.0.1:8000/v1"},
+      {"postgresql://bench:pw@db/x?sslmode=require&password=two&a=b",
+       "postgresql://bench:***@db/x?sslmode=require&password=***&a=b"},
+      {"http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1"},
+      {"http://user@host/v1", "http://user@host/v1"},
+      {"http://host/v1?next=a:b@c", "http://host/v1?next=a:b@c"}, /* '@' after the path */
+      {"http://u:p@ss@host/", "http://u:***@host/"},               /* the last '@' ends it */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char out[128];
+    cb_secret_mask_url(cases[i].in, out, sizeof out);
+    if (strcmp(out, cases[i].want)) fail_msg("%s: got %s, want %s", cases[i].in, out, cases[i].want);
+  }
+  char small[12];
+  cb_secret_mask_url("http://user:sk-SECRET@h/", small, sizeof small);
+  assert_null(strstr(small, "SECRET"));
+}
+
+static void test_secrets_redact(void **state) {
+  (void)state;
+  cb_secrets s;
+  cb_secrets_init(&s);
+  cb_secrets_add(&s, "sk-KEY", 6);
+  cb_secrets_add(&s, "sk-KEY-LONGER", 13); /* the longest match is hidden whole */
+  cb_secrets_add(&s, "ab", 2);             /* too short: not a secret worth wrecking text */
+  cb_secrets_add(&s, "sk-KEY", 6);         /* duplicate */
+  assert_int_equal(s.n, 2);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  const char *in = "ab Bearer sk-KEY-LONGER, sk-KEYsk-KEY end";
+  cb_secrets_redact(&s, in, strlen(in), &b);
+  assert_string_equal(b.data, "ab Bearer [REDACTED], [REDACTED][REDACTED] end");
+  char text[24] = "key=sk-KEY and more";
+  cb_secrets_redact_str(&s, text, sizeof text);
+  assert_string_equal(text, "key=[REDACTED] and more");
+  cb_buf_free(&b);
+  cb_secrets_free(&s);
+  assert_int_equal(s.n, 0);
+  /* A URL's password, and the Basic credentials made of it, percent-decoded. */
+  cb_secrets_add_url(&s, "http://bench:p%40ss-word@127.0.0.1:8000/v1");
+  assert_int_equal(s.n, 2);
+  assert_string_equal(s.items[0], "p%40ss-word");
+  assert_string_equal(s.items[1], "YmVuY2g6cEBzcy13b3Jk"); /* base64("bench:p@ss-word") */
+  cb_secrets_free(&s);
+  cb_secrets_add_url(&s, "http://127.0.0.1:8000/v1");
+  assert_int_equal(s.n, 0);
+}
+
+/* Server text on a terminal: no ESC, BEL, CR, BS or C1 CSI survives. */
+static void test_utf8_clean(void **state) {
+  (void)state;
+  const char *in = "a\x1b]0;t\x07\r\b\xC2\x9B" "1m\n\tz\xff \xE2\x88\x9E";
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_utf8_clean(&b, in, strlen(in), 1);
+  assert_string_equal(b.data, "a\xEF\xBF\xBD]0;t\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD"
+                              "1m  z\xEF\xBF\xBD \xE2\x88\x9E");
+  cb_buf_free(&b);
+}
+
 static void test_rng_distributions(void **state) {
   (void)state;
   cb_rng r;
@@ -179,6 +255,8 @@ int main(void) {
       cmocka_unit_test(test_buf_cap),            cmocka_unit_test(test_json_escape),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
+      cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
+      cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
