@@ -76,6 +76,9 @@ typedef struct cb_runner_params {
   int max_concurrency;        /* open loop: cap in flight (0 = none); waiting requests
                                  queue in the client and their lag is recorded */
   double duration_s;          /* 0: until the source runs out; else no send after it */
+  int source_endless;         /* 1: the source never runs out (a closed loop bounded by
+                                 the duration): a stop takes nothing more from it, and
+                                 not_sent counts only what it had already given */
   double drain_timeout_s;     /* after the last send or a stop: wait this long (30) */
   int retries;                /* retry a failed request this many times (0) */
   size_t max_output_text;     /* bytes of output text kept per record (4096) */
@@ -83,6 +86,10 @@ typedef struct cb_runner_params {
   void *count_ctx;
   volatile sig_atomic_t *stop; /* signals received: 1 = stop sending and drain for
                                   drain_timeout_s; 2 or more = cut in-flight now */
+  /* Called once when the first stop signal begins the drain of in_flight requests
+   * (none: not called); NULL = none. */
+  void (*on_drain)(void *ctx, uint64_t in_flight, double drain_timeout_s);
+  void *drain_ctx;
   cb_runner_progress_fn progress; /* every progress_interval_s; NULL = none */
   void *progress_ctx;
   double progress_interval_s; /* 1 */
@@ -108,7 +115,8 @@ typedef struct cb_runner_stats {
  * Run until the source is exhausted (or the duration ends, or *stop is set) and
  * every sent request has finished or the drain timeout has run out. Records are
  * delivered through on_record as they complete; requests cut off by the drain
- * timeout are delivered with error class "interrupted". Fails only when it cannot
+ * timeout or a second stop signal are delivered with error class "interrupted" (the
+ * message says which). Fails only when it cannot
  * start (bad URL, libcurl init).
  */
 cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,

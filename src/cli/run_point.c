@@ -141,6 +141,15 @@ static void on_progress(void *ctx, const cb_runner_progress *p) {
   fflush(stderr);
 }
 
+/* The first Ctrl-C: say what the wait is for and how to cut it short. */
+static void on_drain(void *ctx, uint64_t in_flight, double drain_timeout_s) {
+  (void)ctx;
+  fprintf(stderr, "\ncalibench: stopping: draining %llu request%s in flight, up to %g s; "
+          "a second Ctrl-C stops now\n", (unsigned long long)in_flight, in_flight == 1 ? "" : "s",
+          drain_timeout_s);
+  fflush(stderr);
+}
+
 /* ---- summaries ---------------------------------------------------------------------------- */
 
 static void summarize(const run_config *cfg, const cb_workload *wl, double requested_rate,
@@ -253,7 +262,9 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   run_config_runner_params(cfg, endpoint, &rp);
   rp.concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? (int)spec->concurrency : 0;
   rp.max_concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? 0 : cfg->max_concurrency;
+  rp.source_endless = unbounded;
   rp.stop = stop;
+  if (!cfg->quiet) rp.on_drain = on_drain;
   progress_ctx pc;
   snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
   int tty = isatty(STDERR_FILENO) && !cfg->quiet && !cfg->virtual_time;

@@ -151,7 +151,10 @@ static void stop_sending(cb__runner *rn, uint64_t now) {
   rn->queued = 0;
   if (rn->have_next) rn->stats->not_sent++;
   rn->have_next = 0;
-  while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
+  /* A finite source is counted out; an endless one (a closed loop bounded only by
+   * the duration) would never return, so nothing more is taken from it. */
+  if (!rn->p->source_endless)
+    while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
   rn->source_done = 1;
 }
 
@@ -271,15 +274,18 @@ void cb__runner_after_io(cb__runner *rn) {
   }
 }
 
-/* Requests still in flight when the drain deadline passes end as "interrupted". */
-static void abort_in_flight(cb__runner *rn) {
+/* Requests still in flight when the drain deadline passes, or when a second signal
+ * arrives, end as "interrupted"; why says which. */
+static void abort_in_flight(cb__runner *rn, const char *why) {
   while (rn->live) {
     cb__runner_req *q = rn->live;
     rn->stats->aborted++;
     rn->tx->cancel(rn->tx, q);
-    cb__runner_done(rn, q, CB__RUNNER_ABORTED, NULL);
+    cb__runner_done(rn, q, CB__RUNNER_ABORTED, why);
   }
 }
+
+static const char DRAIN_RAN_OUT[] = "still in flight when the drain timeout ran out";
 
 static double median_recent(const cb__runner *rn) {
   size_t n = rn->n_recent < 64 ? rn->n_recent : 64;
@@ -305,8 +311,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     rn->stats->interrupted = 1;
     stop_sending(rn, now);
     rn->stop_at_ns = now;
+    if (rn->p->on_drain && rn->in_flight && *rn->p->stop < 2)
+      rn->p->on_drain(rn->p->drain_ctx, rn->in_flight, rn->p->drain_timeout_s);
   }
-  if (rn->p->stop && *rn->p->stop >= 2) abort_in_flight(rn); /* a second signal: now */
+  if (rn->p->stop && *rn->p->stop >= 2) /* a second signal: now */
+    abort_in_flight(rn, "cut by a second interrupt signal during the drain");
   if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
   /* Everything sent: the drain has begun. (A closed loop whose last request took the
    * last slot has not asked the source yet: ask, or a server that never answers
@@ -316,7 +325,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     rn->stop_at_ns = now;
   }
   if (rn->stopping && now - rn->stop_at_ns >= (uint64_t)(rn->p->drain_timeout_s * 1e9))
-    abort_in_flight(rn);
+    abort_in_flight(rn, DRAIN_RAN_OUT);
   if (rn->p->progress &&
       now - rn->last_progress_ns >= (uint64_t)(rn->p->progress_interval_s * 1e9)) {
     rn->last_progress_ns = now;
@@ -407,7 +416,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   if (rn.in_flight || !rn.source_done || rn.have_next || rn.queue_head) event_base_dispatch(rn.base);
   stats->cpu_s = (double)(cb_clock_cpu_ns() - cpu0) / 1e9;
 
-  abort_in_flight(&rn); /* nothing should be left; belt and braces */
+  abort_in_flight(&rn, DRAIN_RAN_OUT); /* nothing should be left; belt and braces */
   while (rn.free_list) {
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;

@@ -37,7 +37,7 @@ typedef struct cb__runner_req {
 /* How a transfer ended, as the transport saw it. */
 typedef enum cb__runner_result {
   CB__RUNNER_OK,      /* the response ended by its own framing */
-  CB__RUNNER_ABORTED, /* cut by the runner at the drain deadline */
+  CB__RUNNER_ABORTED, /* cut by the runner: the drain deadline or a second signal */
   CB__RUNNER_TIMEOUT, /* the request timeout ran out */
   CB__RUNNER_FAILED   /* the transport failed: before any response byte a connect error,
                          after one a cut stream (the message says how) */

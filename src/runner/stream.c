@@ -208,7 +208,7 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
   if (!msg) msg = "the transfer failed";
   int ok_status = q->http_status >= 200 && q->http_status < 300;
   if (res == CB__RUNNER_ABORTED) {
-    set_error(r, "interrupted", "still in flight when the drain timeout ran out");
+    set_error(r, "interrupted", "%s", msg);
   } else if (res == CB__RUNNER_TIMEOUT) {
     set_error(r, "timeout", "%s", msg);
   } else if (res != CB__RUNNER_OK && !r->first_byte_ns) {

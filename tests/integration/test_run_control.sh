@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `calibench run`'s control loop: runs bounded only by --duration end on time, signals
+# always stop a run, and a stopped run still leaves its summary and manifest.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/cb-ctl.XXXXXX")
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# within SECONDS NAME ARGS...: `calibench run ARGS` must exit 0 within SECONDS (it is
+# killed past twice that) and leave summary.json and manifest.json in $work/NAME.
+within() {
+  local limit=$1 name=$2 t0 status=0
+  shift 2
+  t0=$(now_ms)
+  timeout -s KILL $((limit * 2)) "$CALIBENCH" run --quiet --out "$work/$name" "$@" || status=$?
+  local took=$(($(now_ms) - t0))
+  [ "$status" -eq 0 ] || fail "$name: exit $status after ${took} ms: run $*"
+  [ "$took" -le $((limit * 1000)) ] || fail "$name: took ${took} ms, limit ${limit} s"
+  echo "ok - $name ended in ${took} ms"
+}
+
+start_sim --time-scale 0.1 --seed 3
+
+# 1. A closed loop bounded only by the duration ends when it runs out (it used to
+#    spin forever taking requests from the endless source), through both clients,
+#    the built-in simulator, a sweep and a scenario class.
+within 15 dur-url --url "$SIM_URL/v1" --concurrency 2 --duration 2s --input-len 32 --output-len 16
+within 15 dur-curl --url "$SIM_URL/v1" --libcurl --concurrency 2 --duration 2s --input-len 32 --output-len 16
+within 15 dur-builtin --sim-time-scale 0.1 --concurrency 2 --duration 2s --input-len 32 --output-len 16
+within 20 dur-sweep --url "$SIM_URL/v1" --sweep concurrency=1,2 --duration 1s --input-len 32 --output-len 16
+for d in dur-url dur-curl dur-builtin dur-sweep/points/00-concurrency=1 dur-sweep/points/01-concurrency=2; do
+  [ -s "$work/$d/summary.json" ] && [ -s "$work/$d/manifest.json" ] || fail "$d: no summary or manifest"
+done
+cat >"$work/closed.yaml" <<'YAML'
+concurrency: 2
+duration: 2s
+classes:
+  - name: chat
+    input_len: 32
+    output_len: 16
+YAML
+within 15 dur-scenario --url "$SIM_URL/v1" --scenario "$work/closed.yaml"
+
+# 2. SIGINT during such a run: it stops sending, drains, exits 130 promptly, and
+#    its results are written and marked interrupted.
+"$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
+  --output-len 16 --out "$work/int" --quiet &
+run_pid=$!
+for _ in $(seq 1 100); do   # wait (bounded) until some records exist
+  [ -s "$work/int/records.jsonl" ] && break
+  sleep 0.1
+done
+t0=$(now_ms)
+kill -INT "$run_pid"
+status=0
+wait "$run_pid" || status=$?
+took=$(($(now_ms) - t0))
+[ "$status" -eq 130 ] || fail "interrupted run exited $status, want 130"
+[ "$took" -le 5000 ] || fail "interrupted run took ${took} ms to stop"
+node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int"
+echo "ok - SIGINT stopped a duration-bounded closed loop in ${took} ms"
+
+# 3. Requests that would run for minutes: the first SIGINT says what it waits for,
+#    a second cuts them now, labelled as cut by that interrupt, not by the timeout.
+"$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
+  --output-len 100000 --ignore-eos --out "$work/int2" 2>"$work/int2.err" &
+run_pid=$!
+for _ in $(seq 1 100); do   # wait (bounded) until the server runs both requests
+  curl -s "$SIM_URL/metrics" | grep -q '^vllm:num_requests_running{[^}]*} 2' && break
+  sleep 0.1
+done
+kill -INT "$run_pid"
+for _ in $(seq 1 50); do
+  grep -q "draining" "$work/int2.err" && break
+  sleep 0.1
+done
+grep -q "draining 2 requests in flight, up to 30 s; a second Ctrl-C stops now" "$work/int2.err" ||
+  fail "no drain notice after the first SIGINT: $(cat "$work/int2.err")"
+t0=$(now_ms)
+kill -INT "$run_pid"
+status=0
+wait "$run_pid" || status=$?
+took=$(($(now_ms) - t0))
+[ "$status" -eq 130 ] || fail "twice interrupted run exited $status, want 130"
+[ "$took" -le 5000 ] || fail "the second SIGINT took ${took} ms to stop the run"
+node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int2"
+[ "$(grep -c '"class":"interrupted","message":"cut by a second interrupt' "$work/int2/records.jsonl")" -eq 2 ] ||
+  fail "records not labelled as cut by the second interrupt"
+echo "ok - a second SIGINT cut the drain in ${took} ms"
+rm -rf "$work"
