@@ -103,7 +103,7 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --trace-speed X            trace replay speed-up [1]\n"
           "  --max-concurrency N        open loop: cap in flight; late sends are recorded as lag\n"
           "  --num-requests N           requests to send [100 unless --duration]\n"
-          "  --duration DUR             stop sending after DUR, e.g. 5m\n"
+          "  --duration DUR             stop sending after DUR (> 0), e.g. 5m\n"
           "  --warmup N|DUR             first N requests, or those before DUR, are not measured\n"
           "  --ignore-eos               ask the server to ignore EOS (vLLM extension)\n"
           "  --seed N                   run seed; data, arrival and sampling seeds derive from it [0]\n"
@@ -506,7 +506,13 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_TRACE_SPEED: if (cli_parse_double("--trace-speed", optarg, 1e-6, 1e6, &w->arrival.trace_speed)) return 2; g.trace_speed = 1; break;
       case O_MAX_CONC: if (cli_parse_int("--max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->max_concurrency = (int)v; break;
       case O_NUM_REQ: if (cli_parse_int("--num-requests", optarg, 1, 1LL << 40, &v)) return 2; w->num_requests = (uint64_t)v; g.num_requests = 1; break;
-      case O_DURATION: if (duration_opt("--duration", optarg, &w->duration_ns)) return 2; g.duration = 1; break;
+      case O_DURATION:
+        if (cb_workload_parse_run_duration(optarg, &w->duration_ns, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --duration: %s\n", err.msg);
+          return 2;
+        }
+        g.duration = 1;
+        break;
       case O_WARMUP:
         if (cb_workload_parse_warmup(optarg, &w->warmup_requests, &w->warmup_ns, &err) != CB_OK) {
           fprintf(stderr, "calibench: --warmup: %s\n", err.msg);

@@ -21,6 +21,25 @@ within() {
   echo "ok - $name ended in ${took} ms"
 }
 
+# 0. --duration 0 is refused by run and sim run, and in a scenario file, before
+#    anything starts (it used to mean "no limit").
+expect_fail() {  # expect_fail PATTERN CMD ARGS...
+  local pattern=$1 out status=0
+  shift
+  out=$(timeout -s KILL 20 "$CALIBENCH" "$@" --quiet 2>&1) || status=$?
+  [ "$status" -eq 2 ] || fail "$*: exit $status, want 2: $out"
+  grep -Eq -- "$pattern" <<<"$out" || fail "$*: output lacks /$pattern/: $out"
+  echo "ok - $* -> 2"
+}
+zero="duration must be > 0, got '0s?'"
+expect_fail "--duration: a run's $zero" run --concurrency 2 --duration 0 --out "$work/z1"
+expect_fail "--duration: a run's $zero" run --rate 5 --duration 0s --out "$work/z2"
+expect_fail "--duration: a run's $zero" sim run --concurrency 2 --duration 0 --out "$work/z3"
+printf 'concurrency: 2\nduration: 0\nclasses:\n  - name: a\n' >"$work/zero.yaml"
+expect_fail "zero.yaml:2: key 'duration': a run's $zero" run --scenario "$work/zero.yaml" --out "$work/z4"
+expect_fail "zero.yaml:2: key 'duration': a run's $zero" sim run --scenario "$work/zero.yaml" --out "$work/z5"
+for z in z1 z2 z3 z4 z5; do [ ! -e "$work/$z" ] || fail "$z: a refused run left $work/$z"; done
+
 start_sim --time-scale 0.1 --seed 3
 
 # 1. A closed loop bounded only by the duration ends when it runs out (it used to
