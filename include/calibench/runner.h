@@ -62,7 +62,8 @@ typedef struct cb_runner_params {
   const char *url;            /* endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions */
   int chat;                   /* 1: chat dialect, 0: completions */
   const char *run_id;         /* X-Request-Id is "<run_id>-<index>" */
-  const char *api_key;        /* NULL: none; sent as a bearer token, never logged */
+  const char *api_key;        /* NULL: none; sent as a bearer token unless headers hold an
+                                 Authorization of their own; never logged */
   const char *const *headers; /* extra "Name: value" headers for every request */
   size_t n_headers;
   int verify_tls;             /* 1 */
@@ -96,6 +97,10 @@ typedef struct cb_runner_params {
 } cb_runner_params;
 
 void cb_runner_default_params(cb_runner_params *p);
+
+/* 1 when one of the "Name: value" headers is called name (case-insensitive). An
+ * Authorization header the caller gives wins: the API key is then not sent. */
+int cb_runner_has_header(const char *const *headers, size_t n_headers, const char *name);
 
 typedef struct cb_runner_stats {
   uint64_t origin_ns;        /* CLOCK_MONOTONIC at the run start (records are relative) */

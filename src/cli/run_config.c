@@ -31,7 +31,8 @@ static void usage(FILE *out) {
           "  --model NAME               model to ask for [the first of GET /v1/models]\n"
           "  --header 'Name: value'     extra header on every request; repeatable\n"
           "  --api-key-env NAME         variable holding the API key [OPENAI_API_KEY]; the key is\n"
-          "                             sent as a bearer token and never printed or written\n"
+          "                             sent as a bearer token (unless a --header gives\n"
+          "                             Authorization: that one wins) and never printed or written\n"
           "  --insecure                 do not verify TLS certificates\n"
           "  --http2                    HTTP/2, requests multiplexed on one connection (ALPN on\n"
           "                             https://, prior knowledge on http://) instead of HTTP/1.1\n"
@@ -652,7 +653,9 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
     w->counter = counter;
   }
-  const char *key = getenv(cfg->api_key_env);
+  /* A user's Authorization header wins over the key in the environment: one is sent. */
+  cfg->auth_header = cb_runner_has_header(cfg->headers, cfg->n_headers, "Authorization");
+  const char *key = cfg->auth_header ? NULL : getenv(cfg->api_key_env);
   if (key && *key) cfg->api_key = cb_strdup(key);
   if (!cfg->url) {
     int rc = build_sim(&g, cfg);

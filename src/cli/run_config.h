@@ -26,6 +26,7 @@ typedef struct run_config {
   size_t n_headers;
   const char *api_key_env;         /* name of the variable holding the key */
   char *api_key;                   /* owned; wiped on free; never printed or written */
+  int auth_header;                 /* --header gave Authorization: it wins, the key is not read */
   int verify_tls;
   int http2;
   int libcurl;                /* --libcurl: libcurl reads http:// too */

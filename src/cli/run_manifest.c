@@ -99,9 +99,13 @@ static void config_part(const run_config *cfg, cb_buf *out) {
     cb_buf_append_json_string(out, cfg->headers[i], (size_t)(colon - cfg->headers[i]));
     cb_buf_append_char(out, '"');
   }
-  cb_buf_appendf(out, "],\"api_key_env\":\"%s\",\"api_key_set\":%s,\"verify_tls\":%s,\"http2\":%s,"
-                 "\"libcurl\":%s",
-                 cfg->api_key_env, cfg->api_key ? "true" : "false",
+  cb_buf_append_char(out, ']');
+  str(out, "api_key_env", cfg->api_key_env);
+  /* Which credential was sent, never the credential. */
+  cb_buf_appendf(out, ",\"api_key_set\":%s,\"authorization\":\"%s\","
+                 "\"verify_tls\":%s,\"http2\":%s,\"libcurl\":%s",
+                 cfg->api_key ? "true" : "false",
+                 cfg->auth_header ? "header" : cfg->api_key ? "api_key_env" : "none",
                  cfg->verify_tls ? "true" : "false", cfg->http2 ? "true" : "false",
                  cfg->libcurl ? "true" : "false");
   cb_buf_appendf(out, ",\"request_timeout_s\":%g,\"retries\":%d,\"drain_timeout_s\":%g",

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "calibench/alloc.h"
@@ -59,6 +60,16 @@ void cb_runner_default_params(cb_runner_params *p) {
   p->drain_timeout_s = 30;
   p->max_output_text = 4096;
   p->progress_interval_s = 1;
+}
+
+int cb_runner_has_header(const char *const *headers, size_t n_headers, const char *name) {
+  size_t len = strlen(name);
+  for (size_t i = 0; i < n_headers; i++) {
+    const char *h = headers[i];
+    while (*h == ' ' || *h == '\t') h++;
+    if (!strncasecmp(h, name, len) && (h[len] == ':' || h[len] == ' ' || h[len] == '\t')) return 1;
+  }
+  return 0;
 }
 
 static uint64_t since_origin(const cb__runner *rn, uint64_t now) {
@@ -380,7 +391,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   common[n_common++] = cb_strndup("Content-Type: application/json", 64);
   common[n_common++] = cb_strndup("Accept: text/event-stream, application/json", 64);
   for (size_t i = 0; i < p->n_headers; i++) common[n_common++] = cb_strndup(p->headers[i], SIZE_MAX);
-  if (p->api_key && *p->api_key) {
+  if (p->api_key && *p->api_key && !cb_runner_has_header(p->headers, p->n_headers, "Authorization")) {
     cb_buf auth;
     cb_buf_init(&auth, 0);
     cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);

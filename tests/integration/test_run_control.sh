@@ -62,7 +62,22 @@ classes:
 YAML
 within 15 dur-scenario --url "$SIM_URL/v1" --scenario "$work/closed.yaml"
 
-# 2. SIGINT during such a run: it stops sending, drains, exits 130 promptly, and
+# 2. Credentials: a user's Authorization header wins over the key in the environment
+#    (one header is sent: test_runner checks it on the wire); the manifest says which
+#    was sent and holds neither secret.
+OPENAI_API_KEY=sk-env-secret-1 "$CALIBENCH" run --url "$SIM_URL/v1" --num-requests 2 \
+  --header 'authorization: Bearer user-secret-2' --out "$work/auth-h" --quiet
+OPENAI_API_KEY=sk-env-secret-1 "$CALIBENCH" run --url "$SIM_URL/v1" --num-requests 2 \
+  --out "$work/auth-k" --quiet
+for d in auth-h:header auth-k:api_key_env; do
+  grep -q "\"authorization\":\"${d#*:}\"" "$work/${d%%:*}/manifest.json" ||
+    fail "${d%%:*}: manifest does not say authorization ${d#*:}"
+done
+! grep -rq -e sk-env-secret-1 -e user-secret-2 "$work/auth-h" "$work/auth-k" ||
+  fail "a secret reached a result file"
+echo "ok - the manifest says which credential was sent, and holds none"
+
+# 3. SIGINT during such a run: it stops sending, drains, exits 130 promptly, and
 #    its results are written and marked interrupted.
 "$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
   --output-len 16 --out "$work/int" --quiet &
@@ -81,7 +96,7 @@ took=$(($(now_ms) - t0))
 node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int"
 echo "ok - SIGINT stopped a duration-bounded closed loop in ${took} ms"
 
-# 3. Requests that would run for minutes: the first SIGINT says what it waits for,
+# 4. Requests that would run for minutes: the first SIGINT says what it waits for,
 #    a second cuts them now, labelled as cut by that interrupt, not by the timeout.
 "$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
   --output-len 100000 --ignore-eos --out "$work/int2" 2>"$work/int2.err" &

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <time.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -312,12 +314,139 @@ static void test_retry_during_drain(void **state) {
   }
 }
 
+/* ---- a scripted server: answers and what it received ------------------------------- */
+
+#define SCRIPT_MAX 4
+
+/* Answers n requests in order with resp[i], on whichever connection each comes; closes
+ * the connection after resp[i] when close_after[i]. Keeps each request's head and when
+ * it arrived, and counts connections. */
+typedef struct script {
+  int listen_fd;
+  int n;
+  const char *resp[SCRIPT_MAX];
+  int close_after[SCRIPT_MAX];
+  char head[SCRIPT_MAX][4096];
+  uint64_t at_ns[SCRIPT_MAX];
+  int conns;
+} script;
+
+static void *script_main(void *arg) {
+  script *s = arg;
+  struct pollfd fds[1 + 8];
+  char buf[8][4096];
+  size_t got[8] = {0};
+  int nfd = 1, answered = 0;
+  fds[0] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+  while (answered < s->n) {
+    if (poll(fds, (nfds_t)nfd, 10000) <= 0) break; /* the test fails on what is missing */
+    if ((fds[0].revents & POLLIN) && nfd < 9) {
+      fds[nfd] = (struct pollfd){.fd = accept(s->listen_fd, NULL, NULL), .events = POLLIN};
+      got[nfd - 1] = 0;
+      nfd++;
+      s->conns++;
+    }
+    for (int i = 1; i < nfd && answered < s->n; i++) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP)) || fds[i].fd < 0) continue;
+      char *b = buf[i - 1];
+      ssize_t r = read(fds[i].fd, b + got[i - 1], sizeof buf[0] - 1 - got[i - 1]);
+      if (r <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        continue;
+      }
+      got[i - 1] += (size_t)r;
+      b[got[i - 1]] = '\0';
+      char *end = strstr(b, "\r\n\r\n");
+      if (!end || !strchr(end, '}')) continue; /* the head, then the small body */
+      snprintf(s->head[answered], sizeof s->head[0], "%.*s", (int)(end - b), b);
+      s->at_ns[answered] = cb_clock_now_ns();
+      send_str(fds[i].fd, s->resp[answered]);
+      got[i - 1] = 0;
+      if (s->close_after[answered]) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+      }
+      answered++;
+    }
+  }
+  struct timespec linger = {0, 300 * 1000000};
+  nanosleep(&linger, NULL);
+  for (int i = 1; i < nfd; i++)
+    if (fds[i].fd >= 0) close(fds[i].fd);
+  return NULL;
+}
+
+static pthread_t script_start(script *s, char *url, size_t url_size) {
+  int port;
+  s->listen_fd = silent_server(&port);
+  pthread_t th;
+  pthread_create(&th, NULL, script_main, s);
+  snprintf(url, url_size, "http://127.0.0.1:%d/v1/chat/completions", port);
+  return th;
+}
+
+static char ok_stream[512];
+
+static const char *ok_answer(void) {
+  snprintf(ok_stream, sizeof ok_stream, "%s%s%s", HEAD, TOKEN, END);
+  return ok_stream;
+}
+
+/* Lines of head whose name is `name` (case-insensitive). */
+static int count_header(const char *head, const char *name) {
+  int n = 0;
+  size_t len = strlen(name);
+  for (const char *l = head; l; l = strstr(l, "\r\n")) {
+    if (l[0] == '\r') l += 2;
+    if (!strncasecmp(l, name, len) && l[len] == ':') n++;
+  }
+  return n;
+}
+
+/* ---- one Authorization header ----------------------------------------------------- */
+
+static void test_authorization(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    for (int given = 0; given <= 1; given++) {
+      script s = {.n = 1, .resp = {ok_answer()}, .close_after = {1}};
+      char url[80];
+      pthread_t th = script_start(&s, url, sizeof url);
+      const char *headers[] = {"X-Tenant: a", "authorization: Bearer user-token"};
+      cb_runner_params p;
+      cb_runner_default_params(&p);
+      p.url = url;
+      p.use_libcurl = libcurl;
+      p.concurrency = 1;
+      p.api_key = "sk-env-key";
+      p.headers = headers;
+      p.n_headers = given ? 2 : 1;
+      source src = {.n = 1};
+      sink k = {0};
+      cb_runner_stats st;
+      cb_error err = {0};
+      assert_int_equal(cb_runner_run(&p, next_item, &src, on_record, &k, &st, &err), CB_OK);
+      pthread_join(th, NULL);
+      close(s.listen_fd);
+      assert_string_equal(k.classes[0], "");
+      /* Exactly one, and the user's when given. */
+      assert_int_equal(count_header(s.head[0], "authorization"), 1);
+      assert_non_null(strstr(s.head[0], given ? "Bearer user-token" : "Bearer sk-env-key"));
+      if (given) assert_null(strstr(s.head[0], "sk-env-key"));
+    }
+  }
+  assert_true(cb_runner_has_header((const char *[]){"AUTHORIZATION : x"}, 1, "Authorization"));
+  assert_false(cb_runner_has_header((const char *[]){"Authorization-Extra: x"}, 1, "Authorization"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_timeout_and_drain),
       cmocka_unit_test(test_kernel_receive_times),
       cmocka_unit_test(test_retry_during_drain),
+      cmocka_unit_test(test_authorization),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
