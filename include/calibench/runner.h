@@ -81,7 +81,11 @@ typedef struct cb_runner_params {
                                  the duration): a stop takes nothing more from it, and
                                  not_sent counts only what it had already given */
   double drain_timeout_s;     /* after the last send or a stop: wait this long (30) */
-  int retries;                /* retry a failed request this many times (0) */
+  int retries;                /* retry a failed request (connect, 429, 5xx) this many times
+                                 (0), each on a new connection, after the server's
+                                 Retry-After or a jittered exponential backoff (capped at
+                                 60 s; never past the drain deadline) */
+  uint64_t seed;              /* the backoff's jitter */
   size_t max_output_text;     /* bytes of output text kept per record (4096) */
   cb_runner_count_fn count_tokens; /* NULL: one token per content chunk */
   void *count_ctx;

@@ -40,7 +40,9 @@ static void usage(FILE *out) {
           "                             reader, fewer syscalls per token; libcurl always serves\n"
           "                             https://, --http2, and proxies in http_proxy/all_proxy)\n"
           "  --request-timeout DUR      give up on a request after DUR, e.g. 60s [none]\n"
-          "  --retries N                retry failed requests (connect, 429, 5xx) N times [0]\n"
+          "  --retries N                retry failed requests (connect, 429, 5xx) N times [0],\n"
+          "                             on a new connection, after the server's Retry-After or\n"
+          "                             a seeded jittered backoff (250 ms doubling), capped at 60 s\n"
           "  --extra-body JSON          JSON object merged into every request body\n"
           "\n");
   fprintf(out,
@@ -700,6 +702,7 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
   out->use_libcurl = cfg->libcurl;
   out->request_timeout_s = cfg->request_timeout_s;
   out->retries = cfg->retries;
+  out->seed = cfg->workload.seed;
   out->drain_timeout_s = cfg->drain_timeout_s;
   if (cfg->tok) {
     out->count_tokens = cb_tok_count;

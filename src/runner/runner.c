@@ -47,6 +47,7 @@ struct cb__runner {
   int cut_short;              /* stopped by a signal or the duration: no retries either */
   uint64_t stop_at_ns;        /* when sending stopped (drain deadline base) */
   uint64_t last_progress_ns;
+  cb_rng rng;                 /* retry backoff jitter, seeded */
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
   size_t n_recent;
 };
@@ -82,9 +83,11 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   cb__runner_req *q = rn->free_list;
   if (q) {
     rn->free_list = q->next;
-    cb_buf keep = q->headers; /* its storage is reused */
+    cb_buf keep = q->headers; /* its storage and its retry timer are reused */
+    struct event *timer = q->retry_timer;
     memset(q, 0, sizeof *q);
     q->headers = keep;
+    q->retry_timer = timer;
     cb_buf_reset(&q->headers);
   } else {
     q = cb_calloc(1, sizeof *q);
@@ -115,18 +118,16 @@ static void req_recycle(cb__runner *rn, cb__runner_req *q) {
   rn->free_list = q;
 }
 
+static void live_add(cb__runner *rn, cb__runner_req *q);
+
 /* Hand a request to the transport. The send time is taken here. */
 static void send_req(cb__runner *rn, cb__runner_req *q) {
   cb__runner_stream_begin(q, rn->p);
   q->attempts++;
   uint64_t now = cb_clock_now_ns();
   if (q->attempts == 1) q->rec.sent_ns = now;
-  rn->in_flight++;
   if (q->attempts == 1) rn->stats->sent++;
-  q->live_prev = NULL;
-  q->live_next = rn->live;
-  if (rn->live) rn->live->live_prev = q;
-  rn->live = q;
+  live_add(rn, q);
   rn->tx->send(rn->tx, q);
 }
 
@@ -240,35 +241,23 @@ static void remember_ttft(cb__runner *rn, const cb_record *r) {
       (double)(r->first_content_ns - r->sent_ns);
 }
 
-void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {
-  uint64_t now = cb_clock_now_ns();
+static void live_add(cb__runner *rn, cb__runner_req *q) {
+  rn->in_flight++;
+  q->live_prev = NULL;
+  q->live_next = rn->live;
+  if (rn->live) rn->live->live_prev = q;
+  rn->live = q;
+}
+
+static void live_remove(cb__runner *rn, cb__runner_req *q) {
   rn->in_flight--;
   if (q->live_prev) q->live_prev->live_next = q->live_next;
   else rn->live = q->live_next;
   if (q->live_next) q->live_next->live_prev = q->live_prev;
-  cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
-  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->cut_short &&
-      cb__runner_stream_retryable(q)) {
-    /* Retry the same request; its send time stays the first attempt's. */
-    uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
-    uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
-    cb_record keep = q->rec;
-    cb__runner_stream_free(q);
-    cb_record_init(&q->rec);
-    q->rec.index = keep.index;
-    q->rec.warmup = keep.warmup;
-    q->rec.prompt_tokens = keep.prompt_tokens;
-    q->rec.prompt_source = keep.prompt_source;
-    memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
-    memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
-    q->rec.retries = keep.retries + 1;
-    cb_record_free(&keep);
-    rn->stats->retried++;
-    send_req(rn, q);
-    q->rec.sent_ns = first_sent;
-    q->rec.scheduled_ns = sched;
-    return;
-  }
+}
+
+/* The request's last attempt is its record. */
+static void finish(cb__runner *rn, cb__runner_req *q) {
   if (cb_record_ok(&q->rec)) rn->stats->completed++;
   else rn->stats->failed++;
   uint64_t end = q->rec.end_ns;
@@ -276,6 +265,79 @@ void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, c
   remember_ttft(rn, &q->rec);
   rn->on_record(rn->record_ctx, &q->rec);
   req_recycle(rn, q);
+}
+
+/* How long q waits before its next attempt: the server's Retry-After, else backoff.
+ * 0 with *fits = 0 when the wait would outlast the drain deadline. */
+static uint64_t retry_wait(cb__runner *rn, const cb__runner_req *q, uint64_t now, int *fits) {
+  uint64_t wait = q->has_retry_after ? q->retry_after_ns : cb__runner_backoff_ns(&rn->rng, q->attempts);
+  *fits = !rn->stopping ||
+          now + wait < rn->stop_at_ns + (uint64_t)(rn->p->drain_timeout_s * 1e9);
+  return wait;
+}
+
+/* The wait is over: send q again, on a new connection, as the same request (its send
+ * and scheduled times stay the first attempt's), keeping each failed attempt. */
+static void on_retry_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  cb__runner_req *q = arg;
+  cb__runner *rn = q->rn;
+  live_remove(rn, q);
+  q->waiting = 0;
+  if (rn->cut_short) { /* stopped meanwhile: no retries; the last failure stands */
+    finish(rn, q);
+    cb__runner_after_io(rn);
+    return;
+  }
+  uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
+  uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
+  cb_record keep = q->rec;
+  cb__runner_stream_free(q);
+  cb_record_init(&q->rec);
+  q->rec.index = keep.index;
+  q->rec.warmup = keep.warmup;
+  q->rec.prompt_tokens = keep.prompt_tokens;
+  q->rec.prompt_source = keep.prompt_source;
+  memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
+  memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
+  q->rec.retries = keep.retries + 1;
+  q->rec.attempts = keep.attempts; /* moved */
+  q->rec.n_attempts = keep.n_attempts;
+  keep.attempts = NULL;
+  cb_record_free(&keep);
+  rn->stats->retried++;
+  q->fresh = 1;
+  send_req(rn, q);
+  q->rec.sent_ns = first_sent;
+  q->rec.scheduled_ns = sched;
+  cb__runner_after_io(rn);
+}
+
+void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {
+  uint64_t now = cb_clock_now_ns();
+  live_remove(rn, q);
+  cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
+  int fits = 0;
+  uint64_t wait = 0;
+  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->cut_short &&
+      cb__runner_stream_retryable(q))
+    wait = retry_wait(rn, q, now, &fits);
+  if (!fits) {
+    finish(rn, q);
+    return;
+  }
+  /* Keep this attempt's outcome; the request stays in flight (its closed-loop slot
+   * taken, the drain waiting for it) until the timer sends it again. */
+  q->rec.attempts = cb_reallocarray(q->rec.attempts, q->rec.n_attempts + 1, sizeof *q->rec.attempts);
+  cb_record_attempt *a = &q->rec.attempts[q->rec.n_attempts++];
+  *a = (cb_record_attempt){.http_status = q->rec.http_status, .wait_ns = wait};
+  snprintf(a->error_class, sizeof a->error_class, "%s", q->rec.error_class);
+  if (!q->retry_timer) q->retry_timer = evtimer_new(rn->base, on_retry_timer, q);
+  q->waiting = 1;
+  live_add(rn, q);
+  struct timeval tv = cb_clock_timeval(wait);
+  evtimer_add(q->retry_timer, &tv);
 }
 
 void cb__runner_after_io(cb__runner *rn) {
@@ -290,6 +352,13 @@ void cb__runner_after_io(cb__runner *rn) {
 static void abort_in_flight(cb__runner *rn, const char *why) {
   while (rn->live) {
     cb__runner_req *q = rn->live;
+    if (q->waiting) { /* between attempts: its last failure is its record */
+      evtimer_del(q->retry_timer);
+      q->waiting = 0;
+      live_remove(rn, q);
+      finish(rn, q);
+      continue;
+    }
     rn->stats->aborted++;
     rn->tx->cancel(rn->tx, q);
     cb__runner_done(rn, q, CB__RUNNER_ABORTED, why);
@@ -380,6 +449,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   if (st != CB_OK) return st;
   cb__runner rn = {.p = p, .source = source, .source_ctx = source_ctx, .on_record = on_record,
                    .record_ctx = record_ctx, .stats = stats};
+  cb_rng_init_stream(&rn.rng, p->seed, 0x7265747279ull /* "retry" */, 0);
   rn.base = precise_base();
   if (!rn.base) {
     fprintf(stderr, "calibench: out of memory (event loop)\n");
@@ -431,6 +501,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   while (rn.free_list) {
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;
+    if (q->retry_timer) event_free(q->retry_timer);
     cb_buf_free(&q->headers);
     cb_free(q);
   }

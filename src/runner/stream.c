@@ -14,6 +14,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/client.h"
+#include "calibench/clock.h"
 #include "runner/runner_internal.h"
 
 #define ERROR_BODY_MAX 65536
@@ -59,6 +60,8 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
   s->is_stream = 1;
   s->max_text = p->max_output_text;
   q->http_status = 0;
+  q->has_retry_after = 0;
+  q->retry_after_ns = 0;
 }
 
 void cb__runner_stream_free(cb__runner_req *q) {
@@ -99,7 +102,12 @@ void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, u
     return;
   }
   v = header_value(line, len, "content-type", &vlen);
-  if (v) s->is_stream = vlen >= 17 && !strncasecmp(v, "text/event-stream", 17);
+  if (v) {
+    s->is_stream = vlen >= 17 && !strncasecmp(v, "text/event-stream", 17);
+    return;
+  }
+  v = header_value(line, len, "retry-after", &vlen);
+  if (v) q->has_retry_after = cb__runner_retry_after_ns(v, vlen, cb_clock_wall_ns(), &q->retry_after_ns);
 }
 
 void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uint64_t now_ns) {

@@ -29,6 +29,7 @@
 
 #include "calibench/clock.h"
 #include "calibench/runner.h"
+#include "runner/runner_internal.h"
 
 typedef struct source {
   uint64_t next, n;
@@ -268,52 +269,6 @@ static void test_kernel_receive_times(void **state) {
   for (int i = 0; i < 2; i++) cb_record_free(&k.rec[i]);
 }
 
-/* ---- a retry after the last send ---------------------------------------------------- */
-
-/* The only request: a 503 after 100 ms (the runner's 20 ms tick has long seen that
- * nothing is left to send), then a streamed answer to the retry. */
-static void *retry_server_main(void *arg) {
-  slow_server *s = arg;
-  int a = accept(s->listen_fd, NULL, NULL);
-  read_request(a);
-  struct timespec d = {0, 100 * 1000000};
-  nanosleep(&d, NULL);
-  send_str(a, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}");
-  read_request(a);
-  char all[512];
-  snprintf(all, sizeof all, "%s%s%s", HEAD, TOKEN, END);
-  send_str(a, all);
-  struct timespec linger = {0, 500 * 1000000};
-  nanosleep(&linger, NULL);
-  close(a);
-  return NULL;
-}
-
-static void test_retry_during_drain(void **state) {
-  (void)state;
-  for (int libcurl = 0; libcurl <= 1; libcurl++) {
-    slow_server srv;
-    char url[80];
-    pthread_t th = serve(&srv, retry_server_main, url, sizeof url);
-    cb_runner_params p;
-    cb_runner_default_params(&p);
-    p.url = url;
-    p.use_libcurl = libcurl;
-    p.concurrency = 1;
-    p.retries = 1;
-    source s = {.n = 1};
-    sink k = {0};
-    cb_runner_stats st;
-    cb_error err = {0};
-    assert_int_equal(cb_runner_run(&p, next_item, &s, on_record, &k, &st, &err), CB_OK);
-    pthread_join(th, NULL);
-    close(srv.listen_fd);
-    assert_int_equal(k.n, 1);
-    assert_string_equal(k.classes[0], "");
-    assert_int_equal(st.retried, 1);
-  }
-}
-
 /* ---- a scripted server: answers and what it received ------------------------------- */
 
 #define SCRIPT_MAX 4
@@ -440,6 +395,172 @@ static void test_authorization(void **state) {
   assert_false(cb_runner_has_header((const char *[]){"Authorization-Extra: x"}, 1, "Authorization"));
 }
 
+/* ---- retries ----------------------------------------------------------------------- */
+
+typedef struct keep_sink {
+  int n;
+  cb_record rec;
+} keep_sink;
+
+static void on_record_keep(void *ctx, cb_record *r) {
+  keep_sink *k = ctx;
+  assert_int_equal(k->n, 0);
+  k->n++;
+  k->rec = *r; /* take ownership of the arrays */
+  cb_record_init(r);
+}
+
+/* One request against s, retries allowed; its record in *k. Returns the run's wall time. */
+static double run_script(script *s, int libcurl, int retries, double drain, keep_sink *k,
+                         cb_runner_stats *st) {
+  char url[80];
+  pthread_t th = script_start(s, url, sizeof url);
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.use_libcurl = libcurl;
+  p.concurrency = 1;
+  p.retries = retries;
+  p.drain_timeout_s = drain;
+  p.seed = 7;
+  source src = {.n = 1};
+  memset(k, 0, sizeof *k);
+  cb_error err = {0};
+  uint64_t t0 = cb_clock_now_ns();
+  assert_int_equal(cb_runner_run(&p, next_item, &src, on_record_keep, k, st, &err), CB_OK);
+  double took = (double)(cb_clock_now_ns() - t0) / 1e9;
+  pthread_join(th, NULL);
+  close(s->listen_fd);
+  assert_int_equal(k->n, 1);
+  return took;
+}
+
+static double gap_s(const script *s, int i) { return (double)(s->at_ns[i] - s->at_ns[i - 1]) / 1e9; }
+
+/* The only request: a 503 after 100 ms (the runner's 20 ms tick has long seen that
+ * nothing is left to send), then a streamed answer to the retry. */
+static void test_retry_during_drain(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 2, .resp = {"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}",
+                                 ok_answer()}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 1, 30, &k, &st);
+    assert_string_equal(k.rec.error_class, "");
+    assert_int_equal(st.retried, 1);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* A 429 with Retry-After, the connection closed under it: the retry waits what the
+ * server asked, goes on a new connection, succeeds, and the record keeps the 429. */
+static void test_retry_after(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 2, .close_after = {1, 1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+                         "Content-Length: 2\r\n\r\n{}", ok_answer()}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 2, 30, &k, &st);
+    assert_string_equal(k.rec.error_class, "");
+    assert_int_equal(k.rec.http_status, 200);
+    assert_int_equal(k.rec.retries, 1);
+    assert_int_equal(k.rec.n_attempts, 1);
+    assert_int_equal(k.rec.attempts[0].http_status, 429);
+    assert_string_equal(k.rec.attempts[0].error_class, "http_status");
+    assert_int_equal(k.rec.attempts[0].wait_ns, UINT64_C(1000000000));
+    assert_int_equal(s.conns, 2);
+    assert_true(gap_s(&s, 1) >= 0.99 && gap_s(&s, 1) < 2.0);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* Without Retry-After: a seeded, jittered backoff that doubles, each attempt's status
+ * kept; and a keep-alive connection the server left open is still not reused. */
+static void test_retry_backoff(void **state) {
+  (void)state;
+  static const char E503[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}";
+  static const char E500[] = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\n\r\n{}";
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 3, .resp = {E503, E500, E503}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 2, 30, &k, &st);
+    /* Retries spent: the last failure is the record, the two before are attempts. */
+    assert_string_equal(k.rec.error_class, "http_status");
+    assert_int_equal(k.rec.http_status, 503);
+    assert_int_equal(k.rec.retries, 2);
+    assert_int_equal(k.rec.n_attempts, 2);
+    assert_int_equal(k.rec.attempts[0].http_status, 503);
+    assert_int_equal(k.rec.attempts[1].http_status, 500);
+    assert_int_equal(s.conns, 3);
+    /* Equal jitter: retry 1 waits 125-250 ms, retry 2 250-500 ms. */
+    uint64_t w1 = k.rec.attempts[0].wait_ns, w2 = k.rec.attempts[1].wait_ns;
+    assert_true(w1 >= 125000000 && w1 <= 250000000);
+    assert_true(w2 >= 250000000 && w2 <= 500000000);
+    assert_true(gap_s(&s, 1) >= (double)w1 / 1e9 && gap_s(&s, 1) < (double)w1 / 1e9 + 0.5);
+    assert_true(gap_s(&s, 2) >= (double)w2 / 1e9 && gap_s(&s, 2) < (double)w2 / 1e9 + 0.5);
+    cb_record_free(&k.rec);
+  }
+  /* The same seed, the same waits. */
+  cb_rng a, b;
+  cb_rng_init(&a, 7);
+  cb_rng_init(&b, 7);
+  for (int r = 1; r <= 12; r++) {
+    uint64_t w = cb__runner_backoff_ns(&a, r);
+    assert_int_equal(w, cb__runner_backoff_ns(&b, r));
+    assert_true(w <= CB__RETRY_WAIT_MAX_NS);
+  }
+}
+
+/* A Retry-After that would outlast the drain deadline: no retry, the 429 stands, and
+ * the run ends on time instead of waiting. */
+static void test_retry_after_past_deadline(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 1, .close_after = {1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\n"
+                         "Content-Length: 2\r\n\r\n{}"}};
+    keep_sink k;
+    cb_runner_stats st;
+    double took = run_script(&s, libcurl, 3, 1.0, &k, &st);
+    assert_string_equal(k.rec.error_class, "http_status");
+    assert_int_equal(k.rec.http_status, 429);
+    assert_int_equal(k.rec.retries, 0);
+    assert_true(took < 3.0);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* RFC 9110 §10.2.3: delay-seconds or an HTTP-date (the three forms of §5.6.7). */
+static void test_retry_after_parse(void **state) {
+  (void)state;
+  uint64_t ns = 0;
+  /* Sun, 06 Nov 1994 08:49:37 GMT is 784111777 s after the epoch. */
+  uint64_t now = UINT64_C(784111777) * 1000000000 - UINT64_C(5000000000);
+  assert_true(cb__runner_retry_after_ns("3", 1, now, &ns));
+  assert_int_equal(ns, UINT64_C(3000000000));
+  const char *dates[] = {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+                         "Sun Nov  6 08:49:37 1994"};
+  for (size_t i = 0; i < 3; i++) {
+    ns = 0;
+    assert_true(cb__runner_retry_after_ns(dates[i], strlen(dates[i]), now, &ns));
+    assert_int_equal(ns, UINT64_C(5000000000));
+  }
+  /* A date already past: retry now. Capped at a minute, however far. */
+  assert_true(cb__runner_retry_after_ns(dates[0], strlen(dates[0]), now + UINT64_C(9000000000), &ns));
+  assert_int_equal(ns, 0);
+  assert_true(cb__runner_retry_after_ns("86400", 5, now, &ns));
+  assert_int_equal(ns, CB__RETRY_WAIT_MAX_NS);
+  assert_true(cb__runner_retry_after_ns("99999999999999999999999", 23, now, &ns));
+  assert_int_equal(ns, CB__RETRY_WAIT_MAX_NS);
+  const char *bad[] = {"", "-1", "1.5", "soon", "3 s", "Sun, 06 Nov 1994 08:49:37"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_false(cb__runner_retry_after_ns(bad[i], strlen(bad[i]), now, &ns));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
@@ -447,6 +568,10 @@ int main(void) {
       cmocka_unit_test(test_kernel_receive_times),
       cmocka_unit_test(test_retry_during_drain),
       cmocka_unit_test(test_authorization),
+      cmocka_unit_test(test_retry_after),
+      cmocka_unit_test(test_retry_backoff),
+      cmocka_unit_test(test_retry_after_past_deadline),
+      cmocka_unit_test(test_retry_after_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
