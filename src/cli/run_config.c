@@ -238,6 +238,8 @@ static const struct option options[] = {
 /* Which load options the command line gave (they win over a scenario file). */
 typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
+  int len_spread;
+  const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
   const char *sim_model, *sim_gpu, *sim_profile;
   long long sim_tp, replicas;
   double sim_scale;
@@ -385,6 +387,63 @@ static const char *http_only_name(int c) {
   }
 }
 
+/* Options that shape the one class of a run without a scenario: their names. A
+ * scenario's classes say all of it in the file. */
+static const char *class_option_name(int c) {
+  switch (c) {
+    case O_DATASET: return "--dataset";
+    case O_INPUT_LEN: return "--input-len";
+    case O_OUTPUT_LEN: return "--output-len";
+    case O_LEN_DIST: return "--len-dist";
+    case O_LEN_SPREAD: return "--len-spread";
+    case O_PREFIX_COUNT: return "--prefix-count";
+    case O_PREFIX_LEN: return "--prefix-len";
+    case O_PROMPT_FIELD: return "--prompt-field";
+    case O_SHAREGPT_MODE: return "--sharegpt-mode";
+    default: return NULL;
+  }
+}
+
+/* Options given where they do nothing are refused, each with why. After the scenario
+ * (if any) is merged: the load is then final. */
+static int check_applies(const given *g, const run_config *cfg) {
+  const cb_workload_params *w = &cfg->workload;
+  const char *arrival = cb_arrival_kind_name(w->arrival.kind);
+  if (cfg->scenario_path && g->class_opt) {
+    fprintf(stderr, "calibench: %s does not apply with --scenario: each class of the scenario "
+                    "file gives its own dataset and lengths\n", g->class_opt);
+    return 2;
+  }
+  if (g->burstiness && w->arrival.kind != CB_ARRIVAL_GAMMA) {
+    fprintf(stderr, "calibench: --burstiness does not apply: it is the shape of gamma arrivals "
+                    "(--arrival gamma --rate R), and this run's arrival is %s\n", arrival);
+    return 2;
+  }
+  if (g->trace_speed && w->arrival.kind != CB_ARRIVAL_TRACE) {
+    fprintf(stderr, "calibench: --trace-speed does not apply: it speeds up a trace's replay "
+                    "(--dataset trace:FILE), and this run's arrival is %s\n", arrival);
+    return 2;
+  }
+  if (g->len_spread && cfg->cls.data.input_len.kind == CB_LEN_FIXED) {
+    fprintf(stderr, "calibench: --len-spread does not apply: it shapes --len-dist "
+                    "uniform|normal|lognormal, and lengths are fixed without one\n");
+    return 2;
+  }
+  if (w->warmup_requests && w->num_requests && w->warmup_requests >= w->num_requests) {
+    fprintf(stderr, "calibench: --warmup %llu leaves nothing to measure of --num-requests %llu: "
+                    "the warm-up must be fewer requests than the run\n",
+            (unsigned long long)w->warmup_requests, (unsigned long long)w->num_requests);
+    return 2;
+  }
+  if (w->warmup_ns && w->duration_ns && w->warmup_ns >= w->duration_ns) {
+    fprintf(stderr, "calibench: a warm-up of %g s leaves nothing to measure of a %g s run: the "
+                    "warm-up must be shorter than --duration\n",
+            (double)w->warmup_ns / 1e9, (double)w->duration_ns / 1e9);
+    return 2;
+  }
+  return -1;
+}
+
 static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   memset(cfg, 0, sizeof *cfg);
   cfg->virtual_time = virtual_time;
@@ -417,6 +476,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
+    if (!g.class_opt) g.class_opt = class_option_name(c);
     switch (c) {
       case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
       case O_URL: cfg->url = optarg; break;
@@ -477,7 +537,11 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
         d->input_len.kind = d->output_len.kind = k;
         break;
       }
-      case O_LEN_SPREAD: if (cli_parse_double("--len-spread", optarg, 0, 1e6, &x)) return 2; d->input_len.spread = d->output_len.spread = x; break;
+      case O_LEN_SPREAD:
+        if (cli_parse_double("--len-spread", optarg, 0, 1e6, &x)) return 2;
+        d->input_len.spread = d->output_len.spread = x;
+        g.len_spread = 1;
+        break;
       case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
       case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, 1 << 24, &v)) return 2; d->prefix_len = (uint32_t)v; break;
       case O_PROMPT_FIELD: d->prompt_field = optarg; break;
@@ -633,6 +697,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   }
   cfg->requested_rate = w->arrival.kind != CB_ARRIVAL_CLOSED && w->arrival.kind != CB_ARRIVAL_TRACE
                             ? w->arrival.rate : 0;
+  int applies = check_applies(&g, cfg);
+  if (applies >= 0) return applies;
   if (w->arrival.kind == CB_ARRIVAL_CLOSED && cfg->max_concurrency) {
     fprintf(stderr, "calibench: --max-concurrency applies to open-loop runs (--rate); closed loop uses --concurrency\n");
     return 2;

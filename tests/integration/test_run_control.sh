@@ -40,6 +40,21 @@ expect_fail "zero.yaml:2: key 'duration': a run's $zero" run --scenario "$work/z
 expect_fail "zero.yaml:2: key 'duration': a run's $zero" sim run --scenario "$work/zero.yaml" --out "$work/z5"
 for z in z1 z2 z3 z4 z5; do [ ! -e "$work/$z" ] || fail "$z: a refused run left $work/$z"; done
 
+# 0b. Options that would do nothing are refused, saying why, by run and sim run alike.
+printf 'concurrency: 2\nnum_requests: 4\nclasses:\n  - name: a\n' >"$work/ok.yaml"
+for cmd in run "sim run"; do
+  # shellcheck disable=SC2086
+  expect_fail "--warmup 10 leaves nothing to measure of --num-requests 5" $cmd --warmup 10 --num-requests 5 --out "$work/n"
+  expect_fail "warm-up of 5 s leaves nothing to measure of a 2 s run" $cmd --rate 3 --duration 2s --warmup 5s --out "$work/n"
+  expect_fail "--dataset does not apply with --scenario" $cmd --scenario "$work/ok.yaml" --dataset synthetic --out "$work/n"
+  expect_fail "--burstiness does not apply: .*arrival is poisson" $cmd --rate 3 --burstiness 2 --out "$work/n"
+  expect_fail "--trace-speed does not apply: .*arrival is closed" $cmd --trace-speed 2 --out "$work/n"
+  expect_fail "--len-spread does not apply: .*lengths are fixed" $cmd --len-spread 0.5 --out "$work/n"
+  : >"$work/a-file"
+  expect_fail "a-file: exists and is not a directory: choose another --out directory" $cmd --num-requests 1 --out "$work/a-file"
+done
+[ ! -e "$work/n" ] || fail "a refused run left $work/n"
+
 start_sim --time-scale 0.1 --seed 3
 
 # 1. A closed loop bounded only by the duration ends when it runs out (it used to
