@@ -89,10 +89,11 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
 void run_config_class_slos(const run_config *cfg, const cb_workload_class *c, cb_slo *out,
                            size_t *n);
 
-/* manifest.json */
+/* manifest.json; error: why the point failed after its directory was made, or NULL */
 void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
                                uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
-                               const char *url, const cb_buf *models, cb_buf *out);
+                               const char *url, const cb_buf *models, const char *error,
+                               cb_buf *out);
 
 #endif

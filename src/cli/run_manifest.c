@@ -160,7 +160,8 @@ static void server_part(const run_config *cfg, const char *url, const cb_buf *mo
 void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
                                uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
-                               const char *url, const cb_buf *models, cb_buf *out) {
+                               const char *url, const cb_buf *models, const char *error,
+                               cb_buf *out) {
   char start[32], end[32];
   cb_clock_format_utc(start_wall_ns, start, sizeof start);
   cb_clock_format_utc(end_wall_ns, end, sizeof end);
@@ -170,6 +171,7 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
   cb_buf_appendf(out, ",\"start_utc\":\"%s\",\"end_utc\":\"%s\",\"origin_mono_ns\":%llu", start,
                  end, (unsigned long long)stats->origin_ns);
   cb_buf_appendf(out, ",\"interrupted\":%s", stats->interrupted ? "true" : "false");
+  if (error) str(out, "error", error); /* the point failed: what ran is what is recorded */
   str(out, "model", model);
   cb_buf_appendf(out,
                  ",\"runner\":{\"sent\":%llu,\"completed\":%llu,\"failed\":%llu,\"retried\":%llu,"

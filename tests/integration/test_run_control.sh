@@ -92,6 +92,18 @@ done
   fail "a secret reached a result file"
 echo "ok - the manifest says which credential was sent, and holds none"
 
+# 2b. A failure after the result directory was made (the --server-metrics endpoint
+#     named explicitly does not answer) still leaves summary.json, and a manifest
+#     that says what went wrong.
+status=0
+"$CALIBENCH" run --url "$SIM_URL/v1" --server-metrics "$SIM_URL/health" --num-requests 1 \
+  --out "$work/late-fail" --quiet 2>"$work/late-fail.err" || status=$?
+[ "$status" -eq 1 ] || fail "late failure exited $status, want 1"
+[ -s "$work/late-fail/summary.json" ] || fail "late failure left no summary.json"
+grep -q '"error":"[^"]*no Prometheus metrics' "$work/late-fail/manifest.json" ||
+  fail "late failure's manifest does not say what went wrong"
+echo "ok - a failure after the directory was made still writes summary and manifest"
+
 # 3. SIGINT during such a run: it stops sending, drains, exits 130 promptly, and
 #    its results are written and marked interrupted.
 "$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
