@@ -479,7 +479,10 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     if (!g.class_opt) g.class_opt = class_option_name(c);
     switch (c) {
       case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
-      case O_URL: cfg->url = optarg; break;
+      case O_URL: /* owned from the start: run_config_free frees it on every path */
+        cb_free((char *)cfg->url);
+        cfg->url = cb_strdup(optarg);
+        break;
       case O_API:
         if (!strcmp(optarg, "chat")) cfg->chat = 1;
         else if (!strcmp(optarg, "completions")) cfg->chat = 0;
@@ -663,8 +666,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       return 2;
     }
     while (n > 8 && cfg->url[n - 1] == '/') n--;
-    char *u = cb_strndup(cfg->url, n);
-    cfg->url = u; /* freed with the config */
+    ((char *)cfg->url)[n] = '\0';
   }
   if (cfg->url && (g.sim_model || g.sim_gpu || g.sim_profile || g.sim_tp || g.sim_scale > 0)) {
     fprintf(stderr, "calibench: the --sim-* options apply only without --url\n");

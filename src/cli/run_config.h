@@ -19,7 +19,7 @@ enum { RUN_SWEEP_NONE = 0, RUN_SWEEP_CONCURRENCY, RUN_SWEEP_RATE, RUN_SWEEP_AUTO
 
 typedef struct run_config {
   /* target */
-  const char *url;                 /* base URL ending in /v1; NULL = built-in simulator */
+  const char *url;                 /* owned: base URL ending in /v1; NULL = built-in simulator */
   int chat;                        /* --api chat (1) | completions (0) */
   const char *model;               /* NULL: the first model the server lists */
   const char *headers[RUN_MAX_HEADERS];
@@ -76,7 +76,8 @@ typedef struct run_config {
 } run_config;
 
 /* Parse argv (argv[0] = "run"). Returns -1 when the run should go ahead; otherwise
- * the exit status (0 after --help, 2 after a usage error, which it has printed). */
+ * the exit status (0 after --help, 2 after a usage error, which it has printed).
+ * Either way run_config_free releases what it holds. */
 int run_config_parse(int argc, char **argv, run_config *cfg);
 /* The same for `sim run` (argv[0] = "run"): the workload and output options of `run`,
  * the engine from --profile/--model/--gpu/--tp/--replicas, no HTTP options. */
