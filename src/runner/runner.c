@@ -147,11 +147,18 @@ static int slot_free(const cb__runner *rn) {
   return cap == 0 || rn->in_flight < cap;
 }
 
+static void finish_waiting(cb__runner *rn, cb__runner_req *q);
+
 static void stop_sending(cb__runner *rn, uint64_t now) {
   if (rn->cut_short) return;
   rn->stopping = rn->cut_short = 1;
   rn->stop_at_ns = now;
   evtimer_del(rn->send_timer);
+  /* No retries after a stop: requests waiting for one end now with their failure. */
+  for (cb__runner_req *q = rn->live, *next; q; q = next) {
+    next = q->live_next;
+    if (q->waiting) finish_waiting(rn, q);
+  }
   /* What was due but queued, and what the source still holds, is never sent. */
   while (rn->queue_head) {
     cb__runner_req *q = rn->queue_head;
@@ -267,6 +274,16 @@ static void finish(cb__runner *rn, cb__runner_req *q) {
   req_recycle(rn, q);
 }
 
+/* q was waiting for a retry that will not be made (a stop, the drain deadline): its
+ * last failure is its record, and the attempt kept for the retry is dropped. */
+static void finish_waiting(cb__runner *rn, cb__runner_req *q) {
+  evtimer_del(q->retry_timer);
+  q->waiting = 0;
+  live_remove(rn, q);
+  q->rec.n_attempts--;
+  finish(rn, q);
+}
+
 /* How long q waits before its next attempt: the server's Retry-After, else backoff.
  * 0 with *fits = 0 when the wait would outlast the drain deadline. */
 static uint64_t retry_wait(cb__runner *rn, const cb__runner_req *q, uint64_t now, int *fits) {
@@ -285,11 +302,6 @@ static void on_retry_timer(evutil_socket_t fd, short what, void *arg) {
   cb__runner *rn = q->rn;
   live_remove(rn, q);
   q->waiting = 0;
-  if (rn->cut_short) { /* stopped meanwhile: no retries; the last failure stands */
-    finish(rn, q);
-    cb__runner_after_io(rn);
-    return;
-  }
   uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
   uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
   cb_record keep = q->rec;
@@ -353,10 +365,7 @@ static void abort_in_flight(cb__runner *rn, const char *why) {
   while (rn->live) {
     cb__runner_req *q = rn->live;
     if (q->waiting) { /* between attempts: its last failure is its record */
-      evtimer_del(q->retry_timer);
-      q->waiting = 0;
-      live_remove(rn, q);
-      finish(rn, q);
+      finish_waiting(rn, q);
       continue;
     }
     rn->stats->aborted++;

@@ -534,6 +534,43 @@ static void test_retry_after_past_deadline(void **state) {
   }
 }
 
+/* A request waiting for its retry when the duration runs out: no retries after a stop,
+ * so it ends then with its 429 (no attempt kept for a retry never made), and the run
+ * does not sit out the wait or the drain timeout. */
+static void test_retry_wait_cut_by_duration(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 1, .close_after = {1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 20\r\n"
+                         "Content-Length: 2\r\n\r\n{}"}};
+    char url[80];
+    pthread_t th = script_start(&s, url, sizeof url);
+    cb_runner_params p;
+    cb_runner_default_params(&p);
+    p.url = url;
+    p.use_libcurl = libcurl;
+    p.concurrency = 1;
+    p.retries = 3;
+    p.duration_s = 0.4;
+    source src = {.n = 5};
+    keep_sink k = {0};
+    cb_runner_stats st;
+    cb_error err = {0};
+    uint64_t t0 = cb_clock_now_ns();
+    assert_int_equal(cb_runner_run(&p, next_item, &src, on_record_keep, &k, &st, &err), CB_OK);
+    double took = (double)(cb_clock_now_ns() - t0) / 1e9;
+    pthread_join(th, NULL);
+    close(s.listen_fd);
+    assert_int_equal(k.n, 1);
+    assert_int_equal(k.rec.http_status, 429);
+    assert_int_equal(k.rec.retries, 0);
+    assert_int_equal(k.rec.n_attempts, 0);
+    assert_int_equal(st.not_sent, 4);
+    assert_true(took >= 0.39 && took < 3.0);
+    cb_record_free(&k.rec);
+  }
+}
+
 /* RFC 9110 §10.2.3: delay-seconds or an HTTP-date (the three forms of §5.6.7). */
 static void test_retry_after_parse(void **state) {
   (void)state;
@@ -571,6 +608,7 @@ int main(void) {
       cmocka_unit_test(test_retry_after),
       cmocka_unit_test(test_retry_backoff),
       cmocka_unit_test(test_retry_after_past_deadline),
+      cmocka_unit_test(test_retry_wait_cut_by_duration),
       cmocka_unit_test(test_retry_after_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
