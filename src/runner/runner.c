@@ -48,6 +48,8 @@ struct cb__runner {
   uint64_t stop_at_ns;        /* when sending stopped (drain deadline base) */
   uint64_t last_progress_ns;
   cb_rng rng;                 /* retry backoff jitter, seeded */
+  char *auth_line;            /* "Authorization: Bearer KEY" for requests without their own
+                                 Authorization, or NULL; wiped when the run ends */
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
   size_t n_recent;
 };
@@ -105,6 +107,9 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   q->body_len = it->body_len;
   /* This request's own headers: its class's, and the request id. */
   for (size_t i = 0; i < it->n_headers; i++) cb_buf_appendf(&q->headers, "%s\r\n", it->headers[i]);
+  /* The key, unless this request's class sends an Authorization of its own. */
+  if (rn->auth_line && !cb_runner_has_header(it->headers, it->n_headers, "Authorization"))
+    cb_buf_appendf(&q->headers, "%s\r\n", rn->auth_line);
   cb_buf_appendf(&q->headers, "X-Request-Id: %s\r\n", q->rec.request_id);
   return q;
 }
@@ -464,9 +469,10 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     fprintf(stderr, "calibench: out of memory (event loop)\n");
     abort();
   }
-  /* Headers of every request; the key's line is wiped when the run ends. */
+  /* Headers of every request. The key goes with each request's own headers (a class
+   * may give its own Authorization); its lines are wiped when the run ends. */
   size_t n_common = 0;
-  char **common = cb_reallocarray(NULL, p->n_headers + 3, sizeof *common);
+  char **common = cb_reallocarray(NULL, p->n_headers + 2, sizeof *common);
   common[n_common++] = cb_strndup("Content-Type: application/json", 64);
   common[n_common++] = cb_strndup("Accept: text/event-stream, application/json", 64);
   for (size_t i = 0; i < p->n_headers; i++) common[n_common++] = cb_strndup(p->headers[i], SIZE_MAX);
@@ -474,7 +480,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     cb_buf auth;
     cb_buf_init(&auth, 0);
     cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);
-    common[n_common++] = cb_strndup(auth.data, auth.len);
+    rn.auth_line = cb_strndup(auth.data, auth.len);
     memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     cb_buf_free(&auth);
   }
@@ -491,6 +497,8 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   cb_free(common);
   if (!rn.tx) {
     event_base_free(rn.base);
+    if (rn.auth_line) memset(rn.auth_line, 0, strlen(rn.auth_line));
+    cb_free(rn.auth_line);
     return err && err->code != CB_OK ? err->code : CB_ERR_NETWORK;
   }
   rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
@@ -511,8 +519,13 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;
     if (q->retry_timer) event_free(q->retry_timer);
+    if (q->headers.data) memset(q->headers.data, 0, q->headers.alloc); /* may hold the key */
     cb_buf_free(&q->headers);
     cb_free(q);
+  }
+  if (rn.auth_line) {
+    memset(rn.auth_line, 0, strlen(rn.auth_line));
+    cb_free(rn.auth_line);
   }
   rn.tx->free(rn.tx);
   event_free(rn.send_timer);

@@ -35,6 +35,8 @@ typedef struct source {
   uint64_t next, n;
   const char *body; /* NULL: a small one */
   size_t body_len;
+  const char *const *headers; /* the class's own headers, or NULL */
+  size_t n_headers;
 } source;
 
 static int next_item(void *ctx, cb_runner_item *out) {
@@ -43,7 +45,7 @@ static int next_item(void *ctx, cb_runner_item *out) {
   static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
   *out = (cb_runner_item){.index = s->next++, .body = s->body ? s->body : body,
                           .body_len = s->body ? s->body_len : sizeof body - 1,
-                          .prompt_tokens = -1};
+                          .prompt_tokens = -1, .headers = s->headers, .n_headers = s->n_headers};
   return 1;
 }
 
@@ -364,7 +366,7 @@ static int count_header(const char *head, const char *name) {
 static void test_authorization(void **state) {
   (void)state;
   for (int libcurl = 0; libcurl <= 1; libcurl++) {
-    for (int given = 0; given <= 1; given++) {
+    for (int given = 0; given <= 2; given++) { /* none; on every request; a class's own */
       script s = {.n = 1, .resp = {ok_answer()}, .close_after = {1}};
       char url[80];
       pthread_t th = script_start(&s, url, sizeof url);
@@ -376,8 +378,9 @@ static void test_authorization(void **state) {
       p.concurrency = 1;
       p.api_key = "sk-env-key";
       p.headers = headers;
-      p.n_headers = given ? 2 : 1;
-      source src = {.n = 1};
+      p.n_headers = given == 1 ? 2 : 1;
+      const char *class_headers[] = {"Authorization: Bearer class-token"};
+      source src = {.n = 1, .headers = given == 2 ? class_headers : NULL, .n_headers = given == 2};
       sink k = {0};
       cb_runner_stats st;
       cb_error err = {0};
@@ -387,7 +390,8 @@ static void test_authorization(void **state) {
       assert_string_equal(k.classes[0], "");
       /* Exactly one, and the user's when given. */
       assert_int_equal(count_header(s.head[0], "authorization"), 1);
-      assert_non_null(strstr(s.head[0], given ? "Bearer user-token" : "Bearer sk-env-key"));
+      assert_non_null(strstr(s.head[0], given == 2 ? "Bearer class-token"
+                                        : given ? "Bearer user-token" : "Bearer sk-env-key"));
       if (given) assert_null(strstr(s.head[0], "sk-env-key"));
     }
   }
