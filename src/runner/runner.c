@@ -290,7 +290,7 @@ static void finish_waiting(cb__runner *rn, cb__runner_req *q) {
 }
 
 /* How long q waits before its next attempt: the server's Retry-After, else backoff.
- * 0 with *fits = 0 when the wait would outlast the drain deadline. */
+ * *fits = 0 when the wait would outlast the drain deadline (no retry then). */
 static uint64_t retry_wait(cb__runner *rn, const cb__runner_req *q, uint64_t now, int *fits) {
   uint64_t wait = q->has_retry_after ? q->retry_after_ns : cb__runner_backoff_ns(&rn->rng, q->attempts);
   *fits = !rn->stopping ||
