@@ -43,6 +43,13 @@ const char *cb_token_source_name(cb_token_source s);
  * docs/results.md (connect, timeout, http_status, stream_cut, malformed_sse,
  * invalid_json, server_error_event, interrupted).
  */
+/* One failed attempt of a request that was retried. */
+typedef struct cb_record_attempt {
+  int http_status;           /* 0 = no response */
+  char error_class[24];
+  uint64_t wait_ns;          /* waited before the next attempt (Retry-After or backoff) */
+} cb_record_attempt;
+
 typedef struct cb_record {
   uint64_t index;            /* position in the schedule */
   char request_id[96];       /* X-Request-Id sent */
@@ -70,6 +77,8 @@ typedef struct cb_record {
   char error_message[256];
   char finish_reason[32];
   int retries;
+  cb_record_attempt *attempts; /* owned: the failed attempts before the last, n_attempts */
+  size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
 } cb_record;
 

@@ -62,7 +62,8 @@ typedef struct cb_runner_params {
   const char *url;            /* endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions */
   int chat;                   /* 1: chat dialect, 0: completions */
   const char *run_id;         /* X-Request-Id is "<run_id>-<index>" */
-  const char *api_key;        /* NULL: none; sent as a bearer token, never logged */
+  const char *api_key;        /* NULL: none; sent as a bearer token unless headers hold an
+                                 Authorization of their own; never logged */
   const char *const *headers; /* extra "Name: value" headers for every request */
   size_t n_headers;
   int verify_tls;             /* 1 */
@@ -76,19 +77,34 @@ typedef struct cb_runner_params {
   int max_concurrency;        /* open loop: cap in flight (0 = none); waiting requests
                                  queue in the client and their lag is recorded */
   double duration_s;          /* 0: until the source runs out; else no send after it */
+  int source_endless;         /* 1: the source never runs out (a closed loop bounded by
+                                 the duration): a stop takes nothing more from it, and
+                                 not_sent counts only what it had already given */
   double drain_timeout_s;     /* after the last send or a stop: wait this long (30) */
-  int retries;                /* retry a failed request this many times (0) */
+  int retries;                /* retry a failed request (connect, 429, 5xx) this many times
+                                 (0), each on a new connection, after the server's
+                                 Retry-After or a jittered exponential backoff (capped at
+                                 60 s; never past the drain deadline) */
+  uint64_t seed;              /* the backoff's jitter */
   size_t max_output_text;     /* bytes of output text kept per record (4096) */
   cb_runner_count_fn count_tokens; /* NULL: one token per content chunk */
   void *count_ctx;
   volatile sig_atomic_t *stop; /* signals received: 1 = stop sending and drain for
                                   drain_timeout_s; 2 or more = cut in-flight now */
+  /* Called once when the first stop signal begins the drain of in_flight requests
+   * (none: not called); NULL = none. */
+  void (*on_drain)(void *ctx, uint64_t in_flight, double drain_timeout_s);
+  void *drain_ctx;
   cb_runner_progress_fn progress; /* every progress_interval_s; NULL = none */
   void *progress_ctx;
   double progress_interval_s; /* 1 */
 } cb_runner_params;
 
 void cb_runner_default_params(cb_runner_params *p);
+
+/* 1 when one of the "Name: value" headers is called name (case-insensitive). An
+ * Authorization header the caller gives wins: the API key is then not sent. */
+int cb_runner_has_header(const char *const *headers, size_t n_headers, const char *name);
 
 typedef struct cb_runner_stats {
   uint64_t origin_ns;        /* CLOCK_MONOTONIC at the run start (records are relative) */
@@ -108,7 +124,8 @@ typedef struct cb_runner_stats {
  * Run until the source is exhausted (or the duration ends, or *stop is set) and
  * every sent request has finished or the drain timeout has run out. Records are
  * delivered through on_record as they complete; requests cut off by the drain
- * timeout are delivered with error class "interrupted". Fails only when it cannot
+ * timeout or a second stop signal are delivered with error class "interrupted" (the
+ * message says which). Fails only when it cannot
  * start (bad URL, libcurl init).
  */
 cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,

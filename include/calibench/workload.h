@@ -433,6 +433,9 @@ cb_status cb_workload_render(const cb_workload *w, const cb_schedule_entry *e,
  */
 cb_status cb_workload_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns,
                                      cb_error *err);
+/* A run's length (--duration, a scenario's `duration`): a duration, bare numbers in
+ * seconds, that must be > 0 - 0 would read as "no limit" where a limit was asked for. */
+cb_status cb_workload_parse_run_duration(const char *s, uint64_t *out_ns, cb_error *err);
 /* --warmup: "100" (requests) or a duration with a unit ("30s"); the other is set to 0. */
 cb_status cb_workload_parse_warmup(const char *s, uint64_t *requests, uint64_t *ns,
                                    cb_error *err);

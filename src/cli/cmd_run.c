@@ -33,7 +33,10 @@ static void on_stop_signal(int sig) {
 static int run_main(int argc, char **argv, int virtual_time) {
   run_config cfg;
   int rc = virtual_time ? run_config_parse_virtual(argc, argv, &cfg) : run_config_parse(argc, argv, &cfg);
-  if (rc >= 0) return rc; /* --help, or a usage error already printed */
+  if (rc >= 0) { /* --help, or a usage error already printed */
+    run_config_free(&cfg);
+    return rc;
+  }
 
   cb_error err;
   cb_error_clear(&err);

@@ -33,7 +33,8 @@ static void usage(FILE *out) {
           "  --header 'Name: value'     extra header on every request; repeatable; the value is\n"
           "                             redacted from what the server answers, as the key is\n"
           "  --api-key-env NAME         variable holding the API key [OPENAI_API_KEY]; the key is\n"
-          "                             sent as a bearer token and never printed or written\n"
+          "                             sent as a bearer token (unless a --header gives\n"
+          "                             Authorization: that one wins) and never printed or written\n"
           "  --insecure                 do not verify TLS certificates\n"
           "  --http2                    HTTP/2, requests multiplexed on one connection (ALPN on\n"
           "                             https://, prior knowledge on http://) instead of HTTP/1.1\n"
@@ -41,7 +42,9 @@ static void usage(FILE *out) {
           "                             reader, fewer syscalls per token; libcurl always serves\n"
           "                             https://, --http2, and proxies in http_proxy/all_proxy)\n"
           "  --request-timeout DUR      give up on a request after DUR, e.g. 60s [none]\n"
-          "  --retries N                retry failed requests (connect, 429, 5xx) N times [0]\n"
+          "  --retries N                retry failed requests (connect, 429, 5xx) N times [0],\n"
+          "                             on a new connection, after the server's Retry-After or\n"
+          "                             a seeded jittered backoff (250 ms doubling), capped at 60 s\n"
           "  --extra-body JSON          JSON object merged into every request body\n"
           "\n");
   fprintf(out,
@@ -105,7 +108,7 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --trace-speed X            trace replay speed-up [1]\n"
           "  --max-concurrency N        open loop: cap in flight; late sends are recorded as lag\n"
           "  --num-requests N           requests to send [100 unless --duration]\n"
-          "  --duration DUR             stop sending after DUR, e.g. 5m\n"
+          "  --duration DUR             stop sending after DUR (> 0), e.g. 5m\n"
           "  --warmup N|DUR             first N requests, or those before DUR, are not measured\n"
           "  --ignore-eos               ask the server to ignore EOS (vLLM extension)\n"
           "  --seed N                   run seed; data, arrival and sampling seeds derive from it [0]\n"
@@ -237,6 +240,8 @@ static const struct option options[] = {
 /* Which load options the command line gave (they win over a scenario file). */
 typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
+  int len_spread;
+  const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
   const char *sim_model, *sim_gpu, *sim_profile;
   long long sim_tp, replicas;
   double sim_scale;
@@ -384,6 +389,63 @@ static const char *http_only_name(int c) {
   }
 }
 
+/* Options that shape the one class of a run without a scenario: their names. A
+ * scenario's classes say all of it in the file. */
+static const char *class_option_name(int c) {
+  switch (c) {
+    case O_DATASET: return "--dataset";
+    case O_INPUT_LEN: return "--input-len";
+    case O_OUTPUT_LEN: return "--output-len";
+    case O_LEN_DIST: return "--len-dist";
+    case O_LEN_SPREAD: return "--len-spread";
+    case O_PREFIX_COUNT: return "--prefix-count";
+    case O_PREFIX_LEN: return "--prefix-len";
+    case O_PROMPT_FIELD: return "--prompt-field";
+    case O_SHAREGPT_MODE: return "--sharegpt-mode";
+    default: return NULL;
+  }
+}
+
+/* Options given where they do nothing are refused, each with why. After the scenario
+ * (if any) is merged: the load is then final. */
+static int check_applies(const given *g, const run_config *cfg) {
+  const cb_workload_params *w = &cfg->workload;
+  const char *arrival = cb_arrival_kind_name(w->arrival.kind);
+  if (cfg->scenario_path && g->class_opt) {
+    fprintf(stderr, "calibench: %s does not apply with --scenario: each class of the scenario "
+                    "file gives its own dataset and lengths\n", g->class_opt);
+    return 2;
+  }
+  if (g->burstiness && w->arrival.kind != CB_ARRIVAL_GAMMA) {
+    fprintf(stderr, "calibench: --burstiness does not apply: it is the shape of gamma arrivals "
+                    "(--arrival gamma --rate R), and this run's arrival is %s\n", arrival);
+    return 2;
+  }
+  if (g->trace_speed && w->arrival.kind != CB_ARRIVAL_TRACE) {
+    fprintf(stderr, "calibench: --trace-speed does not apply: it speeds up a trace's replay "
+                    "(--dataset trace:FILE), and this run's arrival is %s\n", arrival);
+    return 2;
+  }
+  if (g->len_spread && cfg->cls.data.input_len.kind == CB_LEN_FIXED) {
+    fprintf(stderr, "calibench: --len-spread does not apply: it shapes --len-dist "
+                    "uniform|normal|lognormal, and lengths are fixed without one\n");
+    return 2;
+  }
+  if (w->warmup_requests && w->num_requests && w->warmup_requests >= w->num_requests) {
+    fprintf(stderr, "calibench: --warmup %llu leaves nothing to measure of --num-requests %llu: "
+                    "the warm-up must be fewer requests than the run\n",
+            (unsigned long long)w->warmup_requests, (unsigned long long)w->num_requests);
+    return 2;
+  }
+  if (w->warmup_ns && w->duration_ns && w->warmup_ns >= w->duration_ns) {
+    fprintf(stderr, "calibench: a warm-up of %g s leaves nothing to measure of a %g s run: the "
+                    "warm-up must be shorter than --duration\n",
+            (double)w->warmup_ns / 1e9, (double)w->duration_ns / 1e9);
+    return 2;
+  }
+  return -1;
+}
+
 static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   memset(cfg, 0, sizeof *cfg);
   cfg->virtual_time = virtual_time;
@@ -416,9 +478,13 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   int c;
   while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
     if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
+    if (!g.class_opt) g.class_opt = class_option_name(c);
     switch (c) {
       case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
-      case O_URL: cfg->url = optarg; break;
+      case O_URL: /* owned from the start: run_config_free frees it on every path */
+        cb_free((char *)cfg->url);
+        cfg->url = cb_strdup(optarg);
+        break;
       case O_API:
         if (!strcmp(optarg, "chat")) cfg->chat = 1;
         else if (!strcmp(optarg, "completions")) cfg->chat = 0;
@@ -476,7 +542,11 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
         d->input_len.kind = d->output_len.kind = k;
         break;
       }
-      case O_LEN_SPREAD: if (cli_parse_double("--len-spread", optarg, 0, 1e6, &x)) return 2; d->input_len.spread = d->output_len.spread = x; break;
+      case O_LEN_SPREAD:
+        if (cli_parse_double("--len-spread", optarg, 0, 1e6, &x)) return 2;
+        d->input_len.spread = d->output_len.spread = x;
+        g.len_spread = 1;
+        break;
       case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
       case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, 1 << 24, &v)) return 2; d->prefix_len = (uint32_t)v; break;
       case O_PROMPT_FIELD: d->prompt_field = optarg; break;
@@ -508,7 +578,13 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_TRACE_SPEED: if (cli_parse_double("--trace-speed", optarg, 1e-6, 1e6, &w->arrival.trace_speed)) return 2; g.trace_speed = 1; break;
       case O_MAX_CONC: if (cli_parse_int("--max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->max_concurrency = (int)v; break;
       case O_NUM_REQ: if (cli_parse_int("--num-requests", optarg, 1, 1LL << 40, &v)) return 2; w->num_requests = (uint64_t)v; g.num_requests = 1; break;
-      case O_DURATION: if (duration_opt("--duration", optarg, &w->duration_ns)) return 2; g.duration = 1; break;
+      case O_DURATION:
+        if (cb_workload_parse_run_duration(optarg, &w->duration_ns, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --duration: %s\n", err.msg);
+          return 2;
+        }
+        g.duration = 1;
+        break;
       case O_WARMUP:
         if (cb_workload_parse_warmup(optarg, &w->warmup_requests, &w->warmup_ns, &err) != CB_OK) {
           fprintf(stderr, "calibench: --warmup: %s\n", err.msg);
@@ -594,8 +670,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       return 2;
     }
     while (n > 8 && cfg->url[n - 1] == '/') n--;
-    char *u = cb_strndup(cfg->url, n);
-    cfg->url = u; /* freed with the config */
+    ((char *)cfg->url)[n] = '\0';
   }
   if (cfg->url && (g.sim_model || g.sim_gpu || g.sim_profile || g.sim_tp || g.sim_scale > 0)) {
     fprintf(stderr, "calibench: the --sim-* options apply only without --url\n");
@@ -628,6 +703,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   }
   cfg->requested_rate = w->arrival.kind != CB_ARRIVAL_CLOSED && w->arrival.kind != CB_ARRIVAL_TRACE
                             ? w->arrival.rate : 0;
+  int applies = check_applies(&g, cfg);
+  if (applies >= 0) return applies;
   if (w->arrival.kind == CB_ARRIVAL_CLOSED && cfg->max_concurrency) {
     fprintf(stderr, "calibench: --max-concurrency applies to open-loop runs (--rate); closed loop uses --concurrency\n");
     return 2;
@@ -650,7 +727,9 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
     w->counter = counter;
   }
-  const char *key = getenv(cfg->api_key_env);
+  /* A user's Authorization header wins over the key in the environment: one is sent. */
+  cfg->auth_header = cb_runner_has_header(cfg->headers, cfg->n_headers, "Authorization");
+  const char *key = cfg->auth_header ? NULL : getenv(cfg->api_key_env);
   if (key && *key) cfg->api_key = cb_strdup(key);
   if (!cfg->url) {
     int rc = build_sim(&g, cfg);
@@ -695,6 +774,7 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
   out->use_libcurl = cfg->libcurl;
   out->request_timeout_s = cfg->request_timeout_s;
   out->retries = cfg->retries;
+  out->seed = cfg->workload.seed;
   out->drain_timeout_s = cfg->drain_timeout_s;
   if (cfg->tok) {
     out->count_tokens = cb_tok_count;

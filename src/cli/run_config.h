@@ -19,13 +19,14 @@ enum { RUN_SWEEP_NONE = 0, RUN_SWEEP_CONCURRENCY, RUN_SWEEP_RATE, RUN_SWEEP_AUTO
 
 typedef struct run_config {
   /* target */
-  const char *url;                 /* base URL ending in /v1; NULL = built-in simulator */
+  const char *url;                 /* owned: base URL ending in /v1; NULL = built-in simulator */
   int chat;                        /* --api chat (1) | completions (0) */
   const char *model;               /* NULL: the first model the server lists */
   const char *headers[RUN_MAX_HEADERS];
   size_t n_headers;
   const char *api_key_env;         /* name of the variable holding the key */
   char *api_key;                   /* owned; wiped on free; never printed or written */
+  int auth_header;                 /* --header gave Authorization: it wins, the key is not read */
   int verify_tls;
   int http2;
   int libcurl;                /* --libcurl: libcurl reads http:// too */
@@ -75,7 +76,8 @@ typedef struct run_config {
 } run_config;
 
 /* Parse argv (argv[0] = "run"). Returns -1 when the run should go ahead; otherwise
- * the exit status (0 after --help, 2 after a usage error, which it has printed). */
+ * the exit status (0 after --help, 2 after a usage error, which it has printed).
+ * Either way run_config_free releases what it holds. */
 int run_config_parse(int argc, char **argv, run_config *cfg);
 /* The same for `sim run` (argv[0] = "run"): the workload and output options of `run`,
  * the engine from --profile/--model/--gpu/--tp/--replicas, no HTTP options. */
@@ -88,10 +90,11 @@ void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_ru
 void run_config_class_slos(const run_config *cfg, const cb_workload_class *c, cb_slo *out,
                            size_t *n);
 
-/* manifest.json */
+/* manifest.json; error: why the point failed after its directory was made, or NULL */
 void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
                                uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
-                               const char *url, const cb_buf *models, cb_buf *out);
+                               const char *url, const cb_buf *models, const char *error,
+                               cb_buf *out);
 
 #endif

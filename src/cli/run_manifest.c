@@ -102,9 +102,13 @@ static void config_part(const run_config *cfg, cb_buf *out) {
     cb_buf_append_json_string(out, cfg->headers[i], (size_t)(colon - cfg->headers[i]));
     cb_buf_append_char(out, '"');
   }
-  cb_buf_appendf(out, "],\"api_key_env\":\"%s\",\"api_key_set\":%s,\"verify_tls\":%s,\"http2\":%s,"
-                 "\"libcurl\":%s",
-                 cfg->api_key_env, cfg->api_key ? "true" : "false",
+  cb_buf_append_char(out, ']');
+  str(out, "api_key_env", cfg->api_key_env);
+  /* Which credential was sent, never the credential. */
+  cb_buf_appendf(out, ",\"api_key_set\":%s,\"authorization\":\"%s\","
+                 "\"verify_tls\":%s,\"http2\":%s,\"libcurl\":%s",
+                 cfg->api_key ? "true" : "false",
+                 cfg->auth_header ? "header" : cfg->api_key ? "api_key_env" : "none",
                  cfg->verify_tls ? "true" : "false", cfg->http2 ? "true" : "false",
                  cfg->libcurl ? "true" : "false");
   cb_buf_appendf(out, ",\"request_timeout_s\":%g,\"retries\":%d,\"drain_timeout_s\":%g",
@@ -172,7 +176,8 @@ static void server_part(const run_config *cfg, const char *url, const cb_buf *mo
 void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
                                uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
-                               const char *url, const cb_buf *models, cb_buf *out) {
+                               const char *url, const cb_buf *models, const char *error,
+                               cb_buf *out) {
   char start[32], end[32];
   cb_clock_format_utc(start_wall_ns, start, sizeof start);
   cb_clock_format_utc(end_wall_ns, end, sizeof end);
@@ -182,6 +187,7 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
   cb_buf_appendf(out, ",\"start_utc\":\"%s\",\"end_utc\":\"%s\",\"origin_mono_ns\":%llu", start,
                  end, (unsigned long long)stats->origin_ns);
   cb_buf_appendf(out, ",\"interrupted\":%s", stats->interrupted ? "true" : "false");
+  if (error) str(out, "error", error); /* the point failed: what ran is what is recorded */
   str(out, "model", model);
   cb_buf_appendf(out,
                  ",\"runner\":{\"sent\":%llu,\"completed\":%llu,\"failed\":%llu,\"retried\":%llu,"

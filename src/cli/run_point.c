@@ -141,6 +141,15 @@ static void on_progress(void *ctx, const cb_runner_progress *p) {
   fflush(stderr);
 }
 
+/* The first Ctrl-C: say what the wait is for and how to cut it short. */
+static void on_drain(void *ctx, uint64_t in_flight, double drain_timeout_s) {
+  (void)ctx;
+  fprintf(stderr, "\ncalibench: stopping: draining %llu request%s in flight, up to %g s; "
+          "a second Ctrl-C stops now\n", (unsigned long long)in_flight, in_flight == 1 ? "" : "s",
+          drain_timeout_s);
+  fflush(stderr);
+}
+
 /* ---- summaries ---------------------------------------------------------------------------- */
 
 static void summarize(const run_config *cfg, const cb_workload *wl, double requested_rate,
@@ -167,6 +176,23 @@ static void summarize(const run_config *cfg, const cb_workload *wl, double reque
     cb_summary_compute(set, &cp, &out->classes[i]);
     out->classes[i].interrupted = stats->interrupted;
   }
+}
+
+/* summary.json and manifest.json; error: what ended the point early, or NULL. */
+static cb_status write_core(const run_config *cfg, const cb_workload *wl, const cb_schedule *schedule,
+                            const cb_runner_stats *stats, uint64_t start_wall, uint64_t end_wall,
+                            const run_target *target, run_summaries *out, const char *error,
+                            cb_results_dir *dir, cb_buf *text, cb_error *err) {
+  out->all.predicted = cfg->virtual_time;
+  for (size_t i = 0; i < out->n_classes; i++) out->classes[i].predicted = cfg->virtual_time;
+  cb_buf_reset(text);
+  run_write_summary_json(out, text);
+  cb_status st = cb_results_dir_write(dir, "summary.json", text->data, text->len, err);
+  if (st != CB_OK) return st;
+  cb_buf_reset(text);
+  run_config_write_manifest(cfg, wl, schedule, stats, start_wall, end_wall, target->model,
+                            target->url, &target->models, error, text);
+  return cb_results_dir_write(dir, "manifest.json", text->data, text->len, err);
 }
 
 /* ---- one point ---------------------------------------------------------------------------- */
@@ -227,6 +253,12 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   cb_workload_prompt_init(&src.prompt);
   cb_buf_init(&src.body, 0);
   int rc = 2;
+  /* Zero until the runner fills them: a failure before it still writes a manifest. */
+  cb_runner_stats stats;
+  memset(&stats, 0, sizeof stats);
+  uint64_t start_wall = cb_clock_wall_ns(), end_wall = 0;
+  int summarized = 0, core_tried = 0;
+  double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
 
   if (cb_workload_open(&wp, &wl, &err) != CB_OK) goto fail;
   int unbounded = cb_workload_is_closed_loop(wl) && !wp.num_requests;
@@ -253,7 +285,9 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   run_config_runner_params(cfg, endpoint, &rp);
   rp.concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? (int)spec->concurrency : 0;
   rp.max_concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? 0 : cfg->max_concurrency;
+  rp.source_endless = unbounded;
   rp.stop = stop;
+  if (!cfg->quiet) rp.on_drain = on_drain;
   progress_ctx pc;
   snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
   int tty = isatty(STDERR_FILENO) && !cfg->quiet && !cfg->virtual_time;
@@ -278,8 +312,7 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
         cfg->server_metrics)
       goto fail;
   }
-  uint64_t start_wall = cb_clock_wall_ns();
-  cb_runner_stats stats;
+  start_wall = cb_clock_wall_ns();
   rc = 1;
   cb_status st;
   if (cfg->virtual_time) {
@@ -299,24 +332,20 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     run_scrape_free(scrape);
     goto fail;
   }
-  uint64_t end_wall = cb_clock_wall_ns();
+  end_wall = cb_clock_wall_ns();
 
-  double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
   summarize(cfg, wl, requested, &sink.set, &stats, out);
-  out->all.predicted = cfg->virtual_time;
-  for (size_t i = 0; i < out->n_classes; i++) out->classes[i].predicted = cfg->virtual_time;
+  summarized = 1;
   if (scrape) {
     uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
     run_scrape_window_json(scrape, a, b, &out->server_json);
     run_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
     run_scrape_free(scrape);
   }
-  run_write_summary_json(out, &text);
-  if (cb_results_dir_write(dir, "summary.json", text.data, text.len, &err) != CB_OK) goto fail;
-  cb_buf_reset(&text);
-  run_config_write_manifest(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall,
-                            target->model, target->url, &target->models, &text);
-  if (cb_results_dir_write(dir, "manifest.json", text.data, text.len, &err) != CB_OK) goto fail;
+  core_tried = 1;
+  if (write_core(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall, target,
+                 out, NULL, dir, &text, &err) != CB_OK)
+    goto fail;
   if (!unbounded) { /* an unbounded run has no schedule to render the prompts from again */
     cb_buf_reset(&text);
     if (run_samples_json(wl, &schedule, &sink.set, &text, &err) != CB_OK) goto fail;
@@ -351,6 +380,17 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   goto done;
 fail:
   fprintf(stderr, "calibench: %s\n", err.msg);
+  if (dir && !core_tried) {
+    /* A failure after the directory was made: it still gets its summary (of what was
+     * recorded, maybe nothing) and a manifest that says what went wrong. */
+    if (!summarized) summarize(cfg, wl, requested, &sink.set, &stats, out);
+    cb_error werr;
+    cb_error_clear(&werr);
+    if (write_core(cfg, wl, cb_workload_is_closed_loop(wl) && !wp.num_requests ? NULL : &schedule,
+                   &stats, start_wall, end_wall ? end_wall : cb_clock_wall_ns(), target, out,
+                   err.msg, dir, &text, &werr) != CB_OK)
+      fprintf(stderr, "calibench: %s\n", werr.msg);
+  }
 done:
   cb_results_dir_close(dir);
   cb_record_set_free(&sink.set);

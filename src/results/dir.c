@@ -18,6 +18,20 @@ struct cb_results_dir {
   cb_buf line;
 };
 
+/* mkdir that accepts an existing directory; something else by that name (a file the
+ * user named by mistake) is bad input, CB_ERR_STATE, not an I/O failure. */
+static cb_status mkdir_one(const char *path, cb_error *err) {
+  if (!mkdir(path, 0777)) return CB_OK;
+  int e = errno;
+  struct stat sb;
+  if (e == EEXIST && !stat(path, &sb) && S_ISDIR(sb.st_mode)) return CB_OK;
+  if (e == EEXIST || e == ENOTDIR)
+    return cb_error_at(err, CB_ERR_STATE, path, 0, 0,
+                       "%s: choose another --out directory",
+                       e == EEXIST ? "exists and is not a directory" : "a part of this path is a file");
+  return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot create directory: %s", strerror(e));
+}
+
 static cb_status mkdir_p(const char *dir, cb_error *err) {
   char buf[4096];
   if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
@@ -25,13 +39,11 @@ static cb_status mkdir_p(const char *dir, cb_error *err) {
   for (char *p = buf + 1; *p; p++) {
     if (*p != '/') continue;
     *p = '\0';
-    if (mkdir(buf, 0777) && errno != EEXIST)
-      return cb_error_at(err, CB_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
+    cb_status st = mkdir_one(buf, err);
+    if (st != CB_OK) return st;
     *p = '/';
   }
-  if (mkdir(buf, 0777) && errno != EEXIST)
-    return cb_error_at(err, CB_ERR_IO, buf, 0, 0, "cannot create directory: %s", strerror(errno));
-  return CB_OK;
+  return mkdir_one(buf, err);
 }
 
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err) {

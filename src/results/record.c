@@ -23,6 +23,7 @@ void cb_record_free(cb_record *r) {
   cb_free(r->chunk_ns);
   cb_free(r->chunk_tokens);
   cb_free(r->output_text);
+  cb_free(r->attempts);
   cb_record_init(r);
 }
 
@@ -86,6 +87,16 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   }
   key_str(out, "finish_reason", r->finish_reason);
   cb_buf_appendf(out, ",\"retries\":%d", r->retries);
+  if (r->n_attempts) { /* each retried attempt's outcome, the last attempt's is above */
+    cb_buf_append_str(out, ",\"attempts\":[");
+    for (size_t i = 0; i < r->n_attempts; i++) {
+      const cb_record_attempt *a = &r->attempts[i];
+      cb_buf_appendf(out, "%s{\"http_status\":%d,\"error\":\"", i ? "," : "", a->http_status);
+      cb_buf_append_json_string(out, a->error_class, strlen(a->error_class));
+      cb_buf_appendf(out, "\",\"wait_ms\":%.3f}", (double)a->wait_ns / 1e6);
+    }
+    cb_buf_append_char(out, ']');
+  }
   /* Chunk times relative to the send keep the numbers short. */
   cb_buf_append_str(out, ",\"chunk_ns\":[");
   for (size_t i = 0; i < r->n_chunks; i++)

@@ -124,6 +124,23 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
       r->chunk_tokens[i] = t ? (uint32_t)json_integer_value(t) : 1;
     }
   }
+  json_t *att = json_object_get(o, "attempts");
+  if (att && !json_is_array(att)) return bad(c, "attempts", "an array");
+  r->n_attempts = json_array_size(att);
+  if (r->n_attempts) {
+    r->attempts = cb_reallocarray(NULL, r->n_attempts, sizeof *r->attempts);
+    for (size_t i = 0; i < r->n_attempts; i++) {
+      json_t *a = json_array_get(att, i);
+      json_t *hs = json_object_get(a, "http_status"), *wait = json_object_get(a, "wait_ms");
+      if (!json_is_object(a) || !json_is_integer(hs) || !json_is_number(wait) ||
+          json_number_value(wait) < 0 || !json_is_string(json_object_get(a, "error")))
+        return bad(c, "attempts", "{\"http_status\": N, \"error\": CLASS, \"wait_ms\": MS >= 0} items");
+      r->attempts[i] = (cb_record_attempt){.http_status = (int)json_integer_value(hs),
+                                           .wait_ns = (uint64_t)(json_number_value(wait) * 1e6 + 0.5)};
+      snprintf(r->attempts[i].error_class, sizeof r->attempts[i].error_class, "%s",
+               json_string_value(json_object_get(a, "error")));
+    }
+  }
   json_t *text = json_object_get(o, "output_text");
   if (json_is_string(text)) r->output_text = cb_strndup(json_string_value(text), json_string_length(text));
   return CB_OK;

@@ -162,6 +162,7 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
   curl_easy_setopt(e, CURLOPT_PRIVATE, q);
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  if (q->fresh) curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L); /* a retry: a new connection */
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, p->verify_tls ? 1L : 0L);
   curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, p->verify_tls ? 2L : 0L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));

@@ -525,7 +525,7 @@ static void start(h1 *t, cb__runner_req *q, h1_conn *c) {
 
 static void send_req(cb__transport *ops, cb__runner_req *q) {
   h1 *t = (h1 *)ops;
-  h1_conn *c = t->idle;
+  h1_conn *c = q->fresh ? NULL : t->idle; /* a retry never trusts a kept connection */
   if (c) {
     t->idle = c->idle_next;
     c->idle = 0;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "calibench/alloc.h"
@@ -46,6 +47,9 @@ struct cb__runner {
   int cut_short;              /* stopped by a signal or the duration: no retries either */
   uint64_t stop_at_ns;        /* when sending stopped (drain deadline base) */
   uint64_t last_progress_ns;
+  cb_rng rng;                 /* retry backoff jitter, seeded */
+  char *auth_line;            /* "Authorization: Bearer KEY" for requests without their own
+                                 Authorization, or NULL; wiped when the run ends */
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
   size_t n_recent;
 };
@@ -61,6 +65,16 @@ void cb_runner_default_params(cb_runner_params *p) {
   p->progress_interval_s = 1;
 }
 
+int cb_runner_has_header(const char *const *headers, size_t n_headers, const char *name) {
+  size_t len = strlen(name);
+  for (size_t i = 0; i < n_headers; i++) {
+    const char *h = headers[i];
+    while (*h == ' ' || *h == '\t') h++;
+    if (!strncasecmp(h, name, len) && (h[len] == ':' || h[len] == ' ' || h[len] == '\t')) return 1;
+  }
+  return 0;
+}
+
 static uint64_t since_origin(const cb__runner *rn, uint64_t now) {
   return now > rn->stats->origin_ns ? now - rn->stats->origin_ns : 0;
 }
@@ -71,9 +85,11 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   cb__runner_req *q = rn->free_list;
   if (q) {
     rn->free_list = q->next;
-    cb_buf keep = q->headers; /* its storage is reused */
+    cb_buf keep = q->headers; /* its storage and its retry timer are reused */
+    struct event *timer = q->retry_timer;
     memset(q, 0, sizeof *q);
     q->headers = keep;
+    q->retry_timer = timer;
     cb_buf_reset(&q->headers);
   } else {
     q = cb_calloc(1, sizeof *q);
@@ -91,6 +107,9 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   q->body_len = it->body_len;
   /* This request's own headers: its class's, and the request id. */
   for (size_t i = 0; i < it->n_headers; i++) cb_buf_appendf(&q->headers, "%s\r\n", it->headers[i]);
+  /* The key, unless this request's class sends an Authorization of its own. */
+  if (rn->auth_line && !cb_runner_has_header(it->headers, it->n_headers, "Authorization"))
+    cb_buf_appendf(&q->headers, "%s\r\n", rn->auth_line);
   cb_buf_appendf(&q->headers, "X-Request-Id: %s\r\n", q->rec.request_id);
   return q;
 }
@@ -104,18 +123,16 @@ static void req_recycle(cb__runner *rn, cb__runner_req *q) {
   rn->free_list = q;
 }
 
+static void live_add(cb__runner *rn, cb__runner_req *q);
+
 /* Hand a request to the transport. The send time is taken here. */
 static void send_req(cb__runner *rn, cb__runner_req *q) {
   cb__runner_stream_begin(q, rn->p);
   q->attempts++;
   uint64_t now = cb_clock_now_ns();
   if (q->attempts == 1) q->rec.sent_ns = now;
-  rn->in_flight++;
   if (q->attempts == 1) rn->stats->sent++;
-  q->live_prev = NULL;
-  q->live_next = rn->live;
-  if (rn->live) rn->live->live_prev = q;
-  rn->live = q;
+  live_add(rn, q);
   rn->tx->send(rn->tx, q);
 }
 
@@ -135,11 +152,18 @@ static int slot_free(const cb__runner *rn) {
   return cap == 0 || rn->in_flight < cap;
 }
 
+static void finish_waiting(cb__runner *rn, cb__runner_req *q);
+
 static void stop_sending(cb__runner *rn, uint64_t now) {
   if (rn->cut_short) return;
   rn->stopping = rn->cut_short = 1;
   rn->stop_at_ns = now;
   evtimer_del(rn->send_timer);
+  /* No retries after a stop: requests waiting for one end now with their failure. */
+  for (cb__runner_req *q = rn->live, *next; q; q = next) {
+    next = q->live_next;
+    if (q->waiting) finish_waiting(rn, q);
+  }
   /* What was due but queued, and what the source still holds, is never sent. */
   while (rn->queue_head) {
     cb__runner_req *q = rn->queue_head;
@@ -151,7 +175,10 @@ static void stop_sending(cb__runner *rn, uint64_t now) {
   rn->queued = 0;
   if (rn->have_next) rn->stats->not_sent++;
   rn->have_next = 0;
-  while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
+  /* A finite source is counted out; an endless one (a closed loop bounded only by
+   * the duration) would never return, so nothing more is taken from it. */
+  if (!rn->p->source_endless)
+    while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
   rn->source_done = 1;
 }
 
@@ -226,35 +253,23 @@ static void remember_ttft(cb__runner *rn, const cb_record *r) {
       cb_clock_span_ns(r->sent_ns, r->first_content_ns);
 }
 
-void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {
-  uint64_t now = cb_clock_now_ns();
+static void live_add(cb__runner *rn, cb__runner_req *q) {
+  rn->in_flight++;
+  q->live_prev = NULL;
+  q->live_next = rn->live;
+  if (rn->live) rn->live->live_prev = q;
+  rn->live = q;
+}
+
+static void live_remove(cb__runner *rn, cb__runner_req *q) {
   rn->in_flight--;
   if (q->live_prev) q->live_prev->live_next = q->live_next;
   else rn->live = q->live_next;
   if (q->live_next) q->live_next->live_prev = q->live_prev;
-  cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
-  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->cut_short &&
-      cb__runner_stream_retryable(q)) {
-    /* Retry the same request; its send time stays the first attempt's. */
-    uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
-    uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
-    cb_record keep = q->rec;
-    cb__runner_stream_free(q);
-    cb_record_init(&q->rec);
-    q->rec.index = keep.index;
-    q->rec.warmup = keep.warmup;
-    q->rec.prompt_tokens = keep.prompt_tokens;
-    q->rec.prompt_source = keep.prompt_source;
-    memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
-    memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
-    q->rec.retries = keep.retries + 1;
-    cb_record_free(&keep);
-    rn->stats->retried++;
-    send_req(rn, q);
-    q->rec.sent_ns = first_sent;
-    q->rec.scheduled_ns = sched;
-    return;
-  }
+}
+
+/* The request's last attempt is its record. */
+static void finish(cb__runner *rn, cb__runner_req *q) {
   if (cb_record_ok(&q->rec)) rn->stats->completed++;
   else rn->stats->failed++;
   uint64_t end = q->rec.end_ns;
@@ -264,6 +279,84 @@ void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, c
   req_recycle(rn, q);
 }
 
+/* q was waiting for a retry that will not be made (a stop, the drain deadline): its
+ * last failure is its record, and the attempt kept for the retry is dropped. */
+static void finish_waiting(cb__runner *rn, cb__runner_req *q) {
+  evtimer_del(q->retry_timer);
+  q->waiting = 0;
+  live_remove(rn, q);
+  q->rec.n_attempts--;
+  finish(rn, q);
+}
+
+/* How long q waits before its next attempt: the server's Retry-After, else backoff.
+ * *fits = 0 when the wait would outlast the drain deadline (no retry then). */
+static uint64_t retry_wait(cb__runner *rn, const cb__runner_req *q, uint64_t now, int *fits) {
+  uint64_t wait = q->has_retry_after ? q->retry_after_ns : cb__runner_backoff_ns(&rn->rng, q->attempts);
+  *fits = !rn->stopping ||
+          now + wait < rn->stop_at_ns + (uint64_t)(rn->p->drain_timeout_s * 1e9);
+  return wait;
+}
+
+/* The wait is over: send q again, on a new connection, as the same request (its send
+ * and scheduled times stay the first attempt's), keeping each failed attempt. */
+static void on_retry_timer(evutil_socket_t fd, short what, void *arg) {
+  (void)fd;
+  (void)what;
+  cb__runner_req *q = arg;
+  cb__runner *rn = q->rn;
+  live_remove(rn, q);
+  q->waiting = 0;
+  uint64_t first_sent = q->rec.sent_ns + rn->stats->origin_ns;
+  uint64_t sched = q->rec.scheduled_ns + rn->stats->origin_ns;
+  cb_record keep = q->rec;
+  cb__runner_stream_free(q);
+  cb_record_init(&q->rec);
+  q->rec.index = keep.index;
+  q->rec.warmup = keep.warmup;
+  q->rec.prompt_tokens = keep.prompt_tokens;
+  q->rec.prompt_source = keep.prompt_source;
+  memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
+  memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
+  q->rec.retries = keep.retries + 1;
+  q->rec.attempts = keep.attempts; /* moved */
+  q->rec.n_attempts = keep.n_attempts;
+  keep.attempts = NULL;
+  cb_record_free(&keep);
+  rn->stats->retried++;
+  q->fresh = 1;
+  send_req(rn, q);
+  q->rec.sent_ns = first_sent;
+  q->rec.scheduled_ns = sched;
+  cb__runner_after_io(rn);
+}
+
+void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, const char *msg) {
+  uint64_t now = cb_clock_now_ns();
+  live_remove(rn, q);
+  cb__runner_stream_end(q, res, msg, now, rn->stats->origin_ns);
+  int fits = 0;
+  uint64_t wait = 0;
+  if (!cb_record_ok(&q->rec) && q->attempts <= rn->p->retries && !rn->cut_short &&
+      cb__runner_stream_retryable(q))
+    wait = retry_wait(rn, q, now, &fits);
+  if (!fits) {
+    finish(rn, q);
+    return;
+  }
+  /* Keep this attempt's outcome; the request stays in flight (its closed-loop slot
+   * taken, the drain waiting for it) until the timer sends it again. */
+  q->rec.attempts = cb_reallocarray(q->rec.attempts, q->rec.n_attempts + 1, sizeof *q->rec.attempts);
+  cb_record_attempt *a = &q->rec.attempts[q->rec.n_attempts++];
+  *a = (cb_record_attempt){.http_status = q->rec.http_status, .wait_ns = wait};
+  snprintf(a->error_class, sizeof a->error_class, "%s", q->rec.error_class);
+  if (!q->retry_timer) q->retry_timer = evtimer_new(rn->base, on_retry_timer, q);
+  q->waiting = 1;
+  live_add(rn, q);
+  struct timeval tv = cb_clock_timeval(wait);
+  evtimer_add(q->retry_timer, &tv);
+}
+
 void cb__runner_after_io(cb__runner *rn) {
   dispatch(rn);
   if (rn->stopping || rn->source_done) {
@@ -271,15 +364,22 @@ void cb__runner_after_io(cb__runner *rn) {
   }
 }
 
-/* Requests still in flight when the drain deadline passes end as "interrupted". */
-static void abort_in_flight(cb__runner *rn) {
+/* Requests still in flight when the drain deadline passes, or when a second signal
+ * arrives, end as "interrupted"; why says which. */
+static void abort_in_flight(cb__runner *rn, const char *why) {
   while (rn->live) {
     cb__runner_req *q = rn->live;
+    if (q->waiting) { /* between attempts: its last failure is its record */
+      finish_waiting(rn, q);
+      continue;
+    }
     rn->stats->aborted++;
     rn->tx->cancel(rn->tx, q);
-    cb__runner_done(rn, q, CB__RUNNER_ABORTED, NULL);
+    cb__runner_done(rn, q, CB__RUNNER_ABORTED, why);
   }
 }
+
+static const char DRAIN_RAN_OUT[] = "still in flight when the drain timeout ran out";
 
 static double median_recent(const cb__runner *rn) {
   size_t n = rn->n_recent < 64 ? rn->n_recent : 64;
@@ -305,8 +405,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     rn->stats->interrupted = 1;
     stop_sending(rn, now);
     rn->stop_at_ns = now;
+    if (rn->p->on_drain && rn->in_flight && *rn->p->stop < 2)
+      rn->p->on_drain(rn->p->drain_ctx, rn->in_flight, rn->p->drain_timeout_s);
   }
-  if (rn->p->stop && *rn->p->stop >= 2) abort_in_flight(rn); /* a second signal: now */
+  if (rn->p->stop && *rn->p->stop >= 2) /* a second signal: now */
+    abort_in_flight(rn, "cut by a second interrupt signal during the drain");
   if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
   /* Everything sent: the drain has begun. (A closed loop whose last request took the
    * last slot has not asked the source yet: ask, or a server that never answers
@@ -316,7 +419,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
     rn->stop_at_ns = now;
   }
   if (rn->stopping && now - rn->stop_at_ns >= (uint64_t)(rn->p->drain_timeout_s * 1e9))
-    abort_in_flight(rn);
+    abort_in_flight(rn, DRAIN_RAN_OUT);
   if (rn->p->progress &&
       now - rn->last_progress_ns >= (uint64_t)(rn->p->progress_interval_s * 1e9)) {
     rn->last_progress_ns = now;
@@ -360,22 +463,24 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   if (st != CB_OK) return st;
   cb__runner rn = {.p = p, .source = source, .source_ctx = source_ctx, .on_record = on_record,
                    .record_ctx = record_ctx, .stats = stats};
+  cb_rng_init_stream(&rn.rng, p->seed, 0x7265747279ull /* "retry" */, 0);
   rn.base = precise_base();
   if (!rn.base) {
     fprintf(stderr, "calibench: out of memory (event loop)\n");
     abort();
   }
-  /* Headers of every request; the key's line is wiped when the run ends. */
+  /* Headers of every request. The key goes with each request's own headers (a class
+   * may give its own Authorization); its lines are wiped when the run ends. */
   size_t n_common = 0;
-  char **common = cb_reallocarray(NULL, p->n_headers + 3, sizeof *common);
+  char **common = cb_reallocarray(NULL, p->n_headers + 2, sizeof *common);
   common[n_common++] = cb_strndup("Content-Type: application/json", 64);
   common[n_common++] = cb_strndup("Accept: text/event-stream, application/json", 64);
   for (size_t i = 0; i < p->n_headers; i++) common[n_common++] = cb_strndup(p->headers[i], SIZE_MAX);
-  if (p->api_key && *p->api_key) {
+  if (p->api_key && *p->api_key && !cb_runner_has_header(p->headers, p->n_headers, "Authorization")) {
     cb_buf auth;
     cb_buf_init(&auth, 0);
     cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);
-    common[n_common++] = cb_strndup(auth.data, auth.len);
+    rn.auth_line = cb_strndup(auth.data, auth.len);
     memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     cb_buf_free(&auth);
   }
@@ -392,6 +497,8 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   cb_free(common);
   if (!rn.tx) {
     event_base_free(rn.base);
+    if (rn.auth_line) memset(rn.auth_line, 0, strlen(rn.auth_line));
+    cb_free(rn.auth_line);
     return err && err->code != CB_OK ? err->code : CB_ERR_NETWORK;
   }
   rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
@@ -407,12 +514,18 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   if (rn.in_flight || !rn.source_done || rn.have_next || rn.queue_head) event_base_dispatch(rn.base);
   stats->cpu_s = (double)(cb_clock_cpu_ns() - cpu0) / 1e9;
 
-  abort_in_flight(&rn); /* nothing should be left; belt and braces */
+  abort_in_flight(&rn, DRAIN_RAN_OUT); /* nothing should be left; belt and braces */
   while (rn.free_list) {
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;
+    if (q->retry_timer) event_free(q->retry_timer);
+    if (q->headers.data) memset(q->headers.data, 0, q->headers.alloc); /* may hold the key */
     cb_buf_free(&q->headers);
     cb_free(q);
+  }
+  if (rn.auth_line) {
+    memset(rn.auth_line, 0, strlen(rn.auth_line));
+    cb_free(rn.auth_line);
   }
   rn.tx->free(rn.tx);
   event_free(rn.send_timer);

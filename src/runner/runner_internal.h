@@ -11,8 +11,10 @@
 #include <stdint.h>
 
 #include "calibench/buf.h"
+#include "calibench/rng.h"
 #include "calibench/runner.h"
 
+struct event;
 struct event_base;
 struct cb__runner_stream; /* stream.c */
 typedef struct cb__runner cb__runner; /* runner.c */
@@ -30,6 +32,11 @@ typedef struct cb__runner_req {
   int attempts;               /* sends so far (1 + retries) */
   int resent;                 /* re-sent on a new connection after a kept-alive one
                                  closed before answering (not a retry) */
+  int fresh;                  /* a retry: send it on a new connection */
+  int has_retry_after;        /* the answer said Retry-After ... */
+  uint64_t retry_after_ns;    /* ... this long (capped) */
+  int waiting;                /* failed, waiting for its retry on retry_timer */
+  struct event *retry_timer;  /* made on the first retry, kept with the request */
   struct cb__runner_req *next; /* free list / queue link */
   struct cb__runner_req *live_prev, *live_next; /* in-flight list */
 } cb__runner_req;
@@ -37,7 +44,7 @@ typedef struct cb__runner_req {
 /* How a transfer ended, as the transport saw it. */
 typedef enum cb__runner_result {
   CB__RUNNER_OK,      /* the response ended by its own framing */
-  CB__RUNNER_ABORTED, /* cut by the runner at the drain deadline */
+  CB__RUNNER_ABORTED, /* cut by the runner: the drain deadline or a second signal */
   CB__RUNNER_TIMEOUT, /* the request timeout ran out */
   CB__RUNNER_FAILED   /* the transport failed: before any response byte a connect error,
                          after one a cut stream (the message says how) */
@@ -82,6 +89,17 @@ void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uin
  * record's times become relative to it. Sets error_class/message for every failure. */
 void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char *msg,
                            uint64_t now_ns, uint64_t origin_ns);
+/* retry.c. Waits before a retry are capped at one minute, however long a server asks
+ * for; backoff starts at 250 ms (retry 1 waits 125-250 ms, each next up to twice
+ * that). */
+#define CB__RETRY_WAIT_MAX_NS UINT64_C(60000000000)
+#define CB__RETRY_BACKOFF_BASE_NS UINT64_C(250000000)
+/* A Retry-After value (delay-seconds or an HTTP-date, against the wall clock now):
+ * 1 and the wait in *out_ns, or 0 when it is neither. */
+int cb__runner_retry_after_ns(const char *v, size_t len, uint64_t now_wall_ns, uint64_t *out_ns);
+/* The jittered exponential wait before retry number `retry` (1, 2, ...). */
+uint64_t cb__runner_backoff_ns(cb_rng *rng, int retry);
+
 /* 1 when the request failed in a way a retry may fix (connect, 429, 5xx). */
 int cb__runner_stream_retryable(const cb__runner_req *q);
 void cb__runner_stream_free(cb__runner_req *q);

@@ -14,6 +14,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/client.h"
+#include "calibench/clock.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
 #include "runner/runner_internal.h"
@@ -66,6 +67,8 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
   s->max_text = p->max_output_text;
   s->p = p;
   q->http_status = 0;
+  q->has_retry_after = 0;
+  q->retry_after_ns = 0;
 }
 
 void cb__runner_stream_free(cb__runner_req *q) {
@@ -115,7 +118,10 @@ void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, u
   if (v) {
     s->is_stream = vlen >= 17 && !strncasecmp(v, "text/event-stream", 17);
     snprintf(s->content_type, sizeof s->content_type, "%.*s", (int)vlen, v);
+    return;
   }
+  v = header_value(line, len, "retry-after", &vlen);
+  if (v) q->has_retry_after = cb__runner_retry_after_ns(v, vlen, cb_clock_wall_ns(), &q->retry_after_ns);
 }
 
 void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uint64_t now_ns) {
@@ -287,7 +293,7 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
   if (!msg) msg = "the transfer failed";
   int ok_status = q->http_status >= 200 && q->http_status < 300;
   if (res == CB__RUNNER_ABORTED) {
-    set_error(r, "interrupted", "still in flight when the drain timeout ran out");
+    set_error(r, "interrupted", "%s", msg);
   } else if (res == CB__RUNNER_TIMEOUT) {
     set_error(r, "timeout", "%s", msg);
   } else if (res != CB__RUNNER_OK && !r->first_byte_ns) {

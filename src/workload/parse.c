@@ -45,6 +45,15 @@ cb_status cb_workload_parse_duration(const char *s, uint64_t bare_unit_ns, uint6
   return CB_OK;
 }
 
+cb_status cb_workload_parse_run_duration(const char *s, uint64_t *out_ns, cb_error *err) {
+  cb_status st = cb_workload_parse_duration(s, UINT64_C(1000000000), out_ns, err);
+  if (st == CB_OK && *out_ns == 0)
+    return cb_error_set(err, CB_ERR_RANGE,
+                        "a run's duration must be > 0, got '%s' (it is not 'no limit': to "
+                        "stop by count, leave the duration out)", s);
+  return st;
+}
+
 cb_status cb_workload_parse_warmup(const char *s, uint64_t *requests, uint64_t *ns,
                                    cb_error *err) {
   if (!s || !*s) return cb_error_set(err, CB_ERR_PARSE, "expected a warm-up, got ''");

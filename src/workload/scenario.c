@@ -497,9 +497,8 @@ static cb_status top_pair(const yctx *y, const char *key, const char *path,
   }
   if (!strcmp(key, "duration")) {
     sc->keys_set |= CB_SCENARIO_SET_DURATION;
-    st = get_duration(y, v, path, UINT64_C(1000000000), &p->duration_ns);
-    if (st == CB_OK && p->duration_ns == 0) return fail(y, v, CB_ERR_RANGE, path, "must be > 0");
-    return st;
+    if ((st = want_scalar(y, v, path)) != CB_OK) return st;
+    return helper(y, v, path, cb_workload_parse_run_duration(sval(v), &p->duration_ns, &e), &e);
   }
   if (!strcmp(key, "warmup")) {
     sc->keys_set |= CB_SCENARIO_SET_WARMUP;

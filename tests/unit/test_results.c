@@ -82,6 +82,11 @@ static void test_record_round_trip(void **state) {
   a.warmup = 1;
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
+  b.retries = 2; /* each earlier attempt's outcome is kept */
+  b.n_attempts = 2;
+  b.attempts = cb_reallocarray(NULL, 2, sizeof *b.attempts);
+  b.attempts[0] = (cb_record_attempt){.http_status = 503, .error_class = "http_status", .wait_ns = 187500000};
+  b.attempts[1] = (cb_record_attempt){.http_status = 0, .error_class = "connect", .wait_ns = 3000000000};
   cb_buf buf;
   cb_buf_init(&buf, 0);
   cb_record_write_json(&a, &buf);
@@ -116,6 +121,15 @@ static void test_record_round_trip(void **state) {
   assert_string_equal(y->error_message, "boom \"http_status\"");
   assert_int_equal(y->http_status, 429);
   assert_int_equal(y->output_tokens, -1);
+  assert_int_equal(y->retries, 2);
+  assert_int_equal(y->n_attempts, 2);
+  assert_int_equal(y->attempts[0].http_status, 503);
+  assert_int_equal(y->attempts[0].wait_ns, 187500000);
+  assert_string_equal(y->attempts[1].error_class, "connect");
+  assert_int_equal(y->attempts[1].wait_ns, UINT64_C(3000000000));
+  assert_int_equal(x->n_attempts, 0);
+  assert_null(strstr(buf.data, "\"attempts\":[]")); /* written only for retried requests */
+  assert_non_null(strstr(buf.data, "\"attempts\":[{\"http_status\":503,\"error\":\"http_status\",\"wait_ms\":187.500}"));
   cb_record_set_free(&set);
 
   /* A bad field in the middle is an error naming the line and field. */

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <time.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,11 +29,14 @@
 
 #include "calibench/clock.h"
 #include "calibench/runner.h"
+#include "runner/runner_internal.h"
 
 typedef struct source {
   uint64_t next, n;
   const char *body; /* NULL: a small one */
   size_t body_len;
+  const char *const *headers; /* the class's own headers, or NULL */
+  size_t n_headers;
 } source;
 
 static int next_item(void *ctx, cb_runner_item *out) {
@@ -40,7 +45,7 @@ static int next_item(void *ctx, cb_runner_item *out) {
   static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
   *out = (cb_runner_item){.index = s->next++, .body = s->body ? s->body : body,
                           .body_len = s->body ? s->body_len : sizeof body - 1,
-                          .prompt_tokens = -1};
+                          .prompt_tokens = -1, .headers = s->headers, .n_headers = s->n_headers};
   return 1;
 }
 
@@ -266,50 +271,335 @@ static void test_kernel_receive_times(void **state) {
   for (int i = 0; i < 2; i++) cb_record_free(&k.rec[i]);
 }
 
-/* ---- a retry after the last send ---------------------------------------------------- */
+/* ---- a scripted server: answers and what it received ------------------------------- */
 
-/* The only request: a 503 after 100 ms (the runner's 20 ms tick has long seen that
- * nothing is left to send), then a streamed answer to the retry. */
-static void *retry_server_main(void *arg) {
-  slow_server *s = arg;
-  int a = accept(s->listen_fd, NULL, NULL);
-  read_request(a);
-  struct timespec d = {0, 100 * 1000000};
-  nanosleep(&d, NULL);
-  send_str(a, "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}");
-  read_request(a);
-  char all[512];
-  snprintf(all, sizeof all, "%s%s%s", HEAD, TOKEN, END);
-  send_str(a, all);
-  struct timespec linger = {0, 500 * 1000000};
+#define SCRIPT_MAX 4
+
+/* Answers n requests in order with resp[i], on whichever connection each comes; closes
+ * the connection after resp[i] when close_after[i]. Keeps each request's head and when
+ * it arrived, and counts connections. */
+typedef struct script {
+  int listen_fd;
+  int n;
+  const char *resp[SCRIPT_MAX];
+  int close_after[SCRIPT_MAX];
+  char head[SCRIPT_MAX][4096];
+  uint64_t at_ns[SCRIPT_MAX];
+  int conns;
+} script;
+
+static void *script_main(void *arg) {
+  script *s = arg;
+  struct pollfd fds[1 + 8];
+  char buf[8][4096];
+  size_t got[8] = {0};
+  int nfd = 1, answered = 0;
+  fds[0] = (struct pollfd){.fd = s->listen_fd, .events = POLLIN};
+  while (answered < s->n) {
+    if (poll(fds, (nfds_t)nfd, 10000) <= 0) break; /* the test fails on what is missing */
+    if ((fds[0].revents & POLLIN) && nfd < 9) {
+      fds[nfd] = (struct pollfd){.fd = accept(s->listen_fd, NULL, NULL), .events = POLLIN};
+      got[nfd - 1] = 0;
+      nfd++;
+      s->conns++;
+    }
+    for (int i = 1; i < nfd && answered < s->n; i++) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP)) || fds[i].fd < 0) continue;
+      char *b = buf[i - 1];
+      ssize_t r = read(fds[i].fd, b + got[i - 1], sizeof buf[0] - 1 - got[i - 1]);
+      if (r <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        continue;
+      }
+      got[i - 1] += (size_t)r;
+      b[got[i - 1]] = '\0';
+      char *end = strstr(b, "\r\n\r\n");
+      if (!end || !strchr(end, '}')) continue; /* the head, then the small body */
+      snprintf(s->head[answered], sizeof s->head[0], "%.*s", (int)(end - b), b);
+      s->at_ns[answered] = cb_clock_now_ns();
+      send_str(fds[i].fd, s->resp[answered]);
+      got[i - 1] = 0;
+      if (s->close_after[answered]) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+      }
+      answered++;
+    }
+  }
+  struct timespec linger = {0, 300 * 1000000};
   nanosleep(&linger, NULL);
-  close(a);
+  for (int i = 1; i < nfd; i++)
+    if (fds[i].fd >= 0) close(fds[i].fd);
   return NULL;
 }
 
+static pthread_t script_start(script *s, char *url, size_t url_size) {
+  int port;
+  s->listen_fd = silent_server(&port);
+  pthread_t th;
+  pthread_create(&th, NULL, script_main, s);
+  snprintf(url, url_size, "http://127.0.0.1:%d/v1/chat/completions", port);
+  return th;
+}
+
+static char ok_stream[512];
+
+static const char *ok_answer(void) {
+  snprintf(ok_stream, sizeof ok_stream, "%s%s%s", HEAD, TOKEN, END);
+  return ok_stream;
+}
+
+/* Lines of head whose name is `name` (case-insensitive). */
+static int count_header(const char *head, const char *name) {
+  int n = 0;
+  size_t len = strlen(name);
+  for (const char *l = head; l; l = strstr(l, "\r\n")) {
+    if (l[0] == '\r') l += 2;
+    if (!strncasecmp(l, name, len) && l[len] == ':') n++;
+  }
+  return n;
+}
+
+/* ---- one Authorization header ----------------------------------------------------- */
+
+static void test_authorization(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    for (int given = 0; given <= 2; given++) { /* none; on every request; a class's own */
+      script s = {.n = 1, .resp = {ok_answer()}, .close_after = {1}};
+      char url[80];
+      pthread_t th = script_start(&s, url, sizeof url);
+      const char *headers[] = {"X-Tenant: a", "authorization: Bearer user-token"};
+      cb_runner_params p;
+      cb_runner_default_params(&p);
+      p.url = url;
+      p.use_libcurl = libcurl;
+      p.concurrency = 1;
+      p.api_key = "sk-env-key";
+      p.headers = headers;
+      p.n_headers = given == 1 ? 2 : 1;
+      const char *class_headers[] = {"Authorization: Bearer class-token"};
+      source src = {.n = 1, .headers = given == 2 ? class_headers : NULL, .n_headers = given == 2};
+      sink k = {0};
+      cb_runner_stats st;
+      cb_error err = {0};
+      assert_int_equal(cb_runner_run(&p, next_item, &src, on_record, &k, &st, &err), CB_OK);
+      pthread_join(th, NULL);
+      close(s.listen_fd);
+      assert_string_equal(k.classes[0], "");
+      /* Exactly one, and the user's when given. */
+      assert_int_equal(count_header(s.head[0], "authorization"), 1);
+      assert_non_null(strstr(s.head[0], given == 2 ? "Bearer class-token"
+                                        : given ? "Bearer user-token" : "Bearer sk-env-key"));
+      if (given) assert_null(strstr(s.head[0], "sk-env-key"));
+    }
+  }
+  assert_true(cb_runner_has_header((const char *[]){"AUTHORIZATION : x"}, 1, "Authorization"));
+  assert_false(cb_runner_has_header((const char *[]){"Authorization-Extra: x"}, 1, "Authorization"));
+}
+
+/* ---- retries ----------------------------------------------------------------------- */
+
+typedef struct keep_sink {
+  int n;
+  cb_record rec;
+} keep_sink;
+
+static void on_record_keep(void *ctx, cb_record *r) {
+  keep_sink *k = ctx;
+  assert_int_equal(k->n, 0);
+  k->n++;
+  k->rec = *r; /* take ownership of the arrays */
+  cb_record_init(r);
+}
+
+/* One request against s, retries allowed; its record in *k. Returns the run's wall time. */
+static double run_script(script *s, int libcurl, int retries, double drain, keep_sink *k,
+                         cb_runner_stats *st) {
+  char url[80];
+  pthread_t th = script_start(s, url, sizeof url);
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.use_libcurl = libcurl;
+  p.concurrency = 1;
+  p.retries = retries;
+  p.drain_timeout_s = drain;
+  p.seed = 7;
+  source src = {.n = 1};
+  memset(k, 0, sizeof *k);
+  cb_error err = {0};
+  uint64_t t0 = cb_clock_now_ns();
+  assert_int_equal(cb_runner_run(&p, next_item, &src, on_record_keep, k, st, &err), CB_OK);
+  double took = (double)(cb_clock_now_ns() - t0) / 1e9;
+  pthread_join(th, NULL);
+  close(s->listen_fd);
+  assert_int_equal(k->n, 1);
+  return took;
+}
+
+static double gap_s(const script *s, int i) { return (double)(s->at_ns[i] - s->at_ns[i - 1]) / 1e9; }
+
+/* The only request: a 503 after 100 ms (the runner's 20 ms tick has long seen that
+ * nothing is left to send), then a streamed answer to the retry. */
 static void test_retry_during_drain(void **state) {
   (void)state;
   for (int libcurl = 0; libcurl <= 1; libcurl++) {
-    slow_server srv;
+    script s = {.n = 2, .resp = {"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}",
+                                 ok_answer()}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 1, 30, &k, &st);
+    assert_string_equal(k.rec.error_class, "");
+    assert_int_equal(st.retried, 1);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* A 429 with Retry-After, the connection closed under it: the retry waits what the
+ * server asked, goes on a new connection, succeeds, and the record keeps the 429. */
+static void test_retry_after(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 2, .close_after = {1, 1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+                         "Content-Length: 2\r\n\r\n{}", ok_answer()}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 2, 30, &k, &st);
+    assert_string_equal(k.rec.error_class, "");
+    assert_int_equal(k.rec.http_status, 200);
+    assert_int_equal(k.rec.retries, 1);
+    assert_int_equal(k.rec.n_attempts, 1);
+    assert_int_equal(k.rec.attempts[0].http_status, 429);
+    assert_string_equal(k.rec.attempts[0].error_class, "http_status");
+    assert_int_equal(k.rec.attempts[0].wait_ns, UINT64_C(1000000000));
+    assert_int_equal(s.conns, 2);
+    assert_true(gap_s(&s, 1) >= 0.99 && gap_s(&s, 1) < 2.0);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* Without Retry-After: a seeded, jittered backoff that doubles, each attempt's status
+ * kept; and a keep-alive connection the server left open is still not reused. */
+static void test_retry_backoff(void **state) {
+  (void)state;
+  static const char E503[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\n{}";
+  static const char E500[] = "HTTP/1.1 500 Internal Server Error\r\nContent-Length: 2\r\n\r\n{}";
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 3, .resp = {E503, E500, E503}};
+    keep_sink k;
+    cb_runner_stats st;
+    run_script(&s, libcurl, 2, 30, &k, &st);
+    /* Retries spent: the last failure is the record, the two before are attempts. */
+    assert_string_equal(k.rec.error_class, "http_status");
+    assert_int_equal(k.rec.http_status, 503);
+    assert_int_equal(k.rec.retries, 2);
+    assert_int_equal(k.rec.n_attempts, 2);
+    assert_int_equal(k.rec.attempts[0].http_status, 503);
+    assert_int_equal(k.rec.attempts[1].http_status, 500);
+    assert_int_equal(s.conns, 3);
+    /* Equal jitter: retry 1 waits 125-250 ms, retry 2 250-500 ms. */
+    uint64_t w1 = k.rec.attempts[0].wait_ns, w2 = k.rec.attempts[1].wait_ns;
+    assert_true(w1 >= 125000000 && w1 <= 250000000);
+    assert_true(w2 >= 250000000 && w2 <= 500000000);
+    assert_true(gap_s(&s, 1) >= (double)w1 / 1e9 && gap_s(&s, 1) < (double)w1 / 1e9 + 0.5);
+    assert_true(gap_s(&s, 2) >= (double)w2 / 1e9 && gap_s(&s, 2) < (double)w2 / 1e9 + 0.5);
+    cb_record_free(&k.rec);
+  }
+  /* The same seed, the same waits. */
+  cb_rng a, b;
+  cb_rng_init(&a, 7);
+  cb_rng_init(&b, 7);
+  for (int r = 1; r <= 12; r++) {
+    uint64_t w = cb__runner_backoff_ns(&a, r);
+    assert_int_equal(w, cb__runner_backoff_ns(&b, r));
+    assert_true(w <= CB__RETRY_WAIT_MAX_NS);
+  }
+}
+
+/* A Retry-After that would outlast the drain deadline: no retry, the 429 stands, and
+ * the run ends on time instead of waiting. */
+static void test_retry_after_past_deadline(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 1, .close_after = {1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 30\r\n"
+                         "Content-Length: 2\r\n\r\n{}"}};
+    keep_sink k;
+    cb_runner_stats st;
+    double took = run_script(&s, libcurl, 3, 1.0, &k, &st);
+    assert_string_equal(k.rec.error_class, "http_status");
+    assert_int_equal(k.rec.http_status, 429);
+    assert_int_equal(k.rec.retries, 0);
+    assert_true(took < 3.0);
+    cb_record_free(&k.rec);
+  }
+}
+
+/* A request waiting for its retry when the duration runs out: no retries after a stop,
+ * so it ends then with its 429 (no attempt kept for a retry never made), and the run
+ * does not sit out the wait or the drain timeout. */
+static void test_retry_wait_cut_by_duration(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    script s = {.n = 1, .close_after = {1},
+                .resp = {"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 20\r\n"
+                         "Content-Length: 2\r\n\r\n{}"}};
     char url[80];
-    pthread_t th = serve(&srv, retry_server_main, url, sizeof url);
+    pthread_t th = script_start(&s, url, sizeof url);
     cb_runner_params p;
     cb_runner_default_params(&p);
     p.url = url;
     p.use_libcurl = libcurl;
     p.concurrency = 1;
-    p.retries = 1;
-    source s = {.n = 1};
-    sink k = {0};
+    p.retries = 3;
+    p.duration_s = 0.4;
+    source src = {.n = 5};
+    keep_sink k = {0};
     cb_runner_stats st;
     cb_error err = {0};
-    assert_int_equal(cb_runner_run(&p, next_item, &s, on_record, &k, &st, &err), CB_OK);
+    uint64_t t0 = cb_clock_now_ns();
+    assert_int_equal(cb_runner_run(&p, next_item, &src, on_record_keep, &k, &st, &err), CB_OK);
+    double took = (double)(cb_clock_now_ns() - t0) / 1e9;
     pthread_join(th, NULL);
-    close(srv.listen_fd);
+    close(s.listen_fd);
     assert_int_equal(k.n, 1);
-    assert_string_equal(k.classes[0], "");
-    assert_int_equal(st.retried, 1);
+    assert_int_equal(k.rec.http_status, 429);
+    assert_int_equal(k.rec.retries, 0);
+    assert_int_equal(k.rec.n_attempts, 0);
+    assert_int_equal(st.not_sent, 4);
+    assert_true(took >= 0.39 && took < 3.0);
+    cb_record_free(&k.rec);
   }
+}
+
+/* RFC 9110 §10.2.3: delay-seconds or an HTTP-date (the three forms of §5.6.7). */
+static void test_retry_after_parse(void **state) {
+  (void)state;
+  uint64_t ns = 0;
+  /* Sun, 06 Nov 1994 08:49:37 GMT is 784111777 s after the epoch. */
+  uint64_t now = UINT64_C(784111777) * 1000000000 - UINT64_C(5000000000);
+  assert_true(cb__runner_retry_after_ns("3", 1, now, &ns));
+  assert_int_equal(ns, UINT64_C(3000000000));
+  const char *dates[] = {"Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT",
+                         "Sun Nov  6 08:49:37 1994"};
+  for (size_t i = 0; i < 3; i++) {
+    ns = 0;
+    assert_true(cb__runner_retry_after_ns(dates[i], strlen(dates[i]), now, &ns));
+    assert_int_equal(ns, UINT64_C(5000000000));
+  }
+  /* A date already past: retry now. Capped at a minute, however far. */
+  assert_true(cb__runner_retry_after_ns(dates[0], strlen(dates[0]), now + UINT64_C(9000000000), &ns));
+  assert_int_equal(ns, 0);
+  assert_true(cb__runner_retry_after_ns("86400", 5, now, &ns));
+  assert_int_equal(ns, CB__RETRY_WAIT_MAX_NS);
+  assert_true(cb__runner_retry_after_ns("99999999999999999999999", 23, now, &ns));
+  assert_int_equal(ns, CB__RETRY_WAIT_MAX_NS);
+  const char *bad[] = {"", "-1", "1.5", "soon", "3 s", "Sun, 06 Nov 1994 08:49:37"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_false(cb__runner_retry_after_ns(bad[i], strlen(bad[i]), now, &ns));
 }
 
 int main(void) {
@@ -318,6 +608,12 @@ int main(void) {
       cmocka_unit_test(test_timeout_and_drain),
       cmocka_unit_test(test_kernel_receive_times),
       cmocka_unit_test(test_retry_during_drain),
+      cmocka_unit_test(test_authorization),
+      cmocka_unit_test(test_retry_after),
+      cmocka_unit_test(test_retry_backoff),
+      cmocka_unit_test(test_retry_after_past_deadline),
+      cmocka_unit_test(test_retry_wait_cut_by_duration),
+      cmocka_unit_test(test_retry_after_parse),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -212,6 +212,13 @@ static void test_parse_helpers(void **state) {
   assert_int_equal(cb_workload_parse_duration("30", 0, &ns, &err), CB_ERR_PARSE);
   assert_int_equal(cb_workload_parse_duration("5 parsecs", 0, &ns, &err), CB_ERR_PARSE);
   assert_int_equal(cb_workload_parse_duration("-1s", 0, &ns, &err), CB_ERR_RANGE);
+  /* A run's length: bare seconds, and 0 is refused, never read as "no limit". */
+  assert_int_equal(cb_workload_parse_run_duration("2", &ns, NULL), CB_OK);
+  assert_int_equal(ns, UINT64_C(2000000000));
+  assert_int_equal(cb_workload_parse_run_duration("0", &ns, &err), CB_ERR_RANGE);
+  assert_non_null(strstr(err.msg, "must be > 0, got '0'"));
+  assert_int_equal(cb_workload_parse_run_duration("0ms", &ns, &err), CB_ERR_RANGE);
+  assert_int_equal(cb_workload_parse_run_duration("soon", &ns, &err), CB_ERR_PARSE);
 
   assert_int_equal(cb_workload_parse_warmup("100", &req, &ns, NULL), CB_OK);
   assert_true(req == 100 && ns == 0);
