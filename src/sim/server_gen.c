@@ -32,6 +32,7 @@ typedef struct gen_stream {
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
   int64_t sent;                 /* tokens written to the client */
+  int role_sent;                /* chat stream: the role chunk is out */
   size_t text_offset;           /* bytes of output text sent so far */
   int finished;                 /* engine FINISHED received */
   const cb_sim_fault *fault;
@@ -184,6 +185,16 @@ static void cut(gen_stream *g) {
 static const cb__sim_http_field sse_fields_tmpl[] = {
     {"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}, {"x-request-id", NULL}};
 
+/* Chat streams open with a role-only chunk. vLLM yields it on the request's first
+ * engine output, together with the first token (serving_chat.py,
+ * chat_completion_stream_generator, first_iteration), not at admission: a client
+ * taking TTFT at the first chunk with choices (vLLM's bench) must see prefill. */
+static void role_chunk(gen_stream *g, cb_buf *out) {
+  if (!g->stream || g->resp.kind != CB__SIM_API_CHAT || g->role_sent) return;
+  cb__sim_api_render_role_chunk(out, &g->resp);
+  g->role_sent = 1;
+}
+
 /* Finish a request normally: closing chunks or the whole response. */
 static void complete(gen_stream *g) {
   struct cb_sim_server *s = g->srv;
@@ -193,6 +204,7 @@ static void complete(gen_stream *g) {
                             g->fault->kind == CB_SIM_FAULT_INVALID_JSON);
   if (g->stream) {
     cb_buf_reset(b);
+    role_chunk(g, b); /* a stream that ends with no token still opens with it */
     cb__sim_api_render_finish_chunk(b, &g->resp, g->finish_reason);
     if (g->include_usage) cb__sim_api_render_usage_chunk(b, &g->resp, g->sent);
     cb__sim_api_render_done(b);
@@ -278,6 +290,7 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       t.text_offset = g->text_offset;
       g->text_offset += t.len;
       cb_buf_reset(&s->scratch);
+      role_chunk(g, &s->scratch);
       cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
       if (g->token_end) g->token_end[g->sent] = cb__sim_http_queued_total(g->ex);
@@ -443,14 +456,6 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
       g->written_ns = cb_calloc((size_t)g->output_len, sizeof *g->written_ns);
       g->token_end = cb_calloc((size_t)g->output_len, sizeof *g->token_end);
       cb__sim_http_on_written(ex, on_written);
-    }
-    if (kind == CB__SIM_API_CHAT) {
-      cb_buf_reset(&s->scratch);
-      cb__sim_api_render_role_chunk(&s->scratch, &g->resp);
-      if (write_or_cut(g, s->scratch.data, s->scratch.len)) {
-        cb__sim_server_arm(rep);
-        return;
-      }
     }
   }
   cb__sim_server_arm(g->rep);
