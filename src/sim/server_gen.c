@@ -44,6 +44,7 @@ typedef struct gen_stream {
   int64_t prefix_hit_tokens;
   int preemptions;
   uint64_t *token_ns;           /* with --trace-out: emission time of each token */
+  uint64_t *due_ns;             /* ... when the engine's step produced it (engine clock) */
   uint64_t *written_ns;         /* ... when a write handed it to the kernel (0: unknown:
                                    still queued when the response ended, or cut) */
   uint64_t *token_end;          /* ... the connection's queued total after it */
@@ -127,6 +128,10 @@ static void write_trace(gen_stream *g, const char *finish) {
   for (int64_t k = 0; k < g->sent; k++)
     cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->token_ns[k]);
   cb_buf_append_char(b, ']');
+  cb_buf_append_str(b, ",\"due_ns\":[");
+  for (int64_t k = 0; k < g->sent; k++)
+    cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->due_ns[k]);
+  cb_buf_append_char(b, ']');
   if (g->written_ns) {
     cb_buf_append_str(b, ",\"written_ns\":[");
     for (int64_t k = 0; k < g->sent; k++)
@@ -151,6 +156,7 @@ static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
   cb_free(g->token_ns);
+  cb_free(g->due_ns);
   cb_free(g->written_ns);
   cb_free(g->token_end);
   cb_free(g);
@@ -331,6 +337,7 @@ void cb__sim_server_on_engine_event(void *ctx, const cb_sim_event *ev) {
       break;
     case CB_SIM_EV_TOKEN:
       g->produced = ev->token_index + 1;
+      if (g->due_ns) g->due_ns[ev->token_index] = wall;
       flush_tokens(g, wall);
       break;
     case CB_SIM_EV_FINISHED:
@@ -421,15 +428,20 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
                                    .prompt_tokens = prompt};
-  if (s->trace) g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
+  if (s->trace) {
+    g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
+    g->due_ns = cb_calloc((size_t)g->output_len, sizeof *g->due_ns);
+  }
 
   cb_sim_request er = {.id = engine_id(g), .prompt_ids = req.prompt_ids,
                        .prompt_len = req.prompt_len, .output_len = g->output_len,
                        .output_ids = g->scripted ? g->scripted->ids : NULL,
                        .output_seed = g->seed};
   cb_error err;
-  g->admitted_ns = cb_clock_now_ns(); /* after parsing and tokenizing the body */
+  /* After parsing and tokenizing the body; on the engine's clock, so the trace says
+   * exactly when the engine took the request (replaying it reproduces the engine). */
   uint64_t now_v = cb__sim_server_virtual_now(s);
+  g->admitted_ns = cb__sim_server_wall_of(s, now_v);
   cb_sim_engine_advance(g->rep->engine, now_v, cb__sim_server_on_engine_event, g->rep);
   if (cb_sim_engine_add(g->rep->engine, &er, now_v, &err) != CB_OK) {
     cb__sim_api_fail(&e, 400, "invalid_request_error", NULL, NULL, "%s", err.msg);
