@@ -79,6 +79,21 @@ for which in serve simrun run; do
 done
 echo "ok - the $(wc -l <<<"$table") deployment options of the table are in the help of sim serve, sim run and run, with the table's text"
 
+# ... and every option the helps of run and sim run list is accepted by the binary: an
+# invalid --num-requests after it stops the command before anything runs (an option
+# that takes a value takes "--num-requests" and leaves an unexpected argument).
+for cmd in "run" "sim run"; do
+  h=$("$CALIBENCH" $cmd --help)
+  n=0
+  for opt in $(grep -oE '^  (-h, )?--[a-z0-9-]+' <<<"$h" | sed 's/.*--/--/'); do
+    out=$(timeout 10 "$CALIBENCH" $cmd "$opt" --num-requests 0 2>&1) || true
+    grep -q 'unrecognized option' <<<"$out" && fail "$cmd --help lists $opt, but the binary says: $out"
+    n=$((n + 1))
+  done
+  [ "$n" -ge 40 ] || fail "only $n options found in $cmd --help"
+  echo "ok - $cmd --help: all $n options accepted by the binary"
+done
+
 declare -A value=([tp]=2 [dtype]=fp8 [weights]=int4 [max-num-seqs]=128 [max-num-batched-tokens]=4096
   [max-model-len]=4096 [gpu-memory-utilization]=0.8 [no-prefix-caching]= [warmup-steps]=5
   [warmup-factor]=2 [jitter]=0.1 [eos-mean]=100)
