@@ -16,6 +16,7 @@
 #include "calibench/sim_server.h"
 #include "calibench/workload.h"
 #include "cli.h"
+#include "sim_options.h"
 
 static void sim_usage(FILE *out) {
   fprintf(out,
@@ -25,6 +26,8 @@ static void sim_usage(FILE *out) {
           "  serve      serve the OpenAI HTTP API in real time from the simulator engine\n"
           "  run        predict a run: replay a workload through the engine in virtual time and\n"
           "             write the same results as 'calibench run', marked predicted\n"
+          "  options    list the deployment options that sim serve and sim run take as --NAME\n"
+          "             and run takes as --sim-NAME: name, argument, help, tab-separated\n"
           "\n"
           "Run 'calibench sim serve --help' or 'calibench sim run --help' for their options.\n");
 }
@@ -52,20 +55,12 @@ static void serve_usage(FILE *out) {
   list_names(out, cb_sim_preset_gpu_names());
   fprintf(out,
           ")\n"
-          "  --tp N                    tensor-parallel degree [1]\n"
-          "  --dtype bf16|fp8          weights and KV cache data type [bf16]\n"
-          "  --weights int4            int4 weights (W4A16); KV cache stays --dtype\n"
           "  --profile FILE            YAML file overriding any engine value (docs/simulator.md)\n"
-          "  --replicas N              data-parallel engines behind the endpoint [1]\n"
-          "  --max-num-seqs N          running requests per engine [256]\n"
-          "  --max-num-batched-tokens N  token budget per step [8192]\n"
-          "  --max-model-len N         context window [min(model, KV cache)]\n"
-          "  --gpu-memory-utilization F  fraction of GPU memory to use [0.9]\n"
-          "  --no-prefix-caching       disable prefix caching\n"
-          "  --warmup-steps N          make the first N steps slower (CUDA-graph capture) [0]\n"
-          "  --warmup-factor F         ... by this factor [3]\n"
-          "  --jitter CV               seeded step-time noise with this coefficient of variation [0]\n"
-          "  --eos-mean N              mean output length when EOS is sampled [256]\n"
+          "  --replicas N              data-parallel engines behind the endpoint [1]\n");
+  sim_options_usage(out, 0, 28);
+  fprintf(out,
+          "  --print-profile           print the engine profile these options resolve to (JSON,\n"
+          "                            as sim run's manifest records it) and exit\n"
           "\n"
           "server:\n"
           "  --host ADDR               address to bind [127.0.0.1]\n"
@@ -115,30 +110,19 @@ static void on_signal(evutil_socket_t sig, short what, void *arg) {
 }
 
 enum {
-  OPT_MODEL = 256, OPT_GPU, OPT_TP, OPT_DTYPE, OPT_WEIGHTS, OPT_PROFILE, OPT_REPLICAS,
-  OPT_MAX_NUM_SEQS, OPT_MAX_BATCHED, OPT_MAX_MODEL_LEN, OPT_GPU_MEM, OPT_NO_PREFIX,
-  OPT_WARMUP_STEPS, OPT_WARMUP_FACTOR, OPT_JITTER, OPT_EOS_MEAN, OPT_HOST, OPT_PORT,
+  OPT_MODEL = 256, OPT_GPU, OPT_PROFILE, OPT_REPLICAS, OPT_PRINT_PROFILE, OPT_HOST, OPT_PORT,
   OPT_TIME_SCALE, OPT_MAX_BODY, OPT_EMBED_DIM, OPT_RESPONSES, OPT_TRACE_OUT, OPT_FAULT,
-  OPT_SEED, OPT_QUIET, OPT_TOKENIZER, OPT_HEADER_TIMEOUT, OPT_IDLE_TIMEOUT
+  OPT_SEED, OPT_QUIET, OPT_TOKENIZER, OPT_HEADER_TIMEOUT, OPT_IDLE_TIMEOUT,
+  OPT_DEPLOY /* the deployment options' table (sim_options.c): OPT_DEPLOY + index */
 };
 
+/* The options of sim serve not in the deployment table, which getopt sees after it. */
 static const struct option serve_options[] = {
     {"model", required_argument, NULL, OPT_MODEL},
     {"gpu", required_argument, NULL, OPT_GPU},
-    {"tp", required_argument, NULL, OPT_TP},
-    {"dtype", required_argument, NULL, OPT_DTYPE},
-    {"weights", required_argument, NULL, OPT_WEIGHTS},
     {"profile", required_argument, NULL, OPT_PROFILE},
     {"replicas", required_argument, NULL, OPT_REPLICAS},
-    {"max-num-seqs", required_argument, NULL, OPT_MAX_NUM_SEQS},
-    {"max-num-batched-tokens", required_argument, NULL, OPT_MAX_BATCHED},
-    {"max-model-len", required_argument, NULL, OPT_MAX_MODEL_LEN},
-    {"gpu-memory-utilization", required_argument, NULL, OPT_GPU_MEM},
-    {"no-prefix-caching", no_argument, NULL, OPT_NO_PREFIX},
-    {"warmup-steps", required_argument, NULL, OPT_WARMUP_STEPS},
-    {"warmup-factor", required_argument, NULL, OPT_WARMUP_FACTOR},
-    {"jitter", required_argument, NULL, OPT_JITTER},
-    {"eos-mean", required_argument, NULL, OPT_EOS_MEAN},
+    {"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
     {"host", required_argument, NULL, OPT_HOST},
     {"port", required_argument, NULL, OPT_PORT},
     {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
@@ -155,63 +139,6 @@ static const struct option serve_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-/* Flags that override the engine after presets and the profile, applied in order. */
-typedef struct engine_flags {
-  const char *model, *gpu, *profile, *dtype, *weights;
-  long long tp, max_num_seqs, max_batched, max_model_len, warmup_steps;
-  double gpu_mem, warmup_factor, jitter, eos_mean;
-  int no_prefix;
-} engine_flags;
-
-static int dtype_of(const char *opt, const char *s, int allow_int4, cb_sim_dtype *out) {
-  if (!strcmp(s, "bf16")) *out = CB_SIM_DTYPE_BF16;
-  else if (!strcmp(s, "fp8")) *out = CB_SIM_DTYPE_FP8;
-  else if (allow_int4 && !strcmp(s, "int4")) *out = CB_SIM_DTYPE_INT4;
-  else {
-    fprintf(stderr, "calibench: %s: expected %s, got '%s'\n", opt,
-            allow_int4 ? "bf16, fp8 or int4" : "bf16 or fp8", s);
-    return -1;
-  }
-  return 0;
-}
-
-static int build_engine_params(const engine_flags *f, cb_sim_params *p) {
-  cb_error err;
-  cb_error_clear(&err);
-  cb_sim_default_params(p);
-  if (f->model && cb_sim_preset_model(f->model, &p->model, &err) != CB_OK) goto fail;
-  if (f->gpu) {
-    if (cb_sim_preset_gpu(f->gpu, &p->gpu, &err) != CB_OK) goto fail;
-    cb_sim_params_apply_gpu_defaults(p);
-  }
-  if (f->profile && cb_sim_params_load_yaml(p, f->profile, &err) != CB_OK) goto fail;
-  if (f->tp) p->tp = (int)f->tp;
-  if (f->dtype) {
-    cb_sim_dtype d;
-    if (dtype_of("--dtype", f->dtype, 0, &d)) return -1;
-    p->weight_dtype = p->kv_dtype = d;
-  }
-  if (f->weights) {
-    if (dtype_of("--weights", f->weights, 1, &p->weight_dtype)) return -1;
-  }
-  if (f->max_num_seqs) p->max_num_seqs = (int)f->max_num_seqs;
-  if (f->max_batched) p->max_num_batched_tokens = (int)f->max_batched;
-  if (f->max_model_len) p->max_model_len = (int)f->max_model_len;
-  if (f->gpu_mem > 0) p->gpu_memory_utilization = f->gpu_mem;
-  if (f->no_prefix) p->enable_prefix_caching = 0;
-  if (f->warmup_steps) p->warmup_steps = (int)f->warmup_steps;
-  if (f->warmup_factor > 0) p->warmup_factor = f->warmup_factor;
-  if (f->jitter > 0) p->jitter_cv = f->jitter;
-  if (f->eos_mean > 0) p->eos_mean_tokens = f->eos_mean;
-  if (cb_sim_params_validate(p, &err) != CB_OK) goto fail;
-  cb_sim_capacity cap; /* the deployment must fit, as vLLM checks at start-up */
-  if (cb_sim_capacity_compute(p, &cap, &err) != CB_OK) goto fail;
-  return 0;
-fail:
-  fprintf(stderr, "calibench: %s\n", err.msg);
-  return -1;
-}
 
 static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
   (void)srv;
@@ -232,7 +159,12 @@ static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
 }
 
 static int sim_serve(int argc, char **argv) {
-  engine_flags ef = {0};
+  enum { N_SERVE = sizeof serve_options / sizeof serve_options[0] - 1 };
+  struct option opts[N_SERVE + SIM_OPTIONS_MAX + 1];
+  sim_options_getopt(opts, 0, OPT_DEPLOY);
+  memcpy(opts + sim_options_count, serve_options, sizeof serve_options);
+  sim_deployment dep = {0};
+  int print_profile = 0;
   cb_sim_server_params sp;
   cb_sim_server_default_params(&sp);
   cb_sim_fault *faults = NULL;
@@ -242,24 +174,17 @@ static int sim_serve(int argc, char **argv) {
   double d;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "h", serve_options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if (c >= OPT_DEPLOY && c < OPT_DEPLOY + (int)sim_options_count) {
+      if (sim_options_parse(&dep.opts, (size_t)(c - OPT_DEPLOY), 0, optarg)) goto out;
+      continue;
+    }
     switch (c) {
       case 'h': serve_usage(stdout); rc = 0; goto out;
-      case OPT_MODEL: ef.model = optarg; break;
-      case OPT_GPU: ef.gpu = optarg; break;
-      case OPT_PROFILE: ef.profile = optarg; break;
-      case OPT_DTYPE: ef.dtype = optarg; break;
-      case OPT_WEIGHTS: ef.weights = optarg; break;
-      case OPT_TP: if (cli_parse_int("--tp", optarg, 1, 64, &ef.tp)) goto out; break;
-      case OPT_MAX_NUM_SEQS: if (cli_parse_int("--max-num-seqs", optarg, 1, 1 << 20, &ef.max_num_seqs)) goto out; break;
-      case OPT_MAX_BATCHED: if (cli_parse_int("--max-num-batched-tokens", optarg, 1, 1 << 24, &ef.max_batched)) goto out; break;
-      case OPT_MAX_MODEL_LEN: if (cli_parse_int("--max-model-len", optarg, 2, 1 << 24, &ef.max_model_len)) goto out; break;
-      case OPT_GPU_MEM: if (cli_parse_double("--gpu-memory-utilization", optarg, 0.01, 1, &ef.gpu_mem)) goto out; break;
-      case OPT_NO_PREFIX: ef.no_prefix = 1; break;
-      case OPT_WARMUP_STEPS: if (cli_parse_int("--warmup-steps", optarg, 0, 1 << 30, &ef.warmup_steps)) goto out; break;
-      case OPT_WARMUP_FACTOR: if (cli_parse_double("--warmup-factor", optarg, 1, 1000, &ef.warmup_factor)) goto out; break;
-      case OPT_JITTER: if (cli_parse_double("--jitter", optarg, 0, 10, &ef.jitter)) goto out; break;
-      case OPT_EOS_MEAN: if (cli_parse_double("--eos-mean", optarg, 1, 1e7, &ef.eos_mean)) goto out; break;
+      case OPT_MODEL: dep.model = optarg; break;
+      case OPT_GPU: dep.gpu = optarg; break;
+      case OPT_PROFILE: dep.profile = optarg; break;
+      case OPT_PRINT_PROFILE: print_profile = 1; break;
       case OPT_HOST: sp.host = optarg; break;
       case OPT_PORT: if (cli_parse_int("--port", optarg, 0, 65535, &v)) goto out; sp.port = (int)v; break;
       case OPT_TIME_SCALE: if (cli_parse_double("--time-scale", optarg, 1e-6, 1e6, &d)) goto out; sp.time_scale = d; break;
@@ -290,7 +215,16 @@ static int sim_serve(int argc, char **argv) {
     fprintf(stderr, "calibench: sim serve: unexpected argument '%s'\n", argv[optind]);
     goto out;
   }
-  if (build_engine_params(&ef, &sp.engine)) goto out;
+  if (sim_deployment_build(&dep, &sp.engine)) goto out;
+  if (print_profile) {
+    cb_buf b;
+    cb_buf_init(&b, 0);
+    cb_sim_params_write_json(&sp.engine, &b);
+    printf("%.*s\n", (int)b.len, b.data);
+    cb_buf_free(&b);
+    rc = 0;
+    goto out;
+  }
   sp.faults = faults;
   sp.num_faults = nfaults;
 
@@ -336,6 +270,14 @@ int cli_sim_main(int argc, char **argv) {
   }
   if (!strcmp(argv[1], "serve")) return sim_serve(argc - 1, argv + 1);
   if (!strcmp(argv[1], "run")) return cli_sim_run_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "options")) {
+    if (argc > 2) {
+      fprintf(stderr, "calibench: sim options: unexpected argument '%s'\n", argv[2]);
+      return 2;
+    }
+    sim_options_list(stdout);
+    return 0;
+  }
   fprintf(stderr, "calibench: sim: unknown subcommand '%s'\n\n", argv[1]);
   sim_usage(stderr);
   return 2;

@@ -15,6 +15,7 @@
 #include "calibench/secret.h"
 #include "calibench/clock.h"
 #include "calibench/rng.h"
+#include "sim_options.h"
 
 static void usage_shared(FILE *out, int virtual_time);
 
@@ -48,13 +49,13 @@ static void usage(FILE *out) {
           "  --extra-body JSON          JSON object merged into every request body\n"
           "\n");
   fprintf(out,
-          "built-in simulator (no --url):\n"
+          "built-in simulator (no --url; presets, then --sim-profile, then the rest):\n"
           "  --sim-model NAME           [llama-3.1-8b]\n"
           "  --sim-gpu NAME             [h100-sxm]\n"
-          "  --sim-tp N                 [1]\n"
           "  --sim-profile FILE         YAML overrides (docs/simulator.md)\n"
-          "  --sim-time-scale X         wall seconds per simulated second [1]\n"
-          "\n");
+          "  --sim-time-scale X         wall seconds per simulated second [1]\n");
+  sim_options_usage(out, 1, 29);
+  fprintf(out, "\n");
   usage_shared(out, 0);
 }
 
@@ -72,8 +73,9 @@ static void usage_virtual(FILE *out) {
           "                             `calibench calibrate fit`\n"
           "  --model NAME               model preset [llama-3.1-8b]\n"
           "  --gpu NAME                 GPU preset [h100-sxm]\n"
-          "  --tp N                     tensor-parallel degree [1]\n"
-          "  --replicas N               data-parallel engines (GPUs = replicas x tp) [1]\n"
+          "  --replicas N               data-parallel engines (GPUs = replicas x tp) [1]\n");
+  sim_options_usage(out, 0, 29);
+  fprintf(out,
           "  --exact-prompts            render and parse every request body as sim serve would,\n"
           "                             also where token ids straight from the workload suffice\n"
           "                             (slower; docs/sim-run.md)\n"
@@ -162,13 +164,16 @@ static void usage_shared(FILE *out, int virtual_time) {
 
 enum {
   O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
-  O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_TP, O_SIM_PROFILE, O_SIM_SCALE,
+  O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
   O_PREFIX_LEN, O_PROMPT_FIELD, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
-  O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_TP, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT
+  O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT,
+  /* the simulator's deployment options (sim_options.c): --sim-NAME at O_SIM_DEPLOY + i,
+   * sim run's --NAME at O_DEPLOY + i */
+  O_SIM_DEPLOY, O_DEPLOY = O_SIM_DEPLOY + SIM_OPTIONS_MAX
 };
 
 static const struct option options[] = {
@@ -185,7 +190,6 @@ static const struct option options[] = {
     {"extra-body", required_argument, NULL, O_EXTRA_BODY},
     {"sim-model", required_argument, NULL, O_SIM_MODEL},
     {"sim-gpu", required_argument, NULL, O_SIM_GPU},
-    {"sim-tp", required_argument, NULL, O_SIM_TP},
     {"sim-profile", required_argument, NULL, O_SIM_PROFILE},
     {"sim-time-scale", required_argument, NULL, O_SIM_SCALE},
     {"dataset", required_argument, NULL, O_DATASET},
@@ -230,7 +234,6 @@ static const struct option options[] = {
     /* sim run only */
     {"profile", required_argument, NULL, O_PROFILE},
     {"gpu", required_argument, NULL, O_GPU},
-    {"tp", required_argument, NULL, O_TP},
     {"replicas", required_argument, NULL, O_REPLICAS},
     {"exact-prompts", no_argument, NULL, O_EXACT_PROMPTS},
     {"help", no_argument, NULL, 'h'},
@@ -242,8 +245,8 @@ typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
   int len_spread;
   const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
-  const char *sim_model, *sim_gpu, *sim_profile;
-  long long sim_tp, replicas;
+  sim_deployment sim;
+  long long replicas;
   double sim_scale;
   const char *virtual_only;   /* a sim run option given to run */
   const char *http_only;      /* an option with no meaning in virtual time, given to sim run */
@@ -265,24 +268,12 @@ static int duration_opt(const char *opt, const char *s, uint64_t *out) {
 }
 
 static int build_sim(const given *g, run_config *cfg) {
-  cb_error err;
-  cb_error_clear(&err);
   cb_sim_server_default_params(&cfg->sim);
-  cb_sim_params *p = &cfg->sim.engine;
-  if (g->sim_model && cb_sim_preset_model(g->sim_model, &p->model, &err) != CB_OK) return fail_err(&err);
-  if (g->sim_gpu) {
-    if (cb_sim_preset_gpu(g->sim_gpu, &p->gpu, &err) != CB_OK) return fail_err(&err);
-    cb_sim_params_apply_gpu_defaults(p);
-  }
-  if (g->sim_profile && cb_sim_params_load_yaml(p, g->sim_profile, &err) != CB_OK) return fail_err(&err);
-  if (g->sim_tp) p->tp = (int)g->sim_tp;
+  if (sim_deployment_build(&g->sim, &cfg->sim.engine)) return 2;
   if (g->replicas) cfg->sim.replicas = (int)g->replicas;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;
   cfg->sim.tokenizer = cfg->tokenizer; /* the simulator counts as the client does */
-  cb_sim_capacity cap;
-  if (cb_sim_params_validate(p, &err) != CB_OK || cb_sim_capacity_compute(p, &cap, &err) != CB_OK)
-    return fail_err(&err);
   return -1;
 }
 
@@ -474,11 +465,23 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   /* Run id: 8 hex digits from the time and the pid, unique enough to tell runs apart. */
   snprintf(cfg->run_id, sizeof cfg->run_id, "%08llx",
            (unsigned long long)(cb_hash3_u64(cb_clock_wall_ns(), (uint64_t)getpid(), 0) & 0xffffffffu));
+  enum { N_BASE = sizeof options / sizeof options[0] - 1 };
+  struct option opts[N_BASE + 2 * SIM_OPTIONS_MAX + 1];
+  sim_options_getopt(opts, 1, O_SIM_DEPLOY);
+  sim_options_getopt(opts + sim_options_count, 0, O_DEPLOY);
+  memcpy(opts + 2 * sim_options_count, options, sizeof options);
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
     if (!g.class_opt) g.class_opt = class_option_name(c);
+    int deploy = c >= O_DEPLOY && c < O_DEPLOY + (int)sim_options_count;
+    if (deploy || (c >= O_SIM_DEPLOY && c < O_SIM_DEPLOY + (int)sim_options_count)) {
+      size_t i = (size_t)(c - (deploy ? O_DEPLOY : O_SIM_DEPLOY));
+      if (sim_options_parse(&g.sim.opts, i, !deploy, optarg)) return 2;
+      if (deploy && !g.virtual_only) g.virtual_only = sim_options[i].name;
+      continue;
+    }
     switch (c) {
       case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
       case O_URL: /* owned from the start: run_config_free frees it on every path */
@@ -494,14 +497,13 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
         }
         break;
       case O_MODEL:
-        if (virtual_time) g.sim_model = optarg; /* sim run: the model preset */
+        if (virtual_time) g.sim.model = optarg; /* sim run: the model preset */
         else cfg->model = optarg;
         break;
-      case O_PROFILE: g.sim_profile = optarg; g.virtual_only = "--profile"; break;
-      case O_GPU: g.sim_gpu = optarg; g.virtual_only = "--gpu"; break;
-      case O_TP: if (cli_parse_int("--tp", optarg, 1, 64, &g.sim_tp)) return 2; g.virtual_only = "--tp"; break;
-      case O_REPLICAS: if (cli_parse_int("--replicas", optarg, 1, 1024, &g.replicas)) return 2; g.virtual_only = "--replicas"; break;
-      case O_EXACT_PROMPTS: cfg->exact_prompts = 1; g.virtual_only = "--exact-prompts"; break;
+      case O_PROFILE: g.sim.profile = optarg; g.virtual_only = "profile"; break;
+      case O_GPU: g.sim.gpu = optarg; g.virtual_only = "gpu"; break;
+      case O_REPLICAS: if (cli_parse_int("--replicas", optarg, 1, 1024, &g.replicas)) return 2; g.virtual_only = "replicas"; break;
+      case O_EXACT_PROMPTS: cfg->exact_prompts = 1; g.virtual_only = "exact-prompts"; break;
       case O_HEADER:
         if (!strchr(optarg, ':') || optarg[0] == ':' || strpbrk(optarg, "\r\n")) {
           fprintf(stderr, "calibench: --header: expected 'Name: value', got '%s'\n", optarg);
@@ -525,10 +527,9 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       }
       case O_RETRIES: if (cli_parse_int("--retries", optarg, 0, 100, &v)) return 2; cfg->retries = (int)v; break;
       case O_EXTRA_BODY: cfg->extra_body = optarg; break;
-      case O_SIM_MODEL: g.sim_model = optarg; break;
-      case O_SIM_GPU: g.sim_gpu = optarg; break;
-      case O_SIM_TP: if (cli_parse_int("--sim-tp", optarg, 1, 64, &g.sim_tp)) return 2; break;
-      case O_SIM_PROFILE: g.sim_profile = optarg; break;
+      case O_SIM_MODEL: g.sim.model = optarg; break;
+      case O_SIM_GPU: g.sim.gpu = optarg; break;
+      case O_SIM_PROFILE: g.sim.profile = optarg; break;
       case O_SIM_SCALE: if (cli_parse_double("--sim-time-scale", optarg, 1e-6, 1e6, &g.sim_scale)) return 2; break;
       case O_DATASET: cfg->cls.dataset = optarg; break;
       case O_INPUT_LEN: if (cli_parse_int("--input-len", optarg, 1, 1 << 24, &v)) return 2; d->input_len.mean = (double)v; break;
@@ -656,9 +657,11 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     return 2;
   }
   if (!virtual_time && g.virtual_only) {
-    fprintf(stderr, "calibench: run: %s is an option of 'calibench sim run' (the built-in "
-                    "simulator here takes --sim-profile, --sim-model, --sim-gpu, --sim-tp)\n",
-            g.virtual_only);
+    if (!strcmp(g.virtual_only, "exact-prompts") || !strcmp(g.virtual_only, "replicas"))
+      fprintf(stderr, "calibench: run: --%s is an option of 'calibench sim run'\n", g.virtual_only);
+    else
+      fprintf(stderr, "calibench: run: --%s is an option of 'calibench sim run'; the built-in "
+                      "simulator here takes it as --sim-%s\n", g.virtual_only, g.virtual_only);
     return 2;
   }
   if (cfg->url) {
@@ -672,7 +675,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     while (n > 8 && cfg->url[n - 1] == '/') n--;
     ((char *)cfg->url)[n] = '\0';
   }
-  if (cfg->url && (g.sim_model || g.sim_gpu || g.sim_profile || g.sim_tp || g.sim_scale > 0)) {
+  if (cfg->url && (g.sim.model || g.sim.gpu || g.sim.profile || sim_options_any(&g.sim.opts) ||
+                   g.sim_scale > 0)) {
     fprintf(stderr, "calibench: the --sim-* options apply only without --url\n");
     return 2;
   }

@@ -164,11 +164,13 @@ static void server_part(const run_config *cfg, const char *url, const cb_buf *mo
                    ",\"embedded_simulator\":{\"model\":\"%s\",\"gpu\":\"%s\",\"tp\":%d,"
                    "\"weights\":\"%s\",\"kv\":\"%s\",\"mfu\":%g,\"mbu\":%g,"
                    "\"step_overhead_us\":%g,\"max_num_seqs\":%d,\"max_num_batched_tokens\":%d,"
-                   "\"prefix_caching\":%s,\"time_scale\":%g}",
+                   "\"prefix_caching\":%s,\"time_scale\":%g,\"profile\":",
                    p->model.name, p->gpu.name, p->tp, cb_sim_dtype_name(p->weight_dtype),
                    cb_sim_dtype_name(p->kv_dtype), p->mfu, p->mbu,
                    (double)p->step_overhead_ns / 1e3, p->max_num_seqs, p->max_num_batched_tokens,
                    p->enable_prefix_caching ? "true" : "false", cfg->sim.time_scale);
+    cb_sim_params_write_json(p, out); /* the whole engine, as sim run's manifest has it */
+    cb_buf_append_char(out, '}');
   }
   cb_buf_append_char(out, '}');
 }

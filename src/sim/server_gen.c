@@ -32,6 +32,7 @@ typedef struct gen_stream {
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
   int64_t sent;                 /* tokens written to the client */
+  int role_sent;                /* chat stream: the role chunk is out */
   size_t text_offset;           /* bytes of output text sent so far */
   int finished;                 /* engine FINISHED received */
   const cb_sim_fault *fault;
@@ -43,6 +44,7 @@ typedef struct gen_stream {
   int64_t prefix_hit_tokens;
   int preemptions;
   uint64_t *token_ns;           /* with --trace-out: emission time of each token */
+  uint64_t *due_ns;             /* ... when the engine's step produced it (engine clock) */
   uint64_t *written_ns;         /* ... when a write handed it to the kernel (0: unknown:
                                    still queued when the response ended, or cut) */
   uint64_t *token_end;          /* ... the connection's queued total after it */
@@ -126,6 +128,10 @@ static void write_trace(gen_stream *g, const char *finish) {
   for (int64_t k = 0; k < g->sent; k++)
     cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->token_ns[k]);
   cb_buf_append_char(b, ']');
+  cb_buf_append_str(b, ",\"due_ns\":[");
+  for (int64_t k = 0; k < g->sent; k++)
+    cb_buf_appendf(b, k ? ",%llu" : "%llu", (unsigned long long)g->due_ns[k]);
+  cb_buf_append_char(b, ']');
   if (g->written_ns) {
     cb_buf_append_str(b, ",\"written_ns\":[");
     for (int64_t k = 0; k < g->sent; k++)
@@ -150,6 +156,7 @@ static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
   cb_free(g->token_ns);
+  cb_free(g->due_ns);
   cb_free(g->written_ns);
   cb_free(g->token_end);
   cb_free(g);
@@ -184,6 +191,16 @@ static void cut(gen_stream *g) {
 static const cb__sim_http_field sse_fields_tmpl[] = {
     {"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}, {"x-request-id", NULL}};
 
+/* Chat streams open with a role-only chunk. vLLM yields it on the request's first
+ * engine output, together with the first token (serving_chat.py,
+ * chat_completion_stream_generator, first_iteration), not at admission: a client
+ * taking TTFT at the first chunk with choices (vLLM's bench) must see prefill. */
+static void role_chunk(gen_stream *g, cb_buf *out) {
+  if (!g->stream || g->resp.kind != CB__SIM_API_CHAT || g->role_sent) return;
+  cb__sim_api_render_role_chunk(out, &g->resp);
+  g->role_sent = 1;
+}
+
 /* Finish a request normally: closing chunks or the whole response. */
 static void complete(gen_stream *g) {
   struct cb_sim_server *s = g->srv;
@@ -193,6 +210,7 @@ static void complete(gen_stream *g) {
                             g->fault->kind == CB_SIM_FAULT_INVALID_JSON);
   if (g->stream) {
     cb_buf_reset(b);
+    role_chunk(g, b); /* a stream that ends with no token still opens with it */
     cb__sim_api_render_finish_chunk(b, &g->resp, g->finish_reason);
     if (g->include_usage) cb__sim_api_render_usage_chunk(b, &g->resp, g->sent);
     cb__sim_api_render_done(b);
@@ -278,6 +296,7 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       t.text_offset = g->text_offset;
       g->text_offset += t.len;
       cb_buf_reset(&s->scratch);
+      role_chunk(g, &s->scratch);
       cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
       if (g->token_end) g->token_end[g->sent] = cb__sim_http_queued_total(g->ex);
@@ -318,6 +337,7 @@ void cb__sim_server_on_engine_event(void *ctx, const cb_sim_event *ev) {
       break;
     case CB_SIM_EV_TOKEN:
       g->produced = ev->token_index + 1;
+      if (g->due_ns) g->due_ns[ev->token_index] = wall;
       flush_tokens(g, wall);
       break;
     case CB_SIM_EV_FINISHED:
@@ -408,15 +428,20 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
                                    .prompt_tokens = prompt};
-  if (s->trace) g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
+  if (s->trace) {
+    g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
+    g->due_ns = cb_calloc((size_t)g->output_len, sizeof *g->due_ns);
+  }
 
   cb_sim_request er = {.id = engine_id(g), .prompt_ids = req.prompt_ids,
                        .prompt_len = req.prompt_len, .output_len = g->output_len,
                        .output_ids = g->scripted ? g->scripted->ids : NULL,
                        .output_seed = g->seed};
   cb_error err;
-  g->admitted_ns = cb_clock_now_ns(); /* after parsing and tokenizing the body */
+  /* After parsing and tokenizing the body; on the engine's clock, so the trace says
+   * exactly when the engine took the request (replaying it reproduces the engine). */
   uint64_t now_v = cb__sim_server_virtual_now(s);
+  g->admitted_ns = cb__sim_server_wall_of(s, now_v);
   cb_sim_engine_advance(g->rep->engine, now_v, cb__sim_server_on_engine_event, g->rep);
   if (cb_sim_engine_add(g->rep->engine, &er, now_v, &err) != CB_OK) {
     cb__sim_api_fail(&e, 400, "invalid_request_error", NULL, NULL, "%s", err.msg);
@@ -443,14 +468,6 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
       g->written_ns = cb_calloc((size_t)g->output_len, sizeof *g->written_ns);
       g->token_end = cb_calloc((size_t)g->output_len, sizeof *g->token_end);
       cb__sim_http_on_written(ex, on_written);
-    }
-    if (kind == CB__SIM_API_CHAT) {
-      cb_buf_reset(&s->scratch);
-      cb__sim_api_render_role_chunk(&s->scratch, &g->resp);
-      if (write_or_cut(g, s->scratch.data, s->scratch.len)) {
-        cb__sim_server_arm(rep);
-        return;
-      }
     }
   }
   cb__sim_server_arm(g->rep);

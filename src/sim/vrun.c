@@ -290,10 +290,10 @@ static void send_item(vrun *v) {
     return;
   }
   v->reps[best].live++;
-  /* Streaming: headers (and, for chat, the role chunk) leave at admission. */
+  /* Streaming: headers leave at admission; the chat role chunk comes with the first
+   * token, as in sim serve (server_gen.c), so TOKEN 0 sets the first-chunk times. */
   r->http_status = 200;
   r->first_byte_ns = r->sent_ns;
-  if (kind == CB__SIM_API_CHAT) r->first_chunk_ns = r->first_choices_ns = r->sent_ns;
   r->prompt_tokens = plan.prompt_tokens;
   r->prompt_source = CB_TOKENS_USAGE;
   r->output_source = CB_TOKENS_USAGE;

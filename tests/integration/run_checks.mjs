@@ -23,13 +23,22 @@ if (mode === "ground-truth") {
   const origin = BigInt(manifest().origin_mono_ns);
   const server = new Map(lines(trace).map((l) => { const t = JSON.parse(l); return [t.request_id, t]; }));
   const recs = records();
-  // p99 within BOUND_MS catches a timestamp taken at the wrong moment (every token
-  // would be late); a single token may be later on a loaded 2-core machine under the
-  // sanitizers (the process descheduled), so the worst case only has to stay under
-  // WORST_MS. bench/ has the tight figures.
-  const BOUND_MS = 25, WORST_MS = 250;
+  // The client's first-token delay (receive stamp - the server's emission) and its ITL
+  // disagreement with the server's gaps. The medians catch a timestamp taken at the
+  // wrong moment (every token would be late); a loaded 2-core machine delays single
+  // tokens (the process descheduled), so p99 and the worst case get room. Measured
+  // over 24 plain and 19 ASan runs at load averages 4 to 15 on 2 cores (two busy loops
+  // added to the other developers' builds), worst of the runs:
+  //   plain: delay p50 0.22 ms, p99 27.8 ms (once; else <= 12.3); ITL p50 0.037 ms,
+  //          p99 10.8 ms, worst 27.7 ms
+  //   ASan:  delay p50 0.50 ms, p99 31.9 ms; ITL p50 0.020 ms, p99 11.8 ms, worst 77.5 ms
+  // (the first-token p99 of 60 requests is their worst). bench/RESULTS.md has the
+  // tight figures on a quiet machine (timestamp error p50/p99 in microseconds).
+  const sanitized = process.env.CB_SANITIZED === "1";
+  const P50_MS = sanitized ? 2 : 1, P99_MS = sanitized ? 80 : 50, WORST_MS = sanitized ? 200 : 80;
   const ttftLags = [], itlDiffs = [];
   let gaps = 0;
+  const p50 = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.ceil(0.5 * s.length) - 1] : 0; };
   const p99 = (v) => { const s = [...v].sort((a, b) => a - b); return s.length ? s[Math.ceil(0.99 * s.length) - 1] : 0; };
   await check("every request succeeded and joins its server trace by x-request-id", () => {
     onceEach(recs, 60);
@@ -39,7 +48,7 @@ if (mode === "ground-truth") {
       assert.ok(server.has(r.request_id), `no trace for ${r.request_id}`);
     }
   });
-  await check(`client TTFT and every ITL agree with the server's emission times (p99 < ${BOUND_MS} ms, all < ${WORST_MS} ms)`, () => {
+  await check(`client TTFT and every ITL agree with the server's emission times (p50 < ${P50_MS} ms, p99 < ${P99_MS} ms, all < ${WORST_MS} ms)`, () => {
     for (const r of recs) {
       const t = server.get(r.request_id);
       assert.equal(r.output_tokens, t.output_tokens);
@@ -62,14 +71,16 @@ if (mode === "ground-truth") {
       assert.ok(BigInt(t.arrival_ns) >= sent, `${r.request_id}: arrival before send`);
     }
     const worstTtft = Math.max(...ttftLags), worstItl = Math.max(...itlDiffs);
-    const figures = `first-token delivery delay p99 ${p99(ttftLags).toFixed(3)} ms, worst ${worstTtft.toFixed(3)} ms; ` +
-                    `ITL disagreement p99 ${p99(itlDiffs).toFixed(3)} ms, worst ${worstItl.toFixed(3)} ms`;
-    assert.ok(p99(ttftLags) < BOUND_MS && p99(itlDiffs) < BOUND_MS, figures);
+    const figures = `first-token delivery delay p50 ${p50(ttftLags).toFixed(3)} ms, p99 ${p99(ttftLags).toFixed(3)} ms, worst ${worstTtft.toFixed(3)} ms; ` +
+                    `ITL disagreement p50 ${p50(itlDiffs).toFixed(3)} ms, p99 ${p99(itlDiffs).toFixed(3)} ms, worst ${worstItl.toFixed(3)} ms`;
+    assert.ok(p50(ttftLags) < P50_MS && p50(itlDiffs) < P50_MS, figures);
+    assert.ok(p99(ttftLags) < P99_MS && p99(itlDiffs) < P99_MS, figures);
     assert.ok(worstTtft < WORST_MS && worstItl < WORST_MS, figures);
     console.log(`   ${recs.length} requests, ${gaps} gaps: ${figures}`);
   });
   await check("the trace's written_ns: tokens left after their emission; the client's times are kernel arrival stamps", () => {
     const waits = [], early = [];
+    let knownTotal = 0, allTotal = 0;
     for (const r of recs) {
       const t = server.get(r.request_id);
       const n = t.token_ns.length;
@@ -80,7 +91,8 @@ if (mode === "ground-truth") {
       assert.equal(t.written_ns[n - 1], 0, `${r.request_id}: last token's write time`);
       const known = t.written_ns.findIndex((w) => w === 0);
       assert.ok(t.written_ns.slice(known).every((w) => w === 0), `${r.request_id}: unknown write times not at the end`);
-      assert.ok(known >= n / 2, `${r.request_id}: only ${known} of ${n} write times known`);
+      knownTotal += known;
+      allTotal += n;
       const sent = origin + BigInt(r.sent_ns);
       for (let k = 0; k < known; k++) {
         const w = BigInt(t.written_ns[k]);
@@ -92,9 +104,15 @@ if (mode === "ground-truth") {
         early.push(Number(w - (sent + BigInt(r.chunk_ns[k]))) / 1e6);
       }
     }
-    console.log(`   ${waits.length} tokens: emission to write p99 ${p99(waits).toFixed(3)} ms; ` +
+    // A server descheduled for longer than a request's remaining steps emits them all
+    // in one wakeup and ends the response with them queued (all 0): one request of 40
+    // tokens had only 9 known at a load average of 10 on 2 cores. Over the run most
+    // are known (measured at load averages 7 to 10, plain and ASan: at least 2,164 of
+    // 2,400, 90%).
+    assert.ok(knownTotal >= allTotal / 2, `only ${knownTotal} of ${allTotal} write times known`);
+    console.log(`   ${waits.length} tokens: ${knownTotal} of ${allTotal} write times known; emission to write p99 ${p99(waits).toFixed(3)} ms; ` +
                 `arrival before the write returned p99 ${p99(early).toFixed(3)} ms`);
-    assert.ok(p99(early) < BOUND_MS && Math.max(...early) < WORST_MS, "arrivals long before the writes");
+    assert.ok(p99(early) < P99_MS && Math.max(...early) < WORST_MS, "arrivals long before the writes");
     const m = manifest().runner;
     // Stamping starts shortly after the first socket asks (the kernel enables it from
     // deferred work): the first reads of a run may be timed after the read instead.

@@ -450,6 +450,47 @@ static void test_vllm_export(void **state) {
   cb_record_set_free(&set);
 }
 
+/* Where vLLM's definitions differ from calibench's (/work/shared/reference, vLLM's
+ * serve.py): a chat stream whose role-only chunk (non-empty choices, empty content)
+ * comes at 50 ms, content chunks at 200, 230 and 300 ms, the usage chunk and [DONE]
+ * at 400 ms. vLLM: TTFT 50 (role chunk), ITL 150/30/70 (from the role chunk),
+ * E2EL 300 (last content chunk), TPOT (300 - 50) / 2. calibench's summary over the
+ * same record: TTFT 200, ITL 30/70, E2E 400. Swapping either side fails here. */
+static void test_vllm_export_definitions(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  const double c[] = {200, 230, 300};
+  cb_record r = ok_record(0, 1000 * MS, c, 3, NULL);
+  r.first_chunk_ns = r.first_choices_ns = r.sent_ns + 50 * MS;
+  r.end_ns = r.sent_ns + 400 * MS;
+  cb_record_set_push(&set, &r);
+  cb_summary_params sp;
+  cb_summary_default_params(&sp);
+  cb_summary s;
+  cb_summary_compute(&set, &sp, &s);
+  close_to("calibench ttft", s.metrics[CB_METRIC_TTFT].mean, 200 * MS, 1e-9);
+  close_to("calibench itl", s.metrics[CB_METRIC_ITL].mean, 50 * MS, 1e-9);
+  close_to("calibench e2e", s.metrics[CB_METRIC_E2E].mean, 400 * MS, 1e-9);
+  close_to("calibench tpot", s.metrics[CB_METRIC_TPOT].mean, 100 * MS, 1e-9);
+  cb_vllm_export_params vp = {.backend = "openai-chat", .model_id = "m", .request_rate = 1.0,
+                              .start_wall_ns = 1764680854000000000ull, .duration_s = 1.0};
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_results_write_vllm_json(&set, &s, &vp, &out);
+  json_error_t je;
+  json_t *o = json_loads(out.data, 0, &je);
+  if (!o) fail_msg("not JSON: %s", je.text);
+  close_to("vllm mean_ttft_ms", jnum(o, "mean_ttft_ms"), 50, 1e-9);
+  close_to("vllm mean_itl_ms", jnum(o, "mean_itl_ms"), 250.0 / 3, 1e-9);
+  close_to("vllm median_itl_ms", jnum(o, "median_itl_ms"), 70, 1e-9);
+  close_to("vllm mean_e2el_ms", jnum(o, "mean_e2el_ms"), 300, 1e-9);
+  close_to("vllm mean_tpot_ms", jnum(o, "mean_tpot_ms"), 125, 1e-9);
+  json_decref(o);
+  cb_buf_free(&out);
+  cb_record_set_free(&set);
+}
+
 static void test_capacity_at_slo(void **state) {
   (void)state;
   double a[] = {1.0, 0.995, 0.99, 0.97, 0.999};
@@ -505,6 +546,7 @@ int main(void) {
       cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_summary_invalid_times),
       cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
+      cmocka_unit_test(test_vllm_export_definitions),
       cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include "calibench/alloc.h"
 #include "calibench/tok.h"
 #include "tok/tok_internal.h"
+#include "test_skip.h"
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
@@ -498,8 +499,7 @@ static void test_cl100k_known_ids(void **state) {
   snprintf(path, sizeof path, "%s/../../node_modules/tiktoken/encoders/cl100k_base.json", dir ? dir : "tests/data");
   FILE *f = fopen(path, "r");
   if (!f) {
-    fprintf(stderr, "skipping: %s missing (make npm-deps)\n", path);
-    skip();
+    CB_SKIP("%s missing (make npm-deps)", path);
   }
   fclose(f);
   cb_tok *tok;
@@ -525,5 +525,5 @@ int main(void) {
       cmocka_unit_test(test_hf_unsupported),      cmocka_unit_test(test_synth),
       cmocka_unit_test(test_threads_share_a_tokenizer), cmocka_unit_test(test_cl100k_known_ids),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
