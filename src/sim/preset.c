@@ -98,7 +98,11 @@ static const cb_sim_gpu gpus[] = {
  * one from a published vLLM measurement):
  *   MBU 0.75: H100 from Llama-3.1-8B batch-1 TPOT 6.48 ms (vLLM 0.21, H100-80GB-HBM3);
  *             A100 from Llama-3.1-8B batch-1 ~75 tok/s (vLLM 0.23, A100 40GB);
- *             H200 and L40S inherit it (no published batch-1 figure found).
+ *             L40S inherits it (no published batch-1 figure found).
+ *   MBU 0.64, H200: H100's × 0.852, the H200's bandwidth efficiency relative to the
+ *             A100's and H100's in vLLM's own latency benchmark (Llama-3.1-8B, batch 8,
+ *             the same software on all three): its HBM3e peak is 1.43x the H100's, its
+ *             decode steps only 1.20x faster.
  *   MFU: A100 0.50 from a 16k-token prefill TTFT (vLLM issue #20469); H100/H200 0.45
  *        and L40S 0.32 from BLIS's calibrated prefill MFU.
  *   step overhead 0.5 ms and all-reduce latency 20 us: BLIS hardware_config.json.
@@ -110,7 +114,7 @@ static const struct gpu_eff {
 } effs[] = {
     {"a100-80g", 0.50, 0.75, 500000, 20000},
     {"h100-sxm", 0.45, 0.75, 500000, 20000},
-    {"h200", 0.45, 0.75, 500000, 20000},
+    {"h200", 0.45, 0.64, 500000, 20000},
     {"l40s", 0.32, 0.75, 500000, 20000},
 };
 #define NEFFS (sizeof effs / sizeof effs[0])
