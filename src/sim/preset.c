@@ -82,12 +82,13 @@ static const cb_sim_gpu gpus[] = {
     /* H100 SXM5 80GB: 989.4 TFLOP/s bf16 dense, 1,978.9 fp8 dense, 81,559 MiB HBM3 at
      * 3.35 TB/s, NVLink 4: 900 GB/s bidirectional = 450 GB/s per direction. */
     {.name = "h100-sxm", .flops_bf16 = 989.4e12, .flops_fp8 = 1978.9e12,
-     .mem_bytes = 81559.0 * MIB, .mem_bw = 3.35e12, .link_bw = 450e9},
+     .mem_bytes = 81559.0 * MIB, .mem_bw = 3.35e12, .link_bw = 450e9, .fp8_attention = 1},
     /* H200 SXM 141GB: same GH100 compute as H100, 143,771 MiB HBM3e at 4.8 TB/s. */
     {.name = "h200", .flops_bf16 = 989.4e12, .flops_fp8 = 1978.9e12,
-     .mem_bytes = 143771.0 * MIB, .mem_bw = 4.8e12, .link_bw = 450e9},
+     .mem_bytes = 143771.0 * MIB, .mem_bw = 4.8e12, .link_bw = 450e9, .fp8_attention = 1},
     /* L40S: 362.05 TFLOP/s bf16 dense, 733 fp8 dense, 48 GB GDDR6 (46,068 MiB with ECC
-     * on) at 864 GB/s; no NVLink: PCIe Gen4 x16, 32 GB/s per direction. */
+     * on) at 864 GB/s; no NVLink: PCIe Gen4 x16, 32 GB/s per direction. FP8 GEMMs but
+     * no FP8 attention: vLLM's FP8 FlashAttention is FA3, Hopper (SM 9.x) only. */
     {.name = "l40s", .flops_bf16 = 362.05e12, .flops_fp8 = 733e12, .mem_bytes = 46068.0 * MIB,
      .mem_bw = 864e9, .link_bw = 32e9},
 };

@@ -33,14 +33,13 @@ typedef struct loop_run {
   loop_req *r;         /* [n_total] */
   size_t n_total;
   size_t n_finished_now; /* finished in the current advance() call */
-  uint64_t count_from_ns;
-  uint64_t tokens_after; /* tokens produced at or after count_from_ns */
 } loop_run;
 
 typedef struct loop_result {
-  double ttft_ms;   /* mean over measured requests */
-  double itl_ms;    /* mean gap between a request's tokens, over measured requests */
-  double tput_tok_s; /* all output tokens in the measured window / its length */
+  double ttft_ms;    /* mean over measured requests */
+  double itl_ms;     /* mean gap between a request's tokens, over measured requests */
+  double tput_tok_s; /* steady-state output tokens/s: conc × osl / mean end-to-end latency
+                        (Little's law for a closed loop; no ramp-up or drain in it) */
 } loop_result;
 
 static void on_event(void *ctx, const cb_sim_event *ev) {
@@ -50,7 +49,6 @@ static void on_event(void *ctx, const cb_sim_event *ev) {
     if (q->tokens == 0) q->first_ns = ev->time_ns;
     q->last_ns = ev->time_ns;
     q->tokens++;
-    if (lr->count_from_ns && ev->time_ns >= lr->count_from_ns) lr->tokens_after++;
   } else if (ev->kind == CB_SIM_EV_FINISHED) {
     lr->n_finished_now++;
   }
@@ -90,24 +88,22 @@ static loop_result closed_loop(const cb_sim_params *p, size_t conc, size_t isl, 
     lr.n_finished_now = 0;
     cb_sim_engine_advance(e, now, on_event, &lr);
     done += lr.n_finished_now;
-    for (size_t k = 0; k < lr.n_finished_now && sent < total; k++, sent++) {
-      if (sent == warm) lr.count_from_ns = now; /* the window opens with the first measured send */
+    for (size_t k = 0; k < lr.n_finished_now && sent < total; k++, sent++)
       send_request(e, &lr, sent, isl, osl, now, prompt);
-    }
     if (done >= total) break;
   }
   loop_result res = {0};
-  uint64_t window_end = 0;
+  double e2e_s = 0;
   for (size_t i = warm; i < total; i++) {
     const loop_req *q = &lr.r[i];
     assert_int_equal(q->tokens, osl);
     res.ttft_ms += (double)(q->first_ns - q->sent_ns) / 1e6;
     res.itl_ms += (double)(q->last_ns - q->first_ns) / (double)(osl - 1) / 1e6;
-    if (q->last_ns > window_end) window_end = q->last_ns;
+    e2e_s += (double)(q->last_ns - q->sent_ns) / 1e9;
   }
   res.ttft_ms /= (double)measured;
   res.itl_ms /= (double)measured;
-  res.tput_tok_s = (double)lr.tokens_after / ((double)(window_end - lr.count_from_ns) / 1e9);
+  res.tput_tok_s = (double)conc * (double)osl / (e2e_s / (double)measured);
   cb_free(prompt);
   cb_free(lr.r);
   cb_sim_engine_free(e);
@@ -128,18 +124,24 @@ static void within(double got, double published, double rel, const char *what) {
 
 /*
  * NVIDIA NIM LLM benchmarking, "Performance", Llama-3.3-70b-instruct, NIM 1.8.0,
- * 2 x H100 80G, fp8, TP2, 5000 input / 500 output tokens
+ * 2 x H100 80G, fp8, TP2, 5000 input / 500 output tokens, AIPerf closed loop
  * (https://docs.nvidia.com/nim/benchmarking/llm/1.0.0/performance.md):
- *   concurrency 1: TTFT 406.77 ms, ITL 18.58 ms, 51.67 tokens/s
- *   concurrency 5: TTFT 546.70 ms, ITL 21.83 ms, 218.48 tokens/s
- * Llama-3.3-70B has Llama-3.1-70B's architecture (the preset). FP8 weights, W8A8 on
- * the H100's FP8 tensor cores; KV cache left at bf16 (the table does not say).
+ *   concurrency  1: TTFT 406.77 ms, ITL 18.58 ms,  51.67 tokens/s
+ *   concurrency  5: TTFT 546.70 ms, ITL 21.83 ms, 218.48 tokens/s
+ *   concurrency 25: TTFT 688.69 ms, ITL 38.75 ms, 623.40 tokens/s
+ *   concurrency 50: TTFT 834.51 ms, ITL 59.73 ms, 814.37 tokens/s
+ * Llama-3.3-70B has Llama-3.1-70B's architecture (the preset). FP8 weights (W8A8) and,
+ * as the table's own ITL growth says, an FP8 KV cache: ITL rises by 0.13 ms per request
+ * in flight (a fit of all four rows, docs/simulator.md), the KV read of ~5,250 fp8
+ * tokens per request; a bf16 cache would cost twice that.
  *
  * Tolerance ±15 %: the same table for the previous release (NIM 1.5.0, same GPUs and
- * settings) gives TTFT 368.11 / ITL 19.94 / 48.44 tok/s at concurrency 1 and ITL 23.89 /
- * 199.17 tok/s at 5, i.e. release-to-release spreads of 7–10 %; 15 % is that spread
- * with margin. At concurrency 5 only ITL and throughput are held: the TTFT there is
- * 1.5x the published one (docs/simulator.md explains why, and what it would take).
+ * settings) gives 368.11 ms / 19.94 ms / 48.44 tok/s at concurrency 1, ITL 23.89, 42.12
+ * and 63.72 ms and 199.17, 564.5 and 738.78 tok/s at 5, 25 and 50: release-to-release
+ * spreads of 7–10 %; 15 % is that spread with margin. TTFT is held at concurrency 1
+ * only: under load it depends on how the closed loop's requests fall into step with
+ * each other, which is about 2x the published value here (docs/simulator.md, "Held-out
+ * checks", says why). ITL and throughput do not depend on that.
  */
 static cb_sim_params nim_70b_fp8_tp2(void) {
   cb_sim_params p;
@@ -149,26 +151,32 @@ static cb_sim_params nim_70b_fp8_tp2(void) {
   cb_sim_params_apply_gpu_defaults(&p);
   p.tp = 2;
   p.weight_dtype = CB_SIM_DTYPE_FP8;
+  p.kv_dtype = CB_SIM_DTYPE_FP8;
   return p;
 }
 
-static void test_nim_llama70b_fp8_tp2_h100_5000_500_conc1(void **state) {
-  (void)state;
+static void nim_check(size_t conc, double ttft, double itl, double tput) {
   cb_sim_params p = nim_70b_fp8_tp2();
-  loop_result r = closed_loop(&p, 1, 5000, 500, 2, 6);
-  show("NIM 70B fp8 TP2, 5000/500, conc 1", &r);
-  within(r.ttft_ms, 406.77, 0.15, "conc 1 TTFT (ms)");
-  within(r.itl_ms, 18.58, 0.15, "conc 1 ITL (ms)");
-  within(r.tput_tok_s, 51.67, 0.15, "conc 1 throughput (tok/s)");
+  loop_result r = closed_loop(&p, conc, 5000, 500, 2 * conc, conc < 5 ? 6 : 8 * conc);
+  char what[64];
+  snprintf(what, sizeof what, "NIM 70B fp8 TP2, 5000/500, conc %zu", conc);
+  show(what, &r);
+  if (ttft > 0) {
+    snprintf(what, sizeof what, "conc %zu TTFT (ms)", conc);
+    within(r.ttft_ms, ttft, 0.15, what);
+  }
+  snprintf(what, sizeof what, "conc %zu ITL (ms)", conc);
+  within(r.itl_ms, itl, 0.15, what);
+  snprintf(what, sizeof what, "conc %zu throughput (tok/s)", conc);
+  within(r.tput_tok_s, tput, 0.15, what);
 }
 
-static void test_nim_llama70b_fp8_tp2_h100_5000_500_conc5(void **state) {
+static void test_nim_llama70b_fp8_tp2_h100_5000_500(void **state) {
   (void)state;
-  cb_sim_params p = nim_70b_fp8_tp2();
-  loop_result r = closed_loop(&p, 5, 5000, 500, 10, 40);
-  show("NIM 70B fp8 TP2, 5000/500, conc 5", &r);
-  within(r.itl_ms, 21.83, 0.15, "conc 5 ITL (ms)");
-  within(r.tput_tok_s, 218.48, 0.15, "conc 5 throughput (tok/s)");
+  nim_check(1, 406.77, 18.58, 51.67);
+  nim_check(5, 0, 21.83, 218.48);
+  nim_check(25, 0, 38.75, 623.40);
+  nim_check(50, 0, 59.73, 814.37);
 }
 
 /*
@@ -244,8 +252,7 @@ static void test_vllm_latency_bench_gpu_ratios(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_nim_llama70b_fp8_tp2_h100_5000_500_conc1),
-      cmocka_unit_test(test_nim_llama70b_fp8_tp2_h100_5000_500_conc5),
+      cmocka_unit_test(test_nim_llama70b_fp8_tp2_h100_5000_500),
       cmocka_unit_test(test_vllm_latency_bench_gpu_ratios),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
