@@ -30,8 +30,9 @@ typedef struct loop_req {
 } loop_req;
 
 typedef struct loop_run {
-  loop_req *r;         /* [n_total] */
-  size_t n_total;
+  loop_req *r;           /* one per request sent */
+  size_t n_counted;      /* requests 0..n_counted-1 are the ones waited for */
+  size_t n_counted_done; /* of those, finished */
   size_t n_finished_now; /* finished in the current advance() call */
 } loop_run;
 
@@ -51,6 +52,7 @@ static void on_event(void *ctx, const cb_sim_event *ev) {
     q->tokens++;
   } else if (ev->kind == CB_SIM_EV_FINISHED) {
     lr->n_finished_now++;
+    if (ev->request_id < lr->n_counted) lr->n_counted_done++;
   }
 }
 
@@ -69,28 +71,27 @@ static void send_request(cb_sim_engine *e, loop_run *lr, size_t id, size_t isl, 
 
 /* Closed loop at concurrency conc: the first warm requests are not measured (the
  * start, when all conc arrive at once, is not the steady state the tables report),
- * the next measured ones are. */
+ * the next measured ones are, and conc more are sent after them so that the measured
+ * ones run to the end under the full load (no drain). */
 static loop_result closed_loop(const cb_sim_params *p, size_t conc, size_t isl, int64_t osl,
                                size_t warm, size_t measured) {
   cb_sim_engine *e;
   cb_error err;
   cb_error_clear(&err);
   if (cb_sim_engine_new(p, &e, &err) != CB_OK) fail_msg("engine: %s", err.msg);
-  size_t total = warm + measured;
-  loop_run lr = {.r = cb_calloc(total + conc, sizeof(loop_req)), .n_total = total};
+  size_t total = warm + measured, cap = total + conc;
+  loop_run lr = {.r = cb_calloc(cap, sizeof(loop_req)), .n_counted = total};
   uint32_t *prompt = cb_malloc(isl * sizeof *prompt);
   size_t sent = 0;
   for (; sent < conc; sent++) send_request(e, &lr, sent, isl, osl, 0, prompt);
-  size_t done = 0;
-  for (;;) {
+  while (lr.n_counted_done < total) {
     uint64_t now = cb_sim_engine_next_event_ns(e);
-    if (now == UINT64_MAX) break;
+    if (now == UINT64_MAX) fail_msg("the engine stopped with %zu of %zu requests done",
+                                    lr.n_counted_done, total);
     lr.n_finished_now = 0;
     cb_sim_engine_advance(e, now, on_event, &lr);
-    done += lr.n_finished_now;
-    for (size_t k = 0; k < lr.n_finished_now && sent < total; k++, sent++)
+    for (size_t k = 0; k < lr.n_finished_now && sent < cap; k++, sent++)
       send_request(e, &lr, sent, isl, osl, now, prompt);
-    if (done >= total) break;
   }
   loop_result res = {0};
   double e2e_s = 0;
@@ -212,7 +213,7 @@ static double batch_latency_ms(const char *model, const char *gpu, int tp) {
   cb_error err;
   cb_error_clear(&err);
   if (cb_sim_engine_new(&p, &e, &err) != CB_OK) fail_msg("engine: %s", err.msg);
-  loop_run lr = {.r = cb_calloc(8, sizeof(loop_req)), .n_total = 8};
+  loop_run lr = {.r = cb_calloc(8, sizeof(loop_req)), .n_counted = 8};
   uint32_t prompt[32];
   for (size_t i = 0; i < 8; i++) send_request(e, &lr, i, 32, 128, 0, prompt);
   for (uint64_t now; (now = cb_sim_engine_next_event_ns(e)) != UINT64_MAX;)
