@@ -60,6 +60,8 @@ typedef struct cb_sim_gpu {
   double mem_bytes;  /* HBM capacity per GPU, bytes */
   double mem_bw;     /* HBM bandwidth per GPU, bytes/s */
   double link_bw;    /* GPU-to-GPU bandwidth per direction for all-reduce, bytes/s */
+  int fp8_attention; /* 1: with an fp8 KV cache, attention runs on the FP8 tensor cores
+                        (vLLM's FlashAttention 3 on Hopper); 0: KV is dequantised to bf16 */
 } cb_sim_gpu;
 
 typedef struct cb_sim_params {

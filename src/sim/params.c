@@ -211,6 +211,7 @@ static const field gpu_fields[] = {
     GF("mem_bytes", T_DBL, mem_bytes, 0, 1e15, 1),
     GF("mem_bw", T_DBL, mem_bw, 0, 1e15, 1),
     GF("link_bw", T_DBL, link_bw, 0, 1e15, 0),
+    GF("fp8_attention", T_BOOL, fp8_attention, 0, 1, 0),
 };
 #undef GF
 

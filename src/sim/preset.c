@@ -82,12 +82,13 @@ static const cb_sim_gpu gpus[] = {
     /* H100 SXM5 80GB: 989.4 TFLOP/s bf16 dense, 1,978.9 fp8 dense, 81,559 MiB HBM3 at
      * 3.35 TB/s, NVLink 4: 900 GB/s bidirectional = 450 GB/s per direction. */
     {.name = "h100-sxm", .flops_bf16 = 989.4e12, .flops_fp8 = 1978.9e12,
-     .mem_bytes = 81559.0 * MIB, .mem_bw = 3.35e12, .link_bw = 450e9},
+     .mem_bytes = 81559.0 * MIB, .mem_bw = 3.35e12, .link_bw = 450e9, .fp8_attention = 1},
     /* H200 SXM 141GB: same GH100 compute as H100, 143,771 MiB HBM3e at 4.8 TB/s. */
     {.name = "h200", .flops_bf16 = 989.4e12, .flops_fp8 = 1978.9e12,
-     .mem_bytes = 143771.0 * MIB, .mem_bw = 4.8e12, .link_bw = 450e9},
+     .mem_bytes = 143771.0 * MIB, .mem_bw = 4.8e12, .link_bw = 450e9, .fp8_attention = 1},
     /* L40S: 362.05 TFLOP/s bf16 dense, 733 fp8 dense, 48 GB GDDR6 (46,068 MiB with ECC
-     * on) at 864 GB/s; no NVLink: PCIe Gen4 x16, 32 GB/s per direction. */
+     * on) at 864 GB/s; no NVLink: PCIe Gen4 x16, 32 GB/s per direction. FP8 GEMMs but
+     * no FP8 attention: vLLM's FP8 FlashAttention is FA3, Hopper (SM 9.x) only. */
     {.name = "l40s", .flops_bf16 = 362.05e12, .flops_fp8 = 733e12, .mem_bytes = 46068.0 * MIB,
      .mem_bw = 864e9, .link_bw = 32e9},
 };
@@ -98,7 +99,11 @@ static const cb_sim_gpu gpus[] = {
  * one from a published vLLM measurement):
  *   MBU 0.75: H100 from Llama-3.1-8B batch-1 TPOT 6.48 ms (vLLM 0.21, H100-80GB-HBM3);
  *             A100 from Llama-3.1-8B batch-1 ~75 tok/s (vLLM 0.23, A100 40GB);
- *             H200 and L40S inherit it (no published batch-1 figure found).
+ *             L40S inherits it (no published batch-1 figure found).
+ *   MBU 0.64, H200: H100's × 0.852, the H200's bandwidth efficiency relative to the
+ *             A100's and H100's in vLLM's own latency benchmark (Llama-3.1-8B, batch 8,
+ *             the same software on all three): its HBM3e peak is 1.43x the H100's, its
+ *             decode steps only 1.20x faster.
  *   MFU: A100 0.50 from a 16k-token prefill TTFT (vLLM issue #20469); H100/H200 0.45
  *        and L40S 0.32 from BLIS's calibrated prefill MFU.
  *   step overhead 0.5 ms and all-reduce latency 20 us: BLIS hardware_config.json.
@@ -110,7 +115,7 @@ static const struct gpu_eff {
 } effs[] = {
     {"a100-80g", 0.50, 0.75, 500000, 20000},
     {"h100-sxm", 0.45, 0.75, 500000, 20000},
-    {"h200", 0.45, 0.75, 500000, 20000},
+    {"h200", 0.45, 0.64, 500000, 20000},
     {"l40s", 0.32, 0.75, 500000, 20000},
 };
 #define NEFFS (sizeof effs / sizeof effs[0])

@@ -54,8 +54,9 @@ void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_bu
   quoted(out, g->name);
   cb_buf_appendf(out,
                  "\n  flops_bf16: %.17g\n  flops_fp8: %.17g\n  mem_bytes: %.17g\n  mem_bw: %.17g\n"
-                 "  link_bw: %.17g\n",
-                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw);
+                 "  link_bw: %.17g\n  fp8_attention: %s\n",
+                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw,
+                 g->fp8_attention ? "true" : "false");
   cb_buf_appendf(out, "tp: %d\nweight_dtype: %s\nkv_dtype: %s\nmfu: %.17g\nmbu: %.17g\n", p->tp,
                  cb_sim_dtype_name(p->weight_dtype), cb_sim_dtype_name(p->kv_dtype), p->mfu, p->mbu);
   cb_buf_append_str(out, "step_overhead_us: ");
@@ -91,9 +92,10 @@ void cb_sim_params_write_json(const cb_sim_params *p, cb_buf *out) {
   quoted(out, g->name);
   cb_buf_appendf(out,
                  ",\"flops_bf16\":%.17g,\"flops_fp8\":%.17g,\"mem_bytes\":%.17g,\"mem_bw\":%.17g,"
-                 "\"link_bw\":%.17g},\"tp\":%d,\"weight_dtype\":\"%s\",\"kv_dtype\":\"%s\","
-                 "\"mfu\":%.17g,\"mbu\":%.17g,\"step_overhead_us\":",
-                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw, p->tp,
+                 "\"link_bw\":%.17g,\"fp8_attention\":%s},\"tp\":%d,\"weight_dtype\":\"%s\","
+                 "\"kv_dtype\":\"%s\",\"mfu\":%.17g,\"mbu\":%.17g,\"step_overhead_us\":",
+                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw,
+                 g->fp8_attention ? "true" : "false", p->tp,
                  cb_sim_dtype_name(p->weight_dtype), cb_sim_dtype_name(p->kv_dtype), p->mfu, p->mbu);
   us(out, p->step_overhead_ns);
   cb_buf_append_str(out, ",\"allreduce_latency_us\":");

@@ -12,13 +12,17 @@
  *   bytes  = weights read once per step (MoE: shared + E_eff experts per layer)
  *          + Σ p_i · kv_bytes_per_token_per_gpu    KV read of each past context
  *          + T · kv_bytes_per_token_per_gpu         KV written for the new tokens
- *   compute_ns   = linear FLOPs / (linear peak × MFU) + rest / (bf16 peak × MFU)
+ *   compute_ns   = linear FLOPs / (linear peak × MFU) + attention / (attention peak × MFU)
+ *                + LM head / (bf16 peak × MFU)
  *   memory_ns    = bytes / (HBM bandwidth × MBU)
  *   allreduce_ns = 2·L · (2(n−1)/n · T·h·2 B / link_bw + allreduce_latency), TP = n > 1
  *   total_ns     = max(compute_ns, memory_ns) + allreduce_ns + step_overhead_ns
  *
  * The linear peak is the FP8 peak when the weights are FP8 and the GPU has FP8 tensor
  * cores (W8A8); otherwise bf16 (int4 is W4A16: dequantised to bf16 for the matmul).
+ * The attention peak is the FP8 peak when the KV cache is FP8 and the GPU runs FP8
+ * attention (vLLM quantises the query and calls FlashAttention 3's FP8 kernel when
+ * flash_attn_supports_fp8(): FA3 on SM 9.x); otherwise bf16.
  */
 #include <math.h>
 
@@ -76,8 +80,10 @@ void cb_sim_step_cost_compute(const cb_sim_params *p, const cb_sim_batch_item *i
   double bf16_peak = p->gpu.flops_bf16;
   double linear_peak = (p->weight_dtype == CB_SIM_DTYPE_FP8 && p->gpu.flops_fp8 > 0)
                            ? p->gpu.flops_fp8 : bf16_peak;
-  out->compute_ns = (linear_flops / (linear_peak * p->mfu) +
-                     (head_flops + attn_flops) / (bf16_peak * p->mfu)) * 1e9;
+  double attn_peak = (p->kv_dtype == CB_SIM_DTYPE_FP8 && p->gpu.fp8_attention &&
+                      p->gpu.flops_fp8 > 0) ? p->gpu.flops_fp8 : bf16_peak;
+  out->compute_ns = (linear_flops / (linear_peak * p->mfu) + attn_flops / (attn_peak * p->mfu) +
+                     head_flops / (bf16_peak * p->mfu)) * 1e9;
   out->memory_ns = out->bytes / (p->gpu.mem_bw * p->mbu) * 1e9;
   out->allreduce_ns = 0.0;
   if (p->tp > 1 && tokens > 0) {

@@ -70,8 +70,12 @@ static void test_preset_lookup(void **state) {
   assert_int_equal(cb_sim_preset_gpu("H100-SXM", &g, &err), CB_OK); /* case-insensitive */
   assert_string_equal(g.name, "h100-sxm");
   assert_true(g.flops_fp8 == 1978.9e12);
+  assert_int_equal(g.fp8_attention, 1); /* FlashAttention 3's FP8 kernel: Hopper */
   assert_int_equal(cb_sim_preset_gpu("a100-80g", &g, &err), CB_OK);
   assert_true(g.flops_fp8 == 0.0); /* Ampere has no FP8 tensor cores */
+  assert_int_equal(g.fp8_attention, 0);
+  assert_int_equal(cb_sim_preset_gpu("l40s", &g, &err), CB_OK);
+  assert_int_equal(g.fp8_attention, 0); /* Ada: FP8 GEMMs, no FA3 */
   assert_int_equal(cb_sim_preset_gpu("tpu-v5", &g, &err), CB_ERR_NOT_FOUND);
   assert_non_null(strstr(err.msg, "a100-80g, h100-sxm, h200, l40s"));
   cb_sim_model m;

@@ -194,6 +194,39 @@ static void test_quantized_weights(void **state) {
   near(bf.bytes - kc.bytes, 1001 * 65536.0, 1e-12, "fp8 KV");
 }
 
+/*
+ * fp8 KV cache: vLLM runs attention in FP8 (FlashAttention 3) on Hopper only.
+ * Llama-3.1-8B prefill of 4,096 tokens: attention = 4·32·32·128 × 4096·4097/2
+ * = 4,399,120,252,928 FLOPs: 9,880,557 ns at the bf16 peak × MFU 0.45 on H100,
+ * 4,940,029 ns at the FP8 peak, so fp8 KV saves 4,940,528 ns of compute. The L40S has
+ * FP8 GEMMs but no FP8 attention kernel in vLLM: no change there.
+ */
+static void test_fp8_attention(void **state) {
+  (void)state;
+  cb_sim_batch_item pre = {.new_tokens = 4096, .context_tokens = 0, .samples = 1};
+  cb_sim_params h = preset("llama-3.1-8b", "h100-sxm", 1), l = preset("llama-3.1-8b", "l40s", 1);
+  cb_sim_params a = preset("llama-3.1-8b", "a100-80g", 1), g = preset("llama-3.1-8b", "h200", 1);
+  cb_sim_step_cost hb, hf, lb, lf, ab, af, gb, gf;
+  cb_sim_step_cost_compute(&h, &pre, 1, &hb);
+  cb_sim_step_cost_compute(&l, &pre, 1, &lb);
+  cb_sim_step_cost_compute(&a, &pre, 1, &ab);
+  cb_sim_step_cost_compute(&g, &pre, 1, &gb);
+  h.kv_dtype = l.kv_dtype = a.kv_dtype = g.kv_dtype = CB_SIM_DTYPE_FP8;
+  cb_sim_step_cost_compute(&h, &pre, 1, &hf);
+  cb_sim_step_cost_compute(&l, &pre, 1, &lf);
+  cb_sim_step_cost_compute(&a, &pre, 1, &af);
+  cb_sim_step_cost_compute(&g, &pre, 1, &gf);
+  near(hb.compute_ns - hf.compute_ns, 4940527.99, 1e-6, "H100: fp8 attention saves");
+  near(gb.compute_ns - gf.compute_ns, 4940527.99, 1e-6, "H200: fp8 attention saves");
+  near(lf.compute_ns, lb.compute_ns, 1e-12, "L40S: attention stays bf16");
+  near(af.compute_ns, ab.compute_ns, 1e-12, "A100: no FP8 at all");
+  assert_true(hf.flops == hb.flops); /* the same work, on faster units */
+  /* A custom GPU says whether it has FP8 attention; without the key it has none. */
+  h.gpu.fp8_attention = 0;
+  cb_sim_step_cost_compute(&h, &pre, 1, &hf);
+  near(hf.compute_ns, hb.compute_ns, 1e-12, "fp8_attention off");
+}
+
 /* ---- latency shapes through the engine -------------------------------------------- */
 
 typedef struct lat {
@@ -390,6 +423,7 @@ int main(void) {
       cmocka_unit_test(test_tensor_parallel),
       cmocka_unit_test(test_moe_expert_bytes),
       cmocka_unit_test(test_quantized_weights),
+      cmocka_unit_test(test_fp8_attention),
       cmocka_unit_test(test_itl_grows_with_batch),
       cmocka_unit_test(test_ttft_grows_with_prompt_and_queueing),
       cmocka_unit_test(test_prefix_cache_cuts_ttft),

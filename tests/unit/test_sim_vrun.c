@@ -379,7 +379,7 @@ static void roundtrip(const cb_sim_params *p) {
   assert_string_equal(q.gpu.name, p->gpu.name);
   assert_true(q.gpu.flops_bf16 == p->gpu.flops_bf16 && q.gpu.flops_fp8 == p->gpu.flops_fp8 &&
               q.gpu.mem_bytes == p->gpu.mem_bytes && q.gpu.mem_bw == p->gpu.mem_bw &&
-              q.gpu.link_bw == p->gpu.link_bw);
+              q.gpu.link_bw == p->gpu.link_bw && q.gpu.fp8_attention == p->gpu.fp8_attention);
   assert_true(q.tp == p->tp && q.weight_dtype == p->weight_dtype && q.kv_dtype == p->kv_dtype);
   assert_true(q.mfu == p->mfu && q.mbu == p->mbu);
   assert_true(q.step_overhead_ns == p->step_overhead_ns);
