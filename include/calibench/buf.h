@@ -51,6 +51,12 @@ void cb_buf_consume(cb_buf *b, size_t n);
  * CB_ERR_IO when it cannot be opened or read.
  */
 cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error *err);
+/* cb_file_read for line-based text files (max_line > 0): also fails, naming the file
+ * and the line, as soon as one line is longer than max_line bytes (CB_ERR_CAPACITY)
+ * or holds a NUL byte (CB_ERR_PARSE), so /dev/zero or a binary file stops at once
+ * and a file with no newline stops at the line cap. The caps: calibench/limits.h. */
+cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
+                             cb_error *err);
 
 #ifdef __cplusplus
 }

@@ -11,10 +11,11 @@
 #include "args.h"
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/limits.h"
 #include "calibench/tok.h"
 #include "cli.h"
 
-#define MAX_INPUT ((size_t)1 << 31)
+#define MAX_INPUT CB_LIMIT_TOKENIZE_BYTES
 
 static void tokenize_usage(FILE *out) {
   fprintf(out,

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 
-#define RECORDS_MAX_FILE_BYTES ((size_t)8 << 30)
 
 typedef struct ctx {
   const char *path;
@@ -134,7 +134,7 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
   cb_buf file;
   cb_buf_init(&file, 0);
   *torn_lines = 0;
-  cb_status st = cb_file_read(path, RECORDS_MAX_FILE_BYTES, &file, err);
+  cb_status st = cb_file_read_lines(path, CB_LIMIT_RECORDS_BYTES, CB_LIMIT_LINE_BYTES, &file, err);
   ctx c = {.path = path, .err = err};
   for (char *p = file.data, *end = file.data + file.len; st == CB_OK && p < end;) {
     char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -142,7 +142,7 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
     c.line++;
     if (len > 0) {
       json_error_t je;
-      json_t *o = json_loadb(p, len, 0, &je);
+      json_t *o = json_loadb(p, len, JSON_REJECT_DUPLICATES, &je);
       if (!o) {
         if (!nl) {
           (*torn_lines)++; /* the writer stopped mid-line */

@@ -20,6 +20,7 @@
 
 #include <yaml.h>
 
+#include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
 
@@ -84,7 +85,8 @@ cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
     CHECK(m->num_experts_active >= 1 && m->num_experts_active <= m->num_experts,
           "model %s: num_experts_active must be in 1..num_experts (%d), got %d", m->name,
           m->num_experts, m->num_experts_active);
-  CHECK(m->max_context >= 1, "model %s: max_context must be >= 1, got %d", m->name,
+  CHECK(m->max_context >= 1 && (unsigned)m->max_context <= CB_LIMIT_TOKENS,
+        "model %s: max_context must be in [1, %u] (docs/limits.md), got %d", m->name, CB_LIMIT_TOKENS,
         m->max_context);
   CHECK(m->num_params >= 0 && isfinite(m->num_params), "model %s: num_params must be >= 0",
         m->name);
@@ -194,7 +196,7 @@ static const field model_fields[] = {
     MF("num_experts_active", T_INT, num_experts_active, 0, 65536),
     MF("tied_embeddings", T_BOOL, tied_embeddings, 0, 1),
     MF("num_params", T_DBL, num_params, 0, 1e15),
-    MF("max_context", T_INT, max_context, 1, 1073741824.0),
+    MF("max_context", T_INT, max_context, 1, CB_LIMIT_TOKENS),
 };
 #undef MF
 
