@@ -23,6 +23,7 @@
 #include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
+#include "util/yaml_doc.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -501,29 +502,14 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params
 }
 
 cb_status cb_sim_params_load_yaml(cb_sim_params *p, const char *path, cb_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
-    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
+  cb_status st = cb__yaml_load_file(path, &doc, err);
+  if (st != CB_OK) return st;
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (root) {
+    yctx y = {path, &doc, err};
+    st = load_root(&y, root, p);
   }
-  yaml_parser_set_input_file(&parser, f);
-  cb_status st = CB_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = cb_error_at(err, CB_ERR_PARSE, path, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-  } else {
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root) {
-      yctx y = {path, &doc, err};
-      st = load_root(&y, root, p);
-    }
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
-  fclose(f);
+  yaml_document_delete(&doc);
   return st;
 }

@@ -34,6 +34,7 @@
 #include <yaml.h>
 
 #include "calibench/alloc.h"
+#include "util/yaml_doc.h"
 #include "workload_internal.h"
 
 struct cb_scenario {
@@ -567,19 +568,9 @@ cb_status cb_scenario_parse(const char *text, size_t len, const char *name,
                             const char *base_dir, cb_scenario **out, cb_error *err) {
   *out = NULL;
   if (!name) name = "scenario";
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser))
-    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  cb_status st = CB_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = cb_error_at(err, CB_ERR_PARSE, name, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-    yaml_parser_delete(&parser);
-    return st;
-  }
+  cb_status st = cb__yaml_load(text, len, name, &doc, err);
+  if (st != CB_OK) return st;
   cb_scenario *sc = cb_calloc(1, sizeof *sc);
   cb_workload_default_params(&sc->params);
   yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -589,7 +580,6 @@ cb_status cb_scenario_parse(const char *text, size_t len, const char *name,
   else
     st = load_root(&y, root);
   yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
   if (st != CB_OK) {
     cb_scenario_free(sc);
     return st;
@@ -602,7 +592,7 @@ cb_status cb_scenario_load(const char *path, cb_scenario **out, cb_error *err) {
   *out = NULL;
   cb_buf text;
   cb_buf_init(&text, 0);
-  cb_status st = cb_file_read(path, (size_t)16 << 20, &text, err);
+  cb_status st = cb_file_read(path, CB_LIMIT_YAML_BYTES, &text, err);
   if (st == CB_OK) {
     char *dir = cb_strdup(path);
     char *slash = strrchr(dir, '/');

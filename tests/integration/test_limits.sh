@@ -65,4 +65,49 @@ truncate -s 3G run_sparse/records.jsonl # a hole: reads as NUL bytes, stores not
 expect_err "run_sparse/records.jsonl:4: a NUL byte" "$CALIBENCH" report run_sparse
 expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
   "$CALIBENCH" calibrate drift -f label jsonl:long_line jsonl:long_line
+
+# ---- YAML: nesting and repeated keys -------------------------------------------------
+# 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
+# it at level 33, well inside expect_err's timeout.
+deep=$(head -c 100000 /dev/zero | tr '\0' '[')
+printf 'classes: %s\n' "$deep" >deep.yaml
+expect_err "deep.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" sim run --scenario deep.yaml --num-requests 1 --out o
+printf 'model: %s\n' "$deep" >deep_profile.yaml
+expect_err "deep_profile.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" sim run --profile deep_profile.yaml --num-requests 1 --out o
+printf 'rules: %s\n' "$deep" >deep_policy.yaml
+expect_err "deep_policy.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" gate --current run --policy deep_policy.yaml
+printf 'a: %s\n' "$deep" >deep_dist.yaml
+expect_err "deep_dist.yaml:1:[0-9]+: nesting deeper than 32 levels" \
+  "$CALIBENCH" calibrate drift deep_dist.yaml deep_dist.yaml
+printf 'model:\n  preset: llama-3.1-8b\n  max_context: 100\n  max_context: 200\n' >dup_profile.yaml
+expect_err "dup_profile.yaml:4: key 'max_context' repeated \(first on line 3\)" \
+  "$CALIBENCH" sim run --profile dup_profile.yaml --num-requests 1 --out o
+printf 'classes:\n  - name: a\n    input_len: 10\n    input_len: 20\n' >dup_scenario.yaml
+expect_err "dup_scenario.yaml:4: key 'input_len' repeated \(first on line 3\)" \
+  "$CALIBENCH" sim run --scenario dup_scenario.yaml --num-requests 1 --out o
+
+# 100 000 labels (the most a distribution takes): the repeated-key check compared every
+# pair, 22 s here before; sorted, well under a second (a few under ASan).
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, i + 1 }' >many_p.yaml
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, 100000 - i }' >many_q.yaml
+timeout 15 "$CALIBENCH" calibrate drift --bootstrap 0 --json many_p.yaml many_q.yaml >many.json ||
+  fail "calibrate drift on 100 000 labels did not finish in 15 s"
+grep -Eq '"labels": 100000,' many.json || fail "drift: 100000 labels not reported"
+
+# ---- JSON Lines: repeated keys -------------------------------------------------------
+echo '{"prompt": "a", "prompt": "b"}' >dup.jsonl
+expect_err "dup.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" sim run --dataset jsonl:dup.jsonl --num-requests 1 --out o
+echo '{"timestamp": 0, "input_length": 5, "input_length": 9, "output_length": 5}' >dup_trace.jsonl
+expect_err "dup_trace.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" sim run --dataset trace:dup_trace.jsonl --num-requests 1 --out o
+printf '{"label": "a", "label": "b"}\n' >dup_sample.jsonl
+expect_err "dup_sample.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" calibrate drift -f label dup_sample.jsonl dup_sample.jsonl
+cp -r run run_dupkey
+sed -i '1s/^{/{"status":"ok","status":"ok",/' run_dupkey/records.jsonl
+expect_err "run_dupkey/records.jsonl:1:.*duplicate object key" "$CALIBENCH" report run_dupkey
 echo ok
