@@ -60,6 +60,8 @@ typedef struct cb_record {
   uint64_t *chunk_ns;        /* owned: content chunk times, n_chunks */
   uint32_t *chunk_tokens;    /* owned: tokens in each content chunk, n_chunks */
   size_t n_chunks;
+  uint64_t chunks_dropped;   /* content chunks past the client's cap (65,536 times kept)
+                                whose times were not kept; records.jsonl chunk_ns_dropped */
   int64_t prompt_tokens;     /* -1 unknown */
   cb_token_source prompt_source;
   int64_t output_tokens;     /* -1 unknown (failure before any content) */
@@ -189,6 +191,8 @@ typedef struct cb_summary {
   size_t n_error_classes;
   double lag_warning_ns;      /* p99 lag above which the client fell behind */
   int client_fell_behind;     /* 1: loud warning */
+  size_t chunk_times_truncated;  /* successes whose chunk times stop at the cap: their ITL
+                                    and TPOT cover only the kept times */
   double client_cpu_s;        /* filled by the runner */
   int interrupted;
   int predicted;              /* 1: a prediction (`sim run`, virtual time), not a measurement;

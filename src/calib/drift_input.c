@@ -194,7 +194,8 @@ static cb_status each_line(const char *path, line_fn fn, void *ctx, cb_error *er
   cb_buf_init(&file, 0);
   cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &file, err);
   long lineno = 0;
-  for (const char *p = file.data, *end = file.data + file.len; st == CB_OK && p < end;) {
+  const char *end = file.data ? file.data + file.len : NULL; /* no data when the read failed */
+  for (const char *p = file.data; st == CB_OK && p < end;) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     const char *line = p;

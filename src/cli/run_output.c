@@ -86,6 +86,11 @@ static void print_one(FILE *f, const cb_summary *s) {
   for (size_t i = 0; i < s->n_error_classes; i++)
     fprintf(f, "  errors: %zu %s, e.g. \"%.120s\"\n", s->errors[i].count, s->errors[i].error_class,
             s->errors[i].sample_message);
+  if (s->chunk_times_truncated)
+    fprintf(f,
+            "  WARNING: %zu requests streamed more chunks than the 65,536 times kept per request "
+            "(chunk_ns_dropped in records.jsonl): their ITL and TPOT cover only the kept times.\n",
+            s->chunk_times_truncated);
   if (s->client_fell_behind)
     fprintf(f,
             "  WARNING: the client fell behind its schedule: p99 send lag %.2f ms > %.2f ms. "

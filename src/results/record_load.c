@@ -97,6 +97,7 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   if (st == CB_OK && (st = get_i64(c, o, "http_status", &x)) == CB_OK) r->http_status = (int)x;
   x = 0;
   if (st == CB_OK && (st = get_i64(c, o, "retries", &x)) == CB_OK) r->retries = (int)x;
+  if (st == CB_OK) st = get_u64(c, o, "chunk_ns_dropped", &r->chunks_dropped);
   if (st != CB_OK) return st;
 
   json_t *e = json_object_get(o, "error");
@@ -136,7 +137,8 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
   *torn_lines = 0;
   cb_status st = cb_file_read_lines(path, CB_LIMIT_RECORDS_BYTES, CB_LIMIT_LINE_BYTES, &file, err);
   ctx c = {.path = path, .err = err};
-  for (char *p = file.data, *end = file.data + file.len; st == CB_OK && p < end;) {
+  char *end = file.data ? file.data + file.len : NULL; /* no data when the read failed */
+  for (char *p = file.data; st == CB_OK && p < end;) {
     char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     c.line++;
