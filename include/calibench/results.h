@@ -94,10 +94,15 @@ void cb_record_set_init(cb_record_set *s);
 void cb_record_set_free(cb_record_set *s);
 /* Append a record, taking ownership of its arrays (*r is reset). */
 void cb_record_set_push(cb_record_set *s, cb_record *r);
-/* Read records.jsonl. Errors name the file, line and field. A torn last line (an
- * interrupted writer) is reported in *torn_lines and skipped, not an error. */
+/* Read records.jsonl. Errors name the file, line and field; a request_id on two lines
+ * (a file concatenated or copied into itself) is an error naming both. A torn last
+ * line (an interrupted writer) is reported in *torn_lines and skipped, not an error. */
 cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_lines,
                              cb_error *err);
+/* The number of records.jsonl's last line when the writer stopped mid-line (the file
+ * does not end in a newline), else 0 (also when it cannot be read). Reads the file in
+ * pieces, holding none of it. */
+long cb_record_file_torn_line(const char *path);
 
 /* ---- SLOs and the summary ------------------------------------------------------ */
 

@@ -4,7 +4,9 @@
 #  - `report` on a path that does not exist says so (not "not a result directory");
 #  - `gate` that cannot write its --json file fails with exit 2 before printing a verdict;
 #  - a run whose scrapes all fall outside its window says "no scrape in the window"
-#    instead of "KV cache mean nan%".
+#    instead of "KV cache mean nan%";
+#  - records.jsonl with a request on two lines is refused (report counted it twice);
+#  - `store` of a directory whose records.jsonl ends mid-line warns, naming file:line.
 # Args: path to calibench, source dir.
 CALIBENCH=$1
 SRC=$2
@@ -40,4 +42,19 @@ rc=0
 "$CALIBENCH" gate --current run --baseline run --json g.json --no-snapshot >out.txt 2>err.txt || rc=$?
 [ "$rc" = 0 ] && grep -q "calibench gate: PASS" out.txt && grep -q '"status":"pass"' g.json ||
   { cat out.txt err.txt; fail "gate with a writable --json"; }
+
+cp -r run run_dup
+head -1 run/records.jsonl >>run_dup/records.jsonl
+rc=0
+"$CALIBENCH" report run_dup >out.txt 2>err.txt || rc=$?
+[ "$rc" = 2 ] && grep -Eq "run_dup/records.jsonl:3: request_id '[^']+-0' repeats line 1" err.txt ||
+  { cat err.txt; fail "report of records with a repeated request (exit $rc)"; }
+
+cp -r run run_torn
+printf '{"index": 9, "sent' >>run_torn/records.jsonl
+"$CALIBENCH" store --registry reg.db run_torn >out.txt 2>err.txt || { cat err.txt; fail "store"; }
+grep -q "warning: run_torn/records.jsonl:3: the last line is torn" err.txt ||
+  { cat err.txt; fail "store: no warning for the torn line"; }
+"$CALIBENCH" store --registry reg2.db run >out.txt 2>err.txt || { cat err.txt; fail "store"; }
+grep -q "torn" err.txt && { cat err.txt; fail "store warned about a whole file"; }
 echo ok
