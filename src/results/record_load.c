@@ -209,7 +209,7 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
     }
     p = nl ? nl + 1 : end;
   }
-  if (st == CB_OK) {
+  if (st == CB_OK && s->count > first) {
     cb_record_set part = {s->items + first, s->count - first, 0};
     st = unique_ids(&part, lines, path, err);
   }

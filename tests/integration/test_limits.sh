@@ -65,6 +65,13 @@ truncate -s 3G run_sparse/records.jsonl # a hole: reads as NUL bytes, stores not
 expect_err "run_sparse/records.jsonl:4: a NUL byte" "$CALIBENCH" report run_sparse
 expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
   "$CALIBENCH" calibrate drift -f label jsonl:long_line jsonl:long_line
+truncate -s 17M big.yaml # sparse: over the 16 MiB YAML cap, nothing written
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" sim run --scenario big.yaml --num-requests 1 --out o
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" sim run --profile big.yaml --num-requests 1 --out o
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" gate --current run --policy big.yaml
 
 # ---- YAML: nesting and repeated keys -------------------------------------------------
 # 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
