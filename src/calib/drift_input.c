@@ -206,7 +206,8 @@ static cb_status each_line(const char *path, line_fn fn, void *ctx, cb_error *er
     while (start < len && (line[start] == ' ' || line[start] == '\t')) start++;
     if (start == len) continue;
     json_error_t je;
-    json_t *v = json_loadb(line + start, len - start, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
+    json_t *v =
+        json_loadb(line + start, len - start, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
     if (!v) {
       st = cb_error_at(err, CB_ERR_PARSE, path, lineno, je.column > 0 ? je.column + (long)start : 0,
                        "invalid JSON: %s", je.text);

@@ -222,7 +222,8 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
   memset(run, 0, sizeof *run);
   char path[4200];
   snprintf(path, sizeof path, "%s/records.jsonl", dir);
-  if (!exists(dir)) return cb_error_set(err, CB_ERR_NOT_FOUND, "%s: no such file or directory", dir);
+  if (!exists(dir))
+    return cb_error_set(err, CB_ERR_NOT_FOUND, "%s: no such file or directory", dir);
   if (!exists(path))
     return cb_error_set(err, CB_ERR_NOT_FOUND,
                         "%s: no records.jsonl or sweep.json: not a calibench result directory", dir);

@@ -13,8 +13,8 @@
 
 static int run_has_notes(const cb__rep_run *run) {
   const cb_summary *s = &run->all;
-  return s->interrupted || (s->measured && !s->succeeded) || !s->measured || s->client_fell_behind ||
-         s->chunk_times_truncated;
+  return s->interrupted || (s->measured && !s->succeeded) || !s->measured ||
+         s->client_fell_behind || s->chunk_times_truncated;
 }
 
 static int applies(const cb_report *r, cb__rep_fmt fmt) {

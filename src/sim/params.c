@@ -87,8 +87,8 @@ cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
           "model %s: num_experts_active must be in 1..num_experts (%d), got %d", m->name,
           m->num_experts, m->num_experts_active);
   CHECK(m->max_context >= 1 && (unsigned)m->max_context <= CB_LIMIT_TOKENS,
-        "model %s: max_context must be in [1, %u] (docs/limits.md), got %d", m->name, CB_LIMIT_TOKENS,
-        m->max_context);
+        "model %s: max_context must be in [1, %u] (docs/limits.md), got %d", m->name,
+        CB_LIMIT_TOKENS, m->max_context);
   CHECK(m->num_params >= 0 && isfinite(m->num_params), "model %s: num_params must be >= 0",
         m->name);
   if (m->num_params > 0) {
