@@ -170,7 +170,7 @@ cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line
   FILE *f = fopen(path, "rb");
   if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   char chunk[65536];
-  size_t n, open_len = 0, cap = out->cap;
+  size_t n, open_len = 0, cap = out->cap, orig_len = out->len;
   long lineno = 1;
   int nul = 0;
   cb_status st = CB_OK;
@@ -198,6 +198,14 @@ cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line
     st = cb_error_at(err, CB_ERR_IO, path, 0, 0, "read failed: %s", strerror(errno));
   fclose(f);
   out->cap = cap;
+  if (st != CB_OK) { /* nothing of a file that failed is kept, so no caller can leak it */
+    if (orig_len) {
+      out->len = orig_len;
+      out->data[orig_len] = '\0';
+    } else {
+      cb_buf_free(out);
+    }
+  }
   if (st == CB_OK && !out->data) cb_buf_append(out, "", 0);
   return st;
 }

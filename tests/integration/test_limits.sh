@@ -65,6 +65,14 @@ truncate -s 3G run_sparse/records.jsonl # a hole: reads as NUL bytes, stores not
 expect_err "run_sparse/records.jsonl:4: a NUL byte" "$CALIBENCH" report run_sparse
 expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
   "$CALIBENCH" calibrate drift -f label jsonl:long_line jsonl:long_line
+# server_metrics.jsonl (a real-time run scrapes it): the gauges are left out with a note.
+"$CALIBENCH" run --num-requests 2 --out live >/dev/null 2>&1 || fail "run"
+[ -s live/server_metrics.jsonl ] || fail "run wrote no server_metrics.jsonl"
+cat long_line >>live/server_metrics.jsonl
+lines=$(wc -l <live/server_metrics.jsonl)
+"$CALIBENCH" report live >report.txt 2>&1 || { cat report.txt; fail "report live"; }
+grep -q "server gauges left out: live/server_metrics.jsonl:$((lines + 1)): the line is over the limit" \
+  report.txt || { cat report.txt; fail "report: no note for the long server_metrics line"; }
 truncate -s 17M big.yaml # sparse: over the 16 MiB YAML cap, nothing written
 expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
   "$CALIBENCH" sim run --scenario big.yaml --num-requests 1 --out o
