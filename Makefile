@@ -1,7 +1,8 @@
 # calibench - the two commands a new user needs:
 #   make quickstart   install what is missing, build, and run the built-in simulator demo
 #   make test         install what is missing, build, run every test, then again under
-#                     AddressSanitizer + UndefinedBehaviorSanitizer
+#                     AddressSanitizer + UndefinedBehaviorSanitizer, then each libFuzzer
+#                     driver for FUZZ_SMOKE_SECONDS when clang is installed
 # Other targets: build, asan, fuzz, bench, deps, clean.
 
 BUILD      ?= build
@@ -16,7 +17,8 @@ DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps fuzz bench clean
+.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps fuzz fuzz-smoke fuzz-run \
+        bench clean
 
 all: build
 
@@ -52,32 +54,56 @@ asan-test: asan npm-deps
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
-test: unit-test asan-test
+test: unit-test asan-test fuzz-smoke
 
 quickstart: build
 	./scripts/quickstart.sh $(BUILD)/calibench
 
 # libFuzzer targets (clang), each run FUZZ_SECONDS on its seed corpus; new inputs go
-# to build-fuzz/corpus-*, never into the committed seeds.
+# to build-fuzz/corpus-*, never into the committed seeds. (Every build also replays the
+# seed corpora under gcc as ctest cases: tests/fuzz/replay_main.c.)
 FUZZ_SECONDS ?= 60
-# Each target: tests/fuzz/fuzz_<t>.c + FUZZ_SRCS_<t> + src/util, linked with FUZZ_LIBS_<t>.
-# One target: make fuzz FUZZ_TARGETS=client_sse
-FUZZ_TARGETS := sim_http_parse client_sse runner_h1
-FUZZ_SRCS_sim_http_parse := src/sim/http_parse.c
-FUZZ_SRCS_runner_h1 := src/runner/h1_parse.c
-FUZZ_SRCS_client_sse := $(addprefix src/client/,sse.c json_scan.c chunk.c chunk_jansson.c \
-                          stream.c request.c response.c names.c)
-FUZZ_LIBS_client_sse := -ljansson
+# `make test` runs each driver this long when clang is installed.
+FUZZ_SMOKE_SECONDS ?= 10
+# Each target: tests/fuzz/fuzz_<t>.c linked with the library built once for fuzzing
+# (build-fuzz/libcalibench.a, coverage-instrumented). One: make fuzz FUZZ_TARGETS=yaml
+FUZZ_TARGETS := sim_http_parse client_sse runner_h1 jsonl trace yaml
+FUZZ_PKGS := jansson yaml-0.1 libpcre2-8 libevent libcurl libcrypto sqlite3 libpq
+FUZZ_CFLAGS = -g -O1 -std=c17 -D_POSIX_C_SOURCE=200809L -fsanitize=address,undefined \
+              -fno-sanitize-recover=all \
+              -Iinclude -Isrc -Ibuild-fuzz/generated $(shell pkg-config --cflags $(FUZZ_PKGS))
+FUZZ_LIB_OBJS := $(patsubst src/%.c,build-fuzz/obj/%.o,$(filter-out src/cli/%,$(wildcard src/*/*.c)))
+FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lm -lpthread
 fuzz:
 	@command -v clang >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq clang; }
-	@mkdir -p build-fuzz
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-smoke:
+	@if command -v clang >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory fuzz-run FUZZ_SECONDS=$(FUZZ_SMOKE_SECONDS); \
+	else echo "clang not found: libFuzzer runs skipped (ctest replayed the seed corpora)"; fi
+
+fuzz-run:
+	@$(MAKE) --no-print-directory -j $(JOBS) build-fuzz/libcalibench.a
 	@set -e; $(foreach t,$(FUZZ_TARGETS), \
-	  clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-	    tests/fuzz/fuzz_$(t).c $(FUZZ_SRCS_$(t)) src/util/[a-z]*.c $(FUZZ_LIBS_$(t)) \
-	    -o build-fuzz/fuzz_$(t); \
+	  clang $(FUZZ_CFLAGS) -fsanitize=fuzzer tests/fuzz/fuzz_$(t).c build-fuzz/libcalibench.a \
+	    $(FUZZ_LIBS) -o build-fuzz/fuzz_$(t); \
 	  mkdir -p build-fuzz/corpus-$(t); \
 	  build-fuzz/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$(t) \
 	    tests/fuzz/corpus/$(t);)
+
+build-fuzz/generated/cb_version.h: src/util/version.h.in
+	@mkdir -p $(@D)
+	sed 's/@[A-Z_]*@/fuzz/g' $< >$@
+
+build-fuzz/obj/%.o: src/%.c build-fuzz/generated/cb_version.h
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+-include $(FUZZ_LIB_OBJS:.o=.d)
+
+build-fuzz/libcalibench.a: $(FUZZ_LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
 
 bench: build
 	@echo "benchmarks run on demand; see bench/README.md"

@@ -46,11 +46,18 @@ cb_status cb_buf_append_json_string(cb_buf *b, const char *s, size_t n);
 void cb_buf_consume(cb_buf *b, size_t n);
 
 /*
- * Read a whole file into a new NUL-terminated buffer. Fails with CB_ERR_CAPACITY
- * (naming the file and the limit) when it is larger than max_bytes (0 = no limit),
- * CB_ERR_IO when it cannot be opened or read.
+ * Read a whole file into a new NUL-terminated buffer (appended to what `out` holds).
+ * Fails with CB_ERR_CAPACITY (naming the file and the limit) when it is larger than
+ * max_bytes (0 = no limit), CB_ERR_IO when it cannot be opened or read; on failure
+ * `out` is as it was (an empty one freed), so an early return leaks nothing.
  */
 cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error *err);
+/* cb_file_read for line-based text files (max_line > 0): also fails, naming the file
+ * and the line, as soon as one line is longer than max_line bytes (CB_ERR_CAPACITY)
+ * or holds a NUL byte (CB_ERR_PARSE), so /dev/zero or a binary file stops at once
+ * and a file with no newline stops at the line cap. The caps: calibench/limits.h. */
+cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
+                             cb_error *err);
 
 #ifdef __cplusplus
 }

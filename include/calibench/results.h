@@ -67,6 +67,8 @@ typedef struct cb_record {
   uint64_t *chunk_ns;        /* owned: content chunk times, n_chunks */
   uint32_t *chunk_tokens;    /* owned: tokens in each content chunk, n_chunks */
   size_t n_chunks;
+  uint64_t chunks_dropped;   /* content chunks past the client's cap (65,536 times kept)
+                                whose times were not kept; records.jsonl chunk_ns_dropped */
   int64_t prompt_tokens;     /* -1 unknown */
   cb_token_source prompt_source;
   int64_t output_tokens;     /* -1 unknown (failure before any content) */
@@ -106,10 +108,15 @@ void cb_record_set_init(cb_record_set *s);
 void cb_record_set_free(cb_record_set *s);
 /* Append a record, taking ownership of its arrays (*r is reset). */
 void cb_record_set_push(cb_record_set *s, cb_record *r);
-/* Read records.jsonl. Errors name the file, line and field. A torn last line (an
- * interrupted writer) is reported in *torn_lines and skipped, not an error. */
+/* Read records.jsonl. Errors name the file, line and field; a request_id on two lines
+ * (a file concatenated or copied into itself) is an error naming both. A torn last
+ * line (an interrupted writer) is reported in *torn_lines and skipped, not an error. */
 cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_lines,
                              cb_error *err);
+/* The number of records.jsonl's last line when the writer stopped mid-line (the file
+ * does not end in a newline), else 0 (also when it cannot be read). Reads the file in
+ * pieces, holding none of it. */
+long cb_record_file_torn_line(const char *path);
 
 /* ---- SLOs and the summary ------------------------------------------------------ */
 
@@ -205,6 +212,8 @@ typedef struct cb_summary {
   size_t n_error_classes;
   double lag_warning_ns;      /* p99 lag above which the client fell behind */
   int client_fell_behind;     /* 1: loud warning */
+  size_t chunk_times_truncated;  /* successes whose chunk times stop at the cap: their ITL
+                                    and TPOT cover only the kept times */
   double client_cpu_s;        /* filled by the runner */
   int interrupted;
   int predicted;              /* 1: a prediction (`sim run`, virtual time), not a measurement;

@@ -148,6 +148,8 @@ typedef struct cb_run_data {
   cb_run_samples *samples;
   size_t n_samples, alloc_samples;
   int has_samples;                 /* samples were loaded (a run may have none) */
+  long torn_line;                  /* from a directory: records.jsonl's last line when the
+                                      writer stopped mid-line (left out), else 0 */
   char *source;                    /* directory it came from; NULL from the registry */
   char *manifest_json;             /* the files' text (from a directory, or stored) */
   char *summary_json;

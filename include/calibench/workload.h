@@ -134,7 +134,8 @@ typedef struct cb_dataset_params {
    * uses 4, 4, 1024, 2048 (cb_dataset_params_vllm_filter). Dropped items are counted. */
   uint32_t min_prompt_len, min_output_len, max_prompt_len, max_total_len;
   uint32_t block_tokens;        /* trace: tokens per hash_ids block (Mooncake: 512) */
-  size_t max_file_bytes;        /* larger files are refused (CB_ERR_CAPACITY); default 4 GiB */
+  size_t max_file_bytes;        /* larger files are refused (CB_ERR_CAPACITY); default
+                                   CB_LIMIT_DATASET_BYTES */
 } cb_dataset_params;
 
 void cb_dataset_default_params(cb_dataset_params *p);

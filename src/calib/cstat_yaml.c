@@ -9,9 +9,11 @@
 #include <yaml.h>
 
 #include "calibench/alloc.h"
+#include "calibench/limits.h"
 #include "cstat_internal.h"
+#include "util/yaml_doc.h"
 
-#define MAX_DEPTH 32
+#define MAX_DEPTH CB_LIMIT_YAML_DEPTH
 
 typedef struct loader {
   yaml_parser_t parser;
@@ -51,6 +53,21 @@ void cb__cstat_node_free(cb__cstat_node *n) {
     cb_free(n->items);
   }
   memset(n, 0, sizeof *n);
+}
+
+/* A key repeated in a built mapping is an error (sorted, so 100 k labels stay fast). */
+static cb_status repeated_key(loader *l, cb__cstat_node *map) {
+  const char **keys = cb_malloc((map->len ? map->len : 1) * sizeof *keys);
+  for (size_t i = 0; i < map->len; i++) keys[i] = map->items[2 * i].value;
+  size_t first = 0, dup = cb__yaml_repeated_key(keys, map->len, &first);
+  cb_free(keys);
+  if (dup == map->len) return CB_OK;
+  const cb__cstat_node *k = &map->items[2 * dup];
+  cb_status st = cb_error_at(l->err, CB_ERR_PARSE, l->path, k->line, k->column,
+                             "key '%s' repeated (first on line %ld)", k->value,
+                             map->items[2 * first].line);
+  cb__cstat_node_free(map);
+  return st;
 }
 
 /* Build the node that starts with `ev` (consumed). */
@@ -103,14 +120,6 @@ static cb_status build(loader *l, yaml_event_t *ev, cb__cstat_node *out, int dep
                          "a mapping key must be a plain value");
         goto fail;
       }
-      for (size_t i = 0; i < n_nodes; i += 2)
-        if (!strcmp(out->items[i].value, child.value)) {
-          st =
-              cb_error_at(l->err, CB_ERR_PARSE, l->path, child.line, child.column,
-                          "key '%s' repeated (first on line %ld)", child.value, out->items[i].line);
-          cb__cstat_node_free(&child);
-          goto fail;
-        }
     }
     push(out, &cap, &child);
     n_nodes++;
@@ -122,6 +131,7 @@ static cb_status build(loader *l, yaml_event_t *ev, cb__cstat_node *out, int dep
     return st;
   }
   out->len = is_map ? n_nodes / 2 : n_nodes;
+  if (is_map) return repeated_key(l, out);
   return CB_OK;
 }
 

@@ -145,6 +145,14 @@ static cb_status reweight(cb_calib_drift_result *r, const cb_calib_dist *acc, cb
   return CB_OK;
 }
 
+static void scale_by_max(double *w, size_t n) {
+  double max = 0.0;
+  for (size_t i = 0; i < n; i++)
+    if (w[i] > max) max = w[i];
+  if (max > 0.0)
+    for (size_t i = 0; i < n; i++) w[i] /= max;
+}
+
 static cb_status check_side(const cb_calib_dist *d, const char *name, cb_error *err) {
   const char *path = d->path[0] ? d->path : name;
   if (d->len == 0)
@@ -194,8 +202,20 @@ cb_status cb_calib_drift_compute(const cb_calib_dist *bench, const cb_calib_dist
       qw[j++] = prod->weights[i];
     }
 
-  double sp = cb_calib_dist_total(bench), sq = cb_calib_dist_total(prod);
+  /* Shares do not change when a side is scaled; scaled by its largest weight, a side
+   * sums to at most k, where weights near DBL_MAX would have summed to infinity. */
+  scale_by_max(pw, k);
+  scale_by_max(qw, k);
+  double sp = 0.0, sq = 0.0;
+  for (size_t i = 0; i < k; i++) sp += pw[i], sq += qw[i];
   out->js_bits = cb_stats_js_terms(pw, qw, k, 2.0, terms);
+  if (!isfinite(out->js_bits)) {
+    st = cb_error_set(err, CB_ERR_INVALID,
+                      "%s, %s: the Jensen-Shannon divergence is not a number; no verdict",
+                      bench->path[0] ? bench->path : "benchmark",
+                      prod->path[0] ? prod->path : "production");
+    goto out;
+  }
   out->js_distance = sqrt(out->js_bits);
   out->kl_bench_prod_raw_bits = cb_stats_kl(pw, qw, k, 2.0);
   out->kl_prod_bench_raw_bits = cb_stats_kl(qw, pw, k, 2.0);
@@ -208,8 +228,9 @@ cb_status cb_calib_drift_compute(const cb_calib_dist *bench, const cb_calib_dist
   out->entropy_prod_bits = cb_stats_entropy(qw, k, 2.0);
   for (size_t i = 0; i < k; i++) {
     cb_calib_drift_row *row = &out->rows[i];
-    row->bench_weight = pw[i];
-    row->prod_weight = qw[i];
+    row->bench_weight = i < bench->len ? bench->weights[i] : 0.0;
+    long at = cb_calib_dist_find(prod, row->label);
+    row->prod_weight = at >= 0 ? prod->weights[at] : 0.0;
     row->bench_share = pw[i] / sp;
     row->prod_share = qw[i] / sq;
     row->difference = row->prod_share - row->bench_share;

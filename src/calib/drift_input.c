@@ -13,6 +13,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/calib.h"
+#include "calibench/limits.h"
 #include "cstat_internal.h"
 
 /* ---- the table --------------------------------------------------------------------- */
@@ -186,26 +187,27 @@ static const char *json_what(const json_t *v) {
 
 typedef cb_status (*line_fn)(void *ctx, json_t *v, const char *path, long line, cb_error *err);
 
-/* Call fn for every non-blank line of a JSONL file, parsed. */
+/* Call fn for every non-blank line of a JSONL file, parsed; a repeated key in an
+ * object is an error (jansson would keep the last). */
 static cb_status each_line(const char *path, line_fn fn, void *ctx, cb_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
-  ssize_t n;
+  cb_buf file;
+  cb_buf_init(&file, 0);
+  cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &file, err);
   long lineno = 0;
-  cb_status st = CB_OK;
-  while ((n = getline(&line, &cap, f)) >= 0) {
+  const char *end = file.data ? file.data + file.len : NULL; /* no data when the read failed */
+  for (const char *p = file.data; st == CB_OK && p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    const char *line = p;
+    p = nl ? nl + 1 : end;
     lineno++;
-    size_t len = (size_t)n;
-    while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' ' ||
-                   line[len - 1] == '\t'))
-      len--;
+    while (len && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t')) len--;
     size_t start = 0;
     while (start < len && (line[start] == ' ' || line[start] == '\t')) start++;
     if (start == len) continue;
     json_error_t je;
-    json_t *v = json_loadb(line + start, len - start, JSON_DECODE_ANY, &je);
+    json_t *v =
+        json_loadb(line + start, len - start, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &je);
     if (!v) {
       st = cb_error_at(err, CB_ERR_PARSE, path, lineno, je.column > 0 ? je.column + (long)start : 0,
                        "invalid JSON: %s", je.text);
@@ -213,12 +215,8 @@ static cb_status each_line(const char *path, line_fn fn, void *ctx, cb_error *er
     }
     st = fn(ctx, v, path, lineno, err);
     json_decref(v);
-    if (st != CB_OK) break;
   }
-  if (st == CB_OK && ferror(f))
-    st = cb_error_at(err, CB_ERR_IO, path, lineno, 0, "read error: %s", strerror(errno));
-  free(line); /* allocated by getline */
-  fclose(f);
+  cb_buf_free(&file);
   return st;
 }
 

@@ -254,17 +254,12 @@ int cli_gate_main(int argc, char **argv) {
     }
     cb_gate_write_markdown(&res, snaps, n_snaps, &md);
     for (size_t i = 0; i < n_snaps; i++) cb_store_snapshot_free(&snaps[i]);
-    if (!o.quiet) {
-      if (!strcmp(o.format, "json")) printf("%s\n", json.data);
-      else if (!strcmp(o.format, "markdown")) fputs(md.data, stdout);
-      else {
-        cb_gate_write_text(&res, &text);
-        fputs(text.data, stdout);
-      }
-    }
+    /* The files first: a verdict is printed only when every output it promised was
+     * written. */
     if (o.json) {
       cb_buf_append_char(&json, '\n');
       if (write_file(o.json, &json)) rc = 2;
+      json.data[--json.len] = '\0';
     }
     if (o.markdown && write_file(o.markdown, &md)) rc = 2;
     if (o.junit) {
@@ -275,6 +270,14 @@ int cli_gate_main(int argc, char **argv) {
     }
     const char *summary = getenv("GITHUB_STEP_SUMMARY");
     if (!o.no_step && summary && summary[0] && append_file(summary, &md)) rc = 2;
+    if (!o.quiet && !rc) {
+      if (!strcmp(o.format, "json")) printf("%s\n", json.data);
+      else if (!strcmp(o.format, "markdown")) fputs(md.data, stdout);
+      else {
+        cb_gate_write_text(&res, &text);
+        fputs(text.data, stdout);
+      }
+    }
     cb_buf_free(&json);
     cb_buf_free(&md);
     cb_buf_free(&text);

@@ -85,6 +85,11 @@ int cli_store_main(int argc, char **argv) {
       break;
     }
     for (size_t k = 0; k < l.count; k++) {
+      if (l.items[k].torn_line)
+        fprintf(stderr,
+                "calibench store: warning: %s/records.jsonl:%ld: the last line is torn (the run "
+                "was cut off while writing); that request is left out\n",
+                l.items[k].source, l.items[k].torn_line);
       for (size_t t = 0; t < tags.count && !rc; t++)
         if (cb_tags_set(&l.items[k].tags, tags.items[t].key, tags.items[t].value, &err) != CB_OK) {
           fprintf(stderr, "calibench store: %s\n", err.msg);

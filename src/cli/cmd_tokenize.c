@@ -11,18 +11,19 @@
 #include "args.h"
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/limits.h"
 #include "calibench/tok.h"
 #include "cli.h"
 
-#define MAX_INPUT ((size_t)1 << 31)
+#define MAX_INPUT CB_LIMIT_TOKENIZE_BYTES
 
 static void tokenize_usage(FILE *out) {
   fprintf(out,
           "usage: calibench tokenize --tokenizer FILE|NAME [options] [FILE...]\n"
           "\n"
           "Tokenize text exactly as the model's tokenizer does (tiktoken encodings and\n"
-          "Hugging Face tokenizer.json BPE files). Reads each FILE, or stdin when none;\n"
-          "each FILE's result goes on its own line.\n"
+          "Hugging Face tokenizer.json BPE files). Reads each FILE, or stdin when none,\n"
+          "at most 256 MiB each (docs/limits.md); each FILE's result goes on its own line.\n"
           "\n"
           "  -t, --tokenizer SPEC      a tokenizer.json (or its directory), a tiktoken npm\n"
           "                            encoder JSON, a NAME.tiktoken rank file, or an encoding\n"

@@ -14,6 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/secret.h"
 #include "calibench/clock.h"
+#include "calibench/limits.h"
 #include "calibench/rng.h"
 #include "sim_options.h"
 
@@ -532,8 +533,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_SIM_PROFILE: g.sim.profile = optarg; break;
       case O_SIM_SCALE: if (cli_parse_double("--sim-time-scale", optarg, 1e-6, 1e6, &g.sim_scale)) return 2; break;
       case O_DATASET: cfg->cls.dataset = optarg; break;
-      case O_INPUT_LEN: if (cli_parse_int("--input-len", optarg, 1, 1 << 24, &v)) return 2; d->input_len.mean = (double)v; break;
-      case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, 1 << 24, &v)) return 2; d->output_len.mean = (double)v; break;
+      case O_INPUT_LEN: if (cli_parse_int("--input-len", optarg, 1, CB_LIMIT_TOKENS, &v)) return 2; d->input_len.mean = (double)v; break;
+      case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, CB_LIMIT_TOKENS, &v)) return 2; d->output_len.mean = (double)v; break;
       case O_LEN_DIST: {
         cb_len_kind k;
         if (cb_dataset_len_kind_parse(optarg, &k, &err) != CB_OK) {
@@ -549,7 +550,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
         g.len_spread = 1;
         break;
       case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
-      case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, 1 << 24, &v)) return 2; d->prefix_len = (uint32_t)v; break;
+      case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, CB_LIMIT_TOKENS, &v)) return 2; d->prefix_len = (uint32_t)v; break;
       case O_PROMPT_FIELD: d->prompt_field = optarg; break;
       case O_SHAREGPT_MODE:
         if (!strcmp(optarg, "first_turn")) d->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;

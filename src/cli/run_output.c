@@ -106,6 +106,11 @@ static void print_one(FILE *f, const cb_summary *s) {
     fprintf(f, "  WARNING: %zu records with impossible times left out, first %s\n", s->invalid,
             shown(&b, s->invalid_example));
   cb_buf_free(&b);
+  if (s->chunk_times_truncated)
+    fprintf(f,
+            "  WARNING: %zu requests streamed more chunks than the 65,536 times kept per request "
+            "(chunk_ns_dropped in records.jsonl): their ITL and TPOT cover only the kept times.\n",
+            s->chunk_times_truncated);
   if (s->client_fell_behind)
     fprintf(f,
             "  WARNING: the client fell behind its schedule: p99 send lag %.2f ms > %.2f ms. "

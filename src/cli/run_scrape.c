@@ -237,6 +237,11 @@ void run_scrape_describe(const run_scrape *s, uint64_t start_ns, uint64_t end_ns
   double q = delta(&w, offsetof(cb_prom_server, prefix_queries));
   double h = delta(&w, offsetof(cb_prom_server, prefix_hits));
   double rate = q > 0 ? h / q : w.to ? w.to->v.prefix_hit_rate : NAN;
+  if (!w.n) { /* no gauges to average: say so rather than print nan */
+    snprintf(out, n, "server (%s): no scrape in the window (%zu in all, one every %gs)",
+             s->dialect, s->n, s->interval_s);
+    return;
+  }
   snprintf(out, n,
            "server (%s, %zu scrapes in the window): KV cache mean %.0f%% max %.0f%%, running mean "
            "%.1f max %.0f, waiting max %.0f, prefix-cache hit rate %.1f%%, preemptions %.0f",

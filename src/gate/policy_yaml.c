@@ -2,8 +2,8 @@
  * policy_yaml.c - the gate's policy file (docs/gate.md, "Policy files"), read with
  * libyaml. Every error names the file, the line and the key ("gate.yaml:14: key
  * 'rules[2].max': expected a duration such as 800ms, 1.5s or 250us, got '800xs'"):
- * unknown or repeated keys, unknown metrics, a missing direction, a bad duration,
- * number or percentage, a stage requiring a rule that does not exist.
+ * unknown keys (repeated ones: util/yaml_doc.c), unknown metrics, a missing direction,
+ * a bad duration, number or percentage, a stage requiring a rule that does not exist.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +17,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/gate.h"
+#include "util/yaml_doc.h"
 
 typedef struct yctx {
   const char *path;
@@ -39,22 +40,6 @@ static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const c
 }
 
 static yaml_node_t *node(const yctx *y, int id) { return yaml_document_get_node(y->doc, id); }
-
-/* YAML lets a key repeat and keeps the last; a policy refuses it. where: "" at the
- * top, else the mapping's key path ("rules[2]"). */
-static cb_status unique_keys(const yctx *y, const yaml_node_t *map, const char *where) {
-  for (yaml_node_pair_t *a = map->data.mapping.pairs.start; a < map->data.mapping.pairs.top; a++) {
-    yaml_node_t *ka = node(y, a->key);
-    if (ka->type != YAML_SCALAR_NODE) continue;
-    for (yaml_node_pair_t *b = a + 1; b < map->data.mapping.pairs.top; b++) {
-      yaml_node_t *kb = node(y, b->key);
-      if (kb->type == YAML_SCALAR_NODE && !strcmp(scalar(ka), scalar(kb)))
-        return at(y, kb, CB_ERR_PARSE, "key '%s%s%s' is given twice (first on line %ld)", where,
-                  where[0] ? "." : "", scalar(kb), line_of(ka));
-    }
-  }
-  return CB_OK;
-}
 
 static cb_status need_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
   if (v->type == YAML_SCALAR_NODE) return CB_OK;
@@ -193,8 +178,6 @@ static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key
   if (v->type != YAML_MAPPING_NODE)
     return at(y, v, CB_ERR_PARSE, "key '%s': expected true or a mapping of window, k, min_runs", key);
   r->has_tukey = 1;
-  cb_status ust = unique_keys(y, v, key);
-  if (ust != CB_OK) return ust;
   for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *val = node(y, pr->value);
     char full[128];
@@ -242,13 +225,11 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
   r->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
-  cb_status st = unique_keys(y, map, where);
-  if (st != CB_OK) return st;
   /* metric and direction first: the other values are read in the metric's unit. */
   yaml_node_t *v = find_key(y, map, "metric");
   snprintf(key, sizeof key, "%s.metric", where);
   if (!v) return at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
-  st = need_scalar(y, v, key);
+  cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   cb_error me;
   cb_error_clear(&me);
@@ -338,8 +319,6 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
   s->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);
-  cb_status ust = unique_keys(y, map, where);
-  if (ust != CB_OK) return ust;
   int has_requires = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
@@ -382,8 +361,6 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
   if (root->type != YAML_MAPPING_NODE)
     return at(y, root, CB_ERR_PARSE, "a policy must be a mapping (version, alpha, correction, "
               "resamples, seed, rules, stages)");
-  cb_status ust = unique_keys(y, root, "");
-  if (ust != CB_OK) return ust;
   yaml_node_t *rules = find_key(y, root, "rules"), *stages = NULL;
   if (!rules) return at(y, root, CB_ERR_PARSE, "key 'rules' is required (a list of rules)");
   for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
@@ -456,33 +433,18 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
 
 cb_status cb_gate_policy_load(cb_gate_policy *p, const char *path, cb_error *err) {
   memset(p, 0, sizeof *p);
-  FILE *f = fopen(path, "rb");
-  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
-    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
-  }
-  yaml_parser_set_input_file(&parser, f);
-  cb_status st = CB_OK;
+  cb_status st = cb__yaml_load_file(path, &doc, err);
+  if (st != CB_OK) return st;
   snprintf(p->source, sizeof p->source, "%s", path);
   p->alpha = 0.05;
   p->correction = CB_GATE_CORRECT_HOLM;
   p->resamples = 2000;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = cb_error_at(err, CB_ERR_PARSE, path, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-  } else {
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    yctx y = {path, &doc, err};
-    if (!root) st = cb_error_at(err, CB_ERR_PARSE, path, 1, 0, "the policy file is empty");
-    else st = load_root(&y, root, p);
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
-  fclose(f);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  yctx y = {path, &doc, err};
+  if (!root) st = cb_error_at(err, CB_ERR_PARSE, path, 1, 0, "the policy file is empty");
+  else st = load_root(&y, root, p);
+  yaml_document_delete(&doc);
   if (st != CB_OK) cb_gate_policy_free(p);
   return st;
 }

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "calibench/alloc.h"
+#include "calibench/limits.h"
 #include "report_internal.h"
 
 #define JSON_FLAGS JSON_DECODE_INT_AS_REAL
@@ -137,7 +138,7 @@ static void load_gauges(cb_report *r, cb__rep_run *run) {
   cb_buf file;
   cb_buf_init(&file, 0);
   cb_error err;
-  if (cb_file_read(path, (size_t)256 << 20, &file, &err) != CB_OK) {
+  if (cb_file_read_lines(path, CB_LIMIT_RECORDS_BYTES, CB_LIMIT_LINE_BYTES, &file, &err) != CB_OK) {
     cb__rep_note(r, "%s: server gauges left out: %s", run->dir, err.msg);
     return;
   }
@@ -221,6 +222,8 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
   memset(run, 0, sizeof *run);
   char path[4200];
   snprintf(path, sizeof path, "%s/records.jsonl", dir);
+  if (!exists(dir))
+    return cb_error_set(err, CB_ERR_NOT_FOUND, "%s: no such file or directory", dir);
   if (!exists(path))
     return cb_error_set(err, CB_ERR_NOT_FOUND,
                         "%s: no records.jsonl or sweep.json: not a calibench result directory", dir);

@@ -1,7 +1,8 @@
 /*
  * sec_notes.c - what a reader must know before trusting the numbers: an interrupted
  * run, a run where every request failed or nothing was measured, a client that fell
- * behind its schedule, and the problems met while loading (torn records, a missing
+ * behind its schedule, requests whose chunk times stopped at the cap, and the problems
+ * met while loading (torn records, a missing
  * summary, a sweep point left out).
  */
 #include <jansson.h>
@@ -12,7 +13,8 @@
 
 static int run_has_notes(const cb__rep_run *run) {
   const cb_summary *s = &run->all;
-  return s->interrupted || (s->measured && !s->succeeded) || !s->measured || s->client_fell_behind;
+  return s->interrupted || (s->measured && !s->succeeded) || !s->measured ||
+         s->client_fell_behind || s->chunk_times_truncated;
 }
 
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
@@ -60,6 +62,12 @@ static void run_notes(const cb_report *r, const cb__rep_input *in, const cb__rep
                      "from the scheduled time (E2E from schedule) is the honest figure.",
                      name, lag, warn);
   }
+  if (s->chunk_times_truncated)
+    cb__rep_doc_para(d, CB__REP_TONE_WARN,
+                     "%s: %zu requests streamed more chunks than the 65,536 times kept per "
+                     "request (chunk_ns_dropped in records.jsonl): their ITL and TPOT cover only "
+                     "the kept times.",
+                     name, s->chunk_times_truncated);
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

@@ -103,6 +103,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
     cb_buf_appendf(out, i ? ",%llu" : "%llu",
                    (unsigned long long)(r->chunk_ns[i] > r->sent_ns ? r->chunk_ns[i] - r->sent_ns : 0));
   cb_buf_append_char(out, ']');
+  if (r->chunks_dropped)
+    cb_buf_appendf(out, ",\"chunk_ns_dropped\":%llu", (unsigned long long)r->chunks_dropped);
   int all_one = 1;
   for (size_t i = 0; i < r->n_chunks && all_one; i++) all_one = r->chunk_tokens[i] == 1;
   if (!all_one) {

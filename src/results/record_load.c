@@ -6,12 +6,13 @@
 #include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 
-#define RECORDS_MAX_FILE_BYTES ((size_t)8 << 30)
 
 typedef struct ctx {
   const char *path;
@@ -97,6 +98,7 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   if (st == CB_OK && (st = get_i64(c, o, "http_status", &x)) == CB_OK) r->http_status = (int)x;
   x = 0;
   if (st == CB_OK && (st = get_i64(c, o, "retries", &x)) == CB_OK) r->retries = (int)x;
+  if (st == CB_OK) st = get_u64(c, o, "chunk_ns_dropped", &r->chunks_dropped);
   if (st != CB_OK) return st;
 
   json_t *e = json_object_get(o, "error");
@@ -146,20 +148,59 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   return CB_OK;
 }
 
+typedef struct id_line {
+  const char *id;
+  long line;
+} id_line;
+
+static int by_id(const void *a, const void *b) {
+  const id_line *x = a, *y = b;
+  int c = strcmp(x->id, y->id);
+  return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* request_ids (the non-empty ones) distinct, checked by sorting: O(n log n). */
+static cb_status unique_ids(const cb_record_set *s, const long *lines, const char *path,
+                            cb_error *err) {
+  id_line *ids = cb_malloc((s->count ? s->count : 1) * sizeof *ids);
+  size_t n = 0;
+  for (size_t i = 0; i < s->count; i++)
+    if (s->items[i].request_id[0]) ids[n++] = (id_line){s->items[i].request_id, lines[i]};
+  qsort(ids, n, sizeof *ids, by_id);
+  long dup = 0, first = 0;
+  const char *which = NULL;
+  for (size_t i = 1; i < n; i++)
+    if (!strcmp(ids[i - 1].id, ids[i].id) && (!dup || ids[i].line < dup)) {
+      dup = ids[i].line;
+      first = ids[i - 1].line;
+      which = ids[i].id;
+    }
+  cb_status st = CB_OK;
+  if (dup)
+    st = cb_error_at(err, CB_ERR_PARSE, path, dup, 0,
+                     "request_id '%s' repeats line %ld: a record counted twice (docs/results.md)",
+                     which, first);
+  cb_free(ids);
+  return st;
+}
+
 cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_lines,
                              cb_error *err) {
   cb_buf file;
   cb_buf_init(&file, 0);
   *torn_lines = 0;
-  cb_status st = cb_file_read(path, RECORDS_MAX_FILE_BYTES, &file, err);
+  cb_status st = cb_file_read_lines(path, CB_LIMIT_RECORDS_BYTES, CB_LIMIT_LINE_BYTES, &file, err);
   ctx c = {.path = path, .err = err};
-  for (char *p = file.data, *end = file.data + file.len; st == CB_OK && p < end;) {
+  size_t first = s->count, alloc = 0;
+  long *lines = NULL; /* the line of each record read here */
+  char *end = file.data ? file.data + file.len : NULL; /* no data when the read failed */
+  for (char *p = file.data; st == CB_OK && p < end;) {
     char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     c.line++;
     if (len > 0) {
       json_error_t je;
-      json_t *o = json_loadb(p, len, 0, &je);
+      json_t *o = json_loadb(p, len, JSON_REJECT_DUPLICATES, &je);
       if (!o) {
         if (!nl) {
           (*torn_lines)++; /* the writer stopped mid-line */
@@ -171,12 +212,41 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
         cb_record_init(&r);
         st = parse_record(&c, o, &r);
         json_decref(o);
-        if (st == CB_OK) cb_record_set_push(s, &r);
-        else cb_record_free(&r);
+        if (st == CB_OK) {
+          cb_record_set_push(s, &r);
+          if (s->count - first > alloc) {
+            alloc = alloc ? 2 * alloc : 256;
+            lines = cb_reallocarray(lines, alloc, sizeof *lines);
+          }
+          lines[s->count - first - 1] = c.line;
+        } else {
+          cb_record_free(&r);
+        }
       }
     }
     p = nl ? nl + 1 : end;
   }
+  if (st == CB_OK && s->count > first) {
+    cb_record_set part = {s->items + first, s->count - first, 0};
+    st = unique_ids(&part, lines, path, err);
+  }
+  cb_free(lines);
   cb_buf_free(&file);
   return st;
+}
+
+long cb_record_file_torn_line(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char chunk[65536];
+  size_t n;
+  long line = 1;
+  char last = '\n';
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    for (const char *p = chunk; (p = memchr(p, '\n', (size_t)(chunk + n - p))); p++) line++;
+    last = chunk[n - 1];
+  }
+  int failed = ferror(f);
+  fclose(f);
+  return !failed && last != '\n' ? line : 0;
 }

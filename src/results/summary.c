@@ -274,6 +274,7 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
       continue;
     }
     s->succeeded++;
+    if (r->chunks_dropped) s->chunk_times_truncated++;
     if (r->prompt_tokens > 0) s->total_prompt_tokens += r->prompt_tokens;
     if (r->output_tokens > 0) s->total_output_tokens += r->output_tokens;
     sources[r->output_source]++;

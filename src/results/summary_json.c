@@ -85,6 +85,8 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
                  s->requests, s->warmup, s->measured, s->succeeded, s->failed, s->invalid,
                  s->interrupted ? "true" : "false");
   if (s->predicted) cb_buf_append_str(out, ",\"predicted\":true");
+  if (s->chunk_times_truncated)
+    cb_buf_appendf(out, ",\"chunk_times_truncated\":%zu", s->chunk_times_truncated);
   cb_buf_appendf(out, ",\"window\":{\"start_ns\":%llu,\"end_ns\":%llu",
                  (unsigned long long)s->window_start_ns, (unsigned long long)s->window_end_ns);
   num(out, "seconds", s->window_s, 1);

@@ -183,6 +183,7 @@ static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_
   r->last_content_ns = a->last_content_ns;
   if (a->last_byte_ns) r->end_ns = a->last_byte_ns;
   r->n_chunks = a->content_kept;
+  r->chunks_dropped = a->content_dropped;
   if (r->n_chunks) {
     r->chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *r->chunk_ns);
     r->chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *r->chunk_tokens);

@@ -20,8 +20,10 @@
 
 #include <yaml.h>
 
+#include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
+#include "util/yaml_doc.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 /* The least MFU or MBU a profile may give: a step time divided by a smaller share
@@ -87,8 +89,9 @@ cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
     CHECK(m->num_experts_active >= 1 && m->num_experts_active <= m->num_experts,
           "model %s: num_experts_active must be in 1..num_experts (%d), got %d", m->name,
           m->num_experts, m->num_experts_active);
-  CHECK(m->max_context >= 1, "model %s: max_context must be >= 1, got %d", m->name,
-        m->max_context);
+  CHECK(m->max_context >= 1 && (unsigned)m->max_context <= CB_LIMIT_TOKENS,
+        "model %s: max_context must be in [1, %u] (docs/limits.md), got %d", m->name,
+        CB_LIMIT_TOKENS, m->max_context);
   CHECK(m->num_params >= 0 && isfinite(m->num_params), "model %s: num_params must be >= 0",
         m->name);
   if (m->num_params > 0) {
@@ -199,7 +202,7 @@ static const field model_fields[] = {
     MF("num_experts_active", T_INT, num_experts_active, 0, 65536),
     MF("tied_embeddings", T_BOOL, tied_embeddings, 0, 1),
     MF("num_params", T_DBL, num_params, 0, 1e15),
-    MF("max_context", T_INT, max_context, 1, 1073741824.0),
+    MF("max_context", T_INT, max_context, 1, CB_LIMIT_TOKENS),
 };
 #undef MF
 
@@ -505,29 +508,14 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params
 }
 
 cb_status cb_sim_params_load_yaml(cb_sim_params *p, const char *path, cb_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser)) {
-    fclose(f);
-    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
+  cb_status st = cb__yaml_load_file(path, &doc, err);
+  if (st != CB_OK) return st;
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  if (root) {
+    yctx y = {path, &doc, err};
+    st = load_root(&y, root, p);
   }
-  yaml_parser_set_input_file(&parser, f);
-  cb_status st = CB_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = cb_error_at(err, CB_ERR_PARSE, path, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-  } else {
-    yaml_node_t *root = yaml_document_get_root_node(&doc);
-    if (root) {
-      yctx y = {path, &doc, err};
-      st = load_root(&y, root, p);
-    }
-    yaml_document_delete(&doc);
-  }
-  yaml_parser_delete(&parser);
-  fclose(f);
+  yaml_document_delete(&doc);
   return st;
 }

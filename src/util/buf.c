@@ -37,6 +37,7 @@ cb_status cb_buf_reserve(cb_buf *b, size_t extra) {
   if (need + 1 <= b->alloc) return CB_OK;
   size_t n = b->alloc ? b->alloc : 64;
   while (n < need + 1) n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
+  if (b->cap && n > b->cap + 1) n = b->cap + 1; /* doubling never goes past the cap */
   b->data = cb_realloc(b->data, n);
   b->alloc = n;
   return CB_OK;
@@ -140,15 +141,51 @@ void cb_buf_consume(cb_buf *b, size_t n) {
 }
 
 cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error *err) {
+  return cb_file_read_lines(path, max_bytes, 0, out, err);
+}
+
+/* Lines of a text file as its chunks arrive: *open_len is the length of the line still
+ * open, *lineno its number. Returns 0 while every line stays within max_line bytes and
+ * holds no NUL byte, else the number of the first line that does not (*nul says why). */
+static long line_over(const char *data, size_t n, size_t max_line, size_t *open_len, long *lineno,
+                      int *nul) {
+  for (;;) {
+    const char *nl = memchr(data, '\n', n);
+    size_t part = nl ? (size_t)(nl - data) : n;
+    *nul = memchr(data, '\0', part) != NULL;
+    if (*nul || *open_len + part > max_line) return *lineno;
+    if (!nl) {
+      *open_len += part;
+      return 0;
+    }
+    *open_len = 0;
+    (*lineno)++;
+    n -= part + 1;
+    data = nl + 1;
+  }
+}
+
+cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
+                             cb_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   char chunk[65536];
-  size_t n;
+  size_t n, open_len = 0, cap = out->cap, orig_len = out->len;
+  long lineno = 1;
+  int nul = 0;
   cb_status st = CB_OK;
+  if (max_bytes && (!cap || cap > max_bytes)) out->cap = max_bytes;
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+    long over = max_line ? line_over(chunk, n, max_line, &open_len, &lineno, &nul) : 0;
+    if (over) {
+      st = nul ? cb_error_at(err, CB_ERR_PARSE, path, over, 0, "a NUL byte: not a text file")
+               : cb_error_at(err, CB_ERR_CAPACITY, path, over, 0,
+                             "the line is over the limit of %zu bytes (docs/limits.md)", max_line);
+      break;
+    }
     if (max_bytes && out->len + n > max_bytes) {
       st = cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
-                       "file is larger than the limit of %zu bytes", max_bytes);
+                       "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
       break;
     }
     if (cb_buf_append(out, chunk, n) != CB_OK) {
@@ -160,6 +197,15 @@ cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error
   if (st == CB_OK && ferror(f))
     st = cb_error_at(err, CB_ERR_IO, path, 0, 0, "read failed: %s", strerror(errno));
   fclose(f);
+  out->cap = cap;
+  if (st != CB_OK) { /* nothing of a file that failed is kept, so no caller can leak it */
+    if (orig_len) {
+      out->len = orig_len;
+      out->data[orig_len] = '\0';
+    } else {
+      cb_buf_free(out);
+    }
+  }
   if (st == CB_OK && !out->data) cb_buf_append(out, "", 0);
   return st;
 }

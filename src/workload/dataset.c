@@ -20,7 +20,6 @@
 #include "calibench/alloc.h"
 #include "workload_internal.h"
 
-#define DEFAULT_MAX_FILE_BYTES ((size_t)4 << 30)
 
 static const char *const kind_names[] = {"synthetic", "jsonl", "sharegpt", "chat", "trace"};
 
@@ -37,7 +36,7 @@ void cb_dataset_default_params(cb_dataset_params *p) {
   p->output_field = NULL;
   p->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;
   p->block_tokens = 512;
-  p->max_file_bytes = DEFAULT_MAX_FILE_BYTES;
+  p->max_file_bytes = CB_LIMIT_DATASET_BYTES;
 }
 
 void cb_dataset_params_vllm_filter(cb_dataset_params *p) {
@@ -253,7 +252,7 @@ cb_status cb_dataset_open(const char *spec, const cb_dataset_params *p,
   cb_dataset *ds = cb_calloc(1, sizeof *ds);
   ds->kind = kind;
   ds->params = *p;
-  if (!ds->params.max_file_bytes) ds->params.max_file_bytes = DEFAULT_MAX_FILE_BYTES;
+  if (!ds->params.max_file_bytes) ds->params.max_file_bytes = CB_LIMIT_DATASET_BYTES;
   if (ds->params.order == CB_ORDER_AUTO)
     ds->params.order = kind == CB_DATASET_TRACE ? CB_ORDER_SEQUENTIAL : CB_ORDER_SHUFFLE;
   ds->prompt_field = cb_strdup(p->prompt_field ? p->prompt_field : "prompt");
@@ -271,7 +270,9 @@ cb_status cb_dataset_open(const char *spec, const cb_dataset_params *p,
     ds->path = cb_strdup(path);
     cb_buf file;
     cb_buf_init(&file, 0);
-    st = cb_file_read(path, ds->params.max_file_bytes, &file, err);
+    /* ShareGPT is one JSON document; the others are read a line at a time. */
+    size_t max_line = kind == CB_DATASET_SHAREGPT ? 0 : CB_LIMIT_LINE_BYTES;
+    st = cb_file_read_lines(path, ds->params.max_file_bytes, max_line, &file, err);
     if (st == CB_OK) {
       ds->file_bytes = file.len;
       ds->content_hash = cb__xxh64(file.data, file.len, 0);

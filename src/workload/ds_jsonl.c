@@ -56,7 +56,7 @@ void cb__json_brief(const json_t *v, char *buf, size_t size) {
 static cb_status line_object(const cb_dataset *ds, const char *line, size_t n, uint32_t lineno,
                              json_t **out, cb_error *err) {
   json_error_t je;
-  json_t *o = json_loadb(line, n, 0, &je);
+  json_t *o = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
   if (!o)
     return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, je.column > 0 ? je.column : 0,
                        "invalid JSON: %s", je.text);
@@ -83,6 +83,10 @@ static cb_status opt_len(const cb_dataset *ds, json_t *o, const char *key, uint3
     return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
                        "field '%s': expected a whole number >= 1, got %s", key, got);
   }
+  if (x > CB_LIMIT_TOKENS)
+    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
+                       "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
+                       (long long)x, CB_LIMIT_TOKENS);
   *out = (uint32_t)x;
   return CB_OK;
 }
@@ -90,9 +94,10 @@ static cb_status opt_len(const cb_dataset *ds, json_t *o, const char *key, uint3
 static cb_status count_len(const cb_dataset *ds, const char *text, size_t n, uint32_t lineno,
                            const char *field, uint32_t *out, cb_error *err) {
   size_t c = cb__count(&ds->tm.counter, text, n);
-  if (c > UINT32_MAX)
+  if (c > CB_LIMIT_TOKENS)
     return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
-                       "field '%s': %zu tokens is more than 2^32 - 1", field, c);
+                       "field '%s': %zu tokens is over the limit of %u (docs/limits.md)", field,
+                       c, CB_LIMIT_TOKENS);
   *out = (uint32_t)c;
   return CB_OK;
 }
@@ -208,9 +213,10 @@ cb_status cb__load_chat(cb_dataset *ds, const char *data, size_t len, cb_error *
       json_t *m;
       json_array_foreach(msgs, i, m) tokens += content_tokens(ds, json_object_get(m, "content"));
       char *text = json_dumps(msgs, JSON_COMPACT);
-      if (!text || tokens > UINT32_MAX) {
+      if (!text || tokens > CB_LIMIT_TOKENS) {
         st = cb_error_at(err, text ? CB_ERR_RANGE : CB_ERR_NOMEM, ds->path, lineno, 0,
-                         "field 'messages': %s", text ? "more than 2^32 - 1 tokens"
+                         "field 'messages': %s", text ? "over the limit of " CB_LIMIT_TOKENS_TEXT
+                                                        " tokens (docs/limits.md)"
                                                       : "cannot serialise");
       } else {
         size_t tlen = strlen(text);

@@ -120,6 +120,7 @@ static cb_status conv_error(const conv_ctx *c, const char *fmt, ...) {
 }
 
 static int passes_filters(const cb_dataset_params *p, uint32_t in, uint32_t out) {
+  if (in > CB_LIMIT_TOKENS || out > CB_LIMIT_TOKENS) return 0; /* docs/limits.md */
   if (p->min_prompt_len && in < p->min_prompt_len) return 0;
   if (p->min_output_len && out < p->min_output_len) return 0;
   if (p->max_prompt_len && in > p->max_prompt_len) return 0;
@@ -262,7 +263,7 @@ cb_status cb__load_sharegpt(cb_dataset *ds, const char *data, size_t len, cb_err
         break;
       }
       json_error_t je;
-      json_t *o = json_loadb(data + start, s.i - start, 0, &je);
+      json_t *o = json_loadb(data + start, s.i - start, JSON_REJECT_DUPLICATES, &je);
       if (!o) {
         st = cb_error_at(err, CB_ERR_PARSE, ds->path, line + (long)(je.line > 0 ? je.line - 1 : 0),
                          0, "conversation %zu: invalid JSON: %s", index, je.text);

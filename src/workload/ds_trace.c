@@ -73,6 +73,10 @@ static cb_status json_len(const cb_dataset *ds, json_t *o, const char *key, uint
     return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
                        "field '%s': expected a whole number of tokens >= 0, got %s", key, got);
   }
+  if (x > CB_LIMIT_TOKENS)
+    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
+                       "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
+                       (long long)x, CB_LIMIT_TOKENS);
   *out = at_least_1(x);
   return CB_OK;
 }
@@ -86,7 +90,7 @@ static cb_status load_mooncake(cb_dataset *ds, const char *data, size_t len, cb_
     lineno++;
     if (cb__is_blank(line, n)) continue;
     json_error_t je;
-    json_t *o = json_loadb(line, n, 0, &je);
+    json_t *o = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
     if (!o)
       return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, je.column > 0 ? je.column : 0,
                          "invalid JSON: %s", je.text);
@@ -288,6 +292,11 @@ static cb_status load_csv(cb_dataset *ds, const char *data, size_t len, cb_error
       return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
                          "field '%s': expected a whole number of tokens, got '%.*s'", colname[2],
                          (int)(flen[col[2]] > 40 ? 40 : flen[col[2]]), f[col[2]]);
+    for (int k = 1; k < 3; k++)
+      if ((k == 1 ? in : out) > CB_LIMIT_TOKENS)
+        return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
+                           "field '%s': %u tokens is over the limit of %u (docs/limits.md)",
+                           colname[k], k == 1 ? in : out, CB_LIMIT_TOKENS);
     cb__item *it = cb__dataset_push_item(ds);
     it->ts_ns = ts;
     it->input_len = in;

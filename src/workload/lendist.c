@@ -9,6 +9,7 @@
 #include <math.h>
 #include <strings.h>
 
+#include "calibench/limits.h"
 #include "calibench/workload.h"
 
 static const char *const len_names[] = {"fixed", "uniform", "normal", "lognormal"};
@@ -32,9 +33,14 @@ const char *cb_dataset_len_kind_name(cb_len_kind kind) {
 cb_status cb_dataset_len_validate(const cb_dataset_len *d, const char *what, cb_error *err) {
   if ((unsigned)d->kind >= 4)
     return cb_error_set(err, CB_ERR_INVALID, "%s: unknown distribution %d", what, (int)d->kind);
-  if (!(d->mean >= 1.0 && d->mean <= 4294967295.0))
-    return cb_error_set(err, CB_ERR_INVALID, "%s: mean must be in [1, 4294967295] tokens, got %g",
-                        what, d->mean);
+  if (!(d->mean >= 1.0 && d->mean <= CB_LIMIT_TOKENS))
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "%s: mean must be in [1, %u] tokens (docs/limits.md), got %g", what,
+                        CB_LIMIT_TOKENS, d->mean);
+  if (d->max > CB_LIMIT_TOKENS || d->min > CB_LIMIT_TOKENS)
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "%s: min and max must be at most %u tokens (docs/limits.md), got %u and %u",
+                        what, CB_LIMIT_TOKENS, d->min, d->max);
   if (d->max && d->min > d->max)
     return cb_error_set(err, CB_ERR_INVALID, "%s: min (%u) is above max (%u)", what, d->min,
                         d->max);
@@ -62,7 +68,7 @@ cb_status cb_dataset_len_validate(const cb_dataset_len *d, const char *what, cb_
 
 static uint32_t clamp_len(const cb_dataset_len *d, double x) {
   double lo = d->min > 1 ? (double)d->min : 1.0;
-  double hi = d->max ? (double)d->max : 4294967295.0;
+  double hi = d->max ? (double)d->max : (double)CB_LIMIT_TOKENS;
   if (!(x >= lo)) x = lo; /* NaN too */
   if (x > hi) x = hi;
   return (uint32_t)x;

@@ -34,6 +34,7 @@
 #include <yaml.h>
 
 #include "calibench/alloc.h"
+#include "util/yaml_doc.h"
 #include "workload_internal.h"
 
 struct cb_scenario {
@@ -119,9 +120,9 @@ static cb_status get_u64(const yctx *y, const yaml_node_t *v, const char *key, u
 }
 
 static cb_status get_u32(const yctx *y, const yaml_node_t *v, const char *key, uint32_t lo,
-                         uint32_t *out) {
+                         uint32_t hi, uint32_t *out) {
   uint64_t x;
-  cb_status st = get_u64(y, v, key, lo, UINT32_MAX, &x);
+  cb_status st = get_u64(y, v, key, lo, hi, &x);
   if (st == CB_OK) *out = (uint32_t)x;
   return st;
 }
@@ -222,8 +223,8 @@ static cb_status len_pair(const yctx *y, const char *key, const char *path,
     t->has_spread = 1;
     return get_double(y, v, path, 0, 0, 1e12, &d->spread);
   }
-  if (!strcmp(key, "min")) return get_u32(y, v, path, 0, &d->min);
-  if (!strcmp(key, "max")) return get_u32(y, v, path, 0, &d->max);
+  if (!strcmp(key, "min")) return get_u32(y, v, path, 0, CB_LIMIT_TOKENS, &d->min);
+  if (!strcmp(key, "max")) return get_u32(y, v, path, 0, CB_LIMIT_TOKENS, &d->max);
   return CB_ERR_NOT_FOUND;
 }
 
@@ -231,7 +232,7 @@ static cb_status get_len(const yctx *y, const yaml_node_t *v, const char *path,
                          cb_dataset_len *d) {
   if (v->type == YAML_SCALAR_NODE) {
     *d = (cb_dataset_len){CB_LEN_FIXED, 0, 0, 0, 0};
-    return get_double(y, v, path, 1, 0, 4294967295.0, &d->mean);
+    return get_double(y, v, path, 1, 0, CB_LIMIT_TOKENS, &d->mean);
   }
   *d = (cb_dataset_len){CB_LEN_FIXED, 0, 0, 0, 0};
   len_target t = {d, 0};
@@ -364,8 +365,8 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
   }
   if (!strcmp(key, "input_len")) return get_len(y, v, path, &d->input_len);
   if (!strcmp(key, "output_len")) return get_len(y, v, path, &d->output_len);
-  if (!strcmp(key, "prefix_count")) return get_u32(y, v, path, 0, &d->prefix_count);
-  if (!strcmp(key, "prefix_len")) return get_u32(y, v, path, 0, &d->prefix_len);
+  if (!strcmp(key, "prefix_count")) return get_u32(y, v, path, 0, UINT32_MAX, &d->prefix_count);
+  if (!strcmp(key, "prefix_len")) return get_u32(y, v, path, 0, CB_LIMIT_TOKENS, &d->prefix_len);
   if (!strcmp(key, "order")) {
     static const char *const names[] = {"auto", "sequential", "shuffle", "random"};
     cb_status st = want_scalar(y, v, path);
@@ -378,7 +379,7 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
   if (!strcmp(key, "prompt_field")) return get_string(y, v, path, &d->prompt_field);
   if (!strcmp(key, "output_field")) return get_string(y, v, path, &d->output_field);
   if (!strcmp(key, "output_len_override"))
-    return get_u32(y, v, path, 0, &d->output_len_override);
+    return get_u32(y, v, path, 0, CB_LIMIT_TOKENS, &d->output_len_override);
   if (!strcmp(key, "sharegpt_mode")) {
     cb_status st = want_scalar(y, v, path);
     if (st != CB_OK) return st;
@@ -387,11 +388,11 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
     return fail(y, v, CB_ERR_PARSE, path, "expected first_turn or turns, got '%s'", sval(v));
   }
   if (!strcmp(key, "vllm_filter")) return get_bool(y, v, path, &t->vllm_filter);
-  if (!strcmp(key, "min_prompt_len")) return get_u32(y, v, path, 0, &d->min_prompt_len);
-  if (!strcmp(key, "min_output_len")) return get_u32(y, v, path, 0, &d->min_output_len);
-  if (!strcmp(key, "max_prompt_len")) return get_u32(y, v, path, 0, &d->max_prompt_len);
-  if (!strcmp(key, "max_total_len")) return get_u32(y, v, path, 0, &d->max_total_len);
-  if (!strcmp(key, "block_tokens")) return get_u32(y, v, path, 1, &d->block_tokens);
+  if (!strcmp(key, "min_prompt_len")) return get_u32(y, v, path, 0, UINT32_MAX, &d->min_prompt_len);
+  if (!strcmp(key, "min_output_len")) return get_u32(y, v, path, 0, UINT32_MAX, &d->min_output_len);
+  if (!strcmp(key, "max_prompt_len")) return get_u32(y, v, path, 0, UINT32_MAX, &d->max_prompt_len);
+  if (!strcmp(key, "max_total_len")) return get_u32(y, v, path, 0, UINT32_MAX, &d->max_total_len);
+  if (!strcmp(key, "block_tokens")) return get_u32(y, v, path, 1, UINT32_MAX, &d->block_tokens);
   return CB_ERR_NOT_FOUND;
 }
 
@@ -489,7 +490,7 @@ static cb_status top_pair(const yctx *y, const char *key, const char *path,
   if (!strcmp(key, "concurrency")) {
     sc->keys_set |= CB_SCENARIO_SET_CONCURRENCY;
     t->concurrency_node = v;
-    return get_u32(y, v, path, 1, &p->concurrency);
+    return get_u32(y, v, path, 1, UINT32_MAX, &p->concurrency);
   }
   if (!strcmp(key, "num_requests")) {
     sc->keys_set |= CB_SCENARIO_SET_NUM_REQUESTS;
@@ -566,19 +567,9 @@ cb_status cb_scenario_parse(const char *text, size_t len, const char *name,
                             const char *base_dir, cb_scenario **out, cb_error *err) {
   *out = NULL;
   if (!name) name = "scenario";
-  yaml_parser_t parser;
   yaml_document_t doc;
-  if (!yaml_parser_initialize(&parser))
-    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
-  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-  cb_status st = CB_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = cb_error_at(err, CB_ERR_PARSE, name, (long)parser.problem_mark.line + 1,
-                     (long)parser.problem_mark.column + 1, "YAML: %s",
-                     parser.problem ? parser.problem : "syntax error");
-    yaml_parser_delete(&parser);
-    return st;
-  }
+  cb_status st = cb__yaml_load(text, len, name, &doc, err);
+  if (st != CB_OK) return st;
   cb_scenario *sc = cb_calloc(1, sizeof *sc);
   cb_workload_default_params(&sc->params);
   yaml_node_t *root = yaml_document_get_root_node(&doc);
@@ -588,7 +579,6 @@ cb_status cb_scenario_parse(const char *text, size_t len, const char *name,
   else
     st = load_root(&y, root);
   yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
   if (st != CB_OK) {
     cb_scenario_free(sc);
     return st;
@@ -601,7 +591,7 @@ cb_status cb_scenario_load(const char *path, cb_scenario **out, cb_error *err) {
   *out = NULL;
   cb_buf text;
   cb_buf_init(&text, 0);
-  cb_status st = cb_file_read(path, (size_t)16 << 20, &text, err);
+  cb_status st = cb_file_read(path, CB_LIMIT_YAML_BYTES, &text, err);
   if (st == CB_OK) {
     char *dir = cb_strdup(path);
     char *slash = strrchr(dir, '/');

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calibench/limits.h"
 #include "calibench/workload.h"
 
 /* Run seed -> the three seeds. */

@@ -17,7 +17,7 @@
  * Build and run (docs/internals/client-stream.md; `make fuzz` does the same):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
  *     tests/fuzz/fuzz_client_sse.c src/client/{sse,json_scan,chunk,chunk_jansson}.c \
- *     src/client/{stream,request,response,names}.c src/util/[a-z]*.c -ljansson -o /tmp/fz
+ *     src/client/{stream,request,response,names}.c src/util/[a-z]*.c -ljansson -lyaml -o /tmp/fz
  *   mkdir -p /tmp/fz-corpus   # new inputs go to the first directory, not the seeds
  *   /tmp/fz -max_total_time=60 /tmp/fz-corpus tests/fuzz/corpus/client_sse
  */

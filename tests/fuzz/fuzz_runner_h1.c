@@ -10,7 +10,7 @@
  *
  * Build and run (`make fuzz` does the same):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
- *     tests/fuzz/fuzz_runner_h1.c src/runner/h1_parse.c src/util/[a-z]*.c -o /tmp/fz
+ *     tests/fuzz/fuzz_runner_h1.c src/runner/h1_parse.c src/util/[a-z]*.c -lyaml -o /tmp/fz
  *   mkdir -p /tmp/fz-corpus
  *   /tmp/fz -max_total_time=60 /tmp/fz-corpus tests/fuzz/corpus/runner_h1
  */
@@ -59,7 +59,7 @@ static uint64_t run(const uint8_t *d, size_t n, int mode) {
   size_t fed = 0;    /* of the current piece */
   cb__h1_result r = CB__H1_MORE;
   while (pos < n) {
-    size_t k = mode == 0 ? n - pos : mode == 1 ? 1 : 1 + d[(pos + fed) % n] % 37;
+    size_t k = mode == 0 ? n - pos : mode == 1 ? 1 : 1 + (size_t)(d[(pos + fed) % n] % 37);
     if (k > n - pos) k = n - pos;
     size_t used = 0;
     r = cb__h1_parse(&p, (const char *)d + pos, k, &used);

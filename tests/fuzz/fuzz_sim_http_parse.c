@@ -12,7 +12,7 @@
  *
  * Build and run (see docs/internals/sim-http.md):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
- *     tests/fuzz/fuzz_sim_http_parse.c src/sim/http_parse.c src/util/[a-z]*.c -o /tmp/fz
+ *     tests/fuzz/fuzz_sim_http_parse.c src/sim/http_parse.c src/util/[a-z]*.c -lyaml -o /tmp/fz
  *   mkdir -p /tmp/fz-corpus   # new inputs go to the first directory, not the seeds
  *   /tmp/fz -max_total_time=60 /tmp/fz-corpus tests/fuzz/corpus/sim_http_parse
  */

@@ -111,7 +111,7 @@ expect_fail() {  # expect_fail STATUS PATTERN ARGS...
   echo "ok - report $* -> $want"
 }
 expect_fail 2 "which result directories" --md -
-expect_fail 2 "nowhere: no records.jsonl or sweep.json" "$work/nowhere"
+expect_fail 2 "nowhere: no such file or directory" "$work/nowhere"
 mkdir -p "$work/bad" && cp run/records.jsonl "$work/bad/" && printf '{"summary": [' >"$work/bad/summary.json"
 expect_fail 2 "bad/summary.json:1:.*not valid JSON" "$work/bad"
 expect_fail 2 "--max-output-text: expected an integer" run --max-output-text lots

@@ -232,6 +232,44 @@ static void test_one_sided_labels(void **state) {
   cb_calib_dist_free(&q);
 }
 
+/* The same weights times 2.5e306: each side sums past DBL_MAX, which gave 0% shares, JS
+ * nan and a "severe" verdict. Scaled by the largest weight first, nothing changes. */
+static void test_weights_near_dbl_max(void **state) {
+  (void)state;
+  const double x = 2.5e306;
+  cb_calib_dist b, q;
+  cb_calib_dist_init(&b);
+  cb_calib_dist_init(&q);
+  assert_int_equal(cb_calib_dist_add(&b, "billing", 50 * x, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "refund", 30 * x, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&b, "cancel", 20 * x, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&q, "chitchat", 15 * x, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&q, "cancel", 25 * x, NULL), CB_OK);
+  assert_int_equal(cb_calib_dist_add(&q, "billing", 60 * x, NULL), CB_OK);
+  assert_true(isinf(cb_calib_dist_total(&b)));
+  cb_calib_drift_params p;
+  cb_calib_drift_default_params(&p);
+  p.bench_n = 100;
+  p.prod_n = 100;
+  p.boot.replicates = 200;
+  cb_calib_drift_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_calib_drift_compute(&b, &q, NULL, &p, &r, &err), CB_OK);
+  check_close("JS", r.js_bits, 0.23029127022407395, 1e-12);
+  check_close("smoothed KL", r.kl_prod_bench_bits, 2.8174822220119258, 1e-12);
+  assert_int_equal(r.severity, CB_CALIB_DRIFT_SIGNIFICANT);
+  check_close("billing bench share", row_of(&r, "billing")->bench_share, 0.5, 1e-15);
+  check_close("billing prod share", row_of(&r, "billing")->prod_share, 0.6, 1e-15);
+  check_close("billing bench weight", row_of(&r, "billing")->bench_weight, 50 * x, 0);
+  check_close("chitchat prod weight", row_of(&r, "chitchat")->prod_weight, 15 * x, 0);
+  assert_true(isfinite(r.entropy_bench_bits) && isfinite(r.accuracy_factor));
+  assert_true(r.has_interval && r.interval.lo < r.js_bits && r.js_bits < r.interval.hi);
+  cb_calib_drift_result_free(&r);
+  cb_calib_dist_free(&b);
+  cb_calib_dist_free(&q);
+}
+
 /*
  * Numeric samples binned on shared edges: prompt lengths, 10 quantile bins of the pooled
  * samples. SciPy/numpy (gen_classic.py, continued):
@@ -550,6 +588,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_classic_intent_example),
       cmocka_unit_test(test_one_sided_labels),
+      cmocka_unit_test(test_weights_near_dbl_max),
       cmocka_unit_test(test_numeric_binned),
       cmocka_unit_test(test_sensitivity_smoothing_samples),
       cmocka_unit_test(test_rules),

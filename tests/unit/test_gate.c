@@ -82,7 +82,7 @@ static void test_policy_errors(void **state) {
       {"bad_direction.yaml", 4, "key 'rules[0].direction'", "expected lower or higher"},
       {"bad_no_condition.yaml", 2, "rules[0]", "no condition"},
       {"bad_yaml.yaml", 4, "YAML", ""},
-      {"bad_duplicate_key.yaml", 6, "key 'rules[0].max' is given twice", "first on line 5"},
+      {"bad_duplicate_key.yaml", 6, "key 'max' repeated", "first on line 5"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_gate_policy p;

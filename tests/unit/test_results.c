@@ -183,6 +183,52 @@ static void build_run(cb_record_set *set) {
   cb_record_set_push(set, &r);
 }
 
+/* A stream longer than the client's 65,536 kept chunk times: the record says how many
+ * it dropped, reads back the same, and the summary counts the request (JSON and the
+ * report's notes say so) instead of passing its short chunk_ns off as the whole. */
+static void test_chunk_times_truncated(void **state) {
+  (void)state;
+  char path[] = "/tmp/cb_records_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  double chunks[] = {100, 110, 130};
+  cb_record a = ok_record(1, 5 * MS, chunks, 3, NULL);
+  a.chunks_dropped = 1934464; /* 2,000,000 output tokens, 65,536 times kept */
+  cb_record b = ok_record(2, 6 * MS, chunks, 3, NULL);
+  cb_buf buf;
+  cb_buf_init(&buf, 0);
+  cb_record_write_json(&a, &buf);
+  assert_non_null(strstr(buf.data, ",\"chunk_ns_dropped\":1934464"));
+  size_t first_len = buf.len;
+  cb_record_write_json(&b, &buf);
+  assert_null(strstr(buf.data + first_len, "chunk_ns_dropped")); /* absent when none */
+  assert_int_equal(write(fd, buf.data, buf.len), (ssize_t)buf.len);
+  close(fd);
+  cb_record_set set;
+  cb_record_set_init(&set);
+  size_t torn;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_OK);
+  assert_int_equal(set.items[0].chunks_dropped, 1934464);
+  assert_int_equal(set.items[1].chunks_dropped, 0);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.chunk_times_truncated, 1);
+  cb_buf js;
+  cb_buf_init(&js, 0);
+  cb_summary_write_json(&s, &js);
+  assert_non_null(strstr(js.data, "\"chunk_times_truncated\":1"));
+  cb_buf_free(&js);
+  cb_record_set_free(&set);
+  cb_record_free(&a);
+  cb_record_free(&b);
+  cb_buf_free(&buf);
+  unlink(path);
+}
+
 static void test_summary_known_answers(void **state) {
   (void)state;
   cb_record_set set;
@@ -542,9 +588,9 @@ static void test_record_samples(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_summary_known_answers),
-      cmocka_unit_test(test_summary_degenerate), cmocka_unit_test(test_summary_invalid_times),
-      cmocka_unit_test(test_slo_parse),
+      cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
+      cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
+      cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
       cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),

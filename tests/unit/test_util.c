@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -63,6 +65,57 @@ static void test_buf_cap(void **state) {
   assert_int_equal(big.len, 4000);
   assert_memory_equal(big.data + 3996, "0999", 4);
   cb_buf_free(&big);
+}
+
+static void write_file(const char *path, const char *text, size_t n) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, n, f), n);
+  fclose(f);
+}
+
+/* cb_file_read_lines: the line cap and a NUL byte name their line; the file cap holds;
+ * on any failure the buffer is as it was (an empty one freed: ASan sees no leak). */
+static void test_file_read_caps(void **state) {
+  (void)state;
+  char path[] = "/tmp/cb_util_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_error err;
+  cb_error_clear(&err);
+  write_file(path, "ab\ncdef\ngh", 10);
+  assert_int_equal(cb_file_read_lines(path, 0, 4, &b, &err), CB_OK);
+  assert_int_equal(b.len, 10);
+  cb_buf_free(&b);
+  write_file(path, "ab\ncdefg\ngh\n", 12);
+  assert_int_equal(cb_file_read_lines(path, 0, 4, &b, &err), CB_ERR_CAPACITY);
+  assert_int_equal(err.line, 2);
+  assert_non_null(strstr(err.msg, "the line is over the limit of 4 bytes"));
+  assert_null(b.data);
+  /* Past the first 64 KiB read: the part already read is released too. */
+  static char big[100300];
+  for (size_t i = 0; i < 100000; i += 5) memcpy(big + i, "abcd\n", 5);
+  memset(big + 100000, 'x', 200);
+  big[100200] = '\n';
+  write_file(path, big, 100201);
+  assert_int_equal(cb_file_read_lines(path, 0, 100, &b, &err), CB_ERR_CAPACITY);
+  assert_int_equal(err.line, 20001);
+  assert_null(b.data);
+  write_file(path, "ab\ncd\nx\0y\n", 10);
+  assert_int_equal(cb_file_read_lines(path, 0, 100, &b, &err), CB_ERR_PARSE);
+  assert_int_equal(err.line, 3);
+  assert_non_null(strstr(err.msg, "a NUL byte"));
+  assert_null(b.data);
+  assert_int_equal(cb_file_read(path, 0, &b, &err), CB_OK); /* not line-based: NUL is data */
+  assert_int_equal(b.len, 10);
+  assert_int_equal(cb_file_read(path, 5, &b, &err), CB_ERR_CAPACITY); /* kept as it was */
+  assert_int_equal(b.len, 10);
+  assert_non_null(strstr(err.msg, "the file is over the limit of 5 bytes"));
+  cb_buf_free(&b);
+  unlink(path);
 }
 
 static void test_json_escape(void **state) {
@@ -252,7 +305,8 @@ static void test_rng_distributions(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_table),       cmocka_unit_test(test_error_location),
-      cmocka_unit_test(test_buf_cap),            cmocka_unit_test(test_json_escape),
+      cmocka_unit_test(test_buf_cap),            cmocka_unit_test(test_file_read_caps),
+      cmocka_unit_test(test_json_escape),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),

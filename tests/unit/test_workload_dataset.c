@@ -351,6 +351,14 @@ static void test_errors_name_file_and_line(void **state) {
   open_fails("trace", "trace_bad_header.csv", NULL, CB_ERR_PARSE, 1,
              "CSV header: expected columns TIMESTAMP, ContextTokens, GeneratedTokens");
   open_fails("jsonl", "no_such_file.jsonl", NULL, CB_ERR_IO, 0, "cannot open");
+  /* The file cap (docs/limits.md), here made small: every kind stops at it. */
+  cb_dataset_params small;
+  cb_dataset_default_params(&small);
+  small.max_file_bytes = 1000;
+  open_fails("sharegpt", "sharegpt_fastchat_first40.json", &small, CB_ERR_CAPACITY, 0,
+             "the file is over the limit of 1000 bytes");
+  open_fails("trace", "mooncake_conversation_first200.jsonl", &small, CB_ERR_CAPACITY, 0,
+             "the file is over the limit of 1000 bytes");
 
   cb_dataset *ds;
   cb_error err;
@@ -364,6 +372,10 @@ static void test_errors_name_file_and_line(void **state) {
   p.input_len.spread = 1.5;
   assert_int_equal(cb_dataset_open("synthetic", &p, NULL, 0, &ds, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "input_len: uniform range ratio must be in [0, 1), got 1.5"));
+  cb_dataset_default_params(&p);
+  p.input_len.mean = 99999999; /* over the token cap */
+  assert_int_equal(cb_dataset_open("synthetic", &p, NULL, 0, &ds, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "input_len: mean must be in [1, 16777216] tokens"));
   cb_dataset_default_params(&p);
   p.prefix_count = 3;
   assert_int_equal(cb_dataset_open("synthetic", &p, NULL, 0, &ds, &err), CB_ERR_INVALID);

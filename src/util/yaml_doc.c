@@ -1,0 +1,132 @@
+/*
+ * yaml_doc.c - YAML documents within the limits of docs/limits.md (yaml_doc.h).
+ */
+#include "util/yaml_doc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/buf.h"
+#include "calibench/limits.h"
+
+static cb_status syntax_error(const yaml_parser_t *p, const char *name, cb_error *err) {
+  const yaml_mark_t *m = p->problem ? &p->problem_mark : &p->context_mark;
+  return cb_error_at(err, CB_ERR_PARSE, name, (long)m->line + 1, (long)m->column + 1, "YAML: %s",
+                     p->problem ? p->problem : "syntax error");
+}
+
+/* One pass over the events: nesting within the limit, and the syntax. */
+static cb_status check_depth(const char *text, size_t len, const char *name, cb_error *err) {
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser))
+    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  cb_status st = CB_OK;
+  int depth = 0;
+  for (;;) {
+    yaml_event_t ev;
+    if (!yaml_parser_parse(&parser, &ev)) {
+      st = syntax_error(&parser, name, err);
+      break;
+    }
+    yaml_event_type_t type = ev.type;
+    long line = (long)ev.start_mark.line + 1;
+    yaml_event_delete(&ev);
+    if (type == YAML_MAPPING_START_EVENT || type == YAML_SEQUENCE_START_EVENT) {
+      if (++depth > CB_LIMIT_YAML_DEPTH) {
+        st = cb_error_at(err, CB_ERR_PARSE, name, line, 0,
+                         "nesting deeper than %d levels (docs/limits.md)", CB_LIMIT_YAML_DEPTH);
+        break;
+      }
+    } else if (type == YAML_MAPPING_END_EVENT || type == YAML_SEQUENCE_END_EVENT) {
+      depth--;
+    } else if (type == YAML_STREAM_END_EVENT) {
+      break;
+    }
+  }
+  yaml_parser_delete(&parser);
+  return st;
+}
+
+typedef struct key_ref {
+  const char *key;
+  size_t index;
+} key_ref;
+
+static int cmp_key(const void *a, const void *b) {
+  const key_ref *x = a, *y = b;
+  int c = strcmp(x->key, y->key);
+  if (c) return c;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+size_t cb__yaml_repeated_key(const char *const *keys, size_t n, size_t *first) {
+  if (n < 2) return n;
+  key_ref *refs = cb_malloc(n * sizeof *refs);
+  for (size_t i = 0; i < n; i++) refs[i] = (key_ref){keys[i], i};
+  qsort(refs, n, sizeof *refs, cmp_key);
+  size_t repeat = n;
+  for (size_t i = 1; i < n; i++)
+    if (!strcmp(refs[i - 1].key, refs[i].key) && refs[i].index < repeat) {
+      size_t g = i - 1; /* the group's first occurrence */
+      while (g > 0 && !strcmp(refs[g - 1].key, refs[i].key)) g--;
+      repeat = refs[i].index;
+      *first = refs[g].index;
+    }
+  cb_free(refs);
+  return repeat;
+}
+
+/* Every mapping of the document, its scalar keys distinct. */
+static cb_status check_keys(yaml_document_t *doc, const char *name, cb_error *err) {
+  cb_status st = CB_OK;
+  for (yaml_node_t *n = doc->nodes.start; n < doc->nodes.top && st == CB_OK; n++) {
+    if (n->type != YAML_MAPPING_NODE) continue;
+    size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start), k = 0;
+    const char **keys = cb_malloc((count ? count : 1) * sizeof *keys);
+    yaml_node_t **nodes = cb_malloc((count ? count : 1) * sizeof *nodes);
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+      yaml_node_t *key = yaml_document_get_node(doc, p->key);
+      if (key && key->type == YAML_SCALAR_NODE) {
+        nodes[k] = key;
+        keys[k++] = (const char *)key->data.scalar.value;
+      }
+    }
+    size_t first = 0, dup = cb__yaml_repeated_key(keys, k, &first);
+    if (dup < k)
+      st = cb_error_at(err, CB_ERR_PARSE, name, (long)nodes[dup]->start_mark.line + 1, 0,
+                       "key '%s' repeated (first on line %ld)", keys[dup],
+                       (long)nodes[first]->start_mark.line + 1);
+    cb_free(keys);
+    cb_free(nodes);
+  }
+  return st;
+}
+
+cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
+                        cb_error *err) {
+  cb_status st = check_depth(text, len, name, err);
+  if (st != CB_OK) return st;
+  yaml_parser_t parser;
+  if (!yaml_parser_initialize(&parser))
+    return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
+  yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+  if (!yaml_parser_load(&parser, doc)) {
+    st = syntax_error(&parser, name, err);
+  } else {
+    st = check_keys(doc, name, err);
+    if (st != CB_OK) yaml_document_delete(doc);
+  }
+  yaml_parser_delete(&parser);
+  return st;
+}
+
+cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *err) {
+  cb_buf text;
+  cb_buf_init(&text, 0);
+  cb_status st = cb_file_read(path, CB_LIMIT_YAML_BYTES, &text, err);
+  if (st == CB_OK) st = cb__yaml_load(text.data, text.len, path, doc, err);
+  cb_buf_free(&text);
+  return st;
+}

@@ -1,0 +1,28 @@
+/*
+ * yaml_doc.h - YAML files loaded with the limits every reader needs (docs/limits.md):
+ * the file's size, its nesting (checked while parsing, before libyaml's scanner, whose
+ * cost grows with depth per token, has spent long on a deep file) and keys repeated
+ * in one mapping, which libyaml keeps both of and a reader would silently take one of.
+ */
+#ifndef CALIBENCH_UTIL_YAML_DOC_H
+#define CALIBENCH_UTIL_YAML_DOC_H
+
+#include <stddef.h>
+
+#include <yaml.h>
+
+#include "calibench/error.h"
+
+/* Parse `text` (`len` bytes, named `name` in errors) into `doc` (yaml_document_delete
+ * it on CB_OK). Errors, as "name:line: ...": a syntax error, nesting deeper than
+ * CB_LIMIT_YAML_DEPTH, a key repeated in a mapping. */
+cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
+                        cb_error *err);
+/* Read `path` (at most CB_LIMIT_YAML_BYTES) and cb__yaml_load it. */
+cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *err);
+
+/* Among n keys in file order, the index of the first one that repeats an earlier key
+ * (its first occurrence in *first), or n when all differ. O(n log n). */
+size_t cb__yaml_repeated_key(const char *const *keys, size_t n, size_t *first);
+
+#endif

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The caps on what calibench reads (docs/limits.md, include/calibench/limits.h): every
+# reader of an input file stops at its size or line cap, every token length read from
+# a file at 2^24, each with "file:line: ... over N" and exit 2, never an abort or an
+# allocation the size of the input. Big inputs are made cheaply: /dev/zero and
+# /dev/urandom where the reader must stop early, a sparse file, one long line.
+# Args: path to calibench, source dir.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-limits.XXXXXX")
+trap 'rm -rf "$TMP"; stop_sims' EXIT
+cd "$TMP"
+
+# expect_err REGEX CMD...: CMD exits 2 and its stderr matches REGEX.
+expect_err() {
+  local want=$1 rc=0
+  shift
+  timeout 60 "$@" >out.txt 2>err.txt || rc=$?
+  [ "$rc" = 2 ] || { cat err.txt >&2; fail "exit $rc (want 2): $*"; }
+  grep -Eq -- "$want" err.txt || { cat err.txt >&2; fail "stderr of '$*' lacks /$want/"; }
+}
+
+# A line of 17 MB: over the 16 MiB line cap.
+head -c 17000000 /dev/zero | tr '\0' a >long_line
+
+# ---- token lengths -------------------------------------------------------------------
+echo '{"timestamp": 0, "input_length": 2000000000, "output_length": 5}' >big.jsonl
+expect_err "big.jsonl:1: field 'input_length': 2000000000 tokens is over the limit of 16777216" \
+  "$CALIBENCH" sim run --dataset trace:big.jsonl --num-requests 1 --out o
+printf 'timestamp,input_length,output_length\n0,20,5\n1,16777217,5\n' >big.csv
+expect_err "big.csv:3: field 'input_length': 16777217 tokens is over the limit of 16777216" \
+  "$CALIBENCH" sim run --dataset trace:big.csv --num-requests 1 --out o
+echo '{"prompt": "hi", "max_tokens": 4000000000}' >big_out.jsonl
+expect_err "big_out.jsonl:1: field 'max_tokens': 4000000000 tokens is over the limit" \
+  "$CALIBENCH" sim run --dataset jsonl:big_out.jsonl --num-requests 1 --out o
+printf 'classes:\n  - name: a\n    input_len: 99999999\n' >len.yaml
+expect_err "len.yaml:3: key 'classes\[0\].input_len': must be in \[1, 1.67772e\+07\]" \
+  "$CALIBENCH" sim run --scenario len.yaml --num-requests 4 --out o
+printf 'classes:\n  - name: a\n    input_len: {dist: lognormal, mean: 100, sigma: 1, max: 20000000}\n' >max.yaml
+expect_err "max.yaml:3: key .classes\[0\].input_len.max.: must be in \[0, 16777216\]" \
+  "$CALIBENCH" sim run --scenario max.yaml --num-requests 4 --out o
+printf 'model:\n  preset: llama-3.1-8b\n  max_context: 1e8\n' >ctx.yaml
+expect_err "ctx.yaml:3: key 'model.max_context': must be in \[1, 1.67772e\+07\]" \
+  "$CALIBENCH" sim run --profile ctx.yaml --num-requests 1 --out o
+
+# ---- files and lines -----------------------------------------------------------------
+expect_err "/dev/zero:1: a NUL byte: not a text file" \
+  "$CALIBENCH" sim run --dataset jsonl:/dev/zero --num-requests 1 --out o
+expect_err "/dev/urandom:[0-9]+: a NUL byte: not a text file" \
+  "$CALIBENCH" sim run --dataset trace:/dev/urandom --num-requests 1 --out o
+expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
+  "$CALIBENCH" sim run --dataset chat:long_line --num-requests 1 --out o
+expect_err "/dev/zero: the file is over the limit of 268435456 bytes" \
+  "$CALIBENCH" tokenize -t "$SRC/node_modules/tiktoken/encoders/gpt2.json" --count /dev/zero
+
+# report and calibrate on records and samples with a torn-off giant line or a hole.
+"$CALIBENCH" sim run --num-requests 3 --out run >/dev/null 2>&1 || fail "sim run"
+cp -r run run_long
+cat long_line >>run_long/records.jsonl
+expect_err "run_long/records.jsonl:4: the line is over the limit of 16777216 bytes" \
+  "$CALIBENCH" report run_long
+cp -r run run_sparse
+truncate -s 3G run_sparse/records.jsonl # a hole: reads as NUL bytes, stores nothing
+expect_err "run_sparse/records.jsonl:4: a NUL byte" "$CALIBENCH" report run_sparse
+expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
+  "$CALIBENCH" calibrate drift -f label jsonl:long_line jsonl:long_line
+# server_metrics.jsonl (a real-time run scrapes it): the gauges are left out with a note.
+"$CALIBENCH" run --num-requests 2 --out live >/dev/null 2>&1 || fail "run"
+[ -s live/server_metrics.jsonl ] || fail "run wrote no server_metrics.jsonl"
+cat long_line >>live/server_metrics.jsonl
+lines=$(wc -l <live/server_metrics.jsonl)
+"$CALIBENCH" report live >report.txt 2>&1 || { cat report.txt; fail "report live"; }
+grep -q "server gauges left out: live/server_metrics.jsonl:$((lines + 1)): the line is over the limit" \
+  report.txt || { cat report.txt; fail "report: no note for the long server_metrics line"; }
+truncate -s 17M big.yaml # sparse: over the 16 MiB YAML cap, nothing written
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" sim run --scenario big.yaml --num-requests 1 --out o
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" sim run --profile big.yaml --num-requests 1 --out o
+expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
+  "$CALIBENCH" gate --current run --policy big.yaml
+
+# ---- YAML: nesting and repeated keys -------------------------------------------------
+# 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
+# it at level 33, well inside expect_err's timeout.
+deep=$(head -c 100000 /dev/zero | tr '\0' '[')
+printf 'classes: %s\n' "$deep" >deep.yaml
+expect_err "deep.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" sim run --scenario deep.yaml --num-requests 1 --out o
+printf 'model: %s\n' "$deep" >deep_profile.yaml
+expect_err "deep_profile.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" sim run --profile deep_profile.yaml --num-requests 1 --out o
+printf 'rules: %s\n' "$deep" >deep_policy.yaml
+expect_err "deep_policy.yaml:1: nesting deeper than 32 levels" \
+  "$CALIBENCH" gate --current run --policy deep_policy.yaml
+printf 'a: %s\n' "$deep" >deep_dist.yaml
+expect_err "deep_dist.yaml:1:[0-9]+: nesting deeper than 32 levels" \
+  "$CALIBENCH" calibrate drift deep_dist.yaml deep_dist.yaml
+printf 'model:\n  preset: llama-3.1-8b\n  max_context: 100\n  max_context: 200\n' >dup_profile.yaml
+expect_err "dup_profile.yaml:4: key 'max_context' repeated \(first on line 3\)" \
+  "$CALIBENCH" sim run --profile dup_profile.yaml --num-requests 1 --out o
+printf 'classes:\n  - name: a\n    input_len: 10\n    input_len: 20\n' >dup_scenario.yaml
+expect_err "dup_scenario.yaml:4: key 'input_len' repeated \(first on line 3\)" \
+  "$CALIBENCH" sim run --scenario dup_scenario.yaml --num-requests 1 --out o
+
+# 100 000 labels (the most a distribution takes): the repeated-key check compared every
+# pair, 22 s here before; sorted, well under a second (a few under ASan).
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, i + 1 }' >many_p.yaml
+awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, 100000 - i }' >many_q.yaml
+timeout 15 "$CALIBENCH" calibrate drift --bootstrap 0 --json many_p.yaml many_q.yaml >many.json ||
+  fail "calibrate drift on 100 000 labels did not finish in 15 s"
+grep -Eq '"labels": 100000,' many.json || fail "drift: 100000 labels not reported"
+
+# ---- JSON Lines: repeated keys -------------------------------------------------------
+echo '{"prompt": "a", "prompt": "b"}' >dup.jsonl
+expect_err "dup.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" sim run --dataset jsonl:dup.jsonl --num-requests 1 --out o
+echo '{"timestamp": 0, "input_length": 5, "input_length": 9, "output_length": 5}' >dup_trace.jsonl
+expect_err "dup_trace.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" sim run --dataset trace:dup_trace.jsonl --num-requests 1 --out o
+printf '{"label": "a", "label": "b"}\n' >dup_sample.jsonl
+expect_err "dup_sample.jsonl:1:.*duplicate object key" \
+  "$CALIBENCH" calibrate drift -f label dup_sample.jsonl dup_sample.jsonl
+cp -r run run_dupkey
+sed -i '1s/^{/{"status":"ok","status":"ok",/' run_dupkey/records.jsonl
+expect_err "run_dupkey/records.jsonl:1:.*duplicate object key" "$CALIBENCH" report run_dupkey
+echo ok
