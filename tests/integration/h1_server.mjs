@@ -5,7 +5,7 @@
 // usage: node h1_server.mjs STATS_FILE   (prints "listening on 127.0.0.1:PORT" first;
 // on SIGTERM writes {X-Request-Id: times received} to STATS_FILE)
 import fs from "node:fs";
-import net from "node:net";
+import { serveRaw } from "./raw_http.mjs";
 
 const seen = {};
 
@@ -143,40 +143,16 @@ function answer(sock, rid, req) {
   }
 }
 
-const server = net.createServer((sock) => {
-  sock.setNoDelay(true);
-  let buf = Buffer.alloc(0);
-  sock.on("error", () => {});
-  sock.on("data", (d) => {
-    if (sock.busy) return;
-    buf = Buffer.concat([buf, d]);
-    for (;;) {
-      const end = buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = buf.slice(0, end).toString("latin1").split("\r\n");
-      const hdr = {};
-      for (const line of head.slice(1)) {
-        const c = line.indexOf(":");
-        hdr[line.slice(0, c).trim().toLowerCase()] = line.slice(c + 1).trim();
-      }
-      const len = Number(hdr["content-length"] || 0);
-      if (buf.length < end + 4 + len) return;
-      const body = buf.slice(end + 4, end + 4 + len).toString("utf8");
-      buf = buf.slice(end + 4 + len);
-      if (head[0].startsWith("GET /v1/models")) {
-        const j = JSON.stringify({ object: "list", data: [{ id: "h1-model", object: "model" }] });
-        sock.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${j.length}\r\n\r\n${j}`);
-        continue;
-      }
-      const rid = hdr["x-request-id"] || "none-0";
-      seen[rid] = (seen[rid] || 0) + 1;
-      if (sock.dropNext) return sock.destroy();
-      answer(sock, rid, JSON.parse(body));
-      if (sock.busy || sock.destroyed) return;
-    }
-  });
+serveRaw((sock, { line, hdr, body }) => {
+  if (line.startsWith("GET /v1/models")) {
+    const j = JSON.stringify({ object: "list", data: [{ id: "h1-model", object: "model" }] });
+    return sock.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${j.length}\r\n\r\n${j}`);
+  }
+  const rid = hdr["x-request-id"] || "none-0";
+  seen[rid] = (seen[rid] || 0) + 1;
+  if (sock.dropNext) return sock.destroy();
+  answer(sock, rid, JSON.parse(body));
 });
-server.listen(0, "127.0.0.1", () => console.log(`listening on 127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => {
   fs.writeFileSync(process.argv[2], JSON.stringify(seen));
   process.exit(0);

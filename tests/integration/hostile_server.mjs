@@ -10,7 +10,7 @@
 //   redirect  307 Temporary Redirect with a Location and an empty body
 //   longline  a 200 event stream whose first line never ends (2 MB without a newline)
 // usage: node hostile_server.mjs   (prints "listening on 127.0.0.1:PORT" first)
-import net from "node:net";
+import { serveRaw } from "./raw_http.mjs";
 
 const ESC = "\x1b";
 const NASTY = `${ESC}]0;pwned\x07${ESC}[2J\rX\bY\x9b31m`;
@@ -67,48 +67,19 @@ function answer(sock, mode, hdr, req) {
   }
 }
 
-const server = net.createServer((sock) => {
-  sock.setNoDelay(true);
-  let buf = Buffer.alloc(0);
-  sock.on("error", () => {});
-  sock.on("data", (d) => {
-    if (sock.busy) return;
-    buf = Buffer.concat([buf, d]);
-    for (;;) {
-      const end = buf.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = buf.slice(0, end).toString("latin1").split("\r\n");
-      const hdr = {};
-      for (const line of head.slice(1)) {
-        const c = line.indexOf(":");
-        hdr[line.slice(0, c).trim().toLowerCase()] = line.slice(c + 1).trim();
-      }
-      const len = Number(hdr["content-length"] || 0);
-      if (buf.length < end + 4 + len) return;
-      const body = buf.slice(end + 4, end + 4 + len).toString("utf8");
-      buf = buf.slice(end + 4 + len);
-      const path = head[0].split(" ")[1] || "/";
-      const mode = path.split("/")[1];
-      if (head[0].startsWith("GET ") && path.endsWith("/v1/models")) {
-        const id = mode === "escape" ? `model${NASTY}` : "hostile-model";
-        // echo401 lists the model as owned by whoever the Authorization header names
-        const owned_by = mode === "echo401" ? `${hdr.authorization} ${hdr["x-secret"]}` : "x";
-        json(sock, "200 OK", { object: "list", data: [{ id, object: "model", owned_by }] });
-        continue;
-      }
-      if (head[0].startsWith("GET ") && path.endsWith("/metrics")) {
-        const m = "vllm:num_requests_running 0\nvllm:num_requests_waiting 0\nvllm:gpu_cache_usage_perc 0\n";
-        sock.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${m.length}\r\n\r\n${m}`);
-        continue;
-      }
-      if (!head[0].startsWith("POST ")) {
-        json(sock, "404 Not Found", { error: { message: "no such path" } });
-        continue;
-      }
-      answer(sock, mode, hdr, JSON.parse(body || "{}"));
-      if (sock.busy || sock.destroyed) return;
-    }
-  });
+serveRaw((sock, { line, path, hdr, body }) => {
+  const mode = path.split("/")[1];
+  if (line.startsWith("GET ") && path.endsWith("/v1/models")) {
+    const id = mode === "escape" ? `model${NASTY}` : "hostile-model";
+    // echo401 lists the model as owned by whoever the Authorization header names
+    const owned_by = mode === "echo401" ? `${hdr.authorization} ${hdr["x-secret"]}` : "x";
+    return json(sock, "200 OK", { object: "list", data: [{ id, object: "model", owned_by }] });
+  }
+  if (line.startsWith("GET ") && path.endsWith("/metrics")) {
+    const m = "vllm:num_requests_running 0\nvllm:num_requests_waiting 0\nvllm:gpu_cache_usage_perc 0\n";
+    return sock.write(`HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: ${m.length}\r\n\r\n${m}`);
+  }
+  if (!line.startsWith("POST ")) return json(sock, "404 Not Found", { error: { message: "no such path" } });
+  answer(sock, mode, hdr, JSON.parse(body || "{}"));
 });
-server.listen(0, "127.0.0.1", () => console.log(`listening on 127.0.0.1:${server.address().port}`));
 process.on("SIGTERM", () => process.exit(0));
