@@ -18,8 +18,9 @@
  *
  * A send does what sim serve does on a request: parse the body (or take the fast
  * path's prompt ids), check model and context window, pick the replica holding the
- * fewest requests, decide the output (gen_plan.c) and add the request to that engine. Engine events fill the request's record; FINISHED hands it to the
- * record callback and frees the slot (closed loop: the user sends again, now).
+ * fewest requests, decide the output (gen_plan.c) and add the request to that
+ * engine. Engine events fill the request's record; FINISHED hands it to the record
+ * callback and frees the slot (closed loop: the user sends again, now).
  *
  * Clock: record time t = T0 + virtual engine time, T0 = 1 us, so no event of a run
  * that starts at 0 lands on 0, which records reserve for "did not happen".
