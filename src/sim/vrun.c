@@ -7,11 +7,20 @@
  *           send time and the replicas' next step events, and advance every engine
  *           to it (each reports its step events through on_event).
  *
+ * At one instant t: the steps that end at t end (their completions free users), a
+ * busy engine begins its next step at once, then the sends due at t reach the
+ * engines. So requests sent together all meet the same schedule() (vLLM's engine core
+ * drains its input queue before it schedules), and a request sent at t while an
+ * engine is busy waits for the step after the one begun at t: a real client's next
+ * request reaches vLLM after the step that follows its last response has started
+ * (response and request cross HTTP; the engine core goes on at once). An idle engine
+ * begins a step at t with everything sent at t.
+ *
  * A send does what sim serve does on a request: parse the body (or take the fast
  * path's prompt ids), check model and context window, pick the replica holding the
- * fewest requests, decide the output (gen_plan.c), advance that engine to now and add
- * the request. Engine events fill the request's record; FINISHED hands it to the
- * record callback and frees the slot (closed loop: the user sends again, now).
+ * fewest requests, decide the output (gen_plan.c) and add the request to that
+ * engine. Engine events fill the request's record; FINISHED hands it to the record
+ * callback and frees the slot (closed loop: the user sends again, now).
  *
  * Clock: record time t = T0 + virtual engine time, T0 = 1 us, so no event of a run
  * that starts at 0 lands on 0, which records reserve for "did not happen".
@@ -279,10 +288,12 @@ static void send_item(vrun *v) {
                        .prompt_len = req.prompt_len, .output_len = plan.output_len,
                        .output_ids = plan.scripted ? plan.scripted->ids : NULL,
                        .output_seed = plan.seed};
-  cb_sim_engine *eng = v->reps[best].engine;
-  cb_sim_engine_advance(eng, v->now, on_event, v);
+  /* The loop has already advanced every engine to now. Advancing here again would
+   * begin a step with only the requests sent before this one at the same instant;
+   * instead all of them are waiting when the loop begins the next step, as vLLM's
+   * engine core drains its input queue before it schedules. */
   cb_error aerr;
-  cb_status st = cb_sim_engine_add(eng, &er, v->now, &aerr);
+  cb_status st = cb_sim_engine_add(v->reps[best].engine, &er, v->now, &aerr);
   if (parsed) cb__sim_api_request_free(&req);
   if (st != CB_OK) {
     cb__sim_api_fail(&e, 400, "invalid_request_error", NULL, NULL, "%s", aerr.msg);

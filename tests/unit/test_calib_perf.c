@@ -124,7 +124,7 @@ static void test_achieved_mbu(void **state) {
 
 /* ---- fit ----------------------------------------------------------------------------------- */
 
-static void fit_recovers(double jitter, double tol) {
+static void fit_recovers(double jitter, double tol, double tol_overhead) {
   cb_sim_params truth;
   cb_sim_default_params(&truth);
   truth.mfu = 0.37;
@@ -154,7 +154,7 @@ static void fit_recovers(double jitter, double tol) {
   assert_true(r.mfu_identified && r.mbu_identified);
   assert_true(fabs(e_mfu) < tol);
   assert_true(fabs(e_mbu) < tol);
-  assert_true(fabs(e_ov) < tol);
+  assert_true(fabs(e_ov) < tol_overhead);
   assert_true(r.loss_after < r.loss_before);
   cb_buf js;
   cb_buf_init(&js, 0);
@@ -166,12 +166,16 @@ static void fit_recovers(double jitter, double tol) {
 
 static void test_fit_recovers_noiseless(void **state) {
   (void)state;
-  fit_recovers(0, 0.05);
+  fit_recovers(0, 0.05, 0.05);
 }
 
 static void test_fit_recovers_with_jitter(void **state) {
   (void)state;
-  fit_recovers(0.02, 0.05);
+  /* The overhead is the least determined of the three (850 us against steps of several
+   * ms): over 16 jitter realisations (engine seeds 1-8, with sim run's first step
+   * holding one request or, as now, all that were sent) its error ranged from -15 % to
+   * +9.5 %, MFU and MBU stayed within 1.7 %. */
+  fit_recovers(0.02, 0.05, 0.20);
 }
 
 static void test_fit_keeps_unconstrained(void **state) {

@@ -249,6 +249,127 @@ static void test_max_concurrency_lag(void **state) {
   tv_items_free(&t);
 }
 
+/* Fixed-length items for the step-timing tests: item i has a distinct prompt of
+ * prompt_len tokens and out[i] output tokens (ignore_eos), all due at 0. */
+typedef struct fixed_items {
+  size_t n, next;
+  size_t prompt_len;
+  const int64_t *out;
+  uint32_t *ids;          /* [n * prompt_len] */
+} fixed_items;
+
+static void fixed_make(fixed_items *f, size_t n, size_t prompt_len, const int64_t *out) {
+  *f = (fixed_items){.n = n, .prompt_len = prompt_len, .out = out};
+  f->ids = cb_calloc(n * prompt_len, sizeof *f->ids);
+  for (size_t i = 0; i < n * prompt_len; i++) f->ids[i] = (uint32_t)(i * 7919u % 100000u) + 1u;
+}
+
+static int fixed_source(void *ctx, cb_runner_item *out) {
+  fixed_items *f = ctx;
+  if (f->next >= f->n) return 0;
+  *out = (cb_runner_item){.index = f->next, .at_ns = 0, .class_name = "",
+                          .prompt_tokens = (int64_t)f->prompt_len,
+                          .prompt_source = CB_TOKENS_DATASET};
+  f->next++;
+  return 1;
+}
+
+static cb_status fixed_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_request *out,
+                              cb_error *err) {
+  (void)err;
+  fixed_items *f = ctx;
+  out->prompt_ids = f->ids + item->index * f->prompt_len;
+  out->prompt_len = f->prompt_len;
+  out->max_tokens = f->out[item->index];
+  out->ignore_eos = 1;
+  return CB_OK;
+}
+
+static void fixed_run(fixed_items *f, int concurrency, cb_record_set *s) {
+  cb_sim_vrun_params vp;
+  cb_sim_vrun_default_params(&vp);
+  vp.runner.concurrency = concurrency;
+  vp.prompt = fixed_prompt;
+  vp.prompt_ctx = f;
+  f->next = 0;
+  cb_record_set_init(s);
+  cb_runner_stats st;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_sim_run_virtual(&vp, fixed_source, f, tv_collect, s, &st, &err) != CB_OK)
+    fail_msg("cb_sim_run_virtual: %s", err.msg);
+  assert_int_equal(s->count, f->n);
+}
+
+/* How many records have their first token at the earliest first-token time. */
+static size_t first_step_count(const cb_record_set *s) {
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < s->count; i++)
+    if (s->items[i].first_content_ns < first) first = s->items[i].first_content_ns;
+  size_t n = 0;
+  for (size_t i = 0; i < s->count; i++) n += s->items[i].first_content_ns == first;
+  return n;
+}
+
+/* Requests sent at the same instant are all considered by the next step's schedule():
+ * its token budget (8,192 by default) is shared across them, as in vLLM V1. */
+static void test_burst_shares_first_step(void **state) {
+  (void)state;
+  static const int64_t out[8] = {4, 4, 4, 4, 4, 4, 4, 4};
+  fixed_items f;
+  cb_record_set s;
+  for (int closed = 0; closed <= 1; closed++) {
+    /* 8 x 1,000 prompt tokens fit in one step: all 8 prefills end with it. */
+    fixed_make(&f, 8, 1000, out);
+    fixed_run(&f, closed ? 8 : 0, &s);
+    size_t n = first_step_count(&s);
+    printf("%s, 8 x 1000 at t=0: %zu first tokens at the end of the first step\n",
+           closed ? "closed loop" : "open loop", n);
+    assert_int_equal(n, 8);
+    cb_record_set_free(&s);
+    cb_free(f.ids);
+    /* 8 x 2,048: the first step holds exactly 4 whole prompts (8,192 tokens). */
+    fixed_make(&f, 8, 2048, out);
+    fixed_run(&f, closed ? 8 : 0, &s);
+    n = first_step_count(&s);
+    printf("%s, 8 x 2048 at t=0: %zu first tokens at the end of the first step\n",
+           closed ? "closed loop" : "open loop", n);
+    assert_int_equal(n, 4);
+    cb_record_set_free(&s);
+    cb_free(f.ids);
+  }
+}
+
+/* Closed loop, a busy engine: a user's next request, sent the instant its last one
+ * finishes, misses the step the engine begins at that instant and is admitted at the
+ * one after (in vLLM the response and the new request cross HTTP while that step
+ * runs). Item 0 runs throughout, so its tokens mark every step's end. */
+static void test_closed_loop_resend_waits_one_step(void **state) {
+  (void)state;
+  static const int64_t out[3] = {40, 3, 3};
+  fixed_items f;
+  fixed_make(&f, 3, 64, out);
+  cb_record_set s;
+  fixed_run(&f, 2, &s);
+  const cb_record *a = tv_find(&s, 0), *b = tv_find(&s, 1), *c = tv_find(&s, 2);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_non_null(c);
+  /* 0 and 1 share the first step; 1 ends with its third token, at 0's third. */
+  assert_int_equal(b->first_content_ns, a->chunk_ns[0]);
+  assert_int_equal(b->end_ns, a->chunk_ns[2]);
+  assert_int_equal(c->sent_ns, b->end_ns);
+  /* The step begun at that instant decodes 0 alone (ends at a's token 3); 2's prefill
+   * is in the next, which ends with a's token 4. */
+  printf("resend at %llu ns: first token %llu ns after it (steps %llu, %llu ns)\n",
+         (unsigned long long)c->sent_ns, (unsigned long long)(c->first_content_ns - c->sent_ns),
+         (unsigned long long)(a->chunk_ns[3] - a->chunk_ns[2]),
+         (unsigned long long)(a->chunk_ns[4] - a->chunk_ns[3]));
+  assert_int_equal(c->first_content_ns, a->chunk_ns[4]);
+  cb_record_set_free(&s);
+  cb_free(f.ids);
+}
+
 /* One body: as a source of a single item. */
 typedef struct one_body {
   const char *body;
@@ -433,6 +554,8 @@ int main(void) {
       cmocka_unit_test(test_fast_path_completions),
       cmocka_unit_test(test_closed_loop),
       cmocka_unit_test(test_max_concurrency_lag),
+      cmocka_unit_test(test_burst_shares_first_step),
+      cmocka_unit_test(test_closed_loop_resend_waits_one_step),
       cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_prompt_callback_failure),
       cmocka_unit_test(test_replicas_share_load),
