@@ -1,7 +1,7 @@
 /*
  * policy_yaml.c - the gate's policy file (docs/gate.md, "Policy files"), read with
  * libyaml. Every error names the file, the line and the key ("gate.yaml:14: key
- * 'rules[2].max': expected a duration such as 800ms, 1.5s or 250us, got '800xs'"):
+ * 'rules[2].max': expected a duration such as 500ms, 2s or 1m, got '800xs' ..."):
  * unknown keys (repeated ones: util/yaml_doc.c), unknown metrics, a missing direction,
  * a bad duration, number or percentage, a stage requiring a rule that does not exist.
  */
@@ -16,6 +16,8 @@
 #include <yaml.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calibench/gate.h"
 #include "util/yaml_doc.h"
 
@@ -66,23 +68,6 @@ static cb_status get_number(const yctx *y, const yaml_node_t *v, const char *key
   return CB_OK;
 }
 
-/* "800ms", "1.5s", "250us", "120000ns", or a bare number of ms -> ms. */
-static int parse_duration_ms(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
-  while (*end == ' ') end++;
-  double scale;
-  if (!*end || !strcmp(end, "ms")) scale = 1;
-  else if (!strcmp(end, "s")) scale = 1e3;
-  else if (!strcmp(end, "us")) scale = 1e-3;
-  else if (!strcmp(end, "ns")) scale = 1e-6;
-  else return 0;
-  *out = v * scale;
-  return 1;
-}
-
 /* A threshold value in the metric's unit: a duration for ms metrics, a number (or a
  * percentage for fractions) otherwise. */
 static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
@@ -91,10 +76,12 @@ static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
   if (st != CB_OK) return st;
   const char *s = scalar(v);
   if (m->unit == CB_UNIT_MS) {
-    if (!parse_duration_ms(s, out))
-      return at(y, v, CB_ERR_PARSE,
-                "key '%s': expected a duration such as 800ms, 1.5s or 250us (a bare number is "
-                "ms), got '%s'", key, s);
+    uint64_t ns;
+    cb_error e;
+    cb_error_clear(&e);
+    st = cb_duration_parse(s, CB_NS_PER_MS, &ns, &e); /* a bare number is ms */
+    if (st != CB_OK) return at(y, v, st, "key '%s': %s", key, e.msg);
+    *out = (double)ns / 1e6;
   } else {
     size_t n = strlen(s);
     if (m->unit == CB_UNIT_FRACTION && n > 1 && s[n - 1] == '%') {

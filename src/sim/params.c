@@ -20,6 +20,8 @@
 
 #include <yaml.h>
 
+#include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
@@ -323,6 +325,20 @@ static cb_status set_field(const yctx *y, const char *prefix, const field *f,
     *(cb_sim_dtype *)dst = d;
     return CB_OK;
   }
+  case T_US_NS: {
+    /* the one duration syntax; a bare number is us, as the key's name says */
+    uint64_t ns;
+    cb_error e;
+    cb_error_clear(&e);
+    cb_status st = cb_duration_parse(s, CB_NS_PER_US, &ns, &e);
+    if (st != CB_OK) return at(y, v, st, "key '%s%s': %s", prefix, f->key, e.msg);
+    double us = (double)ns / 1e3;
+    if (us < f->min || (f->min_open && us == f->min) || us > f->max)
+      return at(y, v, CB_ERR_RANGE, "key '%s%s': must be in %s%gus, %gus], got %s", prefix,
+                f->key, f->min_open ? "(" : "[", f->min, f->max, s);
+    *(uint64_t *)dst = ns;
+    return CB_OK;
+  }
   case T_U64: {
     char *end;
     errno = 0;
@@ -348,7 +364,6 @@ static cb_status set_field(const yctx *y, const char *prefix, const field *f,
   case T_INT: *(int *)dst = (int)x; break;
   case T_I64: *(int64_t *)dst = (int64_t)x; break;
   case T_DBL: *(double *)dst = x; break;
-  case T_US_NS: *(uint64_t *)dst = (uint64_t)llround(x * 1000.0); break;
   case T_GIB_BYTES: *(double *)dst = x * GIB; break;
   default: break;
   }

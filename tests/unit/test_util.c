@@ -15,6 +15,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calibench/error.h"
 #include "calibench/rng.h"
 #include "calibench/secret.h"
@@ -188,6 +189,90 @@ static void check(const char *what, double got, double want, double tol) {
 }
 
 /* A difference of times is never 2^64 - a few: backwards is NAN. */
+/* The one duration parser: every spelling it takes, every way it refuses. */
+static void test_duration_parse(void **state) {
+  (void)state;
+  static const struct {
+    const char *s;
+    uint64_t bare_unit_ns, ns;
+  } ok[] = {
+      {"100ns", 0, 100},
+      {"250us", 0, 250000},
+      {"500ms", 0, 500000000},
+      {"1.5s", 0, 1500000000},
+      {"2m", 0, UINT64_C(120000000000)},
+      {"3min", 0, UINT64_C(180000000000)},
+      {"1h", 0, UINT64_C(3600000000000)},
+      {"0.5h", 0, UINT64_C(1800000000000)},
+      {".5s", 0, 500000000},
+      {"5.s", 0, UINT64_C(5000000000)},
+      {"2e3ms", 0, UINT64_C(2000000000)},
+      {"1E-3s", 0, 1000000},
+      {"800 ms", 0, 800000000},   /* a space before the unit */
+      {"1.5ns", 0, 2},            /* rounded to the nearest ns */
+      {"0s", 0, 0},               /* 0 is the caller's to refuse */
+      {"0", CB_NS_PER_S, 0},
+      {"30", CB_NS_PER_S, UINT64_C(30000000000)}, /* bare: the caller's unit */
+      {"500", CB_NS_PER_MS, 500000000},
+      {"2.5", CB_NS_PER_MS, 2500000},
+      {"250", CB_NS_PER_US, 250000},
+      {"1m", CB_NS_PER_MS, UINT64_C(60000000000)}, /* a unit wins over the bare one */
+      {"500000h", 0, UINT64_C(1800000000000000000)},
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    uint64_t ns = 7;
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb_duration_parse(ok[i].s, ok[i].bare_unit_ns, &ns, &err) != CB_OK)
+      fail_msg("'%s': refused: %s", ok[i].s, err.msg);
+    if (ns != ok[i].ns)
+      fail_msg("'%s': %llu ns, want %llu", ok[i].s, (unsigned long long)ns,
+               (unsigned long long)ok[i].ns);
+  }
+  static const struct {
+    const char *s;
+    uint64_t bare_unit_ns;
+    cb_status code;
+    const char *msg;
+  } bad[] = {
+      {"", CB_NS_PER_S, CB_ERR_PARSE, "expected a duration such as 500ms, 2s or 1m, got ''"},
+      {"abc", CB_NS_PER_S, CB_ERR_PARSE, "expected a duration such as 500ms, 2s or 1m, got 'abc'"},
+      {"500", 0, CB_ERR_PARSE, "expected a duration with a unit (ns, us, ms, s, m, h), got '500'"},
+      {"5 parsecs", 0, CB_ERR_PARSE, "got '5 parsecs' (unknown unit 'parsecs'; known: ns, us, "
+                                     "ms, s, m, min, h)"},
+      {"5S", 0, CB_ERR_PARSE, "unknown unit 'S'"},
+      {"5sec", 0, CB_ERR_PARSE, "unknown unit 'sec'"},
+      {"5ms ", 0, CB_ERR_PARSE, "unknown unit 'ms '"},
+      {"5 ", CB_NS_PER_S, CB_ERR_PARSE, "got '5 '"},
+      {" 5s", 0, CB_ERR_PARSE, "got ' 5s'"},
+      {"-1s", 0, CB_ERR_RANGE, "a duration must be >= 0, got '-1s'"},
+      {"-0.5", CB_NS_PER_S, CB_ERR_RANGE, "must be >= 0"},
+      {"+1s", 0, CB_ERR_PARSE, "got '+1s'"},
+      {"0x10s", 0, CB_ERR_PARSE, "unknown unit 'x10s'"},
+      {"inf", CB_NS_PER_S, CB_ERR_PARSE, "got 'inf'"},
+      {"nan", CB_NS_PER_S, CB_ERR_PARSE, "got 'nan'"},
+      {".s", 0, CB_ERR_PARSE, "got '.s'"},
+      {"1e", 0, CB_ERR_PARSE, "unknown unit 'e'"},
+      {"1..5s", 0, CB_ERR_PARSE, "unknown unit '.5s'"},
+      {"1,5s", 0, CB_ERR_PARSE, "unknown unit ',5s'"},
+      {"6000000h", 0, CB_ERR_RANGE, "duration '6000000h' is out of range (0 .. ~584 years)"},
+      {"1e400s", 0, CB_ERR_RANGE, "out of range"},
+      {"1e30", CB_NS_PER_S, CB_ERR_RANGE, "out of range"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    uint64_t ns = 7;
+    cb_error err;
+    cb_error_clear(&err);
+    cb_status st = cb_duration_parse(bad[i].s, bad[i].bare_unit_ns, &ns, &err);
+    if (st != bad[i].code) fail_msg("'%s': status %d, want %d", bad[i].s, st, bad[i].code);
+    if (!strstr(err.msg, bad[i].msg))
+      fail_msg("'%s': message '%s' lacks '%s'", bad[i].s, err.msg, bad[i].msg);
+    if (ns != 7) fail_msg("'%s': output written on error", bad[i].s);
+  }
+  uint64_t ns;
+  assert_int_equal(cb_duration_parse(NULL, CB_NS_PER_S, &ns, NULL), CB_ERR_PARSE);
+}
+
 static void test_clock_span(void **state) {
   (void)state;
   assert_true(cb_clock_span_ns(10, 35) == 25);
@@ -309,6 +394,7 @@ int main(void) {
       cmocka_unit_test(test_json_escape),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
+      cmocka_unit_test(test_duration_parse),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
