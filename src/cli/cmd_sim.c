@@ -80,7 +80,8 @@ static void serve_usage(FILE *out) {
           "  --fault SPEC              inject faults; repeatable. SPEC is KIND[:key=value,...]\n"
           "                            KIND: 429 500 503 cut malformed-sse invalid-json stall\n"
           "                            keys: p=PROB index=N every=N after=TOKENS ms=STALL\n"
-          "                            retry-after=SECONDS (e.g. --fault cut:p=0.05,after=10)\n"
+          "                            retry-after=SECONDS (ms= and retry-after= take a DUR\n"
+          "                            too) (e.g. --fault cut:p=0.05,after=10)\n"
           "  --seed N                  seed for output text, EOS and faults [0]\n"
           "  --quiet                   no start-up summary on stderr\n"
           "  -h, --help                show this help\n");
