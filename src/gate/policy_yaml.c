@@ -17,7 +17,6 @@
 
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
-#include "calibench/duration.h"
 #include "calibench/gate.h"
 #include "util/yaml_doc.h"
 
@@ -27,9 +26,9 @@ typedef struct yctx {
   cb_error *err;
 } yctx;
 
-static long line_of(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* "file:line: MESSAGE" (util/yaml_doc.h; the messages start with "key 'K': "). */
 static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...) {
@@ -38,14 +37,14 @@ static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const c
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cb_error_at(y->err, code, y->path, n ? line_of(n) : 0, 0, "%s", msg);
+  return cb__yaml_fail(y->err, code, y->path, n, NULL, "%s", msg);
 }
 
 static yaml_node_t *node(const yctx *y, int id) { return yaml_document_get_node(y->doc, id); }
 
 static cb_status need_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
-  if (v->type == YAML_SCALAR_NODE) return CB_OK;
-  return at(y, v, CB_ERR_PARSE, "key '%s': expected a single value, got a mapping or list", key);
+  const char *s;
+  return cb__yaml_scalar(y->path, v, key, &s, y->err);
 }
 
 static int parse_number(const char *s, double *out) {
@@ -59,13 +58,7 @@ static int parse_number(const char *s, double *out) {
 
 static cb_status get_number(const yctx *y, const yaml_node_t *v, const char *key, double lo,
                             double hi, double *out) {
-  cb_status st = need_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  if (!parse_number(scalar(v), out))
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected a number, got '%s'", key, scalar(v));
-  if (*out < lo || *out > hi)
-    return at(y, v, CB_ERR_RANGE, "key '%s': must be in [%g, %g], got %s", key, lo, hi, scalar(v));
-  return CB_OK;
+  return cb__yaml_number(y->path, v, key, lo, 0, hi, out, y->err);
 }
 
 /* A threshold value in the metric's unit: a duration for ms metrics, a number (or a
@@ -77,10 +70,8 @@ static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
   const char *s = scalar(v);
   if (m->unit == CB_UNIT_MS) {
     uint64_t ns;
-    cb_error e;
-    cb_error_clear(&e);
-    st = cb_duration_parse(s, CB_NS_PER_MS, &ns, &e); /* a bare number is ms */
-    if (st != CB_OK) return at(y, v, st, "key '%s': %s", key, e.msg);
+    st = cb__yaml_duration(y->path, v, key, CB_NS_PER_MS, &ns, y->err); /* bare: ms */
+    if (st != CB_OK) return st;
     *out = (double)ns / 1e6;
   } else {
     size_t n = strlen(s);
@@ -208,7 +199,7 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
   char where[32], key[96];
   snprintf(where, sizeof where, "rules[%zu]", idx);
   memset(r, 0, sizeof *r);
-  r->line = line_of(map);
+  r->line = cb__yaml_line(map);
   r->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
@@ -302,7 +293,7 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
   char where[32], key[96];
   snprintf(where, sizeof where, "stages[%zu]", idx);
   memset(s, 0, sizeof *s);
-  s->line = line_of(map);
+  s->line = cb__yaml_line(map);
   s->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);

@@ -3,11 +3,16 @@
  */
 #include "util/yaml_doc.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/duration.h"
 #include "calibench/limits.h"
 
 static cb_status syntax_error(const yaml_parser_t *p, const char *name, cb_error *err) {
@@ -129,4 +134,55 @@ cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *e
   if (st == CB_OK) st = cb__yaml_load(text.data, text.len, path, doc, err);
   cb_buf_free(&text);
   return st;
+}
+
+long cb__yaml_line(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
+
+cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
+                        const char *key, const char *fmt, ...) {
+  char msg[CB_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!key) return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "%s", msg);
+  return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "key '%s': %s", key, msg);
+}
+
+cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
+                          const char **out, cb_error *err) {
+  if (n->type != YAML_SCALAR_NODE)
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected a single value, got a %s",
+                         n->type == YAML_MAPPING_NODE ? "mapping" : "list");
+  *out = (const char *)n->data.scalar.value;
+  return CB_OK;
+}
+
+cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,
+                          int lo_open, double hi, double *out, cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !isfinite(x))
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected a number, got '%s'", s);
+  if (x < lo || (lo_open && x == lo) || x > hi)
+    return cb__yaml_fail(err, CB_ERR_RANGE, name, n, key, "must be in %s%g, %g], got %s",
+                         lo_open ? "(" : "[", lo, hi, s);
+  *out = x;
+  return CB_OK;
+}
+
+cb_status cb__yaml_duration(const char *name, const yaml_node_t *n, const char *key,
+                            uint64_t bare_unit_ns, uint64_t *out_ns, cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  cb_error e;
+  cb_error_clear(&e);
+  st = cb_duration_parse(s, bare_unit_ns, out_ns, &e);
+  if (st != CB_OK) return cb__yaml_fail(err, st, name, n, key, "%s", e.msg);
+  return CB_OK;
 }

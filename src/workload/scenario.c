@@ -62,9 +62,9 @@ static void *own(cb_scenario *sc, void *p) {
   return p;
 }
 
-static long line_of(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
 static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* "file:line: key 'KEY': ..." (util/yaml_doc.h, as every YAML reader says it). */
 static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
@@ -74,32 +74,19 @@ static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cb_error_at(y->err, code, y->name, line_of(n), 0, "key '%s': %s", key, msg);
+  return cb__yaml_fail(y->err, code, y->name, n, key, "%s", msg);
 }
 
 /* ---- scalar values ---------------------------------------------------------------- */
 
 static cb_status want_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
-  if (v->type != YAML_SCALAR_NODE)
-    return fail(y, v, CB_ERR_PARSE, key, "expected a single value, got a %s",
-                v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-  return CB_OK;
+  const char *s;
+  return cb__yaml_scalar(y->name, v, key, &s, y->err);
 }
 
 static cb_status get_double(const yctx *y, const yaml_node_t *v, const char *key, double lo,
                             int lo_open, double hi, double *out) {
-  cb_status st = want_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  char *end;
-  errno = 0;
-  double x = strtod(sval(v), &end);
-  if (end == sval(v) || *end || errno || !isfinite(x))
-    return fail(y, v, CB_ERR_PARSE, key, "expected a number, got '%s'", sval(v));
-  if (x < lo || (lo_open && x == lo) || x > hi)
-    return fail(y, v, CB_ERR_RANGE, key, "must be in %s%g, %g], got %s", lo_open ? "(" : "[",
-                lo, hi, sval(v));
-  *out = x;
-  return CB_OK;
+  return cb__yaml_number(y->name, v, key, lo, lo_open, hi, out, y->err);
 }
 
 static cb_status get_u64(const yctx *y, const yaml_node_t *v, const char *key, uint64_t lo,

@@ -20,6 +20,7 @@
 #include "calibench/rng.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
+#include "util/yaml_doc.h"
 
 static void test_status_table(void **state) {
   (void)state;
@@ -273,6 +274,48 @@ static void test_duration_parse(void **state) {
   assert_int_equal(cb_duration_parse(NULL, CB_NS_PER_S, &ns, NULL), CB_ERR_PARSE);
 }
 
+/* The node readers every YAML file goes through: "name:line: key 'K': ..." errors. */
+static void test_yaml_nodes(void **state) {
+  (void)state;
+  const char *text = "m: {a: 1}\nn: 2.5\nfast: fast\nd: 1m\nbare: 500\nbad: 5parsecs\n";
+  yaml_document_t doc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb__yaml_load(text, strlen(text), "t.yaml", &doc, &err), CB_OK);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  assert_int_equal(root->type, YAML_MAPPING_NODE);
+  yaml_node_t *v[6];
+  for (int i = 0; i < 6; i++)
+    v[i] = yaml_document_get_node(&doc, root->data.mapping.pairs.start[i].value);
+  assert_int_equal(cb__yaml_line(v[3]), 4);
+  const char *s;
+  assert_int_equal(cb__yaml_scalar("t.yaml", v[0], "m", &s, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:1: key 'm': expected a single value, got a mapping");
+  double x;
+  assert_int_equal(cb__yaml_number("t.yaml", v[1], "n", 0, 1, 10, &x, &err), CB_OK);
+  assert_true(x == 2.5);
+  assert_int_equal(cb__yaml_number("t.yaml", v[1], "n", 2.5, 1, 10, &x, &err), CB_ERR_RANGE);
+  assert_string_equal(err.msg, "t.yaml:2: key 'n': must be in (2.5, 10], got 2.5");
+  assert_int_equal(cb__yaml_number("t.yaml", v[2], "fast", 0, 0, 1, &x, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:3: key 'fast': expected a number, got 'fast'");
+  uint64_t ns;
+  assert_int_equal(cb__yaml_duration("t.yaml", v[3], "d", CB_NS_PER_MS, &ns, &err), CB_OK);
+  assert_int_equal(ns, UINT64_C(60000000000));
+  assert_int_equal(cb__yaml_duration("t.yaml", v[4], "bare", CB_NS_PER_MS, &ns, &err), CB_OK);
+  assert_int_equal(ns, 500000000);
+  assert_int_equal(cb__yaml_duration("t.yaml", v[4], "bare", CB_DURATION_UNIT_REQUIRED, &ns, &err),
+                   CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:5: key 'bare': expected a duration with a unit (ns, us, "
+                               "ms, s, m, h), got '500'");
+  assert_int_equal(cb__yaml_duration("t.yaml", v[5], "bad", CB_NS_PER_S, &ns, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "t.yaml:6: key 'bad': expected a duration such as 500ms, 2s "
+                                  "or 1m, got '5parsecs'"));
+  assert_int_equal(cb__yaml_fail(&err, CB_ERR_RANGE, "t.yaml", v[1], NULL, "whole: %d", 3),
+                   CB_ERR_RANGE);
+  assert_string_equal(err.msg, "t.yaml:2: whole: 3");
+  yaml_document_delete(&doc);
+}
+
 static void test_clock_span(void **state) {
   (void)state;
   assert_true(cb_clock_span_ns(10, 35) == 25);
@@ -395,6 +438,7 @@ int main(void) {
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
       cmocka_unit_test(test_duration_parse),
+      cmocka_unit_test(test_yaml_nodes),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
