@@ -21,14 +21,16 @@ static cb_status syntax_error(const yaml_parser_t *p, const char *name, cb_error
                      p->problem ? p->problem : "syntax error");
 }
 
-/* One pass over the events: nesting within the limit, and the syntax. */
-static cb_status check_depth(const char *text, size_t len, const char *name, cb_error *err) {
+/* One pass over the events: the syntax, nesting within the limit, one document (libyaml's
+ * loader would silently drop a second), and no aliases (a node reached by many paths
+ * would be read many times over: a few lines can stand for billions of nodes). */
+static cb_status check_events(const char *text, size_t len, const char *name, cb_error *err) {
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))
     return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   cb_status st = CB_OK;
-  int depth = 0;
+  int depth = 0, documents = 0;
   for (;;) {
     yaml_event_t ev;
     if (!yaml_parser_parse(&parser, &ev)) {
@@ -46,6 +48,12 @@ static cb_status check_depth(const char *text, size_t len, const char *name, cb_
       }
     } else if (type == YAML_MAPPING_END_EVENT || type == YAML_SEQUENCE_END_EVENT) {
       depth--;
+    } else if (type == YAML_DOCUMENT_START_EVENT && ++documents > 1) {
+      st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "more than one YAML document");
+      break;
+    } else if (type == YAML_ALIAS_EVENT) {
+      st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "YAML aliases are not supported");
+      break;
     } else if (type == YAML_STREAM_END_EVENT) {
       break;
     }
@@ -111,7 +119,7 @@ static cb_status check_keys(yaml_document_t *doc, const char *name, cb_error *er
 
 cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
                         cb_error *err) {
-  cb_status st = check_depth(text, len, name, err);
+  cb_status st = check_events(text, len, name, err);
   if (st != CB_OK) return st;
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))

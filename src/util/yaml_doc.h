@@ -16,7 +16,7 @@
 
 /* Parse `text` (`len` bytes, named `name` in errors) into `doc` (yaml_document_delete
  * it on CB_OK). Errors, as "name:line: ...": a syntax error, nesting deeper than
- * CB_LIMIT_YAML_DEPTH, a key repeated in a mapping. */
+ * CB_LIMIT_YAML_DEPTH, a key repeated in a mapping, a second document, an alias. */
 cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
                         cb_error *err);
 /* Read `path` (at most CB_LIMIT_YAML_BYTES) and cb__yaml_load it. */

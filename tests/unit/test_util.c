@@ -316,6 +316,37 @@ static void test_yaml_nodes(void **state) {
   yaml_document_delete(&doc);
 }
 
+/* Every YAML reader loads through cb__yaml_load: one document, no aliases. libyaml's
+ * loader took the first document and dropped the rest; an alias lets a few lines stand
+ * for billions of nodes. */
+static void test_yaml_load_refusals(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"rate: 5\n---\nrate: 9\n", "t.yaml:2: more than one YAML document"},
+      {"a: &x [1, 2]\nb: *x\n", "t.yaml:2: YAML aliases are not supported"},
+      {"a: 1\nb: 2\na: 3\n", "t.yaml:3: key 'a' repeated (first on line 1)"},
+      {"a: [1\n", "t.yaml:2:1: YAML: "},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    yaml_document_t doc;
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb__yaml_load(bad[i].text, strlen(bad[i].text), "t.yaml", &doc, &err) == CB_OK) {
+      yaml_document_delete(&doc);
+      fail_msg("'%s' loaded", bad[i].text);
+    }
+    if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)))
+      fail_msg("'%s': message '%s', want '%s'", bad[i].text, err.msg, bad[i].msg);
+  }
+  /* one document marked with --- and ... is one document */
+  yaml_document_t doc;
+  const char *one = "---\nrate: 5\n...\n";
+  assert_int_equal(cb__yaml_load(one, strlen(one), "t.yaml", &doc, NULL), CB_OK);
+  yaml_document_delete(&doc);
+}
+
 static void test_clock_span(void **state) {
   (void)state;
   assert_true(cb_clock_span_ns(10, 35) == 25);
@@ -439,6 +470,7 @@ int main(void) {
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
       cmocka_unit_test(test_duration_parse),
       cmocka_unit_test(test_yaml_nodes),
+      cmocka_unit_test(test_yaml_load_refusals),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
