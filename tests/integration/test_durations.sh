@@ -47,6 +47,13 @@ for row in "${accepted[@]}"; do
   [ "$(gate_max g.json)" = "$want" ] || fail "policy max: $v: $(gate_max g.json) ms, want $want"
 done
 
+# `run` (the built-in simulator over HTTP) reads --slo with the same parser as sim run.
+"$CALIBENCH" run --num-requests 2 --slo e2e=1m,ttft=500 --out run_slo --quiet --no-report \
+  >out.txt 2>&1 || { cat out.txt; fail "run --slo e2e=1m,ttft=500 refused"; }
+grep -q '"metric":"e2e","bound_ms":60000,' run_slo/summary.json &&
+  grep -q '"metric":"ttft","bound_ms":500,' run_slo/summary.json ||
+  fail "run --slo e2e=1m,ttft=500: $(grep -o '"slos":[^]]*' run_slo/summary.json)"
+
 # spelling | what every message says (after the flag's or the key's name, which
 # "FILE:LINE: key 'K': " or "calibench: --slo: ttft=V: " starts it with)
 refused=(
