@@ -1,6 +1,6 @@
 /*
  * parse.c - the small value syntaxes the workload's users type: a run's length,
- * --warmup (a count or a duration), --slo lists and --shard i/N. Shared by the CLI and
+ * --warmup (a count or a duration), an SLO bound and --shard i/N. Shared by the CLI and
  * the scenario loader so both accept exactly the same spellings; every duration goes
  * through cb_duration_parse.
  */
