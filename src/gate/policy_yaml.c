@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <yaml.h>
 
@@ -133,20 +132,14 @@ static cb_status get_text(const yctx *y, const yaml_node_t *v, const char *key, 
   return CB_OK;
 }
 
-static int parse_bool(const char *s, int *out) {
-  if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on")) return *out = 1, 1;
-  if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off")) return *out = 0, 1;
-  return 0;
-}
-
 static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key,
                             cb_gate_rule *r) {
   r->tukey_window = CB_GATE_TUKEY_WINDOW;
   r->tukey_k = CB_GATE_TUKEY_K;
   r->tukey_min_runs = CB_GATE_TUKEY_MIN_RUNS;
   if (v->type == YAML_SCALAR_NODE) {
-    int b;
-    if (!parse_bool(scalar(v), &b))
+    int b = cb__yaml_bool_text(scalar(v));
+    if (b < 0)
       return at(y, v, CB_ERR_PARSE,
                 "key '%s': expected true, false or a mapping of window, k, min_runs, got '%s'",
                 key, scalar(v));

@@ -260,16 +260,6 @@ static void known_keys(char *buf, size_t n, const field *fs, size_t nf, const ch
   }
 }
 
-static int parse_bool(const char *s, int *out) {
-  static const char *const yes[] = {"true", "yes", "on", "1"};
-  static const char *const no[] = {"false", "no", "off", "0"};
-  for (size_t i = 0; i < 4; i++) {
-    if (strcasecmp(s, yes[i]) == 0) return *out = 1, 1;
-    if (strcasecmp(s, no[i]) == 0) return *out = 0, 1;
-  }
-  return 0;
-}
-
 static int parse_dtype(const char *s, cb_sim_dtype *out) {
   for (int d = CB_SIM_DTYPE_BF16; d <= CB_SIM_DTYPE_INT4; d++) {
     if (strcasecmp(s, cb_sim_dtype_name((cb_sim_dtype)d)) == 0) {
@@ -297,14 +287,8 @@ static cb_status set_field(const yctx *y, const char *prefix, const field *f,
                            "must be 1..%zu characters, got '%s'", f->size - 1, s);
     memcpy(dst, s, strlen(s) + 1);
     return CB_OK;
-  case T_BOOL: {
-    int b;
-    if (!parse_bool(s, &b))
-      return cb__yaml_fail(y->err, CB_ERR_PARSE, y->path, v, key,
-                           "expected true or false, got '%s'", s);
-    *(int *)dst = b;
-    return CB_OK;
-  }
+  case T_BOOL:
+    return cb__yaml_bool(y->path, v, key, (int *)dst, y->err);
   case T_WDTYPE:
   case T_KVDTYPE: {
     cb_sim_dtype d;

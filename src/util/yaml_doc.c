@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
@@ -180,6 +181,28 @@ cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *ke
     return cb__yaml_fail(err, CB_ERR_RANGE, name, n, key, "must be in %s%g, %g], got %s",
                          lo_open ? "(" : "[", lo, hi, s);
   *out = x;
+  return CB_OK;
+}
+
+int cb__yaml_bool_text(const char *s) {
+  static const char *const yes[] = {"true", "yes", "on", "1"};
+  static const char *const no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    if (!strcasecmp(s, yes[i])) return 1;
+    if (!strcasecmp(s, no[i])) return 0;
+  }
+  return -1;
+}
+
+cb_status cb__yaml_bool(const char *name, const yaml_node_t *n, const char *key, int *out,
+                        cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  int b = cb__yaml_bool_text(s);
+  if (b < 0)
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected true or false, got '%s'", s);
+  *out = b;
   return CB_OK;
 }
 

@@ -41,6 +41,11 @@ cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *ke
  * "must be in [lo, hi], got x". */
 cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,
                           int lo_open, double hi, double *out, cb_error *err);
+/* true, yes, on, 1 or false, no, off, 0 (any case) -> 1 or 0; -1 for anything else. */
+int cb__yaml_bool_text(const char *s);
+/* A scalar cb__yaml_bool_text reads: "expected true or false, got 'x'". */
+cb_status cb__yaml_bool(const char *name, const yaml_node_t *n, const char *key, int *out,
+                        cb_error *err);
 /* A duration in the one syntax (cb_duration_parse, docs/durations.md); a bare number is
  * in bare_unit_ns. 0 is the caller's to refuse. */
 cb_status cb__yaml_duration(const char *name, const yaml_node_t *n, const char *key,

@@ -115,18 +115,7 @@ static cb_status get_u32(const yctx *y, const yaml_node_t *v, const char *key, u
 }
 
 static cb_status get_bool(const yctx *y, const yaml_node_t *v, const char *key, int *out) {
-  cb_status st = want_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  const char *s = sval(v);
-  if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on")) {
-    *out = 1;
-    return CB_OK;
-  }
-  if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off")) {
-    *out = 0;
-    return CB_OK;
-  }
-  return fail(y, v, CB_ERR_PARSE, key, "expected true or false, got '%s'", s);
+  return cb__yaml_bool(y->name, v, key, out, y->err);
 }
 
 static cb_status get_string(const yctx *y, const yaml_node_t *v, const char *key,

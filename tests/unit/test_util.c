@@ -316,6 +316,39 @@ static void test_yaml_nodes(void **state) {
   yaml_document_delete(&doc);
 }
 
+/* One spelling of true and false for every YAML reader (profiles took 1/0, scenarios
+ * and policies did not). */
+static void test_yaml_bool(void **state) {
+  (void)state;
+  static const char *const yes[] = {"true", "True", "YES", "on", "1"};
+  static const char *const no[] = {"false", "FALSE", "no", "Off", "0"};
+  for (size_t i = 0; i < 5; i++) {
+    assert_int_equal(cb__yaml_bool_text(yes[i]), 1);
+    assert_int_equal(cb__yaml_bool_text(no[i]), 0);
+  }
+  assert_int_equal(cb__yaml_bool_text("2"), -1);
+  assert_int_equal(cb__yaml_bool_text("y"), -1);
+  assert_int_equal(cb__yaml_bool_text(""), -1);
+  const char *text = "a: maybe\nb: [true]\nc: On\n";
+  yaml_document_t doc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb__yaml_load(text, strlen(text), "b.yaml", &doc, &err), CB_OK);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  yaml_node_t *v[3];
+  for (int i = 0; i < 3; i++)
+    v[i] = yaml_document_get_node(&doc, root->data.mapping.pairs.start[i].value);
+  int b = 7;
+  assert_int_equal(cb__yaml_bool("b.yaml", v[0], "a", &b, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "b.yaml:1: key 'a': expected true or false, got 'maybe'");
+  assert_int_equal(cb__yaml_bool("b.yaml", v[1], "b", &b, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "b.yaml:2: key 'b': expected a single value, got a list");
+  assert_int_equal(b, 7);
+  assert_int_equal(cb__yaml_bool("b.yaml", v[2], "c", &b, &err), CB_OK);
+  assert_int_equal(b, 1);
+  yaml_document_delete(&doc);
+}
+
 /* Every YAML reader loads through cb__yaml_load: one document, no aliases. libyaml's
  * loader took the first document and dropped the rest; an alias lets a few lines stand
  * for billions of nodes. */
@@ -471,6 +504,7 @@ int main(void) {
       cmocka_unit_test(test_duration_parse),
       cmocka_unit_test(test_yaml_nodes),
       cmocka_unit_test(test_yaml_load_refusals),
+      cmocka_unit_test(test_yaml_bool),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
