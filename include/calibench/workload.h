@@ -427,22 +427,16 @@ cb_status cb_workload_render(const cb_workload *w, const cb_schedule_entry *e,
 
 /* ---- parsing helpers (CLI and scenario files) ----------------------------------- */
 
-/*
- * "250us", "500ms", "1.5s", "2m", "1h", "100ns" -> ns. A bare number is in
- * `bare_unit_ns` (e.g. 1000000000 for seconds), or an error when bare_unit_ns is 0.
- * CB_ERR_PARSE / CB_ERR_RANGE (negative, not finite, over ~584 years).
- */
-cb_status cb_workload_parse_duration(const char *s, uint64_t bare_unit_ns, uint64_t *out_ns,
-                                     cb_error *err);
-/* A run's length (--duration, a scenario's `duration`): a duration, bare numbers in
- * seconds, that must be > 0 - 0 would read as "no limit" where a limit was asked for. */
+/* A run's length (--duration, a scenario's `duration`): a duration (cb_duration_parse),
+ * bare numbers in seconds, that must be > 0 - 0 would read as "no limit" where a limit
+ * was asked for. */
 cb_status cb_workload_parse_run_duration(const char *s, uint64_t *out_ns, cb_error *err);
 /* --warmup: "100" (requests) or a duration with a unit ("30s"); the other is set to 0. */
 cb_status cb_workload_parse_warmup(const char *s, uint64_t *requests, uint64_t *ns,
                                    cb_error *err);
-/* --slo "ttft=500ms,tpot=50ms,itl=100ms,e2e=10s" (any subset, units required). Keys
- * not given are left as they are in *out. */
-cb_status cb_workload_parse_slo(const char *s, cb_workload_slo *out, cb_error *err);
+/* One SLO bound (--slo ttft=..., a scenario's slo.ttft): a duration, bare numbers in
+ * ms, that must be > 0. */
+cb_status cb_workload_parse_slo_bound(const char *s, uint64_t *out_ns, cb_error *err);
 /* --shard "i/N" with 0 <= i < N. */
 cb_status cb_workload_parse_shard(const char *s, uint32_t *index, uint32_t *count,
                                   cb_error *err);
@@ -454,7 +448,7 @@ cb_status cb_workload_parse_shard(const char *s, uint32_t *index, uint32_t *coun
  * fill a cb_workload_params (starting from cb_workload_default_params), `classes`
  * its classes. Dataset paths are resolved against the file's directory. Every error
  * names the file, the line and the key ("scenario.yaml:14: key 'classes[1].slo.ttft':
- * expected a duration with a unit (ns, us, ms, s, m, h), got '500'").
+ * expected a duration such as 500ms, 2s or 1m, got 'soon'").
  */
 typedef struct cb_scenario cb_scenario;
 

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calib/cstat_internal.h"
 #include "calib/perf_internal.h"
 
@@ -37,6 +39,21 @@ int cb_calib_metric_key(const char *key, int *higher_better) {
 static const char known_keys[] =
     "requests_per_s, output_tokens_per_s, total_tokens_per_s, goodput_requests_per_s, "
     "<ttft|tpot|itl|e2e>_<mean|p50|p90|p95|p99>_ms";
+
+/* A claim's value: a number, or for a latency (a key ending in _ms) a duration in the
+ * one syntax of docs/durations.md, a bare number in ms as the key says. 0: not one. */
+static int claim_value(const char *metric, const char *s, double *out, cb_error *err) {
+  size_t n = strlen(metric);
+  if (n > 3 && !strcmp(metric + n - 3, "_ms")) {
+    uint64_t ns;
+    if (cb_duration_parse(s, CB_NS_PER_MS, &ns, err) != CB_OK) return 0;
+    *out = (double)ns / 1e6;
+    return 1;
+  }
+  if (cb__cstat_parse_double(s, out)) return 1;
+  cb_error_set(err, CB_ERR_PARSE, "expected a number, got '%s'", s);
+  return 0;
+}
 
 /* Add or replace one claim. */
 static cb_status put_claim(cb_calib_claims *c, const char *metric, double v, const char *path,
@@ -97,12 +114,17 @@ cb_status cb_calib_claims_load(const char *path, cb_calib_claims *out, cb_error 
       for (size_t j = 0; j < v->len && st == CB_OK; j++) {
         const cb__cstat_node *mk = &v->items[2 * j], *mv = &v->items[2 * j + 1];
         double x;
-        if (mv->kind != CB__CSTAT_SCALAR || mv->quoted || !cb__cstat_parse_double(mv->value, &x))
+        cb_error e;
+        cb_error_clear(&e);
+        if (mv->kind != CB__CSTAT_SCALAR || mv->quoted)
           st = cb_error_at(err, CB_ERR_PARSE, path, mv->line, 0,
                            "key 'claims.%s': expected a number, got %s%s%s", mk->value,
                            mv->kind == CB__CSTAT_SCALAR ? "'" : cb__cstat_node_what(mv),
                            mv->kind == CB__CSTAT_SCALAR ? mv->value : "",
                            mv->kind == CB__CSTAT_SCALAR ? "'" : "");
+        else if (!claim_value(mk->value, mv->value, &x, &e))
+          st = cb_error_at(err, e.code, path, mv->line, 0, "key 'claims.%s': %s", mk->value,
+                           e.msg);
         else
           st = put_claim(out, mk->value, x, path, mk->line, err);
       }
@@ -122,12 +144,13 @@ done:
 cb_status cb_calib_claims_add(cb_calib_claims *c, const char *spec, cb_error *err) {
   const char *eq = strchr(spec, '=');
   double v;
-  if (!eq || eq == spec || !cb__cstat_parse_double(eq + 1, &v))
+  if (!eq || eq == spec)
     return cb_error_set(err, CB_ERR_PARSE, "--claim: expected METRIC=VALUE, got '%s'", spec);
   char metric[48];
   if ((size_t)(eq - spec) >= sizeof metric)
     return cb_error_set(err, CB_ERR_PARSE, "--claim: metric name too long in '%s'", spec);
   snprintf(metric, sizeof metric, "%.*s", (int)(eq - spec), spec);
+  if (!claim_value(metric, eq + 1, &v, err)) return cb_error_wrap(err, "--claim '%s'", spec);
   cb_status st = put_claim(c, metric, v, NULL, 0, err);
   if (st != CB_OK) cb_error_wrap(err, "--claim '%s'", spec);
   return st;

@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "calibench/clock.h"
+#include "calibench/duration.h"
+
 int cli_parse_int(const char *opt, const char *s, long long lo, long long hi, long long *out) {
   char *end;
   errno = 0;
@@ -30,6 +33,24 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
     return -1;
   }
   *out = v;
+  return 0;
+}
+
+int cli_parse_duration(const char *opt, const char *s, int zero_ok, uint64_t min_ns,
+                       uint64_t *out_ns) {
+  uint64_t ns;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_duration_parse(s, CB_NS_PER_S, &ns, &err) != CB_OK) {
+    fprintf(stderr, "calibench: %s: %s\n", opt, err.msg);
+    return -1;
+  }
+  if (ns == 0 ? !zero_ok : ns < min_ns) {
+    fprintf(stderr, "calibench: %s: expected %sat least %gms, got '%s'\n", opt,
+            zero_ok ? "0 or " : "", (double)min_ns / 1e6, s);
+    return -1;
+  }
+  *out_ns = ns;
   return 0;
 }
 

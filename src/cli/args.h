@@ -11,6 +11,10 @@
 /* Each returns 0 on success, prints the error and returns -1 otherwise. */
 int cli_parse_int(const char *opt, const char *s, long long lo, long long hi, long long *out);
 int cli_parse_double(const char *opt, const char *s, double lo, double hi, double *out);
+/* A duration flag (cb_duration_parse: "500ms", "2s", "1m"; a bare number is seconds).
+ * 0 passes when `zero_ok` (the flag's "none"); any other value must be >= min_ns. */
+int cli_parse_duration(const char *opt, const char *s, int zero_ok, uint64_t min_ns,
+                       uint64_t *out_ns);
 /* A byte size with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_bytes(const char *opt, const char *s, size_t *out);
 

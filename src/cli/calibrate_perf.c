@@ -327,6 +327,7 @@ static void perf_usage(FILE *out) {
           "                       metrics: requests_per_s, output_tokens_per_s,\n"
           "                       total_tokens_per_s, goodput_requests_per_s,\n"
           "                       <ttft|tpot|itl|e2e>_<mean|p50|p90|p95|p99>_ms\n"
+          "                       (a _ms value may be a duration: 1.2s, 800us)\n"
           "  --margin F           safety margin in (0, 1]: plan with F of the throughput [0.85]\n"
           "\n"
           "output:\n"

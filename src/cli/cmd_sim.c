@@ -12,9 +12,9 @@
 
 #include "args.h"
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/sim.h"
 #include "calibench/sim_server.h"
-#include "calibench/workload.h"
 #include "cli.h"
 #include "sim_options.h"
 
@@ -71,6 +71,7 @@ static void serve_usage(FILE *out) {
           "                            byte, else 408 and close (slow senders); 0 = none [10s]\n"
           "  --idle-timeout DUR        close a connection silent for DUR between requests,\n"
           "                            or not reading its response; 0 = none [60s]\n"
+          "                            (DUR: 500ms, 2s, 1m; bare seconds; docs/durations.md)\n"
           "  --embedding-dim N         /v1/embeddings vector size [1024]\n"
           "  --responses FILE          JSONL {\"prompt\", \"response\"}: scripted answers\n"
           "  --trace-out FILE          JSONL ground truth per finished request (monotonic ns)\n"
@@ -79,25 +80,18 @@ static void serve_usage(FILE *out) {
           "  --fault SPEC              inject faults; repeatable. SPEC is KIND[:key=value,...]\n"
           "                            KIND: 429 500 503 cut malformed-sse invalid-json stall\n"
           "                            keys: p=PROB index=N every=N after=TOKENS ms=STALL\n"
-          "                            retry-after=SECONDS (e.g. --fault cut:p=0.05,after=10)\n"
+          "                            retry-after=SECONDS (ms= and retry-after= take a DUR\n"
+          "                            too) (e.g. --fault cut:p=0.05,after=10)\n"
           "  --seed N                  seed for output text, EOS and faults [0]\n"
           "  --quiet                   no start-up summary on stderr\n"
           "  -h, --help                show this help\n");
 }
 
-/* A timeout flag: a duration ("10s", "500ms"; bare numbers are seconds) in ms. */
+/* A timeout flag in ms: 0 is none, anything else at least 1ms (the server counts ms). */
 static int timeout_ms(const char *opt, const char *s, uint64_t *out) {
   uint64_t ns;
-  cb_error err;
-  if (cb_workload_parse_duration(s, 1000000000ull, &ns, &err) != CB_OK) {
-    fprintf(stderr, "calibench: %s: %s\n", opt, err.msg);
-    return -1;
-  }
-  if (ns && ns < 1000000) {
-    fprintf(stderr, "calibench: %s: expected 0 or at least 1ms, got '%s'\n", opt, s);
-    return -1;
-  }
-  *out = ns / 1000000;
+  if (cli_parse_duration(opt, s, 1, CB_NS_PER_MS, &ns)) return -1;
+  *out = ns / CB_NS_PER_MS;
   return 0;
 }
 

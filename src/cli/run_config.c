@@ -43,7 +43,7 @@ static void usage(FILE *out) {
           "  --libcurl                  libcurl for http:// too (default: calibench's own HTTP/1.1\n"
           "                             reader, fewer syscalls per token; libcurl always serves\n"
           "                             https://, --http2, and proxies in http_proxy/all_proxy)\n"
-          "  --request-timeout DUR      give up on a request after DUR, e.g. 60s [none]\n"
+          "  --request-timeout DUR      give up on a request after DUR, e.g. 60s; 0: none [none]\n"
           "  --retries N                retry failed requests (connect, 429, 5xx) N times [0],\n"
           "                             on a new connection, after the server's Retry-After or\n"
           "                             a seeded jittered backoff (250 ms doubling), capped at 60 s\n"
@@ -134,8 +134,8 @@ static void usage_shared(FILE *out, int virtual_time) {
           "\n");
   fprintf(out,
           "measurement:\n"
-          "  --slo SPEC                 e.g. ttft=500ms,tpot=50ms,itl=100ms,e2e=10s; '@p95' after a\n"
-          "                             bound sets the percentile judged [p99]\n"
+          "  --slo SPEC                 e.g. ttft=500ms,tpot=50ms,itl=100ms,e2e=10s; a bare bound\n"
+          "                             is ms; '@p95' after a bound sets the percentile judged [p99]\n"
           "  --confidence C             confidence of SLO verdicts [0.95]\n");
   if (!virtual_time)
     fprintf(out,
@@ -153,7 +153,10 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --label TEXT               label for the vLLM JSON\n"
           "  --quiet                    %s\n"
           "  --no-report                do not write report.html (calibench report) into DIR\n"
-          "  -h, --help                 show this help\n",
+          "  -h, --help                 show this help\n"
+          "\n"
+          "DUR: a duration such as 500ms, 2s, 1m or 1h; a bare number is seconds\n"
+          "(docs/durations.md)\n",
           virtual_time ? "no summary table" : "no progress line and no summary table");
   if (!virtual_time)
     fprintf(out,
@@ -257,15 +260,6 @@ typedef struct given {
 static int fail_err(const cb_error *err) {
   fprintf(stderr, "calibench: %s\n", err->msg);
   return 2;
-}
-
-static int duration_opt(const char *opt, const char *s, uint64_t *out) {
-  cb_error err;
-  if (cb_workload_parse_duration(s, 1000000000ull, out, &err) != CB_OK) {
-    fprintf(stderr, "calibench: %s: %s\n", opt, err.msg);
-    return -1;
-  }
-  return 0;
 }
 
 static int build_sim(const given *g, run_config *cfg) {
@@ -522,7 +516,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_LIBCURL: cfg->libcurl = 1; break;
       case O_REQ_TIMEOUT: {
         uint64_t ns;
-        if (duration_opt("--request-timeout", optarg, &ns)) return 2;
+        /* 0: none; libcurl counts the timeout in ms */
+        if (cli_parse_duration("--request-timeout", optarg, 1, CB_NS_PER_MS, &ns)) return 2;
         cfg->request_timeout_s = (double)ns / 1e9;
         break;
       }
@@ -609,7 +604,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_CONFIDENCE: if (cli_parse_double("--confidence", optarg, 0.5, 0.999999, &cfg->confidence)) return 2; break;
       case O_DRAIN: {
         uint64_t ns;
-        if (duration_opt("--drain-timeout", optarg, &ns)) return 2;
+        /* 0: cut what is in flight at once */
+        if (cli_parse_duration("--drain-timeout", optarg, 1, 0, &ns)) return 2;
         cfg->drain_timeout_s = (double)ns / 1e9;
         break;
       }
@@ -634,11 +630,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_TOKENIZER: cfg->tokenizer = optarg; break;
       case O_SCRAPE_INTERVAL: {
         uint64_t ns;
-        if (duration_opt("--scrape-interval", optarg, &ns)) return 2;
-        if (ns < 10 * CB_NS_PER_MS) {
-          fprintf(stderr, "calibench: --scrape-interval: at least 10ms\n");
-          return 2;
-        }
+        if (cli_parse_duration("--scrape-interval", optarg, 0, 10 * CB_NS_PER_MS, &ns)) return 2;
         cfg->scrape_interval_s = (double)ns / 1e9;
         break;
       }

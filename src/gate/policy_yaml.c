@@ -1,7 +1,7 @@
 /*
  * policy_yaml.c - the gate's policy file (docs/gate.md, "Policy files"), read with
  * libyaml. Every error names the file, the line and the key ("gate.yaml:14: key
- * 'rules[2].max': expected a duration such as 800ms, 1.5s or 250us, got '800xs'"):
+ * 'rules[2].max': expected a duration such as 500ms, 2s or 1m, got '800xs' ..."):
  * unknown keys (repeated ones: util/yaml_doc.c), unknown metrics, a missing direction,
  * a bad duration, number or percentage, a stage requiring a rule that does not exist.
  */
@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <yaml.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "calibench/gate.h"
 #include "util/yaml_doc.h"
 
@@ -25,9 +25,9 @@ typedef struct yctx {
   cb_error *err;
 } yctx;
 
-static long line_of(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* "file:line: MESSAGE" (util/yaml_doc.h; the messages start with "key 'K': "). */
 static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...) {
@@ -36,14 +36,14 @@ static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const c
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cb_error_at(y->err, code, y->path, n ? line_of(n) : 0, 0, "%s", msg);
+  return cb__yaml_fail(y->err, code, y->path, n, NULL, "%s", msg);
 }
 
 static yaml_node_t *node(const yctx *y, int id) { return yaml_document_get_node(y->doc, id); }
 
 static cb_status need_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
-  if (v->type == YAML_SCALAR_NODE) return CB_OK;
-  return at(y, v, CB_ERR_PARSE, "key '%s': expected a single value, got a mapping or list", key);
+  const char *s;
+  return cb__yaml_scalar(y->path, v, key, &s, y->err);
 }
 
 static int parse_number(const char *s, double *out) {
@@ -57,30 +57,7 @@ static int parse_number(const char *s, double *out) {
 
 static cb_status get_number(const yctx *y, const yaml_node_t *v, const char *key, double lo,
                             double hi, double *out) {
-  cb_status st = need_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  if (!parse_number(scalar(v), out))
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected a number, got '%s'", key, scalar(v));
-  if (*out < lo || *out > hi)
-    return at(y, v, CB_ERR_RANGE, "key '%s': must be in [%g, %g], got %s", key, lo, hi, scalar(v));
-  return CB_OK;
-}
-
-/* "800ms", "1.5s", "250us", "120000ns", or a bare number of ms -> ms. */
-static int parse_duration_ms(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno == ERANGE || !isfinite(v)) return 0;
-  while (*end == ' ') end++;
-  double scale;
-  if (!*end || !strcmp(end, "ms")) scale = 1;
-  else if (!strcmp(end, "s")) scale = 1e3;
-  else if (!strcmp(end, "us")) scale = 1e-3;
-  else if (!strcmp(end, "ns")) scale = 1e-6;
-  else return 0;
-  *out = v * scale;
-  return 1;
+  return cb__yaml_number(y->path, v, key, lo, 0, hi, out, y->err);
 }
 
 /* A threshold value in the metric's unit: a duration for ms metrics, a number (or a
@@ -91,10 +68,10 @@ static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
   if (st != CB_OK) return st;
   const char *s = scalar(v);
   if (m->unit == CB_UNIT_MS) {
-    if (!parse_duration_ms(s, out))
-      return at(y, v, CB_ERR_PARSE,
-                "key '%s': expected a duration such as 800ms, 1.5s or 250us (a bare number is "
-                "ms), got '%s'", key, s);
+    uint64_t ns;
+    st = cb__yaml_duration(y->path, v, key, CB_NS_PER_MS, &ns, y->err); /* bare: ms */
+    if (st != CB_OK) return st;
+    *out = (double)ns / 1e6;
   } else {
     size_t n = strlen(s);
     if (m->unit == CB_UNIT_FRACTION && n > 1 && s[n - 1] == '%') {
@@ -155,20 +132,14 @@ static cb_status get_text(const yctx *y, const yaml_node_t *v, const char *key, 
   return CB_OK;
 }
 
-static int parse_bool(const char *s, int *out) {
-  if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on")) return *out = 1, 1;
-  if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off")) return *out = 0, 1;
-  return 0;
-}
-
 static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key,
                             cb_gate_rule *r) {
   r->tukey_window = CB_GATE_TUKEY_WINDOW;
   r->tukey_k = CB_GATE_TUKEY_K;
   r->tukey_min_runs = CB_GATE_TUKEY_MIN_RUNS;
   if (v->type == YAML_SCALAR_NODE) {
-    int b;
-    if (!parse_bool(scalar(v), &b))
+    int b = cb__yaml_bool_text(scalar(v));
+    if (b < 0)
       return at(y, v, CB_ERR_PARSE,
                 "key '%s': expected true, false or a mapping of window, k, min_runs, got '%s'",
                 key, scalar(v));
@@ -221,7 +192,7 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
   char where[32], key[96];
   snprintf(where, sizeof where, "rules[%zu]", idx);
   memset(r, 0, sizeof *r);
-  r->line = line_of(map);
+  r->line = cb__yaml_line(map);
   r->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
@@ -315,7 +286,7 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
   char where[32], key[96];
   snprintf(where, sizeof where, "stages[%zu]", idx);
   memset(s, 0, sizeof *s);
-  s->line = line_of(map);
+  s->line = cb__yaml_line(map);
   s->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
     return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);

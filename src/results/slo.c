@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "calibench/results.h"
+#include "calibench/workload.h"
 
 static const char *const metric_names[CB_METRIC_COUNT_] = {
     "ttft", "tpot", "itl", "itl_token", "e2e", "e2e_sched", "ttft_sched", "lag"};
@@ -24,22 +25,6 @@ cb_status cb_metric_parse(const char *name, cb_metric *out, cb_error *err) {
   return cb_error_set(err, CB_ERR_NOT_FOUND,
                       "unknown metric '%s' (known: ttft, tpot, itl, itl_token, e2e, e2e_sched, "
                       "ttft_sched, lag)", name);
-}
-
-/* "500ms" -> ns. Units: ns, us, ms, s; none means ms. */
-static int parse_duration_ns(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || errno || !(v >= 0)) return -1;
-  double mult = 1e6;
-  if (!strcmp(end, "ns")) mult = 1;
-  else if (!strcmp(end, "us")) mult = 1e3;
-  else if (!strcmp(end, "ms") || !*end) mult = 1e6;
-  else if (!strcmp(end, "s")) mult = 1e9;
-  else return -1;
-  *out = v * mult;
-  return 0;
 }
 
 cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err) {
@@ -71,10 +56,10 @@ cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err) 
                             at + 1);
       slo->percentile = p;
     }
-    if (parse_duration_ns(eq + 1, &slo->bound_ns))
-      return cb_error_set(err, CB_ERR_INVALID,
-                          "--slo %s: '%s' is not a duration such as 500ms, 2s or 800us", item,
-                          eq + 1);
+    uint64_t bound_ns;
+    if (cb_workload_parse_slo_bound(eq + 1, &bound_ns, err) != CB_OK)
+      return cb_error_wrap(err, "--slo: %s=%s", item, eq + 1);
+    slo->bound_ns = (double)bound_ns;
     (*n)++;
   }
   if (*n == 0) return cb_error_set(err, CB_ERR_INVALID, "--slo: no SLO given");

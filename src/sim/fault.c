@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calibench/rng.h"
 #include "calibench/sim_server.h"
 
@@ -26,6 +28,24 @@ static cb_status parse_number(const char *spec, const char *key, const char *val
     return cb_error_set(err, CB_ERR_INVALID,
                         "--fault '%s': %s=%s is not a number in [%g, %g]", spec, key, val, lo, hi);
   *out = x;
+  return CB_OK;
+}
+
+/* A duration in the one syntax (docs/durations.md); a bare number is in `unit_ns`, the
+ * unit the key names, and the value must be a whole number of those units (the stall
+ * timer counts ms, Retry-After whole seconds), at most max_units. */
+static cb_status parse_duration(const char *spec, const char *key, const char *val,
+                                uint64_t unit_ns, uint64_t max_units, uint64_t *out,
+                                cb_error *err) {
+  uint64_t ns;
+  if (cb_duration_parse(val, unit_ns, &ns, err) != CB_OK)
+    return cb_error_wrap(err, "--fault '%s': %s=%s", spec, key, val);
+  if (ns % unit_ns || ns / unit_ns > max_units)
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "--fault '%s': %s=%s is not a whole number of %s in [0, %llu]", spec,
+                        key, val, unit_ns == CB_NS_PER_MS ? "ms" : "s",
+                        (unsigned long long)max_units);
+  *out = ns / unit_ns;
   return CB_OK;
 }
 
@@ -58,6 +78,7 @@ cb_status cb_sim_fault_parse(const char *spec, cb_sim_fault *out, cb_error *err)
     *eq = '\0';
     const char *key = kv, *val = eq + 1;
     double x = 0;
+    uint64_t u = 0;
     cb_status st;
     if (!strcmp(key, "p")) {
       st = parse_number(spec, key, val, 0, 1, &x, err);
@@ -75,11 +96,11 @@ cb_status cb_sim_fault_parse(const char *spec, cb_sim_fault *out, cb_error *err)
       st = parse_number(spec, key, val, 0, 1e12, &x, err);
       out->after_tokens = (int64_t)x;
     } else if (!strcmp(key, "ms")) {
-      st = parse_number(spec, key, val, 0, 3.6e6, &x, err);
-      out->stall_ms = (uint64_t)x;
+      st = parse_duration(spec, key, val, CB_NS_PER_MS, 3600000, &u, err);
+      out->stall_ms = u;
     } else if (!strcmp(key, "retry-after")) {
-      st = parse_number(spec, key, val, 0, 86400, &x, err);
-      out->retry_after_s = (int)x;
+      st = parse_duration(spec, key, val, CB_NS_PER_S, 86400, &u, err);
+      out->retry_after_s = (int)u;
     } else {
       return cb_error_set(err, CB_ERR_INVALID,
                           "--fault '%s': unknown key '%s' (expected p, index, every, after, ms, "

@@ -20,6 +20,7 @@
 
 #include <yaml.h>
 
+#include "calibench/clock.h"
 #include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
@@ -226,8 +227,6 @@ typedef struct yctx {
   cb_error *err;
 } yctx;
 
-static long node_line(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
-
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
 static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
@@ -238,7 +237,7 @@ static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const c
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cb_error_at(y->err, code, y->path, node_line(n), 0, "%s", msg);
+  return cb_error_at(y->err, code, y->path, cb__yaml_line(n), 0, "%s", msg);
 }
 
 static const field *find_field(const field *fs, size_t n, const char *key) {
@@ -261,25 +260,6 @@ static void known_keys(char *buf, size_t n, const field *fs, size_t nf, const ch
   }
 }
 
-static int parse_double(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v)) return 0;
-  *out = v;
-  return 1;
-}
-
-static int parse_bool(const char *s, int *out) {
-  static const char *const yes[] = {"true", "yes", "on", "1"};
-  static const char *const no[] = {"false", "no", "off", "0"};
-  for (size_t i = 0; i < 4; i++) {
-    if (strcasecmp(s, yes[i]) == 0) return *out = 1, 1;
-    if (strcasecmp(s, no[i]) == 0) return *out = 0, 1;
-  }
-  return 0;
-}
-
 static int parse_dtype(const char *s, cb_sim_dtype *out) {
   for (int d = CB_SIM_DTYPE_BF16; d <= CB_SIM_DTYPE_INT4; d++) {
     if (strcasecmp(s, cb_sim_dtype_name((cb_sim_dtype)d)) == 0) {
@@ -295,32 +275,39 @@ static int parse_dtype(const char *s, cb_sim_dtype *out) {
 static cb_status set_field(const yctx *y, const char *prefix, const field *f,
                            const yaml_node_t *v, void *base) {
   char *dst = (char *)base + f->off;
-  if (v->type != YAML_SCALAR_NODE)
-    return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a single value, got a mapping or list",
-              prefix, f->key);
-  const char *s = scalar(v);
+  char key[96];
+  snprintf(key, sizeof key, "%s%s", prefix, f->key);
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(y->path, v, key, &s, y->err);
+  if (st != CB_OK) return st;
   switch (f->type) {
   case T_STR:
     if (strlen(s) == 0 || strlen(s) >= f->size)
-      return at(y, v, CB_ERR_RANGE, "key '%s%s': must be 1..%zu characters, got '%s'", prefix,
-                f->key, f->size - 1, s);
+      return cb__yaml_fail(y->err, CB_ERR_RANGE, y->path, v, key,
+                           "must be 1..%zu characters, got '%s'", f->size - 1, s);
     memcpy(dst, s, strlen(s) + 1);
     return CB_OK;
-  case T_BOOL: {
-    int b;
-    if (!parse_bool(s, &b))
-      return at(y, v, CB_ERR_PARSE, "key '%s%s': expected true or false, got '%s'", prefix,
-                f->key, s);
-    *(int *)dst = b;
-    return CB_OK;
-  }
+  case T_BOOL:
+    return cb__yaml_bool(y->path, v, key, (int *)dst, y->err);
   case T_WDTYPE:
   case T_KVDTYPE: {
     cb_sim_dtype d;
     if (!parse_dtype(s, &d) || (f->type == T_KVDTYPE && d == CB_SIM_DTYPE_INT4))
-      return at(y, v, CB_ERR_PARSE, "key '%s%s': expected %s, got '%s'", prefix, f->key,
-                f->type == T_KVDTYPE ? "bf16 or fp8" : "bf16, fp8 or int4", s);
+      return cb__yaml_fail(y->err, CB_ERR_PARSE, y->path, v, key, "expected %s, got '%s'",
+                           f->type == T_KVDTYPE ? "bf16 or fp8" : "bf16, fp8 or int4", s);
     *(cb_sim_dtype *)dst = d;
+    return CB_OK;
+  }
+  case T_US_NS: {
+    /* the one duration syntax; a bare number is us, as the key's name says */
+    uint64_t ns;
+    st = cb__yaml_duration(y->path, v, key, CB_NS_PER_US, &ns, y->err);
+    if (st != CB_OK) return st;
+    double us = (double)ns / 1e3;
+    if (us < f->min || (f->min_open && us == f->min) || us > f->max)
+      return cb__yaml_fail(y->err, CB_ERR_RANGE, y->path, v, key,
+                           "must be in %s%gus, %gus], got %s", f->min_open ? "(" : "[", f->min, f->max, s);
+    *(uint64_t *)dst = ns;
     return CB_OK;
   }
   case T_U64: {
@@ -337,25 +324,20 @@ static cb_status set_field(const yctx *y, const char *prefix, const field *f,
   }
   /* Numbers. */
   double x;
-  if (!parse_double(s, &x))
-    return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a number, got '%s'", prefix, f->key, s);
-  int integral = f->type == T_INT || f->type == T_I64;
-  if (integral && x != floor(x)) goto not_int;
-  if (x < f->min || (f->min_open && x == f->min) || x > f->max)
-    return at(y, v, CB_ERR_RANGE, "key '%s%s': must be in %s%g, %g], got %s", prefix, f->key,
-              f->min_open ? "(" : "[", f->min, f->max, s);
+  st = cb__yaml_number(y->path, v, key, f->min, f->min_open, f->max, &x, y->err);
+  if (st != CB_OK) return st;
+  if ((f->type == T_INT || f->type == T_I64) && x != floor(x)) goto not_int;
   switch (f->type) {
   case T_INT: *(int *)dst = (int)x; break;
   case T_I64: *(int64_t *)dst = (int64_t)x; break;
   case T_DBL: *(double *)dst = x; break;
-  case T_US_NS: *(uint64_t *)dst = (uint64_t)llround(x * 1000.0); break;
   case T_GIB_BYTES: *(double *)dst = x * GIB; break;
   default: break;
   }
   return CB_OK;
 not_int:
-  return at(y, v, CB_ERR_PARSE, "key '%s%s': expected a whole number, got '%s'", prefix, f->key,
-            s);
+  return cb__yaml_fail(y->err, CB_ERR_PARSE, y->path, v, key, "expected a whole number, got '%s'",
+                       s);
 }
 
 /* model: / gpu: as a preset name or a mapping. */
@@ -378,7 +360,7 @@ static cb_status load_preset(const yctx *y, const hw_kind *k, const yaml_node_t 
   cb_error perr;
   cb_error_clear(&perr);
   if (k->preset(scalar(v), out, &perr) != CB_OK)
-    return cb_error_at(y->err, CB_ERR_NOT_FOUND, y->path, node_line(v), 0, "key '%s': %s",
+    return cb_error_at(y->err, CB_ERR_NOT_FOUND, y->path, cb__yaml_line(v), 0, "key '%s': %s",
                        k->what, perr.msg);
   return CB_OK;
 }
@@ -421,7 +403,7 @@ static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, 
       char known[512], full[96];
       known_keys(known, sizeof known, k->fields, k->nfields, "preset");
       snprintf(full, sizeof full, "%s.%s", k->what, name);
-      return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+      return cb_error_at(y->err, CB_ERR_PARSE, y->path, cb__yaml_line(key), 0,
                          "unknown key '%s' (known: %s)", full, known);
     }
     char prefix[16];
@@ -473,7 +455,7 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params
                                    gpu_preset};
   if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0') return CB_OK; /* empty */
   if (root->type != YAML_MAPPING_NODE)
-    return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(root), 0,
+    return cb_error_at(y->err, CB_ERR_PARSE, y->path, cb__yaml_line(root), 0,
                        "a profile must be a mapping of keys");
   /* Pass 0: model and gpu; pass 1: efficiencies and everything else. */
   for (int pass = 0; pass < 2; pass++) {
@@ -482,7 +464,7 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params
       yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
       yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
       if (key->type != YAML_SCALAR_NODE)
-        return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+        return cb_error_at(y->err, CB_ERR_PARSE, y->path, cb__yaml_line(key), 0,
                            "keys must be plain names");
       const char *name = scalar(key);
       int hw = strcmp(name, "model") == 0 || strcmp(name, "gpu") == 0;
@@ -496,7 +478,7 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params
         if (!f) {
           char known[768];
           known_keys(known, sizeof known, param_fields, NFIELDS(param_fields), "model, gpu");
-          return cb_error_at(y->err, CB_ERR_PARSE, y->path, node_line(key), 0,
+          return cb_error_at(y->err, CB_ERR_PARSE, y->path, cb__yaml_line(key), 0,
                              "unknown key '%s' (known: %s)", name, known);
         }
         cb_status st = set_field(y, "", f, val, p);

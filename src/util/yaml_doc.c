@@ -3,11 +3,17 @@
  */
 #include "util/yaml_doc.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/duration.h"
 #include "calibench/limits.h"
 
 static cb_status syntax_error(const yaml_parser_t *p, const char *name, cb_error *err) {
@@ -16,14 +22,16 @@ static cb_status syntax_error(const yaml_parser_t *p, const char *name, cb_error
                      p->problem ? p->problem : "syntax error");
 }
 
-/* One pass over the events: nesting within the limit, and the syntax. */
-static cb_status check_depth(const char *text, size_t len, const char *name, cb_error *err) {
+/* One pass over the events: the syntax, nesting within the limit, one document (libyaml's
+ * loader would silently drop a second), and no aliases (a node reached by many paths
+ * would be read many times over: a few lines can stand for billions of nodes). */
+static cb_status check_events(const char *text, size_t len, const char *name, cb_error *err) {
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))
     return cb_error_set(err, CB_ERR_NOMEM, "cannot initialise the YAML parser");
   yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
   cb_status st = CB_OK;
-  int depth = 0;
+  int depth = 0, documents = 0;
   for (;;) {
     yaml_event_t ev;
     if (!yaml_parser_parse(&parser, &ev)) {
@@ -41,6 +49,12 @@ static cb_status check_depth(const char *text, size_t len, const char *name, cb_
       }
     } else if (type == YAML_MAPPING_END_EVENT || type == YAML_SEQUENCE_END_EVENT) {
       depth--;
+    } else if (type == YAML_DOCUMENT_START_EVENT && ++documents > 1) {
+      st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "more than one YAML document");
+      break;
+    } else if (type == YAML_ALIAS_EVENT) {
+      st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "YAML aliases are not supported");
+      break;
     } else if (type == YAML_STREAM_END_EVENT) {
       break;
     }
@@ -106,7 +120,7 @@ static cb_status check_keys(yaml_document_t *doc, const char *name, cb_error *er
 
 cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
                         cb_error *err) {
-  cb_status st = check_depth(text, len, name, err);
+  cb_status st = check_events(text, len, name, err);
   if (st != CB_OK) return st;
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser))
@@ -129,4 +143,77 @@ cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *e
   if (st == CB_OK) st = cb__yaml_load(text.data, text.len, path, doc, err);
   cb_buf_free(&text);
   return st;
+}
+
+long cb__yaml_line(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
+
+cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
+                        const char *key, const char *fmt, ...) {
+  char msg[CB_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!key) return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "%s", msg);
+  return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "key '%s': %s", key, msg);
+}
+
+cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
+                          const char **out, cb_error *err) {
+  if (n->type != YAML_SCALAR_NODE)
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected a single value, got a %s",
+                         n->type == YAML_MAPPING_NODE ? "mapping" : "list");
+  *out = (const char *)n->data.scalar.value;
+  return CB_OK;
+}
+
+cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,
+                          int lo_open, double hi, double *out, cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  char *end;
+  errno = 0;
+  double x = strtod(s, &end);
+  if (end == s || *end || errno == ERANGE || !isfinite(x))
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected a number, got '%s'", s);
+  if (x < lo || (lo_open && x == lo) || x > hi)
+    return cb__yaml_fail(err, CB_ERR_RANGE, name, n, key, "must be in %s%g, %g], got %s",
+                         lo_open ? "(" : "[", lo, hi, s);
+  *out = x;
+  return CB_OK;
+}
+
+int cb__yaml_bool_text(const char *s) {
+  static const char *const yes[] = {"true", "yes", "on", "1"};
+  static const char *const no[] = {"false", "no", "off", "0"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    if (!strcasecmp(s, yes[i])) return 1;
+    if (!strcasecmp(s, no[i])) return 0;
+  }
+  return -1;
+}
+
+cb_status cb__yaml_bool(const char *name, const yaml_node_t *n, const char *key, int *out,
+                        cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  int b = cb__yaml_bool_text(s);
+  if (b < 0)
+    return cb__yaml_fail(err, CB_ERR_PARSE, name, n, key, "expected true or false, got '%s'", s);
+  *out = b;
+  return CB_OK;
+}
+
+cb_status cb__yaml_duration(const char *name, const yaml_node_t *n, const char *key,
+                            uint64_t bare_unit_ns, uint64_t *out_ns, cb_error *err) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(name, n, key, &s, err);
+  if (st != CB_OK) return st;
+  cb_error e;
+  cb_error_clear(&e);
+  st = cb_duration_parse(s, bare_unit_ns, out_ns, &e);
+  if (st != CB_OK) return cb__yaml_fail(err, st, name, n, key, "%s", e.msg);
+  return CB_OK;
 }

@@ -8,6 +8,7 @@
 #define CALIBENCH_UTIL_YAML_DOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <yaml.h>
 
@@ -15,7 +16,7 @@
 
 /* Parse `text` (`len` bytes, named `name` in errors) into `doc` (yaml_document_delete
  * it on CB_OK). Errors, as "name:line: ...": a syntax error, nesting deeper than
- * CB_LIMIT_YAML_DEPTH, a key repeated in a mapping. */
+ * CB_LIMIT_YAML_DEPTH, a key repeated in a mapping, a second document, an alias. */
 cb_status cb__yaml_load(const char *text, size_t len, const char *name, yaml_document_t *doc,
                         cb_error *err);
 /* Read `path` (at most CB_LIMIT_YAML_BYTES) and cb__yaml_load it. */
@@ -24,5 +25,30 @@ cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *e
 /* Among n keys in file order, the index of the first one that repeats an earlier key
  * (its first occurrence in *first), or n when all differ. O(n log n). */
 size_t cb__yaml_repeated_key(const char *const *keys, size_t n, size_t *first);
+
+/* ---- reading nodes: every reader's errors as "name:line: key 'KEY': ..." ---------- */
+
+/* The 1-based line a node starts on. */
+long cb__yaml_line(const yaml_node_t *n);
+/* Record "name:line: key 'key': MESSAGE" (without the key part when key is NULL). */
+cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
+                        const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+/* A scalar's text, or "key 'K': expected a single value, got a mapping" (or list). */
+cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
+                          const char **out, cb_error *err);
+/* A finite number in [lo, hi], or (lo, hi] when lo_open: "expected a number, got 'x'",
+ * "must be in [lo, hi], got x". */
+cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,
+                          int lo_open, double hi, double *out, cb_error *err);
+/* true, yes, on, 1 or false, no, off, 0 (any case) -> 1 or 0; -1 for anything else. */
+int cb__yaml_bool_text(const char *s);
+/* A scalar cb__yaml_bool_text reads: "expected true or false, got 'x'". */
+cb_status cb__yaml_bool(const char *name, const yaml_node_t *n, const char *key, int *out,
+                        cb_error *err);
+/* A duration in the one syntax (cb_duration_parse, docs/durations.md); a bare number is
+ * in bare_unit_ns. 0 is the caller's to refuse. */
+cb_status cb__yaml_duration(const char *name, const yaml_node_t *n, const char *key,
+                            uint64_t bare_unit_ns, uint64_t *out_ns, cb_error *err);
 
 #endif

@@ -19,8 +19,8 @@
  *       input_len: {dist: lognormal, mean: 2000, sigma: 0.5}
  *
  * The full key list is in docs/workload.md. Every error names the file, the line and
- * the key path ("key 'classes[1].slo.ttft': expected a duration with a unit, got
- * '500'"). Relative dataset paths are resolved against the scenario file's directory.
+ * the key path ("key 'classes[1].slo.ttft': expected a duration such as 500ms, 2s or
+ * 1m, got 'soon'"). Relative dataset paths are resolved against the scenario file's directory.
  * All strings the params point to are owned by the cb_scenario.
  */
 #include <errno.h>
@@ -62,9 +62,9 @@ static void *own(cb_scenario *sc, void *p) {
   return p;
 }
 
-static long line_of(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
 static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
+/* "file:line: key 'KEY': ..." (util/yaml_doc.h, as every YAML reader says it). */
 static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
                       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
@@ -74,32 +74,19 @@ static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  return cb_error_at(y->err, code, y->name, line_of(n), 0, "key '%s': %s", key, msg);
+  return cb__yaml_fail(y->err, code, y->name, n, key, "%s", msg);
 }
 
 /* ---- scalar values ---------------------------------------------------------------- */
 
 static cb_status want_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
-  if (v->type != YAML_SCALAR_NODE)
-    return fail(y, v, CB_ERR_PARSE, key, "expected a single value, got a %s",
-                v->type == YAML_MAPPING_NODE ? "mapping" : "list");
-  return CB_OK;
+  const char *s;
+  return cb__yaml_scalar(y->name, v, key, &s, y->err);
 }
 
 static cb_status get_double(const yctx *y, const yaml_node_t *v, const char *key, double lo,
                             int lo_open, double hi, double *out) {
-  cb_status st = want_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  char *end;
-  errno = 0;
-  double x = strtod(sval(v), &end);
-  if (end == sval(v) || *end || errno || !isfinite(x))
-    return fail(y, v, CB_ERR_PARSE, key, "expected a number, got '%s'", sval(v));
-  if (x < lo || (lo_open && x == lo) || x > hi)
-    return fail(y, v, CB_ERR_RANGE, key, "must be in %s%g, %g], got %s", lo_open ? "(" : "[",
-                lo, hi, sval(v));
-  *out = x;
-  return CB_OK;
+  return cb__yaml_number(y->name, v, key, lo, lo_open, hi, out, y->err);
 }
 
 static cb_status get_u64(const yctx *y, const yaml_node_t *v, const char *key, uint64_t lo,
@@ -128,18 +115,7 @@ static cb_status get_u32(const yctx *y, const yaml_node_t *v, const char *key, u
 }
 
 static cb_status get_bool(const yctx *y, const yaml_node_t *v, const char *key, int *out) {
-  cb_status st = want_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  const char *s = sval(v);
-  if (!strcasecmp(s, "true") || !strcasecmp(s, "yes") || !strcasecmp(s, "on")) {
-    *out = 1;
-    return CB_OK;
-  }
-  if (!strcasecmp(s, "false") || !strcasecmp(s, "no") || !strcasecmp(s, "off")) {
-    *out = 0;
-    return CB_OK;
-  }
-  return fail(y, v, CB_ERR_PARSE, key, "expected true or false, got '%s'", s);
+  return cb__yaml_bool(y->name, v, key, out, y->err);
 }
 
 static cb_status get_string(const yctx *y, const yaml_node_t *v, const char *key,
@@ -148,17 +124,6 @@ static cb_status get_string(const yctx *y, const yaml_node_t *v, const char *key
   if (st != CB_OK) return st;
   if (!*sval(v)) return fail(y, v, CB_ERR_PARSE, key, "expected a non-empty string");
   *out = own(y->sc, cb_strdup(sval(v)));
-  return CB_OK;
-}
-
-static cb_status get_duration(const yctx *y, const yaml_node_t *v, const char *key,
-                              uint64_t bare_unit, uint64_t *out) {
-  cb_status st = want_scalar(y, v, key);
-  if (st != CB_OK) return st;
-  cb_error e;
-  cb_error_clear(&e);
-  st = cb_workload_parse_duration(sval(v), bare_unit, out, &e);
-  if (st != CB_OK) return fail(y, v, st, key, "%s", e.msg);
   return CB_OK;
 }
 
@@ -262,9 +227,11 @@ static cb_status slo_pair(const yctx *y, const char *key, const char *path,
                   : (!strcmp(key, "e2e") || !strcmp(key, "e2el")) ? &s->e2e_ns
                                                                    : NULL;
   if (!dst) return CB_ERR_NOT_FOUND;
-  cb_status st = get_duration(y, v, path, 0, dst);
-  if (st == CB_OK && *dst == 0) return fail(y, v, CB_ERR_RANGE, path, "must be > 0");
-  return st;
+  cb_status st = want_scalar(y, v, path);
+  if (st != CB_OK) return st;
+  cb_error e;
+  cb_error_clear(&e);
+  return helper(y, v, path, cb_workload_parse_slo_bound(sval(v), dst, &e), &e);
 }
 
 typedef struct header_list {

@@ -95,7 +95,7 @@ printf 'rules: %s\n' "$deep" >deep_policy.yaml
 expect_err "deep_policy.yaml:1: nesting deeper than 32 levels" \
   "$CALIBENCH" gate --current run --policy deep_policy.yaml
 printf 'a: %s\n' "$deep" >deep_dist.yaml
-expect_err "deep_dist.yaml:1:[0-9]+: nesting deeper than 32 levels" \
+expect_err "deep_dist.yaml:1: nesting deeper than 32 levels" \
   "$CALIBENCH" calibrate drift deep_dist.yaml deep_dist.yaml
 printf 'model:\n  preset: llama-3.1-8b\n  max_context: 100\n  max_context: 200\n' >dup_profile.yaml
 expect_err "dup_profile.yaml:4: key 'max_context' repeated \(first on line 3\)" \

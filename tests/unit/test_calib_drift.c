@@ -497,7 +497,14 @@ static void test_bad_inputs(void **state) {
       cb_calib_dist_load(&d, data("string_weight.json"), &err), CB_ERR_PARSE, &err,
       "string_weight.json:3: label 'refund': expected a number (the weight), got a string 'many'");
   expect_error(cb_calib_dist_load(&d, data("repeated_label.json"), &err), CB_ERR_PARSE, &err,
-               "repeated_label.json:4:3: key 'billing' repeated (first on line 2)");
+               "repeated_label.json:4: key 'billing' repeated (first on line 2)");
+  /* the one YAML loader's refusals (util/yaml_doc.c), and a key that is not a scalar */
+  expect_error(cb_calib_dist_load(&d, data("complex_key.yaml"), &err), CB_ERR_PARSE, &err,
+               "complex_key.yaml:2:18: a mapping key must be a plain value");
+  expect_error(cb_calib_dist_load(&d, data("alias_weight.yaml"), &err), CB_ERR_PARSE, &err,
+               "alias_weight.yaml:2: YAML aliases are not supported");
+  expect_error(cb_calib_dist_load(&d, data("two_documents.yaml"), &err), CB_ERR_PARSE, &err,
+               "two_documents.yaml:2: more than one YAML document");
   expect_error(cb_calib_dist_load(&d, data("zero_weights.json"), &err), CB_ERR_INVALID, &err,
                "zero_weights.json:1: every weight is 0");
   expect_error(cb_calib_dist_load(&d, data("no-such-file.json"), &err), CB_ERR_IO, &err,

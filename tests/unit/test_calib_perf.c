@@ -308,8 +308,15 @@ static void test_claims_errors(void **state) {
   (void)state;
   claims_error("claims:\n  output_tokens_per_s: 5000\n  ttft_p98_ms: 10\n",
                "bad_claims.yaml:3: unknown metric key 'ttft_p98_ms'");
-  claims_error("claims:\n  ttft_p99_ms: fast\n", "bad_claims.yaml:2: key 'claims.ttft_p99_ms': expected a number, got 'fast'");
-  claims_error("claims:\n  ttft_p99_ms: -3\n", "bad_claims.yaml:2: key 'ttft_p99_ms': expected a positive number");
+  claims_error("claims:\n  output_tokens_per_s: fast\n",
+               "bad_claims.yaml:2: key 'claims.output_tokens_per_s': expected a number, got 'fast'");
+  claims_error("claims:\n  ttft_p99_ms: fast\n",
+               "bad_claims.yaml:2: key 'claims.ttft_p99_ms': expected a duration such as 500ms, "
+               "2s or 1m, got 'fast'");
+  claims_error("claims:\n  ttft_p99_ms: -3\n",
+               "bad_claims.yaml:2: key 'claims.ttft_p99_ms': a duration must be >= 0, got '-3'");
+  claims_error("claims:\n  ttft_p99_ms: 0s\n", "bad_claims.yaml:2: key 'ttft_p99_ms': expected a positive number");
+  claims_error("claims:\n  output_tokens_per_s: -3\n", "bad_claims.yaml:2: key 'output_tokens_per_s': expected a positive number");
   claims_error("source: x\nclaim:\n  ttft_p99_ms: 3\n", "bad_claims.yaml:2: unknown key 'claim'");
   claims_error("claims: {}\n", "no claims");
   claims_error("claims:\n  ttft_p99_ms: 3\n  ttft_p99_ms: 4\n", "bad_claims.yaml:3");
@@ -321,6 +328,30 @@ static void test_claims_errors(void **state) {
   assert_true(cb_calib_claims_add(&c, "speed=3", &err) != CB_OK);
   printf("%s\n", err.msg);
   assert_true(cb_calib_claims_add(&c, "ttft_p99_ms", &err) != CB_OK);
+  assert_int_equal(cb_calib_claims_add(&c, "ttft_p99_ms=soon", &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "--claim 'ttft_p99_ms=soon': expected a duration such as"));
+}
+
+/* A latency claim (a key ending in _ms) takes the one duration syntax, a bare number in
+ * ms, the same in the file and on the command line. */
+static void test_claims_durations(void **state) {
+  (void)state;
+  char path[256];
+  snprintf(path, sizeof path, "%s/dur_claims.yaml", tmpdir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("claims:\n  ttft_p99_ms: 1.2s\n  e2e_p50_ms: 800\n  tpot_mean_ms: 250us\n", f);
+  fclose(f);
+  cb_calib_claims c;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_calib_claims_load(path, &c, &err) != CB_OK) fail_msg("%s", err.msg);
+  assert_int_equal(c.n, 3);
+  assert_true(c.items[0].paper == 1200 && c.items[1].paper == 800 && c.items[2].paper == 0.25);
+  assert_int_equal(cb_calib_claims_add(&c, "ttft_p99_ms=1m", &err), CB_OK);
+  assert_true(c.items[0].paper == 60000);
+  assert_int_equal(cb_calib_claims_add(&c, "e2e_p50_ms=2.5", &err), CB_OK);
+  assert_true(c.items[1].paper == 2.5);
 }
 
 static void test_sla_break_load(void **state) {
@@ -417,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_fit_keeps_unconstrained),
       cmocka_unit_test(test_perf_factors),
       cmocka_unit_test(test_claims_errors),
+      cmocka_unit_test(test_claims_durations),
       cmocka_unit_test(test_sla_break_load),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

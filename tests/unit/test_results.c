@@ -399,10 +399,20 @@ static void test_slo_parse(void **state) {
   close_to("e2e bound", slos[2].bound_ns, 2e9, 0);
   close_to("e2e percentile", slos[2].percentile, 99.9, 0);
   close_to("itl bound", slos[3].bound_ns, 8e5, 0);
+  /* The one duration syntax (cb_duration_parse): minutes too, bare numbers in ms. */
+  assert_int_equal(cb_slo_parse("e2e=1m,ttft=1.5@p95", slos, &n, &err), CB_OK);
+  close_to("e2e=1m", slos[0].bound_ns, 6e10, 0);
+  close_to("ttft=1.5 (ms)", slos[1].bound_ns, 1.5e6, 0);
+  close_to("ttft percentile", slos[1].percentile, 95, 0);
   static const struct { const char *spec, *fragment; } bad[] = {
       {"ttft", "expected METRIC=BOUND"},   {"speed=5ms", "unknown metric 'speed'"},
-      {"ttft=fast", "not a duration"},      {"ttft=5ms@p100", "not a percentile"},
-      {"", "no SLO given"},                 {"ttft=5minutes", "not a duration"},
+      {"ttft=fast", "--slo: ttft=fast: expected a duration such as 500ms, 2s or 1m, got 'fast'"},
+      {"ttft=5ms@p100", "not a percentile"},
+      {"", "no SLO given"},
+      {"ttft=5minutes", "--slo: ttft=5minutes: expected a duration such as 500ms, 2s or 1m, got "
+                        "'5minutes' (unknown unit 'minutes'"},
+      {"ttft=0", "--slo: ttft=0: an SLO bound must be > 0, got '0'"},
+      {"e2e=-1s", "--slo: e2e=-1s: a duration must be >= 0"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cb_error_clear(&err);

@@ -300,6 +300,17 @@ static void test_faults(void **state) {
   assert_int_equal(cb_sim_fault_parse("cut:index=4,after=2", &f[1], &err), CB_OK);
   assert_int_equal(cb_sim_fault_parse("stall:every=10,ms=50", &f[2], &err), CB_OK);
   assert_int_equal(f[2].stall_ms, 50);
+  /* ms= and retry-after= take the one duration syntax; a bare number is the key's unit. */
+  cb_sim_fault g;
+  assert_int_equal(cb_sim_fault_parse("stall:p=1,ms=1.5s", &g, &err), CB_OK);
+  assert_int_equal(g.stall_ms, 1500);
+  assert_int_equal(cb_sim_fault_parse("429:p=1,retry-after=2m", &g, &err), CB_OK);
+  assert_int_equal(g.retry_after_s, 120);
+  assert_int_equal(cb_sim_fault_parse("429:p=1,retry-after=1500ms", &g, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "retry-after=1500ms is not a whole number of s in [0, 86400]"));
+  assert_int_equal(cb_sim_fault_parse("stall:p=1,ms=2parsecs", &g, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "--fault 'stall:p=1,ms=2parsecs': ms=2parsecs: expected a "
+                                  "duration such as 500ms, 2s or 1m"));
   assert_ptr_equal(cb_sim_fault_pick(&f[1], 2, 1, 4), &f[1]);
   assert_ptr_equal(cb_sim_fault_pick(&f[1], 2, 1, 9), &f[2]);
   assert_null(cb_sim_fault_pick(&f[1], 2, 1, 5));

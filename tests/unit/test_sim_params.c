@@ -355,6 +355,21 @@ static void test_yaml_bad_files(void **state) {
   expect_bad("bad_int.yaml", CB_ERR_PARSE, 1, "key 'tp': expected a whole number, got '1.5'");
   expect_bad("bad_nested_type.yaml", CB_ERR_PARSE, 3, "key 'gpu.mem_bw': expected a single value");
   expect_bad("no_such_file.yaml", CB_ERR_IO, 0, "cannot open");
+  expect_bad("bad_us_unit.yaml", CB_ERR_PARSE, 2,
+             "key 'step_overhead_us': expected a duration such as 500ms, 2s or 1m, got '750xs'");
+}
+
+/* Fields named *_us read the one duration syntax: a unit, or a bare number of us. */
+static void test_yaml_us_units(void **state) {
+  (void)state;
+  cb_sim_params p;
+  cb_sim_default_params(&p);
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_sim_params_load_yaml(&p, fixture("good_us_units.yaml"), &err) != CB_OK)
+    fail_msg("%s", err.msg);
+  assert_int_equal(p.step_overhead_ns, 750000);
+  assert_int_equal(p.allreduce_latency_ns, 12500);
 }
 
 int main(void) {
@@ -369,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_yaml_good_full),
       cmocka_unit_test(test_yaml_good_mappings_and_scratch),
       cmocka_unit_test(test_yaml_bad_files),
+      cmocka_unit_test(test_yaml_us_units),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,10 +15,12 @@
 
 #include "calibench/buf.h"
 #include "calibench/clock.h"
+#include "calibench/duration.h"
 #include "calibench/error.h"
 #include "calibench/rng.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
+#include "util/yaml_doc.h"
 
 static void test_status_table(void **state) {
   (void)state;
@@ -188,6 +190,196 @@ static void check(const char *what, double got, double want, double tol) {
 }
 
 /* A difference of times is never 2^64 - a few: backwards is NAN. */
+/* The one duration parser: every spelling it takes, every way it refuses. */
+static void test_duration_parse(void **state) {
+  (void)state;
+  static const struct {
+    const char *s;
+    uint64_t bare_unit_ns, ns;
+  } ok[] = {
+      {"100ns", 0, 100},
+      {"250us", 0, 250000},
+      {"500ms", 0, 500000000},
+      {"1.5s", 0, 1500000000},
+      {"2m", 0, UINT64_C(120000000000)},
+      {"3min", 0, UINT64_C(180000000000)},
+      {"1h", 0, UINT64_C(3600000000000)},
+      {"0.5h", 0, UINT64_C(1800000000000)},
+      {".5s", 0, 500000000},
+      {"5.s", 0, UINT64_C(5000000000)},
+      {"2e3ms", 0, UINT64_C(2000000000)},
+      {"1E-3s", 0, 1000000},
+      {"800 ms", 0, 800000000},   /* a space before the unit */
+      {"1.5ns", 0, 2},            /* rounded to the nearest ns */
+      {"0s", 0, 0},               /* 0 is the caller's to refuse */
+      {"0", CB_NS_PER_S, 0},
+      {"30", CB_NS_PER_S, UINT64_C(30000000000)}, /* bare: the caller's unit */
+      {"500", CB_NS_PER_MS, 500000000},
+      {"2.5", CB_NS_PER_MS, 2500000},
+      {"250", CB_NS_PER_US, 250000},
+      {"1m", CB_NS_PER_MS, UINT64_C(60000000000)}, /* a unit wins over the bare one */
+      {"500000h", 0, UINT64_C(1800000000000000000)},
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    uint64_t ns = 7;
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb_duration_parse(ok[i].s, ok[i].bare_unit_ns, &ns, &err) != CB_OK)
+      fail_msg("'%s': refused: %s", ok[i].s, err.msg);
+    if (ns != ok[i].ns)
+      fail_msg("'%s': %llu ns, want %llu", ok[i].s, (unsigned long long)ns,
+               (unsigned long long)ok[i].ns);
+  }
+  static const struct {
+    const char *s;
+    uint64_t bare_unit_ns;
+    cb_status code;
+    const char *msg;
+  } bad[] = {
+      {"", CB_NS_PER_S, CB_ERR_PARSE, "expected a duration such as 500ms, 2s or 1m, got ''"},
+      {"abc", CB_NS_PER_S, CB_ERR_PARSE, "expected a duration such as 500ms, 2s or 1m, got 'abc'"},
+      {"500", 0, CB_ERR_PARSE, "expected a duration with a unit (ns, us, ms, s, m, h), got '500'"},
+      {"5 parsecs", 0, CB_ERR_PARSE, "got '5 parsecs' (unknown unit 'parsecs'; known: ns, us, "
+                                     "ms, s, m, min, h)"},
+      {"5S", 0, CB_ERR_PARSE, "unknown unit 'S'"},
+      {"5sec", 0, CB_ERR_PARSE, "unknown unit 'sec'"},
+      {"5ms ", 0, CB_ERR_PARSE, "unknown unit 'ms '"},
+      {"5 ", CB_NS_PER_S, CB_ERR_PARSE, "got '5 '"},
+      {" 5s", 0, CB_ERR_PARSE, "got ' 5s'"},
+      {"-1s", 0, CB_ERR_RANGE, "a duration must be >= 0, got '-1s'"},
+      {"-0.5", CB_NS_PER_S, CB_ERR_RANGE, "must be >= 0"},
+      {"+1s", 0, CB_ERR_PARSE, "got '+1s'"},
+      {"0x10s", 0, CB_ERR_PARSE, "unknown unit 'x10s'"},
+      {"inf", CB_NS_PER_S, CB_ERR_PARSE, "got 'inf'"},
+      {"nan", CB_NS_PER_S, CB_ERR_PARSE, "got 'nan'"},
+      {".s", 0, CB_ERR_PARSE, "got '.s'"},
+      {"1e", 0, CB_ERR_PARSE, "unknown unit 'e'"},
+      {"1..5s", 0, CB_ERR_PARSE, "unknown unit '.5s'"},
+      {"1,5s", 0, CB_ERR_PARSE, "unknown unit ',5s'"},
+      {"6000000h", 0, CB_ERR_RANGE, "duration '6000000h' is out of range (0 .. ~584 years)"},
+      {"1e400s", 0, CB_ERR_RANGE, "out of range"},
+      {"1e30", CB_NS_PER_S, CB_ERR_RANGE, "out of range"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    uint64_t ns = 7;
+    cb_error err;
+    cb_error_clear(&err);
+    cb_status st = cb_duration_parse(bad[i].s, bad[i].bare_unit_ns, &ns, &err);
+    if (st != bad[i].code) fail_msg("'%s': status %d, want %d", bad[i].s, st, bad[i].code);
+    if (!strstr(err.msg, bad[i].msg))
+      fail_msg("'%s': message '%s' lacks '%s'", bad[i].s, err.msg, bad[i].msg);
+    if (ns != 7) fail_msg("'%s': output written on error", bad[i].s);
+  }
+  uint64_t ns;
+  assert_int_equal(cb_duration_parse(NULL, CB_NS_PER_S, &ns, NULL), CB_ERR_PARSE);
+}
+
+/* The node readers every YAML file goes through: "name:line: key 'K': ..." errors. */
+static void test_yaml_nodes(void **state) {
+  (void)state;
+  const char *text = "m: {a: 1}\nn: 2.5\nfast: fast\nd: 1m\nbare: 500\nbad: 5parsecs\n";
+  yaml_document_t doc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb__yaml_load(text, strlen(text), "t.yaml", &doc, &err), CB_OK);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  assert_int_equal(root->type, YAML_MAPPING_NODE);
+  yaml_node_t *v[6];
+  for (int i = 0; i < 6; i++)
+    v[i] = yaml_document_get_node(&doc, root->data.mapping.pairs.start[i].value);
+  assert_int_equal(cb__yaml_line(v[3]), 4);
+  const char *s;
+  assert_int_equal(cb__yaml_scalar("t.yaml", v[0], "m", &s, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:1: key 'm': expected a single value, got a mapping");
+  double x;
+  assert_int_equal(cb__yaml_number("t.yaml", v[1], "n", 0, 1, 10, &x, &err), CB_OK);
+  assert_true(x == 2.5);
+  assert_int_equal(cb__yaml_number("t.yaml", v[1], "n", 2.5, 1, 10, &x, &err), CB_ERR_RANGE);
+  assert_string_equal(err.msg, "t.yaml:2: key 'n': must be in (2.5, 10], got 2.5");
+  assert_int_equal(cb__yaml_number("t.yaml", v[2], "fast", 0, 0, 1, &x, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:3: key 'fast': expected a number, got 'fast'");
+  uint64_t ns;
+  assert_int_equal(cb__yaml_duration("t.yaml", v[3], "d", CB_NS_PER_MS, &ns, &err), CB_OK);
+  assert_int_equal(ns, UINT64_C(60000000000));
+  assert_int_equal(cb__yaml_duration("t.yaml", v[4], "bare", CB_NS_PER_MS, &ns, &err), CB_OK);
+  assert_int_equal(ns, 500000000);
+  assert_int_equal(cb__yaml_duration("t.yaml", v[4], "bare", CB_DURATION_UNIT_REQUIRED, &ns, &err),
+                   CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:5: key 'bare': expected a duration with a unit (ns, us, "
+                               "ms, s, m, h), got '500'");
+  assert_int_equal(cb__yaml_duration("t.yaml", v[5], "bad", CB_NS_PER_S, &ns, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "t.yaml:6: key 'bad': expected a duration such as 500ms, 2s "
+                                  "or 1m, got '5parsecs'"));
+  assert_int_equal(cb__yaml_fail(&err, CB_ERR_RANGE, "t.yaml", v[1], NULL, "whole: %d", 3),
+                   CB_ERR_RANGE);
+  assert_string_equal(err.msg, "t.yaml:2: whole: 3");
+  yaml_document_delete(&doc);
+}
+
+/* One spelling of true and false for every YAML reader (profiles took 1/0, scenarios
+ * and policies did not). */
+static void test_yaml_bool(void **state) {
+  (void)state;
+  static const char *const yes[] = {"true", "True", "YES", "on", "1"};
+  static const char *const no[] = {"false", "FALSE", "no", "Off", "0"};
+  for (size_t i = 0; i < 5; i++) {
+    assert_int_equal(cb__yaml_bool_text(yes[i]), 1);
+    assert_int_equal(cb__yaml_bool_text(no[i]), 0);
+  }
+  assert_int_equal(cb__yaml_bool_text("2"), -1);
+  assert_int_equal(cb__yaml_bool_text("y"), -1);
+  assert_int_equal(cb__yaml_bool_text(""), -1);
+  const char *text = "a: maybe\nb: [true]\nc: On\n";
+  yaml_document_t doc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb__yaml_load(text, strlen(text), "b.yaml", &doc, &err), CB_OK);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  yaml_node_t *v[3];
+  for (int i = 0; i < 3; i++)
+    v[i] = yaml_document_get_node(&doc, root->data.mapping.pairs.start[i].value);
+  int b = 7;
+  assert_int_equal(cb__yaml_bool("b.yaml", v[0], "a", &b, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "b.yaml:1: key 'a': expected true or false, got 'maybe'");
+  assert_int_equal(cb__yaml_bool("b.yaml", v[1], "b", &b, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "b.yaml:2: key 'b': expected a single value, got a list");
+  assert_int_equal(b, 7);
+  assert_int_equal(cb__yaml_bool("b.yaml", v[2], "c", &b, &err), CB_OK);
+  assert_int_equal(b, 1);
+  yaml_document_delete(&doc);
+}
+
+/* Every YAML reader loads through cb__yaml_load: one document, no aliases. libyaml's
+ * loader took the first document and dropped the rest; an alias lets a few lines stand
+ * for billions of nodes. */
+static void test_yaml_load_refusals(void **state) {
+  (void)state;
+  static const struct {
+    const char *text, *msg;
+  } bad[] = {
+      {"rate: 5\n---\nrate: 9\n", "t.yaml:2: more than one YAML document"},
+      {"a: &x [1, 2]\nb: *x\n", "t.yaml:2: YAML aliases are not supported"},
+      {"a: 1\nb: 2\na: 3\n", "t.yaml:3: key 'a' repeated (first on line 1)"},
+      {"a: [1\n", "t.yaml:2:1: YAML: "},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    yaml_document_t doc;
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb__yaml_load(bad[i].text, strlen(bad[i].text), "t.yaml", &doc, &err) == CB_OK) {
+      yaml_document_delete(&doc);
+      fail_msg("'%s' loaded", bad[i].text);
+    }
+    if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)))
+      fail_msg("'%s': message '%s', want '%s'", bad[i].text, err.msg, bad[i].msg);
+  }
+  /* one document marked with --- and ... is one document */
+  yaml_document_t doc;
+  const char *one = "---\nrate: 5\n...\n";
+  assert_int_equal(cb__yaml_load(one, strlen(one), "t.yaml", &doc, NULL), CB_OK);
+  yaml_document_delete(&doc);
+}
+
 static void test_clock_span(void **state) {
   (void)state;
   assert_true(cb_clock_span_ns(10, 35) == 25);
@@ -309,6 +501,10 @@ int main(void) {
       cmocka_unit_test(test_json_escape),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
+      cmocka_unit_test(test_duration_parse),
+      cmocka_unit_test(test_yaml_nodes),
+      cmocka_unit_test(test_yaml_load_refusals),
+      cmocka_unit_test(test_yaml_bool),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
   };
