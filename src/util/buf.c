@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
@@ -169,6 +170,15 @@ cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line
                              cb_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  /* A whole-file read of a regular file over the cap fails before it reads (or holds) a
+   * byte; a line-based one reads on, so a line error earlier in the file is the one said. */
+  struct stat sb;
+  if (max_bytes && !max_line && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (uintmax_t)sb.st_size > max_bytes) {
+    fclose(f);
+    return cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
+                       "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
+  }
   char chunk[65536];
   size_t n, open_len = 0, cap = out->cap, orig_len = out->len;
   long lineno = 1;

@@ -81,6 +81,31 @@ expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
 expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
   "$CALIBENCH" gate --current run --policy big.yaml
 
+# Whole JSON files (docs/limits.md: 256 MiB), each a sparse file past the cap: every
+# reader names the file and the limit before it reads a byte (jansson's own reader
+# held whatever it was given).
+JCAP="the file is over the limit of 268435456 bytes"
+truncate -s 300M big.json
+cp -r run run_bigsum && truncate -s 300M run_bigsum/summary.json
+cp -r run run_bigman && truncate -s 300M run_bigman/manifest.json
+mkdir -p sweep_big && truncate -s 300M sweep_big/sweep.json
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" report run_bigsum
+expect_err "run_bigman/manifest.json: $JCAP" "$CALIBENCH" report run_bigman
+expect_err "big.json: $JCAP" "$CALIBENCH" report big.json
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" gate --current run --baseline run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" store --registry reg.db run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" \
+  "$CALIBENCH" calibrate perf --claim requests_per_s=1 run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" calibrate expect --paper 0.9 \
+  --results run_bigsum --env-metric requests_per_s --env-paper 10
+expect_err "big.json: $JCAP" "$CALIBENCH" calibrate expect --paper 0.9 --drift big.json
+expect_err "sweep_big/sweep.json: $JCAP" "$CALIBENCH" calibrate fit sweep_big
+expect_err "sweep_big/sweep.json: $JCAP" "$CALIBENCH" calibrate sla sweep_big
+printf 'input_tokens: 600\noutput_tokens: 150\ncandidates:\n  - model: a\n    eval: big.json
+    price_input_per_1k: 0.01\n    price_output_per_1k: 0.01\n' >cand.yaml
+expect_err "cand.yaml:5: candidate 'a': key 'eval': big.json: $JCAP" \
+  "$CALIBENCH" calibrate cost cand.yaml
+
 # ---- YAML: nesting and repeated keys -------------------------------------------------
 # 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
 # it at level 33, well inside expect_err's timeout.
