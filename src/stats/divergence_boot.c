@@ -45,15 +45,18 @@ cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint
   if (!n_p) memcpy(cp, p, k * sizeof *cp);
   if (!n_q) memcpy(cq, q, k * sizeof *cq);
   double sum = 0.0;
+  cb__stats_multinomial_sampler sp, sq;
+  cb__stats_multinomial_init(&sp, n_p, p, k);
+  cb__stats_multinomial_init(&sq, n_q, q, k);
   for (size_t r = 0; r < params->replicates; r++) {
     cb_rng rng;
     if (n_p) {
       cb_rng_init_stream(&rng, params->seed, BOOT_STREAM_P, r);
-      cb__stats_multinomial(&rng, n_p, p, k, cp);
+      cb__stats_multinomial_draw(&sp, &rng, cp);
     }
     if (n_q) {
       cb_rng_init_stream(&rng, params->seed, BOOT_STREAM_Q, r);
-      cb__stats_multinomial(&rng, n_q, q, k, cq);
+      cb__stats_multinomial_draw(&sq, &rng, cq);
     }
     reps[r] = cb_stats_js(cp, cq, k, 2.0);
     sum += reps[r];
@@ -65,6 +68,8 @@ cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint
   out->level = params->level;
   out->replicates = params->replicates;
   out->replicate_mean = sum / (double)params->replicates;
+  cb__stats_multinomial_free(&sp);
+  cb__stats_multinomial_free(&sq);
   cb_free(cp);
   cb_free(cq);
   cb_free(reps);
