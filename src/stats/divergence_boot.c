@@ -7,8 +7,8 @@
  * of the two empirical distributions, and the interval is the percentile interval of the
  * replicates (numpy's "linear" quantiles at (1 - level) / 2 and (1 + level) / 2).
  * Replicate r draws from cb_rng_init_stream(seed, side, r), so the result depends only on
- * the inputs and the seed. The draws are exact multinomials by conditional binomials
- * (multinomial.c), so a replicate costs O(k) whatever the sample sizes.
+ * the inputs and the seed. The draws are exact multinomials (multinomial.c: conditional
+ * binomials, or an alias table built once here when the sample is small against k).
  */
 #include <math.h>
 #include <string.h>
