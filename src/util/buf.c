@@ -17,9 +17,11 @@ void cb_buf_init(cb_buf *b, size_t cap) {
   b->len = 0;
   b->alloc = 0;
   b->cap = cap;
+  b->secret = 0;
 }
 
 void cb_buf_free(cb_buf *b) {
+  if (b->secret) cb_wipe(b->data, b->alloc);
   cb_free(b->data);
   b->data = NULL;
   b->len = 0;
@@ -27,6 +29,7 @@ void cb_buf_free(cb_buf *b) {
 }
 
 void cb_buf_reset(cb_buf *b) {
+  if (b->secret) cb_wipe(b->data, b->len);
   b->len = 0;
   if (b->data) b->data[0] = '\0';
 }
@@ -39,7 +42,15 @@ cb_status cb_buf_reserve(cb_buf *b, size_t extra) {
   size_t n = b->alloc ? b->alloc : 64;
   while (n < need + 1) n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
   if (b->cap && n > b->cap + 1) n = b->cap + 1; /* doubling never goes past the cap */
-  b->data = cb_realloc(b->data, n);
+  if (b->secret && b->data) { /* realloc would free the old block as it is */
+    char *grown = cb_malloc(n);
+    memcpy(grown, b->data, b->len + 1);
+    cb_wipe(b->data, b->alloc);
+    cb_free(b->data);
+    b->data = grown;
+  } else {
+    b->data = cb_realloc(b->data, n);
+  }
   b->alloc = n;
   return CB_OK;
 }
@@ -66,7 +77,11 @@ cb_status cb_buf_vappendf(cb_buf *b, const char *fmt, va_list ap) {
   int n = vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
   if (n < 0) return CB_ERR_INVALID;
-  if ((size_t)n < sizeof small) return cb_buf_append(b, small, (size_t)n);
+  if ((size_t)n < sizeof small) {
+    cb_status st = cb_buf_append(b, small, (size_t)n);
+    if (b->secret) cb_wipe(small, sizeof small);
+    return st;
+  }
   cb_status st = cb_buf_reserve(b, (size_t)n);
   if (st != CB_OK) return st;
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -137,6 +152,7 @@ void cb_buf_consume(cb_buf *b, size_t n) {
     return;
   }
   memmove(b->data, b->data + n, b->len - n);
+  if (b->secret) cb_wipe(b->data + b->len - n, n);
   b->len -= n;
   b->data[b->len] = '\0';
 }
