@@ -136,6 +136,13 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, 100000 - i }' >
 timeout 15 "$CALIBENCH" calibrate drift --bootstrap 0 --json many_p.yaml many_q.yaml >many.json ||
   fail "calibrate drift on 100 000 labels did not finish in 15 s"
 grep -Eq '"labels": 100000,' many.json || fail "drift: 100000 labels not reported"
+# One more label than that is refused where it appears (200 000 ran past 60 s before).
+awk 'BEGIN { for (i = 0; i < 100001; i++) printf "{\"label\": \"l%d\"}\n", i }' >labels.jsonl
+expect_err "labels.jsonl:100001: more than 100000 distinct labels" \
+  "$CALIBENCH" calibrate drift -f label --bootstrap 0 labels.jsonl labels.jsonl
+awk 'BEGIN { for (i = 0; i < 100001; i++) printf "l%d: 1\n", i }' >labels.yaml
+expect_err "labels.yaml:100001: more than 100000 distinct labels" \
+  "$CALIBENCH" calibrate drift --bootstrap 0 labels.yaml labels.yaml
 
 # ---- JSON Lines: repeated keys -------------------------------------------------------
 echo '{"prompt": "a", "prompt": "b"}' >dup.jsonl
