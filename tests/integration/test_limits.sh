@@ -105,6 +105,12 @@ printf 'input_tokens: 600\noutput_tokens: 150\ncandidates:\n  - model: a\n    ev
     price_input_per_1k: 0.01\n    price_output_per_1k: 0.01\n' >cand.yaml
 expect_err "cand.yaml:5: candidate 'a': key 'eval': big.json: $JCAP" \
   "$CALIBENCH" calibrate cost cand.yaml
+# Tokenizer files and scripted answers: 1 GiB, refused before a byte is read.
+truncate -s 1100M big_tok.json big_resp.jsonl
+expect_err "big_tok.json: the file is over the limit of 1073741824 bytes" \
+  "$CALIBENCH" tokenize -t big_tok.json --count cand.yaml
+expect_err "big_resp.jsonl: the file is over the limit of 1073741824 bytes" \
+  "$CALIBENCH" sim serve --port 0 --responses big_resp.jsonl
 
 # ---- YAML: nesting and repeated keys -------------------------------------------------
 # 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
