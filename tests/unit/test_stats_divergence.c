@@ -731,6 +731,8 @@ static void check_multinomial_joint(uint64_t n, const double shares[3], size_t d
   for (size_t d = 0; d < draws; d++) {
     cb__stats_multinomial_draw(&smp, &rng, c);
     assert_true(c[0] + c[1] + c[2] == (double)n);
+    for (int i = 0; i < 3; i++)
+      if (shares[i] == 0.0) assert_true(c[i] == 0.0); /* a category without weight stays empty */
     obs[(size_t)c[0] * side + (size_t)c[1]] += 1.0;
   }
   cb__stats_multinomial_free(&smp);
