@@ -45,7 +45,8 @@ cb_status cb__perf_summary_load(const char *dir, cb__perf_summary *out, cb_error
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s/summary.json", dir);
   json_t *root;
-  cb_status st = cb_json_load_file(out->path, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, &root, err);
+  cb_status st =
+      cb_json_load_file(out->path, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, &root, err);
   if (st == CB_ERR_IO && err) {
     size_t n = strlen(err->msg);
     snprintf(err->msg + n, sizeof err->msg - n, " (is %s a result directory?)", dir);

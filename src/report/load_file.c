@@ -85,7 +85,8 @@ static cb_status detect(const char *path, const json_t *root, cb__rep_file_kind 
 cb_status cb__rep_file_load(const char *path, cb__rep_file *f, cb_error *err) {
   memset(f, 0, sizeof *f);
   json_t *root;
-  cb_status loaded = cb_json_load_file(path, JSON_DECODE_INT_AS_REAL, CB_LIMIT_JSON_BYTES, &root, err);
+  cb_status loaded =
+      cb_json_load_file(path, JSON_DECODE_INT_AS_REAL, CB_LIMIT_JSON_BYTES, &root, err);
   if (loaded != CB_OK) return loaded;
   cb_status st = CB_OK;
   cb__rep_file_kind kind = CB__REP_FILE_DRIFT;
