@@ -24,6 +24,9 @@ void *cb_reallocarray(void *ptr, size_t count, size_t size);
 char *cb_strdup(const char *s);
 char *cb_strndup(const char *s, size_t n);
 void cb_free(void *ptr);
+/* Zero n bytes so that the compiler cannot drop it as a dead store before a free
+ * (explicit_bzero): for copies of secrets (API keys) before their memory is given back. */
+void cb_wipe(void *ptr, size_t n);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,9 @@ typedef struct cb_buf {
   size_t len;   /* bytes used, excluding the NUL */
   size_t alloc; /* bytes allocated */
   size_t cap;   /* maximum len; 0 = unlimited */
+  int secret;   /* 1: may hold a secret (an API key): every byte of storage it gives back -
+                   the old block when it grows, the bytes a reset or consume drops, all of
+                   it when freed - is wiped first (cb_wipe). Set it before the first append. */
 } cb_buf;
 
 void cb_buf_init(cb_buf *b, size_t cap);

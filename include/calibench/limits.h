@@ -23,6 +23,12 @@
 #define CB_LIMIT_LINE_BYTES ((size_t)16 << 20)
 /* records.jsonl read back by report, store and calibrate. */
 #define CB_LIMIT_RECORDS_BYTES ((size_t)2 << 30)
+/* A JSON file read back whole: a result's summary.json, manifest.json, sweep.json, and
+ * the JSON written by calibrate --out, gate --json and history --format json. */
+#define CB_LIMIT_JSON_BYTES ((size_t)256 << 20)
+/* A tokenizer file (tokenizer.json or a tiktoken file) and `sim serve --responses`. */
+#define CB_LIMIT_TOKENIZER_BYTES ((size_t)1 << 30)
+#define CB_LIMIT_RESPONSES_BYTES ((size_t)1 << 30)
 /* Text given to `tokenize` (a file or stdin). */
 #define CB_LIMIT_TOKENIZE_BYTES ((size_t)256 << 20)
 /* YAML files: scenarios, simulator profiles, gate policies, calibration inputs. */

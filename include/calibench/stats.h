@@ -388,7 +388,8 @@ typedef struct cb_stats_js_interval {
  * (k weights each), estimated from samples of n_p and n_q observations: each replicate
  * draws multinomial(n_p, p) and multinomial(n_q, q) and recomputes JS. A size of 0 means
  * that side is a known population: it is held fixed. The draws are exact (conditional
- * binomials, Hormann's BTRD), so a replicate costs O(k) whatever n_p and n_q are.
+ * binomials with Hormann's BTRD, or an alias table when n <= 8 k), so a replicate
+ * costs O(min(k, n)) plus the O(k) of its JS.
  * Deterministic for a seed; allocates O(k + replicates) scratch (freed here).
  * CB_ERR_INVALID when k == 0, both sizes are 0, replicates < 2, level is outside (0, 1)
  * or the weights are invalid (then *out is untouched).

@@ -14,6 +14,8 @@
 
 #include "calibench/alloc.h"
 #include "calibench/calib.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "cstat_internal.h"
 
 static const char *const top_keys[] = {"candidates", "currency", "input_tokens", "output_tokens",
@@ -93,11 +95,12 @@ static cb_status get_str(const ctx *c, const cb__cstat_node *map, const char *ke
 /* The number at dotted `key` of a JSON eval result, into [0, 1]. */
 static cb_status eval_accuracy(const ctx *c, long line, const char *who, const char *file,
                                const char *key, double *out) {
-  json_error_t je;
-  json_t *root = json_load_file(file, 0, &je);
-  if (!root)
-    return cb_error_at(c->err, je.line > 0 ? CB_ERR_PARSE : CB_ERR_IO, c->path, line, 0,
-                       "%skey 'eval': %s: %s", who, file, je.text);
+  json_t *root;
+  cb_error why;
+  cb_error_clear(&why);
+  cb_status loaded = cb_json_load_file(file, 0, CB_LIMIT_JSON_BYTES, &root, &why);
+  if (loaded != CB_OK)
+    return cb_error_at(c->err, loaded, c->path, line, 0, "%skey 'eval': %s", who, why.msg);
   const char *use = key;
   json_t *kind = json_object_get(root, "kind");
   if (!use)

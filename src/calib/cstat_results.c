@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "cstat_internal.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 
 static bool is_predicted(json_t *o) { return o && json_is_true(json_object_get(o, "predicted")); }
 
@@ -16,13 +18,9 @@ cb_status cb__cstat_results_throughput(const char *dir, const char *metric, doub
                                        cb_error *err) {
   char path[1100];
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  json_error_t je;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    if (je.line <= 0) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "%s", je.text);
-    return cb_error_at(err, CB_ERR_PARSE, path, je.line, je.column, "%s", je.text);
-  }
-  cb_status st = CB_OK;
+  json_t *root;
+  cb_status st = cb_json_load_file(path, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, &root, err);
+  if (st != CB_OK) return st;
   json_t *ver = json_object_get(root, "schema_version");
   json_t *sum = json_object_get(root, "summary");
   json_t *tp = json_is_object(sum) ? json_object_get(sum, "throughput") : NULL;
@@ -46,7 +44,8 @@ cb_status cb__cstat_results_throughput(const char *dir, const char *metric, doub
     if (!*predicted) {
       char mpath[1100];
       snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-      json_t *man = json_load_file(mpath, 0, NULL);
+      json_t *man = NULL; /* a manifest that cannot be read only leaves 'predicted' unknown */
+      cb_json_load_file(mpath, 0, CB_LIMIT_JSON_BYTES, &man, NULL);
       *predicted = is_predicted(man);
       json_decref(man);
     }

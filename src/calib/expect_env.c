@@ -10,6 +10,8 @@
 #include <jansson.h>
 
 #include "calibench/calib.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "cstat_internal.h"
 #include "expect_internal.h"
 
@@ -40,11 +42,7 @@ void cb__factor_text(cb_calib_factor *f, const char *name, const char *text) {
 
 /* Load a JSON file whole into *root; errors name the file and line. */
 static cb_status load_json(const char *path, json_t **root, cb_error *err) {
-  json_error_t je;
-  *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-  if (*root) return CB_OK;
-  if (je.line <= 0) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "%s", je.text);
-  return cb_error_at(err, CB_ERR_PARSE, path, je.line, je.column, "%s", je.text);
+  return cb_json_load_file(path, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, root, err);
 }
 
 cb_status cb_calib_env_from_results(const char *dir, const char *metric, double paper_value,

@@ -9,6 +9,8 @@
 #include <jansson.h>
 
 #include "calib/perf_internal.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 
 void cb__step_unit_of(const cb_sim_params *p, const cb_sim_batch_item *items, size_t n,
                       cb__step_unit *out) {
@@ -42,17 +44,16 @@ static long int_of(json_t *o, const char *key) {
 cb_status cb__perf_summary_load(const char *dir, cb__perf_summary *out, cb_error *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->path, sizeof out->path, "%s/summary.json", dir);
-  json_error_t je;
-  json_t *root = json_load_file(out->path, JSON_REJECT_DUPLICATES, &je);
-  if (!root) {
-    if (je.line <= 0)
-      return cb_error_at(err, CB_ERR_IO, out->path, 0, 0, "cannot read: %s (is %s a result directory?)",
-                         je.text, dir);
-    return cb_error_at(err, CB_ERR_PARSE, out->path, je.line, je.column, "%s", je.text);
+  json_t *root;
+  cb_status st =
+      cb_json_load_file(out->path, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, &root, err);
+  if (st == CB_ERR_IO && err) {
+    size_t n = strlen(err->msg);
+    snprintf(err->msg + n, sizeof err->msg - n, " (is %s a result directory?)", dir);
   }
+  if (st != CB_OK) return st;
   json_t *ver = json_object_get(root, "schema_version");
   json_t *sum = json_object_get(root, "summary");
-  cb_status st = CB_OK;
   if (!json_is_integer(ver) || json_integer_value(ver) != CB_RESULTS_SCHEMA_VERSION)
     st = cb_error_at(err, CB_ERR_PARSE, out->path, 0, 0,
                      "key 'schema_version': expected %d (a calibench result summary)",
@@ -72,7 +73,8 @@ cb_status cb__perf_summary_load(const char *dir, cb__perf_summary *out, cb_error
   if (!out->predicted) {
     char mpath[640];
     snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
-    json_t *man = json_load_file(mpath, 0, NULL);
+    json_t *man = NULL; /* a manifest that cannot be read only leaves 'predicted' unknown */
+    cb_json_load_file(mpath, 0, CB_LIMIT_JSON_BYTES, &man, NULL);
     out->predicted = predicted_in(man);
     json_decref(man);
   }

@@ -18,6 +18,8 @@
 
 #include "calib/cstat_internal.h"
 #include "calib/perf_internal.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 
 void cb_calib_sla_default_params(cb_calib_sla_params *p) {
   memset(p, 0, sizeof *p);
@@ -61,10 +63,9 @@ static cb_status read_sweep(const char *path, point_in *pts, size_t *n, char *ki
                             cb_error *err) {
   char file[600];
   snprintf(file, sizeof file, "%s/sweep.json", path);
-  json_error_t je;
-  json_t *root = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
-  if (!root) return cb_error_at(err, CB_ERR_PARSE, file, je.line, je.column, "%s", je.text);
-  cb_status st = CB_OK;
+  json_t *root;
+  cb_status st = cb_json_load_file(file, JSON_REJECT_DUPLICATES, CB_LIMIT_JSON_BYTES, &root, err);
+  if (st != CB_OK) return st;
   json_t *arr = json_object_get(root, "points");
   if (!json_is_array(arr)) {
     st = cb_error_at(err, CB_ERR_PARSE, file, 0, 0, "key 'points': expected an array");

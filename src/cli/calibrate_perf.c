@@ -17,6 +17,8 @@
 #include "args.h"
 #include "calibench/alloc.h"
 #include "calibench/calib.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 #include "calibrate.h"
 
@@ -197,12 +199,16 @@ static int add_dirs(const char *dir, char ***dirs, size_t *n) {
     (*dirs)[(*n)++] = cb_strdup(dir);
     return 0;
   }
-  json_error_t je;
-  json_t *root = json_load_file(sweep, 0, &je);
-  json_t *pts = root ? json_object_get(root, "points") : NULL;
+  json_t *root;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_json_load_file(sweep, 0, CB_LIMIT_JSON_BYTES, &root, &err) != CB_OK) {
+    fprintf(stderr, "calibench: calibrate fit: %s\n", err.msg);
+    return -1;
+  }
+  json_t *pts = json_object_get(root, "points");
   if (!json_is_array(pts)) {
-    fprintf(stderr, "calibench: calibrate fit: %s:%d: expected a sweep with 'points'\n", sweep,
-            root ? 0 : je.line);
+    fprintf(stderr, "calibench: calibrate fit: %s: expected a sweep with 'points'\n", sweep);
     json_decref(root);
     return -1;
   }

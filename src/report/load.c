@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #include "calibench/alloc.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "report_internal.h"
 
 static int exists(const char *path) {
@@ -52,12 +54,7 @@ void cb__rep_run_name(const cb_report *r, const cb__rep_input *in, const cb__rep
 }
 
 static cb_status load_json(const char *path, json_t **out, cb_error *err) {
-  json_error_t je;
-  *out = json_load_file(path, JSON_DECODE_INT_AS_REAL, &je);
-  if (!*out)
-    return cb_error_at(err, CB_ERR_PARSE, path, je.line > 0 ? je.line : 0,
-                       je.column > 0 ? je.column : 0, "not valid JSON: %s", je.text);
-  return CB_OK;
+  return cb_json_load_file(path, JSON_DECODE_INT_AS_REAL, CB_LIMIT_JSON_BYTES, out, err);
 }
 
 static const char *base_name(const char *p) {

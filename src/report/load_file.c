@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "report_internal.h"
 
 #define SCHEMA_VERSION 1
@@ -82,11 +84,10 @@ static cb_status detect(const char *path, const json_t *root, cb__rep_file_kind 
 
 cb_status cb__rep_file_load(const char *path, cb__rep_file *f, cb_error *err) {
   memset(f, 0, sizeof *f);
-  json_error_t je;
-  json_t *root = json_load_file(path, JSON_DECODE_INT_AS_REAL, &je);
-  if (!root)
-    return cb_error_at(err, CB_ERR_PARSE, path, je.line > 0 ? je.line : 0,
-                       je.column > 0 ? je.column : 0, "not valid JSON: %s", je.text);
+  json_t *root;
+  cb_status loaded =
+      cb_json_load_file(path, JSON_DECODE_INT_AS_REAL, CB_LIMIT_JSON_BYTES, &root, err);
+  if (loaded != CB_OK) return loaded;
   cb_status st = CB_OK;
   cb__rep_file_kind kind = CB__REP_FILE_DRIFT;
   const json_t *version = json_object_get(root, "schema_version");

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "calibench/alloc.h"
+#include "calibench/json_file.h"
 #include "calibench/limits.h"
 #include "report_internal.h"
 
@@ -64,12 +65,7 @@ static cb_status load_json(const char *dir, const char *name, json_t **out, cb_e
   snprintf(path, sizeof path, "%s/%s", dir, name);
   *out = NULL;
   if (!exists(path)) return CB_OK;
-  json_error_t je;
-  *out = json_load_file(path, JSON_FLAGS, &je);
-  if (!*out)
-    return cb_error_at(err, CB_ERR_PARSE, path, je.line > 0 ? je.line : 0,
-                       je.column > 0 ? je.column : 0, "not valid JSON: %s", je.text);
-  return CB_OK;
+  return cb_json_load_file(path, JSON_FLAGS, CB_LIMIT_JSON_BYTES, out, err);
 }
 
 /* ---- summary parameters from summary.json ------------------------------------------- */

@@ -128,6 +128,13 @@ static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
   return size * n;
 }
 
+/* curl_slist_free_all, each line wiped first: the lists hold the Authorization line
+ * (libcurl's own copies while it sends are its business). */
+static void slist_wipe_free(struct curl_slist *list) {
+  for (struct curl_slist *h = list; h; h = h->next) cb_wipe(h->data, strlen(h->data));
+  curl_slist_free_all(list);
+}
+
 static void send_req(cb__transport *ops, cb__runner_req *q) {
   curl_tx *t = (curl_tx *)ops;
   const cb_runner_params *p = t->p;
@@ -147,6 +154,7 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
     size_t n = crlf ? (size_t)(crlf - s) : (size_t)(end - s);
     char *line = cb_strndup(s, n);
     cr->headers = curl_slist_append(cr->headers, line);
+    cb_wipe(line, n); /* may be the Authorization line */
     cb_free(line);
     s += n + 2;
   }
@@ -184,7 +192,7 @@ static void cancel_req(cb__transport *ops, cb__runner_req *q) {
   curl_req *cr = q->tx;
   if (!cr) return;
   curl_multi_remove_handle(t->multi, cr->easy);
-  curl_slist_free_all(cr->headers);
+  slist_wipe_free(cr->headers);
   if (t->n_spare == t->cap_spare) {
     t->cap_spare = t->cap_spare ? t->cap_spare * 2 : 16;
     t->spare = cb_reallocarray(t->spare, t->cap_spare, sizeof *t->spare);
@@ -198,8 +206,7 @@ static void free_tx(cb__transport *ops) {
   curl_tx *t = (curl_tx *)ops;
   for (size_t i = 0; i < t->n_spare; i++) curl_easy_cleanup(t->spare[i]);
   cb_free(t->spare);
-  for (struct curl_slist *h = t->common; h; h = h->next) memset(h->data, 0, strlen(h->data));
-  curl_slist_free_all(t->common);
+  slist_wipe_free(t->common);
   event_free(t->timer);
   curl_multi_cleanup(t->multi);
   cb_free(t);

@@ -168,6 +168,7 @@ static void parsed_body(void *ctx, const char *data, size_t len) {
 
 static h1_conn *conn_new(h1 *t) {
   h1_conn *c = cb_calloc(1, sizeof *c);
+  c->out.secret = 1; /* the request head holds the key */
   c->t = t;
   c->fd = -1;
   c->timer = evtimer_new(t->base, on_timer, c);
@@ -200,8 +201,7 @@ static void conn_free(h1_conn *c) {
   close_socket(c);
   evtimer_del(c->timer);
   c->dead = 1;
-  if (c->out.data) memset(c->out.data, 0, c->out.len); /* the head may hold the key */
-  cb_buf_free(&c->out);
+  cb_buf_free(&c->out); /* secret: the head may hold the key, so it is wiped */
   cb__h1_parser_free(&c->parser);
   if (c->prev) c->prev->next = c->next;
   else t->all = c->next;
@@ -548,8 +548,7 @@ static void free_tx(cb__transport *ops) {
   reap(t);
   event_free(t->ep_ev);
   close(t->ep);
-  if (t->common.data) memset(t->common.data, 0, t->common.len);
-  cb_buf_free(&t->common);
+  cb_buf_free(&t->common); /* secret: wiped */
   if (t->ai) freeaddrinfo(t->ai);
   cb_free(t->authority);
   cb_free(t->path);
@@ -580,6 +579,7 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
   t->ep_ev = event_new(t->base, t->ep, EV_READ | EV_PERSIST, on_ready, t);
   event_add(t->ep_ev, NULL);
   cb_buf_init(&t->common, 0);
+  t->common.secret = 1;
   for (size_t i = 0; i < cfg->n_common; i++) cb_buf_appendf(&t->common, "%s\r\n", cfg->common[i]);
   /* Resolved once: a name that does not resolve fails each request as a connect error,
    * as it would with libcurl. */

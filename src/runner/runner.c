@@ -93,6 +93,7 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
     cb_buf_reset(&q->headers);
   } else {
     q = cb_calloc(1, sizeof *q);
+    q->headers.secret = 1; /* the key goes with each request's own headers */
   }
   q->rn = rn;
   cb_record_init(&q->rec);
@@ -479,9 +480,9 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   if (p->api_key && *p->api_key && !cb_runner_has_header(p->headers, p->n_headers, "Authorization")) {
     cb_buf auth;
     cb_buf_init(&auth, 0);
+    auth.secret = 1; /* the key does not linger in freed memory */
     cb_buf_appendf(&auth, "Authorization: Bearer %s", p->api_key);
     rn.auth_line = cb_strndup(auth.data, auth.len);
-    memset(auth.data, 0, auth.len); /* the key does not linger in freed memory */
     cb_buf_free(&auth);
   }
   cb__transport_config tc = {.rn = &rn, .base = rn.base, .p = p,
@@ -491,13 +492,13 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   stats->http_client = own ? "calibench" : "libcurl";
   rn.tx = own ? cb__transport_h1_new(&tc, err) : cb__transport_curl_new(&tc, err);
   for (size_t i = 0; i < n_common; i++) {
-    memset(common[i], 0, strlen(common[i]));
+    cb_wipe(common[i], strlen(common[i]));
     cb_free(common[i]);
   }
   cb_free(common);
   if (!rn.tx) {
     event_base_free(rn.base);
-    if (rn.auth_line) memset(rn.auth_line, 0, strlen(rn.auth_line));
+    if (rn.auth_line) cb_wipe(rn.auth_line, strlen(rn.auth_line));
     cb_free(rn.auth_line);
     return err && err->code != CB_OK ? err->code : CB_ERR_NETWORK;
   }
@@ -519,12 +520,11 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     cb__runner_req *q = rn.free_list;
     rn.free_list = q->next;
     if (q->retry_timer) event_free(q->retry_timer);
-    if (q->headers.data) memset(q->headers.data, 0, q->headers.alloc); /* may hold the key */
-    cb_buf_free(&q->headers);
+    cb_buf_free(&q->headers); /* secret: wiped */
     cb_free(q);
   }
   if (rn.auth_line) {
-    memset(rn.auth_line, 0, strlen(rn.auth_line));
+    cb_wipe(rn.auth_line, strlen(rn.auth_line));
     cb_free(rn.auth_line);
   }
   rn.tx->free(rn.tx);

@@ -9,9 +9,8 @@
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/limits.h"
 #include "calibench/sim.h"
-
-#define RESPONSES_MAX_FILE_BYTES ((size_t)1 << 30)
 
 struct cb__sim_responses {
   cb__sim_response *items;
@@ -91,7 +90,7 @@ cb_status cb__sim_responses_load(const char *path, uint32_t vocab, cb__sim_respo
   *out = NULL;
   cb_buf file;
   cb_buf_init(&file, 0);
-  cb_status st = cb_file_read(path, RESPONSES_MAX_FILE_BYTES, &file, err);
+  cb_status st = cb_file_read(path, CB_LIMIT_RESPONSES_BYTES, &file, err);
   if (st != CB_OK) {
     cb_buf_free(&file);
     return st;

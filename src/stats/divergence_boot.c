@@ -7,8 +7,8 @@
  * of the two empirical distributions, and the interval is the percentile interval of the
  * replicates (numpy's "linear" quantiles at (1 - level) / 2 and (1 + level) / 2).
  * Replicate r draws from cb_rng_init_stream(seed, side, r), so the result depends only on
- * the inputs and the seed. The draws are exact multinomials by conditional binomials
- * (multinomial.c), so a replicate costs O(k) whatever the sample sizes.
+ * the inputs and the seed. The draws are exact multinomials (multinomial.c: conditional
+ * binomials, or an alias table built once here when the sample is small against k).
  */
 #include <math.h>
 #include <string.h>
@@ -45,15 +45,18 @@ cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint
   if (!n_p) memcpy(cp, p, k * sizeof *cp);
   if (!n_q) memcpy(cq, q, k * sizeof *cq);
   double sum = 0.0;
+  cb__stats_multinomial_sampler sp, sq;
+  cb__stats_multinomial_init(&sp, n_p, p, k);
+  cb__stats_multinomial_init(&sq, n_q, q, k);
   for (size_t r = 0; r < params->replicates; r++) {
     cb_rng rng;
     if (n_p) {
       cb_rng_init_stream(&rng, params->seed, BOOT_STREAM_P, r);
-      cb__stats_multinomial(&rng, n_p, p, k, cp);
+      cb__stats_multinomial_draw(&sp, &rng, cp);
     }
     if (n_q) {
       cb_rng_init_stream(&rng, params->seed, BOOT_STREAM_Q, r);
-      cb__stats_multinomial(&rng, n_q, q, k, cq);
+      cb__stats_multinomial_draw(&sq, &rng, cq);
     }
     reps[r] = cb_stats_js(cp, cq, k, 2.0);
     sum += reps[r];
@@ -65,6 +68,8 @@ cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint
   out->level = params->level;
   out->replicates = params->replicates;
   out->replicate_mean = sum / (double)params->replicates;
+  cb__stats_multinomial_free(&sp);
+  cb__stats_multinomial_free(&sq);
   cb_free(cp);
   cb_free(cq);
   cb_free(reps);

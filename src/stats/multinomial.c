@@ -1,10 +1,13 @@
 /*
  * multinomial.c - exact binomial draws (inversion for small means, Hormann's BTRD
- * rejection otherwise) and multinomial draws by conditional binomials: the resampling
- * of the JS bootstrap in O(k) per replicate instead of O(n).
+ * rejection otherwise) and multinomial draws, by an alias table when the sample is
+ * small against the categories (O(n)) and by conditional binomials otherwise (O(k)):
+ * the resampling of the JS bootstrap.
  */
 #include <math.h>
+#include <string.h>
 
+#include "calibench/alloc.h"
 #include "multinomial_internal.h"
 
 /* log(k!) - [(k + 1/2) log(k + 1) - (k + 1) + log(2 pi) / 2]: Stirling's correction. */
@@ -98,9 +101,10 @@ uint64_t cb__stats_binomial(cb_rng *rng, uint64_t n, double p) {
   return binomial_btrd(rng, n, p);
 }
 
-void cb__stats_multinomial(cb_rng *rng, uint64_t n, const double *shares, size_t k,
-                           double *counts) {
-  size_t last = k; /* the last category with weight takes what is left */
+/* Conditional binomials: the last category with weight takes what is left. */
+static void multinomial_binomials(cb_rng *rng, uint64_t n, const double *shares, size_t k,
+                                  double *counts) {
+  size_t last = k;
   double rest = 0.0;
   for (size_t i = 0; i < k; i++) {
     counts[i] = 0.0;
@@ -115,4 +119,110 @@ void cb__stats_multinomial(cb_rng *rng, uint64_t n, const double *shares, size_t
     rest -= shares[i];
   }
   if (last < k) counts[last] += (double)n;
+}
+
+/* Uniform on [0, m), unbiased: Lemire's multiply-and-reject ("Fast random integer
+ * generation in an interval", ACM TOMACS 29(1), 2019), a division only on a rare reject. */
+__extension__ typedef unsigned __int128 u128;
+static size_t uniform_below(cb_rng *rng, uint64_t m) {
+  u128 prod = (u128)cb_rng_next(rng) * m;
+  if ((uint64_t)prod < m) {
+    uint64_t floor_ = -m % m;
+    while ((uint64_t)prod < floor_) prod = (u128)cb_rng_next(rng) * m;
+  }
+  return (size_t)(prod >> 64);
+}
+
+/* Vose's alias table over the k categories: scaled weights below 1 are topped up from
+ * one above 1, which then sinks by what it gave. A category without weight keeps
+ * probability 0 and gives its column to one with weight. */
+static void alias_build(cb__stats_multinomial_sampler *s) {
+  size_t k = s->k, n_small = 0, n_large = 0, some = 0;
+  double total = 0.0, *scaled = cb_malloc(k * sizeof *scaled);
+  size_t *small = cb_malloc(k * sizeof *small), *large = cb_malloc(k * sizeof *large);
+  for (size_t i = 0; i < k; i++)
+    if (s->shares[i] > 0.0) total += s->shares[i], some = i;
+  for (size_t i = 0; i < k; i++) {
+    scaled[i] = s->shares[i] > 0.0 ? s->shares[i] / total * (double)k : 0.0;
+    s->table[i].prob = 0.0;
+    s->table[i].alias = some;
+    if (scaled[i] < 1.0) small[n_small++] = i;
+    else large[n_large++] = i;
+  }
+  while (n_small && n_large) {
+    size_t l = small[--n_small], g = large[n_large - 1];
+    s->table[l].prob = scaled[l];
+    s->table[l].alias = g;
+    scaled[g] = (scaled[g] + scaled[l]) - 1.0;
+    if (scaled[g] < 1.0) {
+      n_large--;
+      small[n_small++] = g;
+    }
+  }
+  /* What is left is 1 up to rounding (0 for a category without weight). */
+  while (n_large) s->table[large[--n_large]].prob = 1.0;
+  while (n_small) {
+    size_t l = small[--n_small];
+    if (scaled[l] > 0.0) s->table[l].prob = 1.0;
+  }
+  cb_free(scaled);
+  cb_free(small);
+  cb_free(large);
+}
+
+void cb__stats_multinomial_init(cb__stats_multinomial_sampler *s, uint64_t n, const double *shares,
+                                size_t k) {
+  memset(s, 0, sizeof *s);
+  s->n = n;
+  s->shares = shares;
+  s->k = k;
+  for (size_t i = 0; i < k; i++) s->m += shares[i] > 0.0;
+  if (!s->m || n > (uint64_t)CB__MULTINOMIAL_ALIAS_RATIO * s->m || n > UINT32_MAX) return;
+  s->table = cb_malloc(k * sizeof *s->table);
+  s->column_draws = cb_malloc(k * sizeof *s->column_draws);
+  alias_build(s);
+}
+
+/* How many of c draws in a column keep its own category: Binomial(c, prob) by c coins
+ * (c is small: n / k <= CB__MULTINOMIAL_ALIAS_RATIO on average). */
+static uint32_t column_keeps(cb_rng *rng, uint32_t c, double prob) {
+  if (prob >= 1.0) return c;
+  if (!(prob > 0.0)) return 0;
+  uint32_t kept = 0;
+  for (uint32_t d = 0; d < c; d++) kept += cb_rng_uniform(rng) < prob;
+  return kept;
+}
+
+void cb__stats_multinomial_draw(cb__stats_multinomial_sampler *s, cb_rng *rng, double *counts) {
+  if (!s->table) {
+    multinomial_binomials(rng, s->n, s->shares, s->k, counts);
+    return;
+  }
+  /* The same n alias draws, grouped by column: first how many land in each column (the
+   * only random access, into a small array), then per column, in order, how many of
+   * them keep its category and how many go to its alias. */
+  memset(s->column_draws, 0, s->k * sizeof *s->column_draws);
+  for (uint64_t d = 0; d < s->n; d++) s->column_draws[uniform_below(rng, s->k)]++;
+  for (size_t i = 0; i < s->k; i++) counts[i] = 0.0;
+  for (size_t i = 0; i < s->k; i++) {
+    uint32_t c = s->column_draws[i];
+    if (!c) continue;
+    uint32_t kept = column_keeps(rng, c, s->table[i].prob);
+    counts[i] += (double)kept;
+    counts[s->table[i].alias] += (double)(c - kept);
+  }
+}
+
+void cb__stats_multinomial_free(cb__stats_multinomial_sampler *s) {
+  cb_free(s->table);
+  cb_free(s->column_draws);
+  memset(s, 0, sizeof *s);
+}
+
+void cb__stats_multinomial(cb_rng *rng, uint64_t n, const double *shares, size_t k,
+                           double *counts) {
+  cb__stats_multinomial_sampler s;
+  cb__stats_multinomial_init(&s, n, shares, k);
+  cb__stats_multinomial_draw(&s, rng, counts);
+  cb__stats_multinomial_free(&s);
 }

@@ -13,11 +13,11 @@
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 #include "calibench/store.h"
 #include "store_internal.h"
 
-#define JSON_MAX_BYTES ((size_t)256 << 20)
 
 static int file_exists(const char *path) {
   struct stat st;
@@ -27,7 +27,7 @@ static int file_exists(const char *path) {
 /* Read and parse a JSON file; errors name the file, line and column. */
 static cb_status load_json(const char *path, json_t **out, char **text, cb_error *err) {
   cb_buf b = {0};
-  cb_status st = cb_file_read(path, JSON_MAX_BYTES, &b, err);
+  cb_status st = cb_file_read(path, CB_LIMIT_JSON_BYTES, &b, err);
   if (st != CB_OK) return st;
   json_error_t je;
   json_t *j = json_loadb(b.data, b.len, JSON_DECODE_INT_AS_REAL, &je);

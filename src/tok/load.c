@@ -14,9 +14,8 @@
 #include <sys/stat.h>
 
 #include "calibench/alloc.h"
+#include "calibench/limits.h"
 #include "tok_internal.h"
-
-#define MAX_TOKENIZER_FILE ((size_t)1 << 30)
 
 static cb_status load_path(const char *path, cb_tok **out, cb_error *err) {
   struct stat sb;
@@ -30,7 +29,7 @@ static cb_status load_path(const char *path, cb_tok **out, cb_error *err) {
     cb_buf_free(&p);
     return st;
   }
-  cb_status st = cb_file_read(path, MAX_TOKENIZER_FILE, &file, err);
+  cb_status st = cb_file_read(path, CB_LIMIT_TOKENIZER_BYTES, &file, err);
   if (st != CB_OK) return st;
   size_t i = 0;
   while (i < file.len && (file.data[i] == ' ' || file.data[i] == '\n' || file.data[i] == '\r' || file.data[i] == '\t')) i++;

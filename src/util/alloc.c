@@ -1,6 +1,7 @@
 /*
  * alloc.c - allocation wrappers implementing the abort-on-OOM policy of alloc.h.
  */
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #include "calibench/alloc.h"
 
 #include <stdint.h>
@@ -47,3 +48,7 @@ char *cb_strndup(const char *s, size_t n) {
 }
 
 void cb_free(void *ptr) { free(ptr); }
+
+void cb_wipe(void *ptr, size_t n) {
+  if (ptr && n) explicit_bzero(ptr, n);
+}

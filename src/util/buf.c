@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
@@ -16,9 +17,11 @@ void cb_buf_init(cb_buf *b, size_t cap) {
   b->len = 0;
   b->alloc = 0;
   b->cap = cap;
+  b->secret = 0;
 }
 
 void cb_buf_free(cb_buf *b) {
+  if (b->secret) cb_wipe(b->data, b->alloc);
   cb_free(b->data);
   b->data = NULL;
   b->len = 0;
@@ -26,6 +29,7 @@ void cb_buf_free(cb_buf *b) {
 }
 
 void cb_buf_reset(cb_buf *b) {
+  if (b->secret) cb_wipe(b->data, b->len);
   b->len = 0;
   if (b->data) b->data[0] = '\0';
 }
@@ -38,7 +42,15 @@ cb_status cb_buf_reserve(cb_buf *b, size_t extra) {
   size_t n = b->alloc ? b->alloc : 64;
   while (n < need + 1) n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
   if (b->cap && n > b->cap + 1) n = b->cap + 1; /* doubling never goes past the cap */
-  b->data = cb_realloc(b->data, n);
+  if (b->secret && b->data) { /* realloc would free the old block as it is */
+    char *grown = cb_malloc(n);
+    memcpy(grown, b->data, b->len + 1);
+    cb_wipe(b->data, b->alloc);
+    cb_free(b->data);
+    b->data = grown;
+  } else {
+    b->data = cb_realloc(b->data, n);
+  }
   b->alloc = n;
   return CB_OK;
 }
@@ -65,7 +77,11 @@ cb_status cb_buf_vappendf(cb_buf *b, const char *fmt, va_list ap) {
   int n = vsnprintf(small, sizeof small, fmt, ap2);
   va_end(ap2);
   if (n < 0) return CB_ERR_INVALID;
-  if ((size_t)n < sizeof small) return cb_buf_append(b, small, (size_t)n);
+  if ((size_t)n < sizeof small) {
+    cb_status st = cb_buf_append(b, small, (size_t)n);
+    if (b->secret) cb_wipe(small, sizeof small);
+    return st;
+  }
   cb_status st = cb_buf_reserve(b, (size_t)n);
   if (st != CB_OK) return st;
   vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -136,6 +152,7 @@ void cb_buf_consume(cb_buf *b, size_t n) {
     return;
   }
   memmove(b->data, b->data + n, b->len - n);
+  if (b->secret) cb_wipe(b->data + b->len - n, n);
   b->len -= n;
   b->data[b->len] = '\0';
 }
@@ -169,6 +186,15 @@ cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line
                              cb_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  /* A whole-file read of a regular file over the cap fails before it reads (or holds) a
+   * byte; a line-based one reads on, so a line error earlier in the file is the one said. */
+  struct stat sb;
+  if (max_bytes && !max_line && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+      (uintmax_t)sb.st_size > max_bytes) {
+    fclose(f);
+    return cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
+                       "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
+  }
   char chunk[65536];
   size_t n, open_len = 0, cap = out->cap, orig_len = out->len;
   long lineno = 1;

@@ -114,20 +114,21 @@ void cb_secrets_add_url(cb_secrets *s, const char *url) {
   cb_buf plain, b64;
   cb_buf_init(&plain, 0);
   cb_buf_init(&b64, 0);
+  plain.secret = b64.secret = 1; /* the password and its Basic form */
   percent_decode(user, (size_t)(pw - 1 - user), &plain);
   cb_buf_append_char(&plain, ':');
   percent_decode(pw, n, &plain);
   base64((const unsigned char *)plain.data, plain.len, &b64);
   cb_secrets_add(s, b64.data, b64.len);
-  memset(plain.data, 0, plain.len);
-  memset(b64.data, 0, b64.len);
+  cb_wipe(plain.data, plain.len);
+  cb_wipe(b64.data, b64.len);
   cb_buf_free(&plain);
   cb_buf_free(&b64);
 }
 
 void cb_secrets_free(cb_secrets *s) {
   for (size_t i = 0; i < s->n; i++) {
-    memset(s->items[i], 0, s->lens[i]);
+    cb_wipe(s->items[i], s->lens[i]);
     cb_free(s->items[i]);
   }
   s->n = 0;

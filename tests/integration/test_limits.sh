@@ -81,6 +81,37 @@ expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
 expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
   "$CALIBENCH" gate --current run --policy big.yaml
 
+# Whole JSON files (docs/limits.md: 256 MiB), each a sparse file past the cap: every
+# reader names the file and the limit before it reads a byte (jansson's own reader
+# held whatever it was given).
+JCAP="the file is over the limit of 268435456 bytes"
+truncate -s 300M big.json
+cp -r run run_bigsum && truncate -s 300M run_bigsum/summary.json
+cp -r run run_bigman && truncate -s 300M run_bigman/manifest.json
+mkdir -p sweep_big && truncate -s 300M sweep_big/sweep.json
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" report run_bigsum
+expect_err "run_bigman/manifest.json: $JCAP" "$CALIBENCH" report run_bigman
+expect_err "big.json: $JCAP" "$CALIBENCH" report big.json
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" gate --current run --baseline run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" store --registry reg.db run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" \
+  "$CALIBENCH" calibrate perf --claim requests_per_s=1 run_bigsum
+expect_err "run_bigsum/summary.json: $JCAP" "$CALIBENCH" calibrate expect --paper 0.9 \
+  --results run_bigsum --env-metric requests_per_s --env-paper 10
+expect_err "big.json: $JCAP" "$CALIBENCH" calibrate expect --paper 0.9 --drift big.json
+expect_err "sweep_big/sweep.json: $JCAP" "$CALIBENCH" calibrate fit sweep_big
+expect_err "sweep_big/sweep.json: $JCAP" "$CALIBENCH" calibrate sla sweep_big
+printf 'input_tokens: 600\noutput_tokens: 150\ncandidates:\n  - model: a\n    eval: big.json
+    price_input_per_1k: 0.01\n    price_output_per_1k: 0.01\n' >cand.yaml
+expect_err "cand.yaml:5: candidate 'a': key 'eval': big.json: $JCAP" \
+  "$CALIBENCH" calibrate cost cand.yaml
+# Tokenizer files and scripted answers: 1 GiB, refused before a byte is read.
+truncate -s 1100M big_tok.json big_resp.jsonl
+expect_err "big_tok.json: the file is over the limit of 1073741824 bytes" \
+  "$CALIBENCH" tokenize -t big_tok.json --count cand.yaml
+expect_err "big_resp.jsonl: the file is over the limit of 1073741824 bytes" \
+  "$CALIBENCH" sim serve --port 0 --responses big_resp.jsonl
+
 # ---- YAML: nesting and repeated keys -------------------------------------------------
 # 100 k levels deep took 27 s in libyaml's scanner before its error; the depth cap stops
 # it at level 33, well inside expect_err's timeout.
@@ -111,6 +142,13 @@ awk 'BEGIN { for (i = 0; i < 100000; i++) printf "l%d: %d\n", i, 100000 - i }' >
 timeout 15 "$CALIBENCH" calibrate drift --bootstrap 0 --json many_p.yaml many_q.yaml >many.json ||
   fail "calibrate drift on 100 000 labels did not finish in 15 s"
 grep -Eq '"labels": 100000,' many.json || fail "drift: 100000 labels not reported"
+# One more label than that is refused where it appears (200 000 ran past 60 s before).
+awk 'BEGIN { for (i = 0; i < 100001; i++) printf "{\"label\": \"l%d\"}\n", i }' >labels.jsonl
+expect_err "labels.jsonl:100001: more than 100000 distinct labels" \
+  "$CALIBENCH" calibrate drift -f label --bootstrap 0 labels.jsonl labels.jsonl
+awk 'BEGIN { for (i = 0; i < 100001; i++) printf "l%d: 1\n", i }' >labels.yaml
+expect_err "labels.yaml:100001: more than 100000 distinct labels" \
+  "$CALIBENCH" calibrate drift --bootstrap 0 labels.yaml labels.yaml
 
 # ---- JSON Lines: repeated keys -------------------------------------------------------
 echo '{"prompt": "a", "prompt": "b"}' >dup.jsonl

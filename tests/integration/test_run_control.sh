@@ -123,6 +123,24 @@ took=$(($(now_ms) - t0))
 node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int"
 echo "ok - SIGINT stopped a duration-bounded closed loop in ${took} ms"
 
+# 3b. SIGTERM does the same (issue 13: it was ignored while the loop spun).
+"$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
+  --output-len 16 --out "$work/term" --quiet &
+run_pid=$!
+for _ in $(seq 1 100); do
+  [ -s "$work/term/records.jsonl" ] && break
+  sleep 0.1
+done
+t0=$(now_ms)
+kill -TERM "$run_pid"
+status=0
+wait "$run_pid" || status=$?
+took=$(($(now_ms) - t0))
+[ "$status" -eq 130 ] || fail "run stopped by SIGTERM exited $status, want 130"
+[ "$took" -le 5000 ] || fail "SIGTERM took ${took} ms to stop the run"
+node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/term"
+echo "ok - SIGTERM stopped a duration-bounded closed loop in ${took} ms"
+
 # 4. Requests that would run for minutes: the first SIGINT says what it waits for,
 #    a second cuts them now, labelled as cut by that interrupt, not by the timeout.
 "$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \

@@ -710,12 +710,92 @@ static void test_binomial_draws(void **state) {
   }
 }
 
+/* Upper alpha = 1e-6 quantile of chi-square with df degrees of freedom, by Wilson and
+ * Hilferty's cube-root normal approximation (Biometrika 1931; z = 4.7534 is the normal's
+ * 1 - 1e-6 quantile): a correct sampler fails one run in a million. */
+static double chi2_crit_1e6(int df) {
+  double h = 2.0 / (9.0 * df);
+  return df * pow(1.0 - h + 4.7534 * sqrt(h), 3.0);
+}
+
+/* The joint law of Multinomial(n, shares) over k = 3 categories, cell by cell, against
+ * the exact pmf n! / (a! b! c!) p0^a p1^b p2^c: chi-square over cells with an expected
+ * count >= 5 (the rest pooled) below the alpha = 1e-6 critical value. */
+static void check_multinomial_joint(uint64_t n, const double shares[3], size_t draws) {
+  size_t side = (size_t)n + 1;
+  double *obs = calloc(side * side, sizeof *obs), c[3];
+  cb_rng rng;
+  cb_rng_init(&rng, 99 + n);
+  cb__stats_multinomial_sampler smp;
+  cb__stats_multinomial_init(&smp, n, shares, 3);
+  for (size_t d = 0; d < draws; d++) {
+    cb__stats_multinomial_draw(&smp, &rng, c);
+    assert_true(c[0] + c[1] + c[2] == (double)n);
+    for (int i = 0; i < 3; i++)
+      if (shares[i] == 0.0) assert_true(c[i] == 0.0); /* a category without weight stays empty */
+    obs[(size_t)c[0] * side + (size_t)c[1]] += 1.0;
+  }
+  cb__stats_multinomial_free(&smp);
+  double tot = shares[0] + shares[1] + shares[2], lp[3];
+  for (int i = 0; i < 3; i++) lp[i] = shares[i] > 0 ? log(shares[i] / tot) : -INFINITY;
+  double chi = 0.0, pooled_e = 0.0, pooled_o = 0.0;
+  int df = -1;
+  for (uint64_t a = 0; a <= n; a++)
+    for (uint64_t b = 0; a + b <= n; b++) {
+      uint64_t z = n - a - b;
+      double l = lgamma((double)n + 1) - lgamma((double)a + 1) - lgamma((double)b + 1) -
+                 lgamma((double)z + 1);
+      l += (a ? (double)a * lp[0] : 0) + (b ? (double)b * lp[1] : 0) + (z ? (double)z * lp[2] : 0);
+      double e = (double)draws * exp(l), o = obs[a * side + b];
+      if (e >= 5.0) {
+        chi += (o - e) * (o - e) / e;
+        df++;
+      } else {
+        pooled_e += e;
+        pooled_o += o;
+      }
+    }
+  if (pooled_e >= 5.0) {
+    chi += (pooled_o - pooled_e) * (pooled_o - pooled_e) / pooled_e;
+    df++;
+  } else if (pooled_o > 10.0 + 10.0 * pooled_e) {
+    fail_msg("Multinomial(%llu): %g draws in cells expected to hold %g",
+             (unsigned long long)n, pooled_o, pooled_e);
+  }
+  assert_true(df > 0);
+  if (!(chi < chi2_crit_1e6(df)))
+    fail_msg("Multinomial(%llu, {%g, %g, %g}): chi-square %g with %d df (critical %g)",
+             (unsigned long long)n, shares[0], shares[1], shares[2], chi, df, chi2_crit_1e6(df));
+  free(obs);
+}
+
+static void test_multinomial_joint(void **state) {
+  (void)state;
+  const double skew[3] = {0.7, 0.2, 0.1}, even[3] = {1, 1, 1}, holed[3] = {3, 0, 1};
+  /* the alias table (n <= 8 x categories with weight) */
+  check_multinomial_joint(6, skew, 200000);
+  check_multinomial_joint(24, even, 200000);
+  check_multinomial_joint(16, holed, 100000);
+  /* conditional binomials (inversion and BTRD) */
+  check_multinomial_joint(25, skew, 200000);
+  check_multinomial_joint(120, even, 200000);
+  check_multinomial_joint(200, holed, 100000);
+  /* which way each case took */
+  cb__stats_multinomial_sampler smp;
+  cb__stats_multinomial_init(&smp, 16, holed, 3);
+  assert_non_null(smp.table);
+  cb__stats_multinomial_free(&smp);
+  cb__stats_multinomial_init(&smp, 25, skew, 3);
+  assert_null(smp.table);
+  cb__stats_multinomial_free(&smp);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scipy_vectors),  cmocka_unit_test(test_known_values),
       cmocka_unit_test(test_invalid_inputs), cmocka_unit_test(test_smoothing),
       cmocka_unit_test(test_binning),        cmocka_unit_test(test_bootstrap),
-      cmocka_unit_test(test_binomial_draws),
+      cmocka_unit_test(test_binomial_draws), cmocka_unit_test(test_multinomial_joint),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
