@@ -41,30 +41,42 @@ static double value_of(uint64_t k) {
   return d;
 }
 
+/* The keys live in v's own storage (same size, copied through memcpy), so one scratch
+ * array of n is the only extra memory: for 25 M ITL gaps that is 200 MB less. */
 static void radix_sort(double *v, size_t n) {
-  uint64_t *a = cb_malloc(n * sizeof *a), *b = cb_malloc(n * sizeof *b);
+  uint64_t *b = cb_malloc(n * sizeof *b);
   size_t count[8][256] = {{0}};
   for (size_t i = 0; i < n; i++) {
     uint64_t k = key_of(v[i]);
-    a[i] = k;
+    memcpy(&v[i], &k, sizeof k);
     for (int d = 0; d < 8; d++) count[d][(k >> (8 * d)) & 0xff]++;
   }
+  unsigned char *a = (unsigned char *)v, *o = (unsigned char *)b;
   for (int d = 0; d < 8; d++) {
     size_t *c = count[d];
-    if (c[(a[0] >> (8 * d)) & 0xff] == n) continue; /* one value of this digit: no-op pass */
+    uint64_t k0;
+    memcpy(&k0, a, sizeof k0);
+    if (c[(k0 >> (8 * d)) & 0xff] == n) continue; /* one value of this digit: no-op pass */
     size_t sum = 0;
     for (int x = 0; x < 256; x++) {
       size_t t = c[x];
       c[x] = sum;
       sum += t;
     }
-    for (size_t i = 0; i < n; i++) b[c[(a[i] >> (8 * d)) & 0xff]++] = a[i];
-    uint64_t *t = a;
-    a = b;
-    b = t;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t k;
+      memcpy(&k, a + i * sizeof k, sizeof k);
+      memcpy(o + c[(k >> (8 * d)) & 0xff]++ * sizeof k, &k, sizeof k);
+    }
+    unsigned char *t = a;
+    a = o;
+    o = t;
   }
-  for (size_t i = 0; i < n; i++) v[i] = value_of(a[i]);
-  cb_free(a);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t k;
+    memcpy(&k, a + i * sizeof k, sizeof k);
+    v[i] = value_of(k);
+  }
   cb_free(b);
 }
 
