@@ -266,6 +266,10 @@ static void test_summary_known_answers(void **state) {
   close_to("itl max", s.metrics[CB_METRIC_ITL].max, 50 * 1e6, 1e-12);
   assert_int_equal(s.metrics[CB_METRIC_ITL_TOKEN].count, 11);
   close_to("itl/token min", s.metrics[CB_METRIC_ITL_TOKEN].min, 10 * 1e6, 1e-12);
+  /* 10 x4, 20 x2, 30, 50, 50/3 x3: the gaps before the 3-token chunk count once each. */
+  close_to("itl/token mean", s.metrics[CB_METRIC_ITL_TOKEN].mean, 210.0 / 11 * 1e6, 1e-12);
+  close_to("itl/token p50", s.metrics[CB_METRIC_ITL_TOKEN].p50, 50.0 / 3 * 1e6, 1e-12);
+  close_to("itl/token max", s.metrics[CB_METRIC_ITL_TOKEN].max, 50 * 1e6, 1e-12);
   /* Lag: 0,0,0,10,0 ms; E2E from schedule is 10 ms longer for request 4. */
   close_to("lag max", s.metrics[CB_METRIC_LAG].max, 10 * 1e6, 1e-12);
   close_to("e2e_sched max", s.metrics[CB_METRIC_E2E_SCHED].max, 510 * 1e6, 1e-12);
@@ -336,6 +340,29 @@ static void test_summary_degenerate(void **state) {
   assert_true(s.window_s > 0); /* simultaneous sends: to the last completion */
   assert_true(s.request_throughput == 0);
   cb_buf_free(&json);
+  cb_record_set_free(&set);
+}
+
+/* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
+static void test_summary_itl_token_single(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  double c0[] = {100, 110, 125, 160}, c1[] = {200, 207};
+  cb_record r = ok_record(0, 0, c0, 4, NULL);
+  cb_record_set_push(&set, &r);
+  r = ok_record(1, 1000 * MS, c1, 2, NULL);
+  cb_record_set_push(&set, &r);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  const cb_dist *itl = &s.metrics[CB_METRIC_ITL], *tok = &s.metrics[CB_METRIC_ITL_TOKEN];
+  assert_int_equal(itl->count, 4);
+  close_to("itl p50", itl->p50, 12.5 * 1e6, 1e-12);
+  assert_memory_equal(itl, tok, sizeof *itl);
+  assert_memory_equal(&s.metrics_adjusted[CB_METRIC_ITL], &s.metrics_adjusted[CB_METRIC_ITL_TOKEN],
+                      sizeof *itl);
   cb_record_set_free(&set);
 }
 
@@ -590,6 +617,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
+      cmocka_unit_test(test_summary_itl_token_single),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
