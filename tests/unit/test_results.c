@@ -91,6 +91,19 @@ static void test_record_round_trip(void **state) {
   cb_buf_init(&buf, 0);
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
+  assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
+  assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
+  {/* the extremes of the hand-written decimal encoder */
+    cb_record e = failed_record(0, 0, "connect");
+    e.scheduled_ns = UINT64_MAX;
+    cb_buf one;
+    cb_buf_init(&one, 0);
+    cb_record_write_json(&e, &one);
+    assert_non_null(strstr(one.data, "{\"index\":0,"));
+    assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
+    cb_buf_free(&one);
+    cb_record_free(&e);
+  }
   cb_buf_append_str(&buf, "{\"index\": 9, \"sent_"); /* a torn last line */
   assert_int_equal(write(fd, buf.data, buf.len), (ssize_t)buf.len);
   close(fd);
