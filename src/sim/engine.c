@@ -49,6 +49,7 @@ typedef struct sim_req {
   int64_t sched_new;      /* tokens scheduled in the step in flight (0 when none) */
   uint32_t *tokens;       /* [prompt_len + output_len]: prompt, then outputs produced */
   int has_output_ids;     /* 1: tokens[prompt_len..] were given by the caller */
+  cb_sim_text_cursor text;/* the next output token's text, otherwise */
   int32_t *blocks;        /* [max_blocks] KV blocks, in token order */
   int32_t n_blocks;
   int32_t n_cached;       /* leading blocks already offered to the prefix cache */
@@ -303,6 +304,7 @@ cb_status cb_sim_engine_add(cb_sim_engine *e, const cb_sim_request *r, uint64_t 
   sim_req *q = new_req(e, total);
   q->id = r->id;
   q->output_seed = r->output_seed;
+  cb_sim_text_cursor_init(&q->text, q->output_seed, 0);
   q->arrival_ns = now_ns;
   q->prompt_len = (int64_t)r->prompt_len;
   q->output_len = r->output_len;
@@ -552,7 +554,8 @@ static void begin_step(cb_sim_engine *e, uint64_t start_ns, cb_sim_event_fn fn, 
 static uint32_t output_token(const cb_sim_engine *e, sim_req *r, int64_t k) {
   if (r->has_output_ids) return r->tokens[r->prompt_len + k];
   char text[CB_SIM_TOKEN_TEXT_MAX];
-  uint32_t id = cb_sim_text_token(r->output_seed, k, (uint32_t)e->p.model.vocab_size, text);
+  if (r->text.k != k) cb_sim_text_cursor_init(&r->text, r->output_seed, k);
+  uint32_t id = cb_sim_text_cursor_next(&r->text, (uint32_t)e->p.model.vocab_size, text);
   r->tokens[r->prompt_len + k] = id;
   return id;
 }

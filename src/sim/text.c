@@ -154,11 +154,9 @@ static char punct_of(uint64_t h_k, uint64_t h_prev) {
   return (h_k >> 3) % 3 == 0 ? ',' : '.';
 }
 
-uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
-  /* Each position's hash is computed once: k, k - 1 and k - 2 decide the piece. */
-  uint64_t h0 = position_hash(seed, k);
-  uint64_t h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
-  uint64_t h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+/* The piece at k from the hashes of k, k - 1 and k - 2 (0 before the start). */
+static uint32_t piece_at(uint64_t h0, uint64_t h1, uint64_t h2, int64_t k, uint32_t vocab,
+                         char *out) {
   char p = k >= 2 ? punct_of(h0, h1) : 0;
   size_t n = 0;
   if (p) {
@@ -173,4 +171,26 @@ uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) 
   }
   out[n] = '\0';
   return piece_id((const unsigned char *)out, n, vocab);
+}
+
+uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
+  uint64_t h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
+  uint64_t h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+  return piece_at(position_hash(seed, k), h1, h2, k, vocab, out);
+}
+
+void cb_sim_text_cursor_init(cb_sim_text_cursor *c, uint64_t seed, int64_t k) {
+  c->seed = seed;
+  c->k = k;
+  c->h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
+  c->h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+}
+
+uint32_t cb_sim_text_cursor_next(cb_sim_text_cursor *c, uint32_t vocab, char *out) {
+  uint64_t h0 = position_hash(c->seed, c->k);
+  uint32_t id = piece_at(h0, c->h1, c->h2, c->k, vocab, out);
+  c->h2 = c->h1;
+  c->h1 = h0;
+  c->k++;
+  return id;
 }

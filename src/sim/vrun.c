@@ -112,6 +112,8 @@ static void fill_text(vrun *v, vreq *q) {
   if (!cap || q->produced == 0) return;
   cb_buf b;
   cb_buf_init(&b, 0);
+  cb_sim_text_cursor cur;
+  cb_sim_text_cursor_init(&cur, q->seed, 0);
   for (int64_t k = 0; k < q->produced && b.len < cap; k++) {
     const char *t;
     size_t n;
@@ -120,7 +122,7 @@ static void fill_text(vrun *v, vreq *q) {
       t = q->scripted->text + start;
       n = q->scripted->ends[k] - start;
     } else {
-      cb_sim_text_token(q->seed, k, v->vocab, v->text);
+      cb_sim_text_cursor_next(&cur, v->vocab, v->text);
       t = v->text;
       n = strlen(t);
     }

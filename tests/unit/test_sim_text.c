@@ -73,6 +73,25 @@ static void test_text_round_trip(void **state) {
   }
 }
 
+/* A cursor gives cb_sim_text_token's pieces and ids in order, from any start. */
+static void test_text_cursor(void **state) {
+  (void)state;
+  const int64_t starts[] = {0, 1, 2, 3, 777};
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+      cb_sim_text_cursor c;
+      cb_sim_text_cursor_init(&c, seed, starts[s]);
+      for (int64_t k = starts[s]; k < starts[s] + 600; k++) {
+        char want[CB_SIM_TOKEN_TEXT_MAX], got[CB_SIM_TOKEN_TEXT_MAX];
+        uint32_t iw = cb_sim_text_token(seed, k, VOCAB, want);
+        assert_int_equal(c.k, k);
+        uint32_t ig = cb_sim_text_cursor_next(&c, VOCAB, got);
+        assert_string_equal(got, want);
+        assert_int_equal(ig, iw);
+      }
+    }
+}
+
 /* Stateless: token k is the same whatever was asked before; text reads as sentences. */
 static void test_text_shape(void **state) {
   (void)state;
@@ -116,6 +135,7 @@ int main(void) {
       cmocka_unit_test(test_tokenizer_pieces),
       cmocka_unit_test(test_tokenizer_ids_stable),
       cmocka_unit_test(test_text_round_trip),
+      cmocka_unit_test(test_text_cursor),
       cmocka_unit_test(test_text_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
