@@ -47,7 +47,7 @@ static void push(samples *s, double x) {
 
 static void dist_of(samples *s, cb_dist *d) {
   cb_stats_summary sum;
-  cb_stats_summarize(s->v, s->n, s->v, &sum); /* sorts in place */
+  cb_stats_summarize_inplace(s->v, s->n, &sum); /* reorders, no sorted copy */
   *d = (cb_dist){.count = sum.count, .mean = sum.mean, .std = sum.std, .cv = sum.cv,
                  .min = sum.min, .p50 = sum.p50, .p90 = sum.p90, .p95 = sum.p95,
                  .p99 = sum.p99, .p999 = sum.p999, .max = sum.max};
