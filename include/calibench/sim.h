@@ -294,6 +294,10 @@ typedef struct cb_sim_text_cursor {
 } cb_sim_text_cursor;
 void cb_sim_text_cursor_init(cb_sim_text_cursor *c, uint64_t seed, int64_t k);
 uint32_t cb_sim_text_cursor_next(cb_sim_text_cursor *c, uint32_t vocab, char *out);
+/* The id alone, from a table of every piece's id in one vocabulary
+ * (cb_sim_text_ids_new, freed with cb_free): no text, no hashing of it. */
+uint32_t *cb_sim_text_ids_new(uint32_t vocab);
+uint32_t cb_sim_text_cursor_next_id(cb_sim_text_cursor *c, const uint32_t *ids);
 
 /*
  * The documented approximation used for prompt token counts until a real tokenizer
