@@ -397,6 +397,16 @@ static void test_summary_invalid_times(void **state) {
   assert_null(cb_record_times_invalid(&set.items[0]));
   assert_non_null(strstr(cb_record_times_invalid(&set.items[1]), "end_ns is before sent_ns"));
   assert_non_null(strstr(cb_record_times_invalid(&set.items[2]), "chunk_ns goes backwards"));
+  { /* in order, but the first or the last chunk outside [sent_ns, end_ns] */
+    cb_record e = ok_record(3, 1300 * MS, ms, 3, NULL);
+    e.chunk_ns[0] = e.sent_ns - 1;
+    assert_non_null(strstr(cb_record_times_invalid(&e), "a chunk time is outside"));
+    e.chunk_ns[0] = e.sent_ns;
+    assert_null(cb_record_times_invalid(&e));
+    e.chunk_ns[2] = e.end_ns + 1;
+    assert_non_null(strstr(cb_record_times_invalid(&e), "a chunk time is outside"));
+    cb_record_free(&e);
+  }
   cb_summary_params p;
   cb_summary_default_params(&p);
   cb_slo slos[1];
