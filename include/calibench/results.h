@@ -278,6 +278,13 @@ cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error 
 cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
                                size_t len, cb_error *err);
 const char *cb_results_dir_path(const cb_results_dir *d);
+/* Bytes appended to records.jsonl so far: where the next record's line will start. */
+uint64_t cb_results_dir_records_bytes(const cb_results_dir *d);
+/* The output_text of the record whose line starts at `offset` in records.jsonl, as the
+ * file holds it (*out NULL when the record has none; free with cb_free): for a caller
+ * that does not keep every record's text in memory. */
+cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, char **out,
+                                     cb_error *err);
 void cb_results_dir_close(cb_results_dir *d);
 
 /* Write `data` to PATH atomically (PATH.tmp, fsync, rename). */

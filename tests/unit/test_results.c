@@ -356,6 +356,42 @@ static void test_summary_degenerate(void **state) {
   cb_record_set_free(&set);
 }
 
+/* A result directory says where each appended line starts, and gives back a line's
+ * output_text as the file holds it (run keeps the text only in records.jsonl). */
+static void test_dir_output_text(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cb_dir_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/run", dir);
+  cb_results_dir *d;
+  cb_error err;
+  assert_int_equal(cb_results_dir_create(sub, &d, &err), CB_OK);
+  double ms[] = {10, 20};
+  cb_record a = ok_record(0, 0, ms, 2, NULL), b = ok_record(1, MS, ms, 2, NULL);
+  a.output_text = cb_strdup("first \"text\"\n");
+  assert_int_equal(cb_results_dir_records_bytes(d), 0);
+  assert_int_equal(cb_results_dir_append(d, &a, &err), CB_OK);
+  uint64_t at_b = cb_results_dir_records_bytes(d);
+  assert_true(at_b > 0);
+  assert_int_equal(cb_results_dir_append(d, &b, &err), CB_OK);
+  char *text;
+  assert_int_equal(cb_results_dir_output_text(d, 0, &text, &err), CB_OK);
+  assert_string_equal(text, "first \"text\"\n");
+  cb_free(text);
+  assert_int_equal(cb_results_dir_output_text(d, at_b, &text, &err), CB_OK);
+  assert_null(text); /* the second record has none */
+  assert_int_not_equal(cb_results_dir_output_text(d, at_b + 3, &text, &err), CB_OK);
+  assert_non_null(strstr(err.msg, "no record at byte"));
+  assert_int_not_equal(cb_results_dir_output_text(d, 1u << 30, &text, &err), CB_OK);
+  cb_results_dir_close(d);
+  cb_record_free(&a);
+  cb_record_free(&b);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
 static void test_summary_itl_token_single(void **state) {
   (void)state;
@@ -641,6 +677,7 @@ int main(void) {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
       cmocka_unit_test(test_summary_itl_token_single),
+      cmocka_unit_test(test_dir_output_text),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
