@@ -129,11 +129,11 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   if (r->chunks_dropped)
     cb_buf_appendf(out, ",\"chunk_ns_dropped\":%llu", (unsigned long long)r->chunks_dropped);
   int all_one = 1;
-  for (size_t i = 0; i < r->n_chunks && all_one; i++) all_one = r->chunk_tokens[i] == 1;
+  for (size_t i = 0; i < r->n_chunks && all_one; i++) all_one = cb_record_chunk_tokens(r, i) == 1;
   if (!all_one) {
     cb_buf_append_str(out, ",\"chunk_tokens\":[");
     for (size_t i = 0; i < r->n_chunks; i++)
-      cb_buf_appendf(out, i ? ",%u" : "%u", r->chunk_tokens[i]);
+      cb_buf_appendf(out, i ? ",%u" : "%u", cb_record_chunk_tokens(r, i));
     cb_buf_append_char(out, ']');
   }
   if (r->output_text) key_str(out, "output_text", r->output_text);

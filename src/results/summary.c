@@ -191,8 +191,9 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
         }
         for (size_t c = 1; c < r->n_chunks; c++) {
           double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
-          double per = m == CB_METRIC_ITL_TOKEN && r->chunk_tokens[c] ? g / r->chunk_tokens[c] : g;
-          size_t w = m == CB_METRIC_ITL_TOKEN ? r->chunk_tokens[c] : 1;
+          uint32_t tokens = cb_record_chunk_tokens(r, c);
+          double per = m == CB_METRIC_ITL_TOKEN && tokens ? g / tokens : g;
+          size_t w = m == CB_METRIC_ITL_TOKEN ? tokens : 1;
           itl_gaps[k] += w;
           itl_over[k] += per > p->slos[k].bound_ns ? w : 0;
         }
@@ -224,7 +225,7 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
     if (r->warmup || !valid[i] || !cb_record_ok(r)) continue;
     if (r->n_chunks) {
       for (size_t c = 0; c < r->n_chunks; c++)
-        if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += r->chunk_tokens[c];
+        if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += cb_record_chunk_tokens(r, c);
     } else if (r->end_ns >= a && r->end_ns <= b && r->output_tokens > 0) {
       out_tokens += (double)r->output_tokens;
     }
@@ -303,7 +304,7 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     for (size_t c = 1; c < r->n_chunks; c++) {
       double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
       push(&sm[CB_METRIC_ITL], g);
-      uint32_t k = r->chunk_tokens[c] ? r->chunk_tokens[c] : 1;
+      uint32_t k = cb_record_chunk_tokens(r, c) ? cb_record_chunk_tokens(r, c) : 1;
       if (k > 1 && !itl_token_own) { /* the gaps so far, one token each */
         itl_token_own = 1;
         for (size_t j = 0; j + 1 < sm[CB_METRIC_ITL].n; j++)
