@@ -65,7 +65,9 @@ typedef struct cb_record {
   uint64_t last_content_ns;
   uint64_t end_ns;           /* last byte, or when the failure was seen */
   uint64_t *chunk_ns;        /* owned: content chunk times, n_chunks */
-  uint32_t *chunk_tokens;    /* owned: tokens in each content chunk, n_chunks */
+  uint32_t *chunk_tokens;    /* owned: tokens in each content chunk, n_chunks; NULL: one
+                                token each (sim run, a file without chunk_tokens): read
+                                it through cb_record_chunk_tokens */
   size_t n_chunks;
   uint64_t chunks_dropped;   /* content chunks past the client's cap (65,536 times kept)
                                 whose times were not kept; records.jsonl chunk_ns_dropped */
@@ -83,6 +85,11 @@ typedef struct cb_record {
   size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
 } cb_record;
+
+/* Tokens in content chunk i (< n_chunks). */
+static inline uint32_t cb_record_chunk_tokens(const cb_record *r, size_t i) {
+  return r->chunk_tokens ? r->chunk_tokens[i] : 1;
+}
 
 void cb_record_init(cb_record *r);
 void cb_record_free(cb_record *r);
@@ -278,6 +285,13 @@ cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error 
 cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
                                size_t len, cb_error *err);
 const char *cb_results_dir_path(const cb_results_dir *d);
+/* Bytes appended to records.jsonl so far: where the next record's line will start. */
+uint64_t cb_results_dir_records_bytes(const cb_results_dir *d);
+/* The output_text of the record whose line starts at `offset` in records.jsonl, as the
+ * file holds it (*out NULL when the record has none; free with cb_free): for a caller
+ * that does not keep every record's text in memory. */
+cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, char **out,
+                                     cb_error *err);
 void cb_results_dir_close(cb_results_dir *d);
 
 /* Write `data` to PATH atomically (PATH.tmp, fsync, rename). */

@@ -285,6 +285,20 @@ const cb_sim_capacity *cb_sim_engine_capacity(const cb_sim_engine *e);
 #define CB_SIM_TOKEN_TEXT_MAX 16
 uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out);
 
+/* The same tokens in order from k: each position's hash is computed once instead of
+ * three times (the engine samples every output token, sim run keeps their text). */
+typedef struct cb_sim_text_cursor {
+  uint64_t seed;
+  int64_t k;      /* the token next() gives */
+  uint64_t h1, h2; /* hashes of positions k - 1 and k - 2 */
+} cb_sim_text_cursor;
+void cb_sim_text_cursor_init(cb_sim_text_cursor *c, uint64_t seed, int64_t k);
+uint32_t cb_sim_text_cursor_next(cb_sim_text_cursor *c, uint32_t vocab, char *out);
+/* The id alone, from a table of every piece's id in one vocabulary
+ * (cb_sim_text_ids_new, freed with cb_free): no text, no hashing of it. */
+uint32_t *cb_sim_text_ids_new(uint32_t vocab);
+uint32_t cb_sim_text_cursor_next_id(cb_sim_text_cursor *c, const uint32_t *ids);
+
 /*
  * The documented approximation used for prompt token counts until a real tokenizer
  * is given (docs/simulator.md): split text into pieces, hash each piece to an id.

@@ -72,6 +72,17 @@ typedef struct cb_stats_summary {
 void cb_stats_summarize(const double *values, size_t n, double *scratch,
                         cb_stats_summary *out);
 
+/* The same summary, bit for bit, without a sorted copy: `values` are reordered so that
+ * each rank the percentiles read holds what a sort would put there (cb_stats_select);
+ * no allocation. For large samples that need no full order. */
+void cb_stats_summarize_inplace(double *values, size_t n, cb_stats_summary *out);
+
+/* Reorder values[0..n) (no NaN) so that values[r] is what an ascending sort would
+ * put at r for each r in ranks[0..n_ranks) (ascending, each < n); the rest are
+ * permuted. Expected O(n), worst case O(n log n); no allocation unless it falls back
+ * to cb_stats_sort. */
+void cb_stats_select(double *values, size_t n, const size_t *ranks, size_t n_ranks);
+
 /* ---- streaming moments ------------------------------------------------------------ */
 
 /*

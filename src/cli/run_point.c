@@ -109,20 +109,57 @@ static cb_status fast_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_
 
 /* ---- records as they complete --------------------------------------------------------- */
 
+/* The records are kept for the summary and the report, but not their output text once
+ * it is in records.jsonl: only the report's three sample requests show it, and those
+ * are read back (restore_sample_texts). For sim run's 256-token outputs the text was
+ * a fifth of the memory. */
+#define TEXT_KEPT UINT64_MAX
+
 typedef struct sink_ctx {
   cb_results_dir *dir;
   cb_record_set set;
+  uint64_t *text_at;   /* per kept record: its line's offset in records.jsonl, or TEXT_KEPT */
+  size_t text_alloc;
   int write_failed;
   cb_error err;
 } sink_ctx;
 
 static void on_record(void *ctx, cb_record *r) {
   sink_ctx *k = ctx;
-  if (!k->write_failed && cb_results_dir_append(k->dir, r, &k->err) != CB_OK) {
-    k->write_failed = 1;
-    fprintf(stderr, "calibench: %s (records are no longer being written)\n", k->err.msg);
+  uint64_t at = TEXT_KEPT;
+  if (!k->write_failed) {
+    uint64_t line = cb_results_dir_records_bytes(k->dir);
+    if (cb_results_dir_append(k->dir, r, &k->err) != CB_OK) {
+      k->write_failed = 1;
+      fprintf(stderr, "calibench: %s (records are no longer being written)\n", k->err.msg);
+    } else if (r->output_text) {
+      cb_free(r->output_text);
+      r->output_text = NULL;
+      at = line;
+    }
   }
+  if (k->set.count == k->text_alloc) {
+    k->text_alloc = k->set.alloc > k->set.count ? k->set.alloc : 2 * k->set.count + 64;
+    k->text_at = cb_reallocarray(k->text_at, k->text_alloc, sizeof *k->text_at);
+  }
+  k->text_at[k->set.count] = at;
   cb_record_set_push(&k->set, r);
+}
+
+/* The output text of the requests the report shows (cb_record_set_samples), from
+ * records.jsonl. */
+static cb_status restore_sample_texts(sink_ctx *k, cb_error *err) {
+  cb_record_samples pick;
+  cb_record_set_samples(&k->set, &pick);
+  size_t pos[3] = {pick.first, pick.median, pick.slowest};
+  for (size_t i = 0; i < 3; i++) {
+    if (pos[i] == SIZE_MAX || k->text_at[pos[i]] == TEXT_KEPT) continue;
+    cb_record *r = &k->set.items[pos[i]];
+    if (r->output_text) continue; /* restored already (first = median, ...) */
+    cb_status st = cb_results_dir_output_text(k->dir, k->text_at[pos[i]], &r->output_text, err);
+    if (st != CB_OK) return st;
+  }
+  return CB_OK;
 }
 
 typedef struct progress_ctx {
@@ -367,7 +404,8 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
      * only warns. The records are handed over: nothing below uses them. */
     cb_error rerr;
     cb_error_clear(&rerr);
-    if (cb_report_write_html_file(spec->out_dir, NULL, &sink.set, &rerr) != CB_OK)
+    if (restore_sample_texts(&sink, &rerr) != CB_OK ||
+        cb_report_write_html_file(spec->out_dir, NULL, &sink.set, &rerr) != CB_OK)
       fprintf(stderr, "calibench: report.html not written: %s\n", rerr.msg);
   }
   rc = 0;
@@ -394,6 +432,7 @@ fail:
 done:
   cb_results_dir_close(dir);
   cb_record_set_free(&sink.set);
+  cb_free(sink.text_at);
   cb_workload_prompt_free(&src.prompt);
   cb_buf_free(&src.body);
   if (src.iter) cb_workload_iter_free(src.iter);

@@ -141,8 +141,8 @@ static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
     if (r->n_chunks) {
       for (size_t k = 0; k < r->n_chunks; k++) {
         size_t b = (size_t)(sec(r->chunk_ns[k]) / bw);
-        tok[b < nb ? b : nb - 1] += r->chunk_tokens[k];
-        total += r->chunk_tokens[k];
+        tok[b < nb ? b : nb - 1] += cb_record_chunk_tokens(r, k);
+        total += cb_record_chunk_tokens(r, k);
       }
     } else if (r->output_tokens > 0) {
       size_t b = (size_t)(sec(r->end_ns) / bw);

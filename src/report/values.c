@@ -46,6 +46,25 @@ static void push(growable *g, double x) {
   g->v[g->n++] = x;
 }
 
+static void push_value(growable *g, const cb_record *r, int which) {
+  switch (which) {
+    case CB__REP_TTFT: push(g, cb__rep_ttft_ms(r)); break;
+    case CB__REP_TPOT: push(g, cb__rep_tpot_ms(r)); break;
+    case CB__REP_E2E: push(g, cb__rep_e2e_ms(r)); break;
+    case CB__REP_ITL:
+      for (size_t c = 1; c < r->n_chunks; c++)
+        push(g, cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]) / 1e6);
+      break;
+    default: break;
+  }
+}
+
+static void sorted_values(growable *g, cb__rep_values *out) {
+  cb_stats_sort(g->v, g->n);
+  out->v = g->v;
+  out->n = g->n;
+}
+
 void cb__rep_values_of(const cb_record_set *set, const char *class_name, int which,
                        cb__rep_values *out) {
   growable g = {0};
@@ -53,24 +72,29 @@ void cb__rep_values_of(const cb_record_set *set, const char *class_name, int whi
     const cb_record *r = &set->items[i];
     if (!cb__rep_record_measured_ok(r)) continue;
     if (class_name && strcmp(r->class_name, class_name)) continue;
-    switch (which) {
-      case CB__REP_TTFT: push(&g, cb__rep_ttft_ms(r)); break;
-      case CB__REP_TPOT: push(&g, cb__rep_tpot_ms(r)); break;
-      case CB__REP_E2E: push(&g, cb__rep_e2e_ms(r)); break;
-      case CB__REP_ITL:
-        for (size_t c = 1; c < r->n_chunks; c++)
-          push(&g, cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]) / 1e6);
-        break;
-      default: break;
-    }
+    push_value(&g, r, which);
   }
-  cb_stats_sort(g.v, g.n);
-  out->v = g.v;
-  out->n = g.n;
+  sorted_values(&g, out);
 }
 
+/* Every distribution in one pass: each record's times are checked once, and the ITL
+ * array (one value per output token) is sized once rather than grown by doubling. */
 void cb__rep_values_compute(cb__rep_run *run) {
-  for (int k = 0; k < CB__REP_NDIST; k++) cb__rep_values_of(&run->records, NULL, k, &run->dist[k]);
+  const cb_record_set *set = &run->records;
+  growable g[CB__REP_NDIST] = {{0}};
+  size_t gaps = 0;
+  for (size_t i = 0; i < set->count; i++)
+    if (set->items[i].n_chunks > 1) gaps += set->items[i].n_chunks - 1;
+  if (gaps) {
+    g[CB__REP_ITL].v = cb_reallocarray(NULL, gaps, sizeof(double));
+    g[CB__REP_ITL].alloc = gaps;
+  }
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (!cb__rep_record_measured_ok(r)) continue;
+    for (int k = 0; k < CB__REP_NDIST; k++) push_value(&g[k], r, k);
+  }
+  for (int k = 0; k < CB__REP_NDIST; k++) sorted_values(&g[k], &run->dist[k]);
 }
 
 void cb__rep_values_free(cb__rep_values *v) {

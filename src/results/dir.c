@@ -4,7 +4,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@ struct cb_results_dir {
   char *path;
   FILE *records;
   cb_buf line;
+  uint64_t records_bytes; /* appended so far (the file is new: O_EXCL) */
 };
 
 /* mkdir that accepts an existing directory; something else by that name (a file the
@@ -71,6 +74,33 @@ cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error 
   cb_record_write_json(r, &d->line);
   if (fwrite(d->line.data, 1, d->line.len, d->records) != d->line.len || fflush(d->records))
     return cb_error_at(err, CB_ERR_IO, d->path, 0, 0, "writing records.jsonl: %s", strerror(errno));
+  d->records_bytes += d->line.len;
+  return CB_OK;
+}
+
+uint64_t cb_results_dir_records_bytes(const cb_results_dir *d) { return d->records_bytes; }
+
+cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, char **out,
+                                     cb_error *err) {
+  *out = NULL;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/records.jsonl", d->path);
+  FILE *f = fopen(path, "r");
+  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot read: %s", strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n = fseeko(f, (off_t)offset, SEEK_SET) ? -1 : getline(&line, &cap, f);
+  fclose(f);
+  json_t *o = n > 0 ? json_loadb(line, (size_t)n, 0, NULL) : NULL;
+  free(line);
+  if (!json_is_object(o)) {
+    json_decref(o);
+    return cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no record at byte %llu",
+                       (unsigned long long)offset);
+  }
+  json_t *t = json_object_get(o, "output_text");
+  if (json_is_string(t)) *out = cb_strndup(json_string_value(t), json_string_length(t));
+  json_decref(o);
   return CB_OK;
 }
 

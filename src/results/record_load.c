@@ -116,14 +116,15 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   r->n_chunks = json_array_size(chunks);
   if (r->n_chunks) {
     r->chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *r->chunk_ns);
-    r->chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *r->chunk_tokens);
+    /* no chunk_tokens in the file: one token per chunk, kept as NULL */
+    if (tokens) r->chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *r->chunk_tokens);
     for (size_t i = 0; i < r->n_chunks; i++) {
       json_t *v = json_array_get(chunks, i);
       json_t *t = tokens ? json_array_get(tokens, i) : NULL;
       if (!json_is_integer(v) || json_integer_value(v) < 0) return bad(c, "chunk_ns", "non-negative integers");
       if (t && (!json_is_integer(t) || json_integer_value(t) < 0)) return bad(c, "chunk_tokens", "non-negative integers");
       r->chunk_ns[i] = r->sent_ns + (uint64_t)json_integer_value(v);
-      r->chunk_tokens[i] = t ? (uint32_t)json_integer_value(t) : 1;
+      if (t) r->chunk_tokens[i] = (uint32_t)json_integer_value(t);
     }
   }
   json_t *att = json_object_get(o, "attempts");

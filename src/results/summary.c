@@ -47,7 +47,7 @@ static void push(samples *s, double x) {
 
 static void dist_of(samples *s, cb_dist *d) {
   cb_stats_summary sum;
-  cb_stats_summarize(s->v, s->n, s->v, &sum); /* sorts in place */
+  cb_stats_summarize_inplace(s->v, s->n, &sum); /* reorders, no sorted copy */
   *d = (cb_dist){.count = sum.count, .mean = sum.mean, .std = sum.std, .cv = sum.cv,
                  .min = sum.min, .p50 = sum.p50, .p90 = sum.p90, .p95 = sum.p95,
                  .p99 = sum.p99, .p999 = sum.p999, .max = sum.max};
@@ -83,10 +83,8 @@ static int in_class(const cb_record *r, const char *cls) {
   return !cls || !strcmp(r->class_name, cls);
 }
 
-/* In the class asked for, and with times that can be used. */
-static int usable(const cb_record *r, const char *cls) {
-  return in_class(r, cls) && !cb_record_times_invalid(r);
-}
+/* valid[i]: record i is in the class asked for and its times can be used. Worked out
+ * once (cb_record_times_invalid walks every chunk time) for all the passes below. */
 
 static double ttft_of(const cb_record *r) {
   return r->first_content_ns ? cb_clock_span_ns(r->sent_ns, r->first_content_ns) : NAN;
@@ -140,13 +138,13 @@ static void count_error(cb_summary *s, const cb_record *r) {
   s->errors[i].count++;
 }
 
-static void compute_window(const cb_record_set *set, const cb_summary_params *p, cb_summary *s) {
+static void compute_window(const cb_record_set *set, const unsigned char *valid, cb_summary *s) {
   uint64_t first = UINT64_MAX, last_send = 0, last_end = 0;
   uint64_t first_sched = UINT64_MAX, last_sched = 0;
   size_t sends = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !usable(r, p->class_name)) continue;
+    if (r->warmup || !valid[i]) continue;
     sends++;
     if (r->sent_ns < first) first = r->sent_ns;
     if (r->sent_ns > last_send) last_send = r->sent_ns;
@@ -164,7 +162,8 @@ static void compute_window(const cb_record_set *set, const cb_summary_params *p,
   if (last_send > first) s->achieved_rate = (double)(sends - 1) / s->window_s;
 }
 
-static void compute_slos(const cb_record_set *set, const cb_summary_params *p, cb_summary *s) {
+static void compute_slos(const cb_record_set *set, const unsigned char *valid,
+                         const cb_summary_params *p, cb_summary *s) {
   s->n_slos = p->n_slos;
   size_t joint = 0;
   for (size_t k = 0; k < p->n_slos; k++) {
@@ -176,7 +175,7 @@ static void compute_slos(const cb_record_set *set, const cb_summary_params *p, c
   size_t itl_gaps[CB_MAX_SLOS] = {0}, itl_over[CB_MAX_SLOS] = {0};
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !usable(r, p->class_name)) continue;
+    if (r->warmup || !valid[i]) continue;
     int all = 1;
     for (size_t k = 0; k < p->n_slos; k++) {
       int ok = meets(r, &p->slos[k]);
@@ -192,8 +191,9 @@ static void compute_slos(const cb_record_set *set, const cb_summary_params *p, c
         }
         for (size_t c = 1; c < r->n_chunks; c++) {
           double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
-          double per = m == CB_METRIC_ITL_TOKEN && r->chunk_tokens[c] ? g / r->chunk_tokens[c] : g;
-          size_t w = m == CB_METRIC_ITL_TOKEN ? r->chunk_tokens[c] : 1;
+          uint32_t tokens = cb_record_chunk_tokens(r, c);
+          double per = m == CB_METRIC_ITL_TOKEN && tokens ? g / tokens : g;
+          size_t w = m == CB_METRIC_ITL_TOKEN ? tokens : 1;
           itl_gaps[k] += w;
           itl_over[k] += per > p->slos[k].bound_ns ? w : 0;
         }
@@ -215,16 +215,17 @@ static void compute_slos(const cb_record_set *set, const cb_summary_params *p, c
 }
 
 /* Throughputs: what completed inside the window. */
-static void compute_throughput(const cb_record_set *set, const cb_summary_params *p, cb_summary *s) {
+static void compute_throughput(const cb_record_set *set, const unsigned char *valid,
+                               const cb_summary_params *p, cb_summary *s) {
   if (!(s->window_s > 0)) return;
   uint64_t a = s->window_start_ns, b = s->window_end_ns;
   double done = 0, good = 0, out_tokens = 0, in_tokens = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !usable(r, p->class_name) || !cb_record_ok(r)) continue;
+    if (r->warmup || !valid[i] || !cb_record_ok(r)) continue;
     if (r->n_chunks) {
       for (size_t c = 0; c < r->n_chunks; c++)
-        if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += r->chunk_tokens[c];
+        if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += cb_record_chunk_tokens(r, c);
     } else if (r->end_ns >= a && r->end_ns <= b && r->output_tokens > 0) {
       out_tokens += (double)r->output_tokens;
     }
@@ -250,11 +251,23 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
   s->lag_warning_ns = p->lag_warning_ns;
   samples sm[CB_METRIC_COUNT_] = {{0}};
   size_t sources[CB_TOKENS_DATASET + 1] = {0};
+  unsigned char *valid = cb_calloc(set->count ? set->count : 1, 1);
+  /* The ITL gaps are most of the samples (256 per request of 256 tokens): their array is
+   * sized once rather than grown by doubling, which would hold both copies at its peak. */
+  size_t gaps = 0;
+  for (size_t i = 0; i < set->count; i++)
+    if (set->items[i].n_chunks > 1) gaps += set->items[i].n_chunks - 1;
+  sm[CB_METRIC_ITL].alloc = gaps;
+  sm[CB_METRIC_ITL].v = gaps ? cb_reallocarray(NULL, gaps, sizeof(double)) : NULL;
+  /* ITL/token equals ITL while every chunk holds one token (sim run, most servers): it
+   * gets samples of its own only from the first chunk of several tokens on. */
+  int itl_token_own = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (!in_class(r, p->class_name)) continue;
     s->requests++;
     const char *why = cb_record_times_invalid(r);
+    valid[i] = !why;
     if (why) {
       if (!s->invalid++)
         snprintf(s->invalid_example, sizeof s->invalid_example, "request %s (index %llu): %s",
@@ -291,14 +304,25 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     for (size_t c = 1; c < r->n_chunks; c++) {
       double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
       push(&sm[CB_METRIC_ITL], g);
-      uint32_t k = r->chunk_tokens[c] ? r->chunk_tokens[c] : 1;
-      for (uint32_t t = 0; t < k; t++) push(&sm[CB_METRIC_ITL_TOKEN], g / k);
+      uint32_t k = cb_record_chunk_tokens(r, c) ? cb_record_chunk_tokens(r, c) : 1;
+      if (k > 1 && !itl_token_own) { /* the gaps so far, one token each */
+        itl_token_own = 1;
+        for (size_t j = 0; j + 1 < sm[CB_METRIC_ITL].n; j++)
+          push(&sm[CB_METRIC_ITL_TOKEN], sm[CB_METRIC_ITL].v[j]);
+      }
+      if (itl_token_own)
+        for (uint32_t t = 0; t < k; t++) push(&sm[CB_METRIC_ITL_TOKEN], g / k);
     }
   }
   for (int src = 0; src <= CB_TOKENS_DATASET; src++)
     if (sources[src] > sources[s->output_source]) s->output_source = (cb_token_source)src;
 
   for (int m = 0; m < CB_METRIC_COUNT_; m++) {
+    if (m == CB_METRIC_ITL_TOKEN && !itl_token_own) {
+      s->metrics[m] = s->metrics[CB_METRIC_ITL];
+      s->metrics_adjusted[m] = s->metrics_adjusted[CB_METRIC_ITL];
+      continue;
+    }
     dist_of(&sm[m], &s->metrics[m]);
     int adjust = m == CB_METRIC_TTFT || m == CB_METRIC_TPOT || m == CB_METRIC_E2E ||
                  m == CB_METRIC_E2E_SCHED || m == CB_METRIC_TTFT_SCHED;
@@ -308,7 +332,8 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
   }
   s->client_fell_behind = s->metrics[CB_METRIC_LAG].count > 0 &&
                           s->metrics[CB_METRIC_LAG].p99 > p->lag_warning_ns;
-  compute_window(set, p, s);
-  compute_slos(set, p, s);
-  compute_throughput(set, p, s);
+  compute_window(set, valid, s);
+  compute_slos(set, valid, p, s);
+  compute_throughput(set, valid, p, s);
+  cb_free(valid);
 }

@@ -157,7 +157,7 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
       const cb_record *r = &set->items[i];
       if (r->warmup || !cb_record_ok(r) || cb_record_times_invalid(r)) continue;
       for (size_t c = 0; c < r->n_chunks; c++)
-        if (r->chunk_ns[c] >= first) b[(r->chunk_ns[c] - first) / 1000000000ull] += r->chunk_tokens[c];
+        if (r->chunk_ns[c] >= first) b[(r->chunk_ns[c] - first) / 1000000000ull] += cb_record_chunk_tokens(r, c);
     }
     for (size_t k = 0; k < buckets; k++) peak = b[k] > peak ? b[k] : peak;
     cb_free(b);

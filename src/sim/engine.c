@@ -49,6 +49,7 @@ typedef struct sim_req {
   int64_t sched_new;      /* tokens scheduled in the step in flight (0 when none) */
   uint32_t *tokens;       /* [prompt_len + output_len]: prompt, then outputs produced */
   int has_output_ids;     /* 1: tokens[prompt_len..] were given by the caller */
+  cb_sim_text_cursor text;/* the next output token's text, otherwise */
   int32_t *blocks;        /* [max_blocks] KV blocks, in token order */
   int32_t n_blocks;
   int32_t n_cached;       /* leading blocks already offered to the prefix cache */
@@ -100,6 +101,7 @@ struct cb_sim_engine {
   uint64_t last_end_ns;            /* end of the last step (0 before the first) */
   cb__sim_step_info step;
 
+  uint32_t *text_ids;              /* output token ids by piece (cb_sim_text_ids_new) */
   cb_rng rng;                      /* jitter */
   double jitter_mu, jitter_sigma;  /* of the underlying normal */
 
@@ -245,6 +247,7 @@ cb_status cb_sim_engine_new(const cb_sim_params *p, cb_sim_engine **out, cb_erro
   e->cap = cap;
   cb__sim_kv_init(&e->kv, (int32_t)cap.num_blocks, p->block_size, p->enable_prefix_caching);
   cb__sim_map_init(&e->ids, 1024);
+  e->text_ids = cb_sim_text_ids_new((uint32_t)p->model.vocab_size);
   cb_rng_init_stream(&e->rng, p->seed, UINT64_C(0x6a6974746572) /* "jitter" */, 0);
   if (p->jitter_cv > 0) {
     /* Lognormal with mean 1 and coefficient of variation cv. */
@@ -275,6 +278,7 @@ void cb_sim_engine_free(cb_sim_engine *e) {
   cb_free(e->items);
   cb_free(e->sev);
   cb_free(e->grave);
+  cb_free(e->text_ids);
   cb_free(e);
 }
 
@@ -303,6 +307,7 @@ cb_status cb_sim_engine_add(cb_sim_engine *e, const cb_sim_request *r, uint64_t 
   sim_req *q = new_req(e, total);
   q->id = r->id;
   q->output_seed = r->output_seed;
+  cb_sim_text_cursor_init(&q->text, q->output_seed, 0);
   q->arrival_ns = now_ns;
   q->prompt_len = (int64_t)r->prompt_len;
   q->output_len = r->output_len;
@@ -551,8 +556,8 @@ static void begin_step(cb_sim_engine *e, uint64_t start_ns, cb_sim_event_fn fn, 
 
 static uint32_t output_token(const cb_sim_engine *e, sim_req *r, int64_t k) {
   if (r->has_output_ids) return r->tokens[r->prompt_len + k];
-  char text[CB_SIM_TOKEN_TEXT_MAX];
-  uint32_t id = cb_sim_text_token(r->output_seed, k, (uint32_t)e->p.model.vocab_size, text);
+  if (r->text.k != k) cb_sim_text_cursor_init(&r->text, r->output_seed, k);
+  uint32_t id = cb_sim_text_cursor_next_id(&r->text, e->text_ids);
   r->tokens[r->prompt_len + k] = id;
   return id;
 }

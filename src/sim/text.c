@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "calibench/alloc.h"
 #include "calibench/rng.h"
 #include "calibench/sim.h"
 #include "calibench/utf8.h"
@@ -154,23 +155,84 @@ static char punct_of(uint64_t h_k, uint64_t h_prev) {
   return (h_k >> 3) % 3 == 0 ? ',' : '.';
 }
 
-uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
-  /* Each position's hash is computed once: k, k - 1 and k - 2 decide the piece. */
-  uint64_t h0 = position_hash(seed, k);
-  uint64_t h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
-  uint64_t h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
-  char p = k >= 2 ? punct_of(h0, h1) : 0;
+/* Which piece k is, from the hashes of k, k - 1 and k - 2 (0 before the start):
+ * ',' or '.', or a word and its form. */
+enum { FORM_FIRST, FORM_LOWER, FORM_CAPITAL, NFORMS }; /* "Word", " word", " Word" */
+typedef struct piece {
+  char punct;  /* 0: a word */
+  size_t word; /* index in words */
+  int form;
+} piece;
+
+static piece piece_of(uint64_t h0, uint64_t h1, uint64_t h2, int64_t k) {
+  piece p = {.punct = k >= 2 ? punct_of(h0, h1) : 0, .word = (h0 >> 8) % NWORDS};
+  p.form = k == 0 ? FORM_FIRST : k >= 3 && punct_of(h1, h2) == '.' ? FORM_CAPITAL : FORM_LOWER;
+  return p;
+}
+
+static size_t render(piece p, char *out) {
   size_t n = 0;
-  if (p) {
-    out[n++] = p;
+  if (p.punct) {
+    out[n++] = p.punct;
   } else {
-    const char *w = words[(h0 >> 8) % NWORDS];
-    if (k > 0) out[n++] = ' ';
+    const char *w = words[p.word];
+    if (p.form != FORM_FIRST) out[n++] = ' ';
     size_t start = n;
     while (*w) out[n++] = *w++;
-    int sentence_start = k == 0 || (k >= 3 && punct_of(h1, h2) == '.');
-    if (sentence_start) out[start] = (char)(out[start] - 'a' + 'A');
+    if (p.form != FORM_LOWER) out[start] = (char)(out[start] - 'a' + 'A');
   }
   out[n] = '\0';
+  return n;
+}
+
+static uint32_t piece_at(uint64_t h0, uint64_t h1, uint64_t h2, int64_t k, uint32_t vocab,
+                         char *out) {
+  size_t n = render(piece_of(h0, h1, h2, k), out);
   return piece_id((const unsigned char *)out, n, vocab);
+}
+
+uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
+  uint64_t h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
+  uint64_t h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+  return piece_at(position_hash(seed, k), h1, h2, k, vocab, out);
+}
+
+void cb_sim_text_cursor_init(cb_sim_text_cursor *c, uint64_t seed, int64_t k) {
+  c->seed = seed;
+  c->k = k;
+  c->h1 = k >= 1 ? position_hash(seed, k - 1) : 0;
+  c->h2 = k >= 2 ? position_hash(seed, k - 2) : 0;
+}
+
+uint32_t cb_sim_text_cursor_next(cb_sim_text_cursor *c, uint32_t vocab, char *out) {
+  uint64_t h0 = position_hash(c->seed, c->k);
+  uint32_t id = piece_at(h0, c->h1, c->h2, c->k, vocab, out);
+  c->h2 = c->h1;
+  c->h1 = h0;
+  c->k++;
+  return id;
+}
+
+/* Table layout: [word * NFORMS + form] for the words, then ',' and '.'. */
+uint32_t *cb_sim_text_ids_new(uint32_t vocab) {
+  uint32_t *ids = cb_reallocarray(NULL, NWORDS * NFORMS + 2, sizeof *ids);
+  char text[CB_SIM_TOKEN_TEXT_MAX];
+  for (size_t w = 0; w < NWORDS; w++)
+    for (int f = 0; f < NFORMS; f++) {
+      size_t n = render((piece){.word = w, .form = f}, text);
+      ids[w * NFORMS + (size_t)f] = piece_id((const unsigned char *)text, n, vocab);
+    }
+  ids[NWORDS * NFORMS] = piece_id((const unsigned char *)",", 1, vocab);
+  ids[NWORDS * NFORMS + 1] = piece_id((const unsigned char *)".", 1, vocab);
+  return ids;
+}
+
+uint32_t cb_sim_text_cursor_next_id(cb_sim_text_cursor *c, const uint32_t *ids) {
+  uint64_t h0 = position_hash(c->seed, c->k);
+  piece p = piece_of(h0, c->h1, c->h2, c->k);
+  c->h2 = c->h1;
+  c->h1 = h0;
+  c->k++;
+  if (p.punct) return ids[NWORDS * NFORMS + (p.punct == '.')];
+  return ids[p.word * NFORMS + (size_t)p.form];
 }

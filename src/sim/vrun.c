@@ -121,6 +121,8 @@ static void fill_text(vrun *v, vreq *q) {
   if (!cap || q->produced == 0) return;
   cb_buf b;
   cb_buf_init(&b, 0);
+  cb_sim_text_cursor cur;
+  cb_sim_text_cursor_init(&cur, q->seed, 0);
   for (int64_t k = 0; k < q->produced && b.len < cap; k++) {
     const char *t;
     size_t n;
@@ -129,7 +131,7 @@ static void fill_text(vrun *v, vreq *q) {
       t = q->scripted->text + start;
       n = q->scripted->ends[k] - start;
     } else {
-      cb_sim_text_token(q->seed, k, v->vocab, v->text);
+      cb_sim_text_cursor_next(&cur, v->vocab, v->text);
       t = v->text;
       n = strlen(t);
     }
@@ -310,8 +312,7 @@ static void send_item(vrun *v) {
   r->output_source = CB_TOKENS_USAGE;
   r->cached_tokens = 0;
   r->chunk_ns = cb_reallocarray(NULL, (size_t)plan.output_len, sizeof *r->chunk_ns);
-  r->chunk_tokens = cb_reallocarray(NULL, (size_t)plan.output_len, sizeof *r->chunk_tokens);
-  for (int64_t k = 0; k < plan.output_len; k++) r->chunk_tokens[k] = 1;
+  /* chunk_tokens stays NULL: one token per chunk (4 bytes a token less to keep) */
 }
 
 static int fetch(vrun *v) {

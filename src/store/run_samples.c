@@ -73,7 +73,7 @@ void cb__run_samples_from_records(cb_run_data *r, const cb_record_set *set,
     if (x->n_chunks) {
       for (size_t c = 0; c < x->n_chunks; c++)
         if (x->chunk_ns[c] >= win_start && x->chunk_ns[c] <= win_end)
-          out[bin_of(x->chunk_ns[c], win_start, win_end)] += x->chunk_tokens[c];
+          out[bin_of(x->chunk_ns[c], win_start, win_end)] += cb_record_chunk_tokens(x, c);
     } else if (x->end_ns >= win_start && x->end_ns <= win_end && x->output_tokens > 0) {
       out[bin_of(x->end_ns, win_start, win_end)] += (double)x->output_tokens;
     }

@@ -91,6 +91,19 @@ static void test_record_round_trip(void **state) {
   cb_buf_init(&buf, 0);
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
+  assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
+  assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
+  {/* the extremes of the hand-written decimal encoder */
+    cb_record e = failed_record(0, 0, "connect");
+    e.scheduled_ns = UINT64_MAX;
+    cb_buf one;
+    cb_buf_init(&one, 0);
+    cb_record_write_json(&e, &one);
+    assert_non_null(strstr(one.data, "{\"index\":0,"));
+    assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
+    cb_buf_free(&one);
+    cb_record_free(&e);
+  }
   cb_buf_append_str(&buf, "{\"index\": 9, \"sent_"); /* a torn last line */
   assert_int_equal(write(fd, buf.data, buf.len), (ssize_t)buf.len);
   close(fd);
@@ -266,6 +279,10 @@ static void test_summary_known_answers(void **state) {
   close_to("itl max", s.metrics[CB_METRIC_ITL].max, 50 * 1e6, 1e-12);
   assert_int_equal(s.metrics[CB_METRIC_ITL_TOKEN].count, 11);
   close_to("itl/token min", s.metrics[CB_METRIC_ITL_TOKEN].min, 10 * 1e6, 1e-12);
+  /* 10 x4, 20 x2, 30, 50, 50/3 x3: the gaps before the 3-token chunk count once each. */
+  close_to("itl/token mean", s.metrics[CB_METRIC_ITL_TOKEN].mean, 210.0 / 11 * 1e6, 1e-12);
+  close_to("itl/token p50", s.metrics[CB_METRIC_ITL_TOKEN].p50, 50.0 / 3 * 1e6, 1e-12);
+  close_to("itl/token max", s.metrics[CB_METRIC_ITL_TOKEN].max, 50 * 1e6, 1e-12);
   /* Lag: 0,0,0,10,0 ms; E2E from schedule is 10 ms longer for request 4. */
   close_to("lag max", s.metrics[CB_METRIC_LAG].max, 10 * 1e6, 1e-12);
   close_to("e2e_sched max", s.metrics[CB_METRIC_E2E_SCHED].max, 510 * 1e6, 1e-12);
@@ -339,6 +356,83 @@ static void test_summary_degenerate(void **state) {
   cb_record_set_free(&set);
 }
 
+/* A result directory says where each appended line starts, and gives back a line's
+ * output_text as the file holds it (run keeps the text only in records.jsonl). */
+static void test_dir_output_text(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cb_dir_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char sub[64];
+  snprintf(sub, sizeof sub, "%s/run", dir);
+  cb_results_dir *d;
+  cb_error err;
+  assert_int_equal(cb_results_dir_create(sub, &d, &err), CB_OK);
+  double ms[] = {10, 20};
+  cb_record a = ok_record(0, 0, ms, 2, NULL), b = ok_record(1, MS, ms, 2, NULL);
+  a.output_text = cb_strdup("first \"text\"\n");
+  assert_int_equal(cb_results_dir_records_bytes(d), 0);
+  assert_int_equal(cb_results_dir_append(d, &a, &err), CB_OK);
+  uint64_t at_b = cb_results_dir_records_bytes(d);
+  assert_true(at_b > 0);
+  assert_int_equal(cb_results_dir_append(d, &b, &err), CB_OK);
+  char *text;
+  assert_int_equal(cb_results_dir_output_text(d, 0, &text, &err), CB_OK);
+  assert_string_equal(text, "first \"text\"\n");
+  cb_free(text);
+  assert_int_equal(cb_results_dir_output_text(d, at_b, &text, &err), CB_OK);
+  assert_null(text); /* the second record has none */
+  assert_int_not_equal(cb_results_dir_output_text(d, at_b + 3, &text, &err), CB_OK);
+  assert_non_null(strstr(err.msg, "no record at byte"));
+  assert_int_not_equal(cb_results_dir_output_text(d, 1u << 30, &text, &err), CB_OK);
+  cb_results_dir_close(d);
+  cb_record_free(&a);
+  cb_record_free(&b);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
+static void test_summary_itl_token_single(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  double c0[] = {100, 110, 125, 160}, c1[] = {200, 207};
+  cb_record r = ok_record(0, 0, c0, 4, NULL);
+  cb_record_set_push(&set, &r);
+  r = ok_record(1, 1000 * MS, c1, 2, NULL);
+  cb_record_set_push(&set, &r);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  const cb_dist *itl = &s.metrics[CB_METRIC_ITL], *tok = &s.metrics[CB_METRIC_ITL_TOKEN];
+  assert_int_equal(itl->count, 4);
+  close_to("itl p50", itl->p50, 12.5 * 1e6, 1e-12);
+  assert_memory_equal(itl, tok, sizeof *itl);
+  assert_memory_equal(&s.metrics_adjusted[CB_METRIC_ITL], &s.metrics_adjusted[CB_METRIC_ITL_TOKEN],
+                      sizeof *itl);
+  /* chunk_tokens NULL (sim run's records, a file without the key) means the same:
+   * the same summary, the same record line. */
+  cb_buf with, without;
+  cb_buf_init(&with, 0);
+  cb_buf_init(&without, 0);
+  cb_summary_write_json(&s, &with);
+  cb_record_write_json(&set.items[0], &with);
+  for (size_t i = 0; i < set.count; i++) {
+    cb_free(set.items[i].chunk_tokens);
+    set.items[i].chunk_tokens = NULL;
+  }
+  cb_summary_compute(&set, &p, &s);
+  cb_summary_write_json(&s, &without);
+  cb_record_write_json(&set.items[0], &without);
+  assert_string_equal(with.data, without.data);
+  assert_null(strstr(without.data, "chunk_tokens"));
+  cb_buf_free(&with);
+  cb_buf_free(&without);
+  cb_record_set_free(&set);
+}
+
 /* Records whose times are impossible (a corrupt or edited records.jsonl): counted as
  * invalid, named, and kept out of every statistic - no difference wraps to 2^64. */
 static void test_summary_invalid_times(void **state) {
@@ -357,6 +451,16 @@ static void test_summary_invalid_times(void **state) {
   assert_null(cb_record_times_invalid(&set.items[0]));
   assert_non_null(strstr(cb_record_times_invalid(&set.items[1]), "end_ns is before sent_ns"));
   assert_non_null(strstr(cb_record_times_invalid(&set.items[2]), "chunk_ns goes backwards"));
+  { /* in order, but the first or the last chunk outside [sent_ns, end_ns] */
+    cb_record e = ok_record(3, 1300 * MS, ms, 3, NULL);
+    e.chunk_ns[0] = e.sent_ns - 1;
+    assert_non_null(strstr(cb_record_times_invalid(&e), "a chunk time is outside"));
+    e.chunk_ns[0] = e.sent_ns;
+    assert_null(cb_record_times_invalid(&e));
+    e.chunk_ns[2] = e.end_ns + 1;
+    assert_non_null(strstr(cb_record_times_invalid(&e), "a chunk time is outside"));
+    cb_record_free(&e);
+  }
   cb_summary_params p;
   cb_summary_default_params(&p);
   cb_slo slos[1];
@@ -600,6 +704,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
+      cmocka_unit_test(test_summary_itl_token_single),
+      cmocka_unit_test(test_dir_output_text),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),

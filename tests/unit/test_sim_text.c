@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "calibench/alloc.h"
 #include "calibench/buf.h"
 #include "calibench/sim.h"
 
@@ -73,6 +74,33 @@ static void test_text_round_trip(void **state) {
   }
 }
 
+/* A cursor gives cb_sim_text_token's pieces and ids in order, from any start, and
+ * the same ids from a vocabulary's id table. */
+static void test_text_cursor(void **state) {
+  (void)state;
+  const int64_t starts[] = {0, 1, 2, 3, 777};
+  const uint32_t vocabs[2] = {VOCAB, 1000};
+  uint32_t *ids[2] = {cb_sim_text_ids_new(vocabs[0]), cb_sim_text_ids_new(vocabs[1])};
+  for (uint64_t seed = 1; seed <= 8; seed++)
+    for (size_t s = 0; s < sizeof starts / sizeof starts[0]; s++) {
+      cb_sim_text_cursor c;
+      cb_sim_text_cursor_init(&c, seed, starts[s]);
+      for (int64_t k = starts[s]; k < starts[s] + 600; k++) {
+        char want[CB_SIM_TOKEN_TEXT_MAX], got[CB_SIM_TOKEN_TEXT_MAX];
+        uint32_t iw = cb_sim_text_token(seed, k, VOCAB, want);
+        assert_int_equal(c.k, k);
+        cb_sim_text_cursor d[2] = {c, c};
+        uint32_t ig = cb_sim_text_cursor_next(&c, VOCAB, got);
+        assert_string_equal(got, want);
+        assert_int_equal(ig, iw);
+        for (size_t v = 0; v < 2; v++) /* the id alone, from each vocabulary's table */
+          assert_int_equal(cb_sim_text_cursor_next_id(&d[v], ids[v]),
+                           cb_sim_text_token(seed, k, vocabs[v], want));
+      }
+    }
+  for (size_t v = 0; v < 2; v++) cb_free(ids[v]);
+}
+
 /* Stateless: token k is the same whatever was asked before; text reads as sentences. */
 static void test_text_shape(void **state) {
   (void)state;
@@ -116,6 +144,7 @@ int main(void) {
       cmocka_unit_test(test_tokenizer_pieces),
       cmocka_unit_test(test_tokenizer_ids_stable),
       cmocka_unit_test(test_text_round_trip),
+      cmocka_unit_test(test_text_cursor),
       cmocka_unit_test(test_text_shape),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,7 +102,7 @@ static void test_record_shape(void **state) {
     assert_true(r->last_content_ns == r->chunk_ns[r->n_chunks - 1]);
     assert_true(r->end_ns == r->last_content_ns);
     for (size_t k = 0; k < r->n_chunks; k++) {
-      assert_int_equal(r->chunk_tokens[k], 1);
+      assert_int_equal(cb_record_chunk_tokens(r, k), 1);
       if (k) assert_true(r->chunk_ns[k] > r->chunk_ns[k - 1]);
     }
     assert_int_equal(r->prompt_source, CB_TOKENS_USAGE);

@@ -107,6 +107,43 @@ static void test_quantile_edges(void **state) {
   assert_true(isnan(with_nan[3]));
 }
 
+/* cb_stats_summarize_inplace gives cb_stats_summarize's summary bit for bit, and
+ * cb_stats_select puts each asked rank where a sort would, on random, tied, sorted,
+ * reversed, constant and organ-pipe inputs (the quickselect's bad cases). */
+static void test_select_matches_sort(void **state) {
+  (void)state;
+  static const size_t sizes[] = {1, 2, 3, 16, 17, 18, 100, 1001, 100003};
+  cb_rng rng;
+  cb_rng_init(&rng, 7);
+  for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+    for (int kind = 0; kind < 6; kind++) {
+      size_t n = sizes[si];
+      double *v = malloc(n * sizeof *v), *w = malloc(n * sizeof *w), *sorted = malloc(n * sizeof *v);
+      for (size_t i = 0; i < n; i++) {
+        double u = cb_rng_uniform(&rng);
+        v[i] = kind == 0 ? 1e6 * u
+             : kind == 1 ? (double)(cb_rng_next(&rng) % 5)
+             : kind == 2 ? (double)i
+             : kind == 3 ? (double)(n - i)
+             : kind == 4 ? 8.0
+                         : (double)(i < n / 2 ? i : n - i);
+      }
+      memcpy(w, v, n * sizeof *v);
+      cb_stats_summary want, got;
+      cb_stats_summarize(v, n, sorted, &want);
+      cb_stats_summarize_inplace(w, n, &got);
+      assert_memory_equal(&want, &got, sizeof want);
+      size_t ranks[4] = {0, n / 3, n / 3 + (n > 1), n - 1};
+      memcpy(w, v, n * sizeof *v);
+      cb_stats_select(w, n, ranks, 4);
+      for (int k = 0; k < 4; k++) assert_true(w[ranks[k]] == sorted[ranks[k]]);
+      free(v);
+      free(w);
+      free(sorted);
+    }
+  }
+}
+
 /* Reference order for the sort test: ascending, NaNs last, -0 before +0 not required. */
 static int cmp_ref(const void *pa, const void *pb) {
   double a = *(const double *)pa, b = *(const double *)pb;
@@ -790,6 +827,7 @@ int main(void) {
       cmocka_unit_test(test_quantile_numpy),
       cmocka_unit_test(test_quantile_edges),
       cmocka_unit_test(test_sort_matches_qsort),
+      cmocka_unit_test(test_select_matches_sort),
       cmocka_unit_test(test_summary_numpy),
       cmocka_unit_test(test_moments_numpy),
       cmocka_unit_test(test_moments_merge),
