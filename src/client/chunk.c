@@ -35,6 +35,23 @@ void cb_client_usage_clear(cb_client_usage *u) {
   u->cached_tokens = u->reasoning_tokens = -1;
 }
 
+void cb__client_choice_settle(cb_client_choice *ch) {
+  if (ch->content.len || ch->reasoning.len || ch->tool_calls) ch->has_content = 1;
+}
+
+void cb__client_ollama_settle(cb_client_chunk *c, int has_choice) {
+  cb_client_choice *ch = &c->choice[0];
+  c->has_usage = c->usage.prompt_tokens >= 0 || c->usage.completion_tokens >= 0;
+  /* The object is its one choice unless it carries none of a choice's keys (an
+   * error object). */
+  if (has_choice || ch->reasoning.len || ch->finish_reason.len) {
+    c->n_choices = c->n_detailed = 1;
+    ch->index = 0;
+    cb__client_choice_settle(ch);
+    c->content_choices = ch->has_content;
+  }
+}
+
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 int cb__client_chunk_is_done(const char *data, size_t len) {
@@ -53,14 +70,40 @@ typedef struct walk {
   cb_client_chunk *c;
 } walk;
 
-#define KEY_IS(lit) (klen == sizeof(lit) - 1 && memcmp(k, lit, sizeof(lit) - 1) == 0)
+/* The keys one kind of object interprets, in a table read by walk_object. */
+typedef struct key_name {
+  const char *name;
+  size_t len;
+} key_name;
 
-/* Each walker notes the keys it interprets; a second one is jansson's business
- * (last one wins there). */
-static int once(walk *w, unsigned *mask, unsigned bit) {
-  if (*mask & bit) return cb__json_fail(&w->s, CB__JSON_FALLBACK, "duplicate key");
-  *mask |= bit;
-  return 0;
+#define KEY(lit) {lit, sizeof(lit) - 1}
+
+/* What a walker does with the value of its key number `key` (the index in its
+ * table); `c` is the value's first byte. It consumes the value. */
+typedef int (*key_fn)(walk *w, int key, int c, void *ctx);
+
+/* One object: each member whose key is in keys[0..n) goes to on_key, any other
+ * member's value is skipped. A key met twice is jansson's business (last one wins
+ * there), so it sends the whole chunk to the fallback. */
+static int walk_object(walk *w, const key_name *keys, int n, key_fn on_key, void *ctx) {
+  int first = 1, r;
+  uint32_t seen = 0;
+  if (cb__json_enter(&w->s, '{')) return -1;
+  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
+    const char *k;
+    size_t klen;
+    if (cb__json_key(&w->s, &k, &klen)) return -1;
+    int i = 0;
+    while (i < n && !(keys[i].len == klen && memcmp(keys[i].name, k, klen) == 0)) i++;
+    if (i == n) {
+      if (cb__json_skip(&w->s)) return -1;
+      continue;
+    }
+    if (seen & (UINT32_C(1) << i)) return cb__json_fail(&w->s, CB__JSON_FALLBACK, "duplicate key");
+    seen |= UINT32_C(1) << i;
+    if (on_key(w, i, cb__json_peek(&w->s), ctx)) return -1;
+  }
+  return r;
 }
 
 /* A string into *dst while dst is empty (an empty value leaves no trace); any other
@@ -107,135 +150,117 @@ static int string_to(walk *w, cb_client_str *dst) {
   return cb__json_string(&w->s, 1, &dst->ptr, &dst->len);
 }
 
+/* Where tool strings go: decode = 0 once an earlier key has filled the span. */
+typedef struct tool_dst {
+  cb_client_choice *ch;
+  int decode;
+} tool_dst;
+
 /* {"name": "...", "arguments": "..."} of a tool call or a legacy function_call. */
-static int walk_function(walk *w, cb_client_choice *ch, int decode) {
-  int first = 1, r;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    if (KEY_IS("name")) {
-      if (once(w, &seen, 1) || append_span(w, &ch->tool, decode)) return -1;
-    } else if (KEY_IS("arguments")) {
-      if (once(w, &seen, 2) || append_span(w, &ch->tool, decode)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  return r;
+static const key_name function_keys[] = {KEY("name"), KEY("arguments")};
+
+static int function_key(walk *w, int key, int c, void *ctx) {
+  (void)key, (void)c;
+  tool_dst *t = ctx;
+  return append_span(w, &t->ch->tool, t->decode);
 }
 
-static int walk_tool_calls(walk *w, cb_client_choice *ch, int decode) {
+static int walk_function(walk *w, tool_dst *t) {
+  return walk_object(w, function_keys, 2, function_key, t);
+}
+
+/* One entry of tool_calls: {"function": {...}, ...}. */
+static const key_name tool_call_keys[] = {KEY("function")};
+
+static int tool_call_key(walk *w, int key, int c, void *ctx) {
+  (void)key;
+  return c == '{' ? walk_function(w, ctx) : cb__json_skip(&w->s);
+}
+
+static int walk_tool_calls(walk *w, tool_dst *t) {
   int first = 1, r;
   if (cb__json_enter(&w->s, '[')) return -1;
   while ((r = cb__json_next(&w->s, ']', &first)) == 1) {
-    ch->tool_calls++;
-    if (cb__json_peek(&w->s) != '{') {
-      if (cb__json_skip(&w->s)) return -1;
-      continue;
-    }
-    int f2 = 1, r2;
-    unsigned seen = 0;
-    if (cb__json_enter(&w->s, '{')) return -1;
-    while ((r2 = cb__json_next(&w->s, '}', &f2)) == 1) {
-      const char *k;
-      size_t klen;
-      if (cb__json_key(&w->s, &k, &klen)) return -1;
-      if (KEY_IS("function") && cb__json_peek(&w->s) == '{') {
-        if (once(w, &seen, 1) || walk_function(w, ch, decode)) return -1;
-      } else if (KEY_IS("function")) {
-        if (once(w, &seen, 1) || cb__json_skip(&w->s)) return -1;
-      } else if (cb__json_skip(&w->s)) {
-        return -1;
-      }
-    }
-    if (r2 < 0) return -1;
+    t->ch->tool_calls++;
+    if (cb__json_peek(&w->s) == '{' ? walk_object(w, tool_call_keys, 1, tool_call_key, t)
+                                    : cb__json_skip(&w->s))
+      return -1;
   }
   return r;
 }
 
 /* delta (chat chunks) and Ollama's message. */
-static int walk_delta(walk *w, cb_client_choice *ch) {
-  int first = 1, r, tool_locked = 0, has_fc = 0;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    int c = cb__json_peek(&w->s);
-    if (KEY_IS("content")) {
-      if (once(w, &seen, 1) || first_nonempty(w, &ch->content)) return -1;
-    } else if (KEY_IS("reasoning_content")) {
-      if (once(w, &seen, 2) || first_nonempty(w, &ch->reasoning)) return -1;
-    } else if (KEY_IS("reasoning")) {
-      if (once(w, &seen, 4) || first_nonempty(w, &ch->reasoning)) return -1;
-    } else if (KEY_IS("thinking")) {
-      if (once(w, &seen, 8) || first_nonempty(w, &ch->reasoning)) return -1;
-    } else if (KEY_IS("tool_calls")) {
-      if (once(w, &seen, 16)) return -1;
-      if (c == '[') {
-        uint32_t before = ch->tool_calls;
-        if (walk_tool_calls(w, ch, !tool_locked)) return -1;
-        if (ch->tool_calls > before) tool_locked = 1;
-      } else if (cb__json_skip(&w->s)) {
-        return -1;
-      }
-    } else if (KEY_IS("function_call")) {
-      if (once(w, &seen, 32)) return -1;
-      if (c == '{') {
-        if (walk_function(w, ch, !tool_locked)) return -1;
-        tool_locked = 1;
-        has_fc = 1;
-      } else if (cb__json_skip(&w->s)) {
-        return -1;
-      }
-    } else if (KEY_IS("role")) {
-      if (once(w, &seen, 64)) return -1;
-      if (c == '"') ch->has_role = 1;
-      if (cb__json_skip(&w->s)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
+typedef struct delta {
+  cb_client_choice *ch;
+  int tool_locked, has_fc;
+} delta;
+
+enum { D_CONTENT, D_REASONING_CONTENT, D_REASONING, D_THINKING, D_TOOL_CALLS, D_FUNCTION_CALL, D_ROLE };
+static const key_name delta_keys[] = {KEY("content"),    KEY("reasoning_content"),
+                                      KEY("reasoning"),  KEY("thinking"),
+                                      KEY("tool_calls"), KEY("function_call"),
+                                      KEY("role")};
+
+static int delta_key(walk *w, int key, int c, void *ctx) {
+  delta *d = ctx;
+  cb_client_choice *ch = d->ch;
+  tool_dst t = {ch, !d->tool_locked};
+  switch (key) {
+  case D_CONTENT:
+    return first_nonempty(w, &ch->content);
+  case D_REASONING_CONTENT:
+  case D_REASONING:
+  case D_THINKING:
+    return first_nonempty(w, &ch->reasoning);
+  case D_TOOL_CALLS: {
+    if (c != '[') return cb__json_skip(&w->s);
+    uint32_t before = ch->tool_calls;
+    if (walk_tool_calls(w, &t)) return -1;
+    if (ch->tool_calls > before) d->tool_locked = 1;
+    return 0;
   }
-  if (has_fc) ch->has_content = 1;
-  return r;
+  case D_FUNCTION_CALL:
+    if (c != '{') return cb__json_skip(&w->s);
+    d->tool_locked = d->has_fc = 1;
+    return walk_function(w, &t);
+  default: /* D_ROLE */
+    if (c == '"') ch->has_role = 1;
+    return cb__json_skip(&w->s);
+  }
 }
 
-static void settle_choice(cb_client_choice *ch) {
-  if (ch->content.len || ch->reasoning.len || ch->tool_calls) ch->has_content = 1;
+static int walk_delta(walk *w, cb_client_choice *ch) {
+  delta d = {ch, 0, 0};
+  if (walk_object(w, delta_keys, 7, delta_key, &d)) return -1;
+  if (d.has_fc) ch->has_content = 1;
+  return 0;
+}
+
+enum { C_INDEX, C_DELTA, C_TEXT, C_FINISH_REASON, C_LOGPROBS };
+static const key_name choice_keys[] = {KEY("index"), KEY("delta"), KEY("text"),
+                                       KEY("finish_reason"), KEY("logprobs")};
+
+static int choice_key(walk *w, int key, int c, void *ctx) {
+  cb_client_choice *ch = ctx;
+  switch (key) {
+  case C_INDEX:
+    return integer(w, &ch->index);
+  case C_DELTA:
+    return c == '{' ? walk_delta(w, ch) : cb__json_skip(&w->s);
+  case C_TEXT:
+    return first_nonempty(w, &ch->content);
+  case C_FINISH_REASON:
+    return string_to(w, &ch->finish_reason);
+  default: /* C_LOGPROBS */
+    if (c != 'n') ch->has_logprobs = 1;
+    return cb__json_skip(&w->s);
+  }
 }
 
 static int walk_choice(walk *w, cb_client_choice *ch) {
-  int first = 1, r;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    int c = cb__json_peek(&w->s);
-    if (KEY_IS("index")) {
-      if (once(w, &seen, 1) || integer(w, &ch->index)) return -1;
-    } else if (KEY_IS("delta")) {
-      if (once(w, &seen, 2)) return -1;
-      if (c == '{' ? walk_delta(w, ch) : cb__json_skip(&w->s)) return -1;
-    } else if (KEY_IS("text")) {
-      if (once(w, &seen, 4) || first_nonempty(w, &ch->content)) return -1;
-    } else if (KEY_IS("finish_reason")) {
-      if (once(w, &seen, 8) || string_to(w, &ch->finish_reason)) return -1;
-    } else if (KEY_IS("logprobs")) {
-      if (once(w, &seen, 16)) return -1;
-      if (c != 'n') ch->has_logprobs = 1;
-      if (cb__json_skip(&w->s)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  settle_choice(ch);
-  return r;
+  if (walk_object(w, choice_keys, 5, choice_key, ch)) return -1;
+  cb__client_choice_settle(ch);
+  return 0;
 }
 
 static int walk_choices(walk *w) {
@@ -261,60 +286,53 @@ static int walk_choices(walk *w) {
   return r;
 }
 
-static int walk_details(walk *w, const char *want, size_t want_len, int64_t *dst) {
-  int first = 1, r;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    if (klen == want_len && memcmp(k, want, klen) == 0) {
-      if (once(w, &seen, 1) || integer(w, dst)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
+/* prompt_tokens_details / completion_tokens_details: one integer each. */
+static const key_name cached_keys[] = {KEY("cached_tokens")};
+static const key_name reasoning_keys[] = {KEY("reasoning_tokens")};
+
+static int details_key(walk *w, int key, int c, void *ctx) {
+  (void)key, (void)c;
+  return integer(w, ctx);
+}
+
+typedef struct usage_walk {
+  cb_client_usage *u;
+  int64_t details_cached, hit;
+} usage_walk;
+
+enum { U_PROMPT, U_COMPLETION, U_TOTAL, U_PROMPT_DETAILS, U_COMPLETION_DETAILS, U_CACHE_HIT };
+static const key_name usage_keys[] = {KEY("prompt_tokens"),         KEY("completion_tokens"),
+                                      KEY("total_tokens"),          KEY("prompt_tokens_details"),
+                                      KEY("completion_tokens_details"),
+                                      KEY("prompt_cache_hit_tokens")};
+
+static int usage_key(walk *w, int key, int c, void *ctx) {
+  usage_walk *uw = ctx;
+  switch (key) {
+  case U_PROMPT:
+    return integer(w, &uw->u->prompt_tokens);
+  case U_COMPLETION:
+    return integer(w, &uw->u->completion_tokens);
+  case U_TOTAL:
+    return integer(w, &uw->u->total_tokens);
+  case U_PROMPT_DETAILS:
+    return c == '{' ? walk_object(w, cached_keys, 1, details_key, &uw->details_cached)
+                    : cb__json_skip(&w->s);
+  case U_COMPLETION_DETAILS:
+    return c == '{' ? walk_object(w, reasoning_keys, 1, details_key, &uw->u->reasoning_tokens)
+                    : cb__json_skip(&w->s);
+  default: /* U_CACHE_HIT */
+    return integer(w, &uw->hit);
   }
-  return r;
 }
 
 static int walk_usage(walk *w) {
-  cb_client_usage *u = &w->c->usage;
-  int64_t details_cached = -1, hit = -1;
-  int first = 1, r;
-  unsigned seen = 0;
+  usage_walk uw = {&w->c->usage, -1, -1};
   w->c->has_usage = 1;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    int c = cb__json_peek(&w->s);
-    if (KEY_IS("prompt_tokens")) {
-      if (once(w, &seen, 1) || integer(w, &u->prompt_tokens)) return -1;
-    } else if (KEY_IS("completion_tokens")) {
-      if (once(w, &seen, 2) || integer(w, &u->completion_tokens)) return -1;
-    } else if (KEY_IS("total_tokens")) {
-      if (once(w, &seen, 4) || integer(w, &u->total_tokens)) return -1;
-    } else if (KEY_IS("prompt_tokens_details")) {
-      if (once(w, &seen, 8)) return -1;
-      if (c == '{' ? walk_details(w, "cached_tokens", 13, &details_cached)
-                   : cb__json_skip(&w->s))
-        return -1;
-    } else if (KEY_IS("completion_tokens_details")) {
-      if (once(w, &seen, 16)) return -1;
-      if (c == '{' ? walk_details(w, "reasoning_tokens", 16, &u->reasoning_tokens)
-                   : cb__json_skip(&w->s))
-        return -1;
-    } else if (KEY_IS("prompt_cache_hit_tokens")) {
-      if (once(w, &seen, 32) || integer(w, &hit)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  if (details_cached >= 0 || hit >= 0)
-    u->cached_tokens = details_cached >= 0 ? details_cached : hit;
-  return r;
+  if (walk_object(w, usage_keys, 6, usage_key, &uw)) return -1;
+  if (uw.details_cached >= 0 || uw.hit >= 0)
+    uw.u->cached_tokens = uw.details_cached >= 0 ? uw.details_cached : uw.hit;
+  return 0;
 }
 
 /* What the error-related keys said; resolved after the object is read. */
@@ -330,6 +348,16 @@ static void errinfo_init(errinfo *e) {
   e->code = e->top_code = -1;
 }
 
+enum { E_MESSAGE, E_CODE };
+static const key_name error_keys[] = {KEY("message"), KEY("code")};
+
+static int error_key(walk *w, int key, int c, void *ctx) {
+  errinfo *e = ctx;
+  if (key == E_CODE) return integer(w, &e->code);
+  if (c == '"') e->has_msg = 1;
+  return string_to(w, &e->msg);
+}
+
 static int walk_error(walk *w, errinfo *e) {
   int c = cb__json_peek(&w->s);
   if (c == '"') {
@@ -339,24 +367,7 @@ static int walk_error(walk *w, errinfo *e) {
   }
   if (c != '{') return cb__json_skip(&w->s);
   e->is_error = 1;
-  int first = 1, r;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    if (KEY_IS("message")) {
-      if (once(w, &seen, 1)) return -1;
-      if (cb__json_peek(&w->s) == '"') e->has_msg = 1;
-      if (string_to(w, &e->msg)) return -1;
-    } else if (KEY_IS("code")) {
-      if (once(w, &seen, 2) || integer(w, &e->code)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  return r;
+  return walk_object(w, error_keys, 2, error_key, e);
 }
 
 static void settle_error(cb_client_chunk *c, const errinfo *e) {
@@ -367,98 +378,90 @@ static void settle_error(cb_client_chunk *c, const errinfo *e) {
   c->error_code = e->is_error && e->code >= 0 ? e->code : e->top_code >= 0 ? e->top_code : 0;
 }
 
+enum { O_CHOICES, O_USAGE, O_ERROR, O_OBJECT, O_MESSAGE, O_CODE };
+static const key_name openai_keys[] = {KEY("choices"), KEY("usage"),   KEY("error"),
+                                       KEY("object"),  KEY("message"), KEY("code")};
+
+static int openai_key(walk *w, int key, int c, void *ctx) {
+  errinfo *e = ctx;
+  switch (key) {
+  case O_CHOICES:
+    return c == '[' ? walk_choices(w) : cb__json_skip(&w->s);
+  case O_USAGE:
+    return c == '{' ? walk_usage(w) : cb__json_skip(&w->s);
+  case O_ERROR:
+    return walk_error(w, e);
+  case O_OBJECT: {
+    cb_client_str v = {NULL, 0};
+    size_t mark = w->s.out_len;
+    if (string_to(w, &v)) return -1;
+    if (v.len == 5 && memcmp(v.ptr, "error", 5) == 0) e->obj_error = 1;
+    w->s.out_len = mark;
+    return 0;
+  }
+  case O_MESSAGE:
+    if (c == '"') e->has_top_msg = 1;
+    return string_to(w, &e->top_msg);
+  default: /* O_CODE */
+    return integer(w, &e->top_code);
+  }
+}
+
 static int walk_openai_top(walk *w) {
   errinfo e;
   errinfo_init(&e);
-  int first = 1, r;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    int c = cb__json_peek(&w->s);
-    if (KEY_IS("choices")) {
-      if (once(w, &seen, 1)) return -1;
-      if (c == '[' ? walk_choices(w) : cb__json_skip(&w->s)) return -1;
-    } else if (KEY_IS("usage")) {
-      if (once(w, &seen, 2)) return -1;
-      if (c == '{' ? walk_usage(w) : cb__json_skip(&w->s)) return -1;
-    } else if (KEY_IS("error")) {
-      if (once(w, &seen, 4) || walk_error(w, &e)) return -1;
-    } else if (KEY_IS("object")) {
-      if (once(w, &seen, 8)) return -1;
-      cb_client_str v = {NULL, 0};
-      size_t mark = w->s.out_len;
-      if (string_to(w, &v)) return -1;
-      if (v.len == 5 && memcmp(v.ptr, "error", 5) == 0) e.obj_error = 1;
-      w->s.out_len = mark;
-    } else if (KEY_IS("message")) {
-      if (once(w, &seen, 16)) return -1;
-      if (c == '"') e.has_top_msg = 1;
-      if (string_to(w, &e.top_msg)) return -1;
-    } else if (KEY_IS("code")) {
-      if (once(w, &seen, 32) || integer(w, &e.top_code)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  if (r < 0) return -1;
+  if (walk_object(w, openai_keys, 6, openai_key, &e)) return -1;
   settle_error(w->c, &e);
   return 0;
 }
 
+typedef struct ollama_walk {
+  cb_client_choice *ch;
+  errinfo e;
+  int has_choice;
+} ollama_walk;
+
+enum { L_RESPONSE, L_THINKING, L_MESSAGE, L_DONE, L_DONE_REASON, L_PROMPT_EVAL, L_EVAL, L_ERROR };
+static const key_name ollama_keys[] = {KEY("response"),    KEY("thinking"),
+                                       KEY("message"),     KEY("done"),
+                                       KEY("done_reason"), KEY("prompt_eval_count"),
+                                       KEY("eval_count"),  KEY("error")};
+
+static int ollama_key(walk *w, int key, int v, void *ctx) {
+  ollama_walk *o = ctx;
+  cb_client_chunk *c = w->c;
+  switch (key) {
+  case L_RESPONSE:
+    if (v == '"') o->has_choice = 1;
+    return first_nonempty(w, &o->ch->content);
+  case L_THINKING:
+    return first_nonempty(w, &o->ch->reasoning);
+  case L_MESSAGE:
+    if (v != '{') return cb__json_skip(&w->s);
+    o->has_choice = 1;
+    return walk_delta(w, o->ch);
+  case L_DONE:
+    if (v == 't') c->final = 1;
+    return cb__json_skip(&w->s);
+  case L_DONE_REASON:
+    return string_to(w, &o->ch->finish_reason);
+  case L_PROMPT_EVAL:
+    return integer(w, &c->usage.prompt_tokens);
+  case L_EVAL:
+    return integer(w, &c->usage.completion_tokens);
+  default: /* L_ERROR */
+    return walk_error(w, &o->e);
+  }
+}
+
 static int walk_ollama_top(walk *w) {
   cb_client_chunk *c = w->c;
-  cb_client_choice *ch = &c->choice[0];
-  cb__client_choice_clear(ch);
-  errinfo e;
-  errinfo_init(&e);
-  int first = 1, r, has_choice = 0;
-  unsigned seen = 0;
-  if (cb__json_enter(&w->s, '{')) return -1;
-  while ((r = cb__json_next(&w->s, '}', &first)) == 1) {
-    const char *k;
-    size_t klen;
-    if (cb__json_key(&w->s, &k, &klen)) return -1;
-    int v = cb__json_peek(&w->s);
-    if (KEY_IS("response")) {
-      if (once(w, &seen, 1)) return -1;
-      if (v == '"') has_choice = 1;
-      if (first_nonempty(w, &ch->content)) return -1;
-    } else if (KEY_IS("thinking")) {
-      if (once(w, &seen, 2) || first_nonempty(w, &ch->reasoning)) return -1;
-    } else if (KEY_IS("message")) {
-      if (once(w, &seen, 4)) return -1;
-      if (v == '{') has_choice = 1;
-      if (v == '{' ? walk_delta(w, ch) : cb__json_skip(&w->s)) return -1;
-    } else if (KEY_IS("done")) {
-      if (once(w, &seen, 8)) return -1;
-      if (v == 't') c->final = 1;
-      if (cb__json_skip(&w->s)) return -1;
-    } else if (KEY_IS("done_reason")) {
-      if (once(w, &seen, 16) || string_to(w, &ch->finish_reason)) return -1;
-    } else if (KEY_IS("prompt_eval_count")) {
-      if (once(w, &seen, 32) || integer(w, &c->usage.prompt_tokens)) return -1;
-    } else if (KEY_IS("eval_count")) {
-      if (once(w, &seen, 64) || integer(w, &c->usage.completion_tokens)) return -1;
-    } else if (KEY_IS("error")) {
-      if (once(w, &seen, 128) || walk_error(w, &e)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-  }
-  if (r < 0) return -1;
-  c->has_usage = c->usage.prompt_tokens >= 0 || c->usage.completion_tokens >= 0;
-  /* The object is its one choice unless it carries none of a choice's keys (an
-   * error object). */
-  if (has_choice || ch->reasoning.len || ch->finish_reason.len) {
-    c->n_choices = c->n_detailed = 1;
-    ch->index = 0;
-    settle_choice(ch);
-    c->content_choices = ch->has_content;
-  }
-  settle_error(c, &e);
+  ollama_walk o = {&c->choice[0], {0}, 0};
+  cb__client_choice_clear(o.ch);
+  errinfo_init(&o.e);
+  if (walk_object(w, ollama_keys, 8, ollama_key, &o)) return -1;
+  cb__client_ollama_settle(c, o.has_choice);
+  settle_error(c, &o.e);
   return 0;
 }
 

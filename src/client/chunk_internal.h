@@ -21,6 +21,13 @@ void cb__client_chunk_clear(cb_client_chunk *c);
 /* A choice before use: all empty, index -1. */
 void cb__client_choice_clear(cb_client_choice *ch);
 
+/* A choice's has_content once its keys are read: text, reasoning or a tool call. */
+void cb__client_choice_settle(cb_client_choice *ch);
+/* An Ollama object once its keys are read: usage from the eval counts, and the object
+ * as choice[0] when has_choice (a response or message was seen) or it said anything
+ * a choice says. */
+void cb__client_ollama_settle(cb_client_chunk *c, int has_choice);
+
 /* 1 when data, blanks trimmed, is exactly "[DONE]". */
 int cb__client_chunk_is_done(const char *data, size_t len);
 

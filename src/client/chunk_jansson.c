@@ -83,10 +83,6 @@ static void walk_delta(jwalk *w, json_t *d, cb_client_choice *ch) {
   if (has_fc) ch->has_content = 1;
 }
 
-static void settle_choice(cb_client_choice *ch) {
-  if (ch->content.len || ch->reasoning.len || ch->tool_calls) ch->has_content = 1;
-}
-
 static void walk_choice(jwalk *w, json_t *o, cb_client_choice *ch) {
   const char *k;
   json_t *v;
@@ -97,7 +93,7 @@ static void walk_choice(jwalk *w, json_t *o, cb_client_choice *ch) {
     else if (key_is(k, "finish_reason") && json_is_string(v)) ch->finish_reason = put(w, v);
     else if (key_is(k, "logprobs") && !json_is_null(v)) ch->has_logprobs = 1;
   }
-  settle_choice(ch);
+  cb__client_choice_settle(ch);
 }
 
 static void walk_choices(jwalk *w, json_t *arr) {
@@ -197,13 +193,7 @@ static void walk_ollama(jwalk *w, json_t *top) {
       integer(v, &c->usage.completion_tokens);
     }
   }
-  c->has_usage = c->usage.prompt_tokens >= 0 || c->usage.completion_tokens >= 0;
-  if (has_choice || ch->reasoning.len || ch->finish_reason.len) {
-    c->n_choices = c->n_detailed = 1;
-    ch->index = 0;
-    settle_choice(ch);
-    c->content_choices = ch->has_content;
-  }
+  cb__client_ollama_settle(c, has_choice);
   walk_error(w, top, 0);
 }
 
