@@ -70,6 +70,40 @@ static cb_status line_object(const cb_dataset *ds, const char *line, size_t n, u
   return CB_OK;
 }
 
+cb_status cb__each_object_line(cb_dataset *ds, const char *data, size_t len,
+                               cb__object_line_fn on_object, cb_error *err) {
+  size_t pos = 0;
+  const char *line;
+  size_t n;
+  uint32_t lineno = 0;
+  while (cb__next_line(data, len, &pos, &line, &n)) {
+    lineno++;
+    if (cb__is_blank(line, n)) continue;
+    json_t *o;
+    cb_status st = line_object(ds, line, n, lineno, &o, err);
+    if (st != CB_OK) return st;
+    st = on_object(ds, o, lineno, err);
+    json_decref(o);
+    if (st != CB_OK) return st;
+  }
+  return CB_OK;
+}
+
+cb_status cb__json_tokens(const cb_dataset *ds, const json_t *v, const char *key, int64_t lo,
+                         const char *expected, uint32_t lineno, int64_t *out, cb_error *err) {
+  if (!cb__json_whole(v, lo, UINT32_MAX, out)) {
+    char got[48];
+    cb__json_brief(v, got, sizeof got);
+    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0, "field '%s': expected %s, got %s",
+                       key, expected, got);
+  }
+  if (*out > CB_LIMIT_TOKENS)
+    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
+                       "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
+                       (long long)*out, CB_LIMIT_TOKENS);
+  return CB_OK;
+}
+
 /* An optional positive whole-number field: 0 when absent or null. */
 static cb_status opt_len(const cb_dataset *ds, json_t *o, const char *key, uint32_t lineno,
                          uint32_t *out, cb_error *err) {
@@ -77,18 +111,9 @@ static cb_status opt_len(const cb_dataset *ds, json_t *o, const char *key, uint3
   *out = 0;
   if (!v || json_is_null(v)) return CB_OK;
   int64_t x;
-  if (!cb__json_whole(v, 1, UINT32_MAX, &x)) {
-    char got[48];
-    cb__json_brief(v, got, sizeof got);
-    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
-                       "field '%s': expected a whole number >= 1, got %s", key, got);
-  }
-  if (x > CB_LIMIT_TOKENS)
-    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
-                       "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
-                       (long long)x, CB_LIMIT_TOKENS);
-  *out = (uint32_t)x;
-  return CB_OK;
+  cb_status st = cb__json_tokens(ds, v, key, 1, "a whole number >= 1", lineno, &x, err);
+  if (st == CB_OK) *out = (uint32_t)x;
+  return st;
 }
 
 static cb_status count_len(const cb_dataset *ds, const char *text, size_t n, uint32_t lineno,
@@ -102,49 +127,38 @@ static cb_status count_len(const cb_dataset *ds, const char *text, size_t n, uin
   return CB_OK;
 }
 
-cb_status cb__load_jsonl(cb_dataset *ds, const char *data, size_t len, cb_error *err) {
+/* One prompt line: {"<prompt_field>": "...", "output_len" / "max_tokens": n, ...}. */
+static cb_status prompt_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_error *err) {
   const char *pf = ds->prompt_field;
-  size_t pos = 0;
-  const char *line;
-  size_t n;
-  uint32_t lineno = 0;
-  while (cb__next_line(data, len, &pos, &line, &n)) {
-    lineno++;
-    if (cb__is_blank(line, n)) continue;
-    json_t *o;
-    cb_status st = line_object(ds, line, n, lineno, &o, err);
-    if (st != CB_OK) return st;
-    json_t *prompt = json_object_get(o, pf);
-    if (!json_is_string(prompt) || json_string_length(prompt) == 0) {
-      st = cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+  json_t *prompt = json_object_get(o, pf);
+  if (!json_is_string(prompt) || json_string_length(prompt) == 0)
+    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
                        "field '%s': expected a non-empty string (the prompt), got %s", pf,
                        json_is_string(prompt) ? "an empty string" : cb__json_type_name(prompt));
-      json_decref(o);
-      return st;
-    }
-    uint32_t out_len = 0;
-    if (ds->output_field) {
-      st = opt_len(ds, o, ds->output_field, lineno, &out_len, err);
-    } else {
-      st = opt_len(ds, o, "output_len", lineno, &out_len, err);
-      if (st == CB_OK && out_len == 0) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
-    }
-    uint32_t in_len = 0;
-    const char *text = json_string_value(prompt);
-    size_t tlen = json_string_length(prompt);
-    if (st == CB_OK) st = count_len(ds, text, tlen, lineno, pf, &in_len, err);
-    if (st == CB_OK) {
-      cb__item *it = cb__dataset_push_item(ds);
-      it->text_off = cb__dataset_push_text(ds, text, tlen);
-      it->text_len = (uint32_t)tlen;
-      it->input_len = in_len;
-      it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out_len;
-      it->line = lineno;
-    }
-    json_decref(o);
-    if (st != CB_OK) return st;
+  uint32_t out_len = 0;
+  cb_status st;
+  if (ds->output_field) {
+    st = opt_len(ds, o, ds->output_field, lineno, &out_len, err);
+  } else {
+    st = opt_len(ds, o, "output_len", lineno, &out_len, err);
+    if (st == CB_OK && out_len == 0) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
   }
+  uint32_t in_len = 0;
+  const char *text = json_string_value(prompt);
+  size_t tlen = json_string_length(prompt);
+  if (st == CB_OK) st = count_len(ds, text, tlen, lineno, pf, &in_len, err);
+  if (st != CB_OK) return st;
+  cb__item *it = cb__dataset_push_item(ds);
+  it->text_off = cb__dataset_push_text(ds, text, tlen);
+  it->text_len = (uint32_t)tlen;
+  it->input_len = in_len;
+  it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out_len;
+  it->line = lineno;
   return CB_OK;
+}
+
+cb_status cb__load_jsonl(cb_dataset *ds, const char *data, size_t len, cb_error *err) {
+  return cb__each_object_line(ds, data, len, prompt_item, err);
 }
 
 /* Sum of the token counts of a message's text content (string, or parts with "text"). */
@@ -191,47 +205,39 @@ static cb_status check_messages(const cb_dataset *ds, json_t *msgs, uint32_t lin
   return CB_OK;
 }
 
-cb_status cb__load_chat(cb_dataset *ds, const char *data, size_t len, cb_error *err) {
-  size_t pos = 0;
-  const char *line;
-  size_t n;
-  uint32_t lineno = 0;
-  while (cb__next_line(data, len, &pos, &line, &n)) {
-    lineno++;
-    if (cb__is_blank(line, n)) continue;
-    json_t *o;
-    cb_status st = line_object(ds, line, n, lineno, &o, err);
-    if (st != CB_OK) return st;
-    json_t *msgs = json_object_get(o, "messages");
-    st = check_messages(ds, msgs, lineno, err);
-    uint32_t out_len = 0;
-    if (st == CB_OK) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
-    if (st == CB_OK && out_len == 0)
-      st = opt_len(ds, o, "max_completion_tokens", lineno, &out_len, err);
-    if (st == CB_OK) {
-      size_t tokens = 0, i;
-      json_t *m;
-      json_array_foreach(msgs, i, m) tokens += content_tokens(ds, json_object_get(m, "content"));
-      char *text = json_dumps(msgs, JSON_COMPACT);
-      if (!text || tokens > CB_LIMIT_TOKENS) {
-        st = cb_error_at(err, text ? CB_ERR_RANGE : CB_ERR_NOMEM, ds->path, lineno, 0,
-                         "field 'messages': %s", text ? "over the limit of " CB_LIMIT_TOKENS_TEXT
-                                                        " tokens (docs/limits.md)"
-                                                      : "cannot serialise");
-      } else {
-        size_t tlen = strlen(text);
-        cb__item *it = cb__dataset_push_item(ds);
-        it->text_off = cb__dataset_push_text(ds, text, tlen);
-        it->text_len = (uint32_t)tlen;
-        it->is_messages = 1;
-        it->input_len = (uint32_t)tokens;
-        it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out_len;
-        it->line = lineno;
-      }
-      free(text);
+/* One chat line: {"messages": [...], "max_tokens" / "max_completion_tokens": n}. */
+static cb_status chat_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_error *err) {
+  json_t *msgs = json_object_get(o, "messages");
+  cb_status st = check_messages(ds, msgs, lineno, err);
+  uint32_t out_len = 0;
+  if (st == CB_OK) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
+  if (st == CB_OK && out_len == 0)
+    st = opt_len(ds, o, "max_completion_tokens", lineno, &out_len, err);
+  if (st == CB_OK) {
+    size_t tokens = 0, i;
+    json_t *m;
+    json_array_foreach(msgs, i, m) tokens += content_tokens(ds, json_object_get(m, "content"));
+    char *text = json_dumps(msgs, JSON_COMPACT);
+    if (!text || tokens > CB_LIMIT_TOKENS) {
+      st = cb_error_at(err, text ? CB_ERR_RANGE : CB_ERR_NOMEM, ds->path, lineno, 0,
+                       "field 'messages': %s", text ? "over the limit of " CB_LIMIT_TOKENS_TEXT
+                                                      " tokens (docs/limits.md)"
+                                                    : "cannot serialise");
+    } else {
+      size_t tlen = strlen(text);
+      cb__item *it = cb__dataset_push_item(ds);
+      it->text_off = cb__dataset_push_text(ds, text, tlen);
+      it->text_len = (uint32_t)tlen;
+      it->is_messages = 1;
+      it->input_len = (uint32_t)tokens;
+      it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out_len;
+      it->line = lineno;
     }
-    json_decref(o);
-    if (st != CB_OK) return st;
+    free(text);
   }
-  return CB_OK;
+  return st;
+}
+
+cb_status cb__load_chat(cb_dataset *ds, const char *data, size_t len, cb_error *err) {
+  return cb__each_object_line(ds, data, len, chat_item, err);
 }

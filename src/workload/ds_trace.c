@@ -65,65 +65,35 @@ static cb_status push_hash_ids(cb_dataset *ds, cb__item *it, json_t *ids, uint32
 
 static cb_status json_len(const cb_dataset *ds, json_t *o, const char *key, uint32_t lineno,
                           uint32_t *out, cb_error *err) {
-  json_t *v = json_object_get(o, key);
   int64_t x;
-  if (!cb__json_whole(v, 0, UINT32_MAX, &x)) {
-    char got[48];
-    cb__json_brief(v, got, sizeof got);
-    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
-                       "field '%s': expected a whole number of tokens >= 0, got %s", key, got);
-  }
-  if (x > CB_LIMIT_TOKENS)
-    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
-                       "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
-                       (long long)x, CB_LIMIT_TOKENS);
-  *out = at_least_1(x);
-  return CB_OK;
+  cb_status st = cb__json_tokens(ds, json_object_get(o, key), key, 0,
+                                 "a whole number of tokens >= 0", lineno, &x, err);
+  if (st == CB_OK) *out = at_least_1(x);
+  return st;
 }
 
-static cb_status load_mooncake(cb_dataset *ds, const char *data, size_t len, cb_error *err) {
-  size_t pos = 0;
-  const char *line;
-  size_t n;
-  uint32_t lineno = 0;
-  while (cb__next_line(data, len, &pos, &line, &n)) {
-    lineno++;
-    if (cb__is_blank(line, n)) continue;
-    json_error_t je;
-    json_t *o = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
-    if (!o)
-      return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, je.column > 0 ? je.column : 0,
-                         "invalid JSON: %s", je.text);
-    cb_status st = CB_OK;
-    if (!json_is_object(o)) {
-      st = cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
-                       "expected a JSON object per line, got %s", cb__json_type_name(o));
-    } else {
-      json_t *ts = json_object_get(o, "timestamp");
-      double ms = json_is_number(ts) ? json_number_value(ts) : -1.0;
-      if (!(ms >= 0.0 && ms <= MAX_MS)) {
-        char got[48];
-        cb__json_brief(ts, got, sizeof got);
-        st = cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
-                         "field 'timestamp': expected milliseconds >= 0, got %s", got);
-      }
-      uint32_t in = 0, out = 0;
-      if (st == CB_OK) st = json_len(ds, o, "input_length", lineno, &in, err);
-      if (st == CB_OK) st = json_len(ds, o, "output_length", lineno, &out, err);
-      if (st == CB_OK) {
-        cb__item *it = cb__dataset_push_item(ds);
-        it->ts_ns = json_is_integer(ts) ? (uint64_t)json_integer_value(ts) * UINT64_C(1000000)
-                                        : (uint64_t)llround(ms * 1e6);
-        it->input_len = in;
-        it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out;
-        it->line = lineno;
-        st = push_hash_ids(ds, it, json_object_get(o, "hash_ids"), lineno, err);
-      }
-    }
-    json_decref(o);
-    if (st != CB_OK) return st;
+/* One Mooncake line: {"timestamp": ms, "input_length": n, "output_length": n,
+ * "hash_ids": [...]}. */
+static cb_status mooncake_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_error *err) {
+  json_t *ts = json_object_get(o, "timestamp");
+  double ms = json_is_number(ts) ? json_number_value(ts) : -1.0;
+  if (!(ms >= 0.0 && ms <= MAX_MS)) {
+    char got[48];
+    cb__json_brief(ts, got, sizeof got);
+    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+                       "field 'timestamp': expected milliseconds >= 0, got %s", got);
   }
-  return CB_OK;
+  uint32_t in = 0, out = 0;
+  cb_status st = json_len(ds, o, "input_length", lineno, &in, err);
+  if (st == CB_OK) st = json_len(ds, o, "output_length", lineno, &out, err);
+  if (st != CB_OK) return st;
+  cb__item *it = cb__dataset_push_item(ds);
+  it->ts_ns = json_is_integer(ts) ? (uint64_t)json_integer_value(ts) * UINT64_C(1000000)
+                                  : (uint64_t)llround(ms * 1e6);
+  it->input_len = in;
+  it->output_len = ds->params.output_len_override ? ds->params.output_len_override : out;
+  it->line = lineno;
+  return push_hash_ids(ds, it, json_object_get(o, "hash_ids"), lineno, err);
 }
 
 /* ---- CSV -------------------------------------------------------------------------- */
@@ -312,6 +282,6 @@ cb_status cb__load_trace(cb_dataset *ds, const char *data, size_t len, cb_error 
   size_t i = 0;
   while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
     i++;
-  if (i < len && data[i] == '{') return load_mooncake(ds, data, len, err);
+  if (i < len && data[i] == '{') return cb__each_object_line(ds, data, len, mooncake_item, err);
   return load_csv(ds, data, len, err);
 }

@@ -145,11 +145,27 @@ int cb__next_line(const char *data, size_t len, size_t *pos, const char **line,
 /* 1 when s[0, n) is only spaces, tabs and line ends. */
 int cb__is_blank(const char *s, size_t n);
 
+/* What a JSONL loader does with the object on line `lineno` (the object is
+ * released after it returns). */
+struct json_t;
+typedef cb_status (*cb__object_line_fn)(cb_dataset *ds, struct json_t *o, uint32_t lineno,
+                                        cb_error *err);
+/* Each non-blank line of a JSONL file, parsed (a repeated key is an error) and
+ * checked to be an object, to on_object in order; stops at the first error, which
+ * names ds->path and the line. */
+cb_status cb__each_object_line(cb_dataset *ds, const char *data, size_t len,
+                               cb__object_line_fn on_object, cb_error *err);
+
 /* A JSON number that is a whole number in [lo, hi] (jansson integer or real). */
 struct json_t;
 /* A value's compact JSON, cut to fit buf (for "got ..." in messages). */
 void cb__json_brief(const struct json_t *v, char *buf, size_t size);
 int cb__json_whole(const struct json_t *v, int64_t lo, int64_t hi, int64_t *out);
+/* A token-count field `key` of line `lineno`: a whole number in [lo, CB_LIMIT_TOKENS]
+ * into *out, or "field 'key': expected <expected>, got ..." / "... over the limit". */
+cb_status cb__json_tokens(const cb_dataset *ds, const struct json_t *v, const char *key,
+                          int64_t lo, const char *expected, uint32_t lineno, int64_t *out,
+                          cb_error *err);
 /* "string", "number", "object", ... for messages. */
 const char *cb__json_type_name(const struct json_t *v);
 
