@@ -15,6 +15,7 @@
 #include "calibench/calib.h"
 #include "calibench/limits.h"
 #include "cstat_internal.h"
+#include "util/json_type.h"
 
 /* ---- the table --------------------------------------------------------------------- */
 
@@ -172,19 +173,6 @@ static json_t *get_field(json_t *obj, const char *field) {
   return cur;
 }
 
-static const char *json_what(const json_t *v) {
-  switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "a boolean";
-    default: return "null";
-  }
-}
-
 typedef cb_status (*line_fn)(void *ctx, json_t *v, const char *path, long line, cb_error *err);
 
 /* Call fn for every non-blank line of a JSONL file, parsed; a repeated key in an
@@ -229,7 +217,7 @@ static cb_status on_label(void *vctx, json_t *v, const char *path, long line, cb
   label_ctx *c = vctx;
   if (!json_is_object(v))
     return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "expected a JSON object, got %s",
-                       json_what(v));
+                       cb__json_type_name(v));
   json_t *f = get_field(v, c->field);
   if (!f) return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "key '%s' missing", c->field);
   char tmp[32];
@@ -244,7 +232,7 @@ static cb_status on_label(void *vctx, json_t *v, const char *path, long line, cb
   else
     return cb_error_at(err, CB_ERR_PARSE, path, line, 0,
                        "key '%s': expected a label (a string, an integer or a boolean), got %s",
-                       c->field, json_what(f));
+                       c->field, cb__json_type_name(f));
   cb_status st = cb_calib_dist_add(c->d, label, 1.0, err);
   if (st != CB_OK) {
     cb_error_wrap(err, "%s:%ld", path, line);
@@ -286,16 +274,16 @@ static cb_status on_value(void *vctx, json_t *v, const char *path, long line, cb
   if (c->field) {
     if (!json_is_object(v))
       return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "expected a JSON object, got %s",
-                         json_what(v));
+                         cb__json_type_name(v));
     f = get_field(v, c->field);
     if (!f) return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "key '%s' missing", c->field);
   }
   if (!json_is_number(f)) {
     if (c->field)
       return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "key '%s': expected a number, got %s",
-                         c->field, json_what(f));
+                         c->field, cb__json_type_name(f));
     return cb_error_at(err, CB_ERR_PARSE, path, line, 0,
-                       "expected a number (or give --field), got %s", json_what(f));
+                       "expected a number (or give --field), got %s", cb__json_type_name(f));
   }
   if (c->n == c->cap) {
     c->cap = c->cap ? 2 * c->cap : 1024;

@@ -80,21 +80,6 @@ int cb__json_whole(const json_t *v, int64_t lo, int64_t hi, int64_t *out) {
   return 0;
 }
 
-const char *cb__json_type_name(const json_t *v) {
-  if (!v) return "nothing";
-  switch (json_typeof(v)) {
-  case JSON_OBJECT: return "an object";
-  case JSON_ARRAY: return "an array";
-  case JSON_STRING: return "a string";
-  case JSON_INTEGER:
-  case JSON_REAL: return "a number";
-  case JSON_TRUE:
-  case JSON_FALSE: return "a boolean";
-  case JSON_NULL: return "null";
-  }
-  return "a value";
-}
-
 /* ---- item order ----------------------------------------------------------------------- */
 
 uint64_t cb__permute(uint64_t x, uint64_t n, uint64_t key) {

@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "calibench/alloc.h"
+#include "util/json_type.h"
 #include "workload_internal.h"
 
 int cb__next_line(const char *data, size_t len, size_t *pos, const char **line,

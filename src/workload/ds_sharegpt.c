@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "calibench/alloc.h"
+#include "util/json_type.h"
 #include "workload_internal.h"
 
 enum { ROLE_USER, ROLE_ASSISTANT, ROLE_SYSTEM };

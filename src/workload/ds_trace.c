@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "calibench/alloc.h"
+#include "util/json_type.h"
 #include "workload_internal.h"
 
 #define MAX_MS 1.8e13 /* keeps ns below 2^64 */

@@ -166,8 +166,6 @@ int cb__json_whole(const struct json_t *v, int64_t lo, int64_t hi, int64_t *out)
 cb_status cb__json_tokens(const cb_dataset *ds, const struct json_t *v, const char *key,
                           int64_t lo, const char *expected, uint32_t lineno, int64_t *out,
                           cb_error *err);
-/* "string", "number", "object", ... for messages. */
-const char *cb__json_type_name(const struct json_t *v);
 
 /* Position of item k in the order `order` over n items for a class (see schedule.md). */
 uint64_t cb__order_item(cb_dataset_order order, uint64_t data_seed, uint32_t class_id,
