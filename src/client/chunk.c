@@ -39,6 +39,22 @@ void cb__client_choice_settle(cb_client_choice *ch) {
   if (ch->content.len || ch->reasoning.len || ch->tool_calls) ch->has_content = 1;
 }
 
+cb_client_choice *cb__client_chunk_add_choice(cb_client_chunk *c, cb_client_choice *spare) {
+  cb_client_choice *ch = spare;
+  if (c->n_choices < CB_CLIENT_CHUNK_MAX_CHOICES) {
+    ch = &c->choice[c->n_choices];
+    c->n_detailed++;
+  }
+  cb__client_choice_clear(ch);
+  c->n_choices++;
+  return ch;
+}
+
+void cb__client_chunk_count_choice(cb_client_chunk *c, const cb_client_choice *ch) {
+  c->content_choices += ch->has_content;
+  c->has_logprobs |= ch->has_logprobs;
+}
+
 void cb__client_ollama_settle(cb_client_chunk *c, int has_choice) {
   cb_client_choice *ch = &c->choice[0];
   c->has_usage = c->usage.prompt_tokens >= 0 || c->usage.completion_tokens >= 0;
@@ -268,20 +284,9 @@ static int walk_choices(walk *w) {
   int first = 1, r;
   if (cb__json_enter(&w->s, '[')) return -1;
   while ((r = cb__json_next(&w->s, ']', &first)) == 1) {
-    cb_client_choice spare, *ch = &spare;
-    if (c->n_choices < CB_CLIENT_CHUNK_MAX_CHOICES) {
-      ch = &c->choice[c->n_choices];
-      c->n_detailed++;
-    }
-    cb__client_choice_clear(ch);
-    c->n_choices++;
-    if (cb__json_peek(&w->s) == '{') {
-      if (walk_choice(w, ch)) return -1;
-    } else if (cb__json_skip(&w->s)) {
-      return -1;
-    }
-    c->content_choices += ch->has_content;
-    c->has_logprobs |= ch->has_logprobs;
+    cb_client_choice spare, *ch = cb__client_chunk_add_choice(c, &spare);
+    if (cb__json_peek(&w->s) == '{' ? walk_choice(w, ch) : cb__json_skip(&w->s)) return -1;
+    cb__client_chunk_count_choice(c, ch);
   }
   return r;
 }

@@ -21,6 +21,11 @@ void cb__client_chunk_clear(cb_client_chunk *c);
 /* A choice before use: all empty, index -1. */
 void cb__client_choice_clear(cb_client_choice *ch);
 
+/* The slot for the chunk's next choice, cleared: choice[n] while there is room, else
+ * *spare (read, counted, not kept). Counts it in n_choices (and n_detailed). */
+cb_client_choice *cb__client_chunk_add_choice(cb_client_chunk *c, cb_client_choice *spare);
+/* A choice's part in the chunk's totals once its keys are read. */
+void cb__client_chunk_count_choice(cb_client_chunk *c, const cb_client_choice *ch);
 /* A choice's has_content once its keys are read: text, reasoning or a tool call. */
 void cb__client_choice_settle(cb_client_choice *ch);
 /* An Ollama object once its keys are read: usage from the eval counts, and the object

@@ -100,17 +100,10 @@ static void walk_choices(jwalk *w, json_t *arr) {
   cb_client_chunk *c = w->c;
   size_t i, n = json_array_size(arr);
   for (i = 0; i < n; i++) {
-    cb_client_choice spare, *ch = &spare;
-    if (c->n_choices < CB_CLIENT_CHUNK_MAX_CHOICES) {
-      ch = &c->choice[c->n_choices];
-      c->n_detailed++;
-    }
-    cb__client_choice_clear(ch);
-    c->n_choices++;
+    cb_client_choice spare, *ch = cb__client_chunk_add_choice(c, &spare);
     json_t *o = json_array_get(arr, i);
     if (json_is_object(o)) walk_choice(w, o, ch);
-    c->content_choices += ch->has_content;
-    c->has_logprobs |= ch->has_logprobs;
+    cb__client_chunk_count_choice(c, ch);
   }
 }
 
