@@ -110,7 +110,10 @@ static int walk_object(walk *w, const key_name *keys, int n, key_fn on_key, void
     size_t klen;
     if (cb__json_key(&w->s, &k, &klen)) return -1;
     int i = 0;
-    while (i < n && !(keys[i].len == klen && memcmp(keys[i].name, k, klen) == 0)) i++;
+    /* The first byte before memcmp: most keys differ there or in length. */
+    while (i < n && !(keys[i].len == klen && keys[i].name[0] == k[0] &&
+                      memcmp(keys[i].name, k, klen) == 0))
+      i++;
     if (i == n) {
       if (cb__json_skip(&w->s)) return -1;
       continue;
