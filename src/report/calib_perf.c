@@ -228,11 +228,10 @@ static char *load_text(const char *kind, double v, char *out, size_t n) {
 static void sla_chart(const json_t *j, const char *metric, cb__rep_doc *d) {
   const char *kind = cb__rep_json_str(j, "load_kind");
   const json_t *points = json_object_get(j, "points");
-  char id[48], title[160];
-  cb__rep_doc_chart_id(d, "sla", id, sizeof id);
+  char title[160];
   snprintf(title, sizeof title, "%s percentiles against load, with the promises", metric);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, title);
+  cb__rep_doc_chart_begin(d, &c, "sla", title);
   int numeric = kind && (!strcmp(kind, "concurrency") || !strcmp(kind, "rate"));
   snprintf(c.x.label, sizeof c.x.label, "%s", numeric && !strcmp(kind, "rate") ? "offered rate" : numeric ? "concurrency" : "point");
   snprintf(c.x.unit_text, sizeof c.x.unit_text, "%s", numeric && !strcmp(kind, "rate") ? "req/s" : numeric ? "requests in flight" : "");
@@ -278,8 +277,7 @@ static void sla_chart(const json_t *j, const char *metric, cb__rep_doc *d) {
   }
   if (numeric && isfinite(stops)) cb__rep_chart_mark(&c, 1, stops, CB__REP_TONE_BAD, "stops holding");
   if (!cb__rep_chart_points(&c)) snprintf(c.empty, sizeof c.empty, "no percentile of %s along the load", metric);
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d) {

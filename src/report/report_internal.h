@@ -445,6 +445,10 @@ int cb__rep_doc_details_begin(cb__rep_doc *d, const char *summary);
 void cb__rep_doc_details_end(cb__rep_doc *d);
 /* A unique chart id: "PREFIX-N". */
 void cb__rep_doc_chart_id(cb__rep_doc *d, const char *prefix, char *out, size_t n);
+/* A chart with a unique id from PREFIX (as cb__rep_doc_chart_id) and TITLE. */
+void cb__rep_doc_chart_begin(cb__rep_doc *d, cb__rep_chart *c, const char *prefix, const char *title);
+/* Draws the chart (its "nothing to plot" text set to EMPTY unless NULL), then frees it. */
+void cb__rep_doc_chart_end(cb__rep_doc *d, cb__rep_chart *c, const char *empty);
 
 /* Renderers of the blocks (doc_text.c, doc_md.c, doc_html.c). */
 void cb__rep_text_heading(cb__rep_doc *d, int level, const char *text);

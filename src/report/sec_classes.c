@@ -143,10 +143,8 @@ static void interference_table(const json_t *inter, cb__rep_doc *d) {
 }
 
 static void class_cdf(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "class-ttft", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "TTFT by class: cumulative distribution");
+  cb__rep_doc_chart_begin(d, &c, "class-ttft", "TTFT by class: cumulative distribution");
   snprintf(c.x.label, sizeof c.x.label, "TTFT");
   c.x.unit = CB__REP_UNIT_MS;
   snprintf(c.y.label, sizeof c.y.label, "requests at or below");
@@ -160,9 +158,7 @@ static void class_cdf(const cb__rep_run *run, cb__rep_doc *d) {
     cb__rep_cdf_series(s, &v);
     cb__rep_values_free(&v);
   }
-  snprintf(c.empty, sizeof c.empty, "no successful requests: nothing to plot");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no successful requests: nothing to plot");
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

@@ -57,10 +57,8 @@ static int cmp_event(const void *a, const void *b) {
 }
 
 static void in_flight(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "inflight", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Requests in flight");
+  cb__rep_doc_chart_begin(d, &c, "inflight", "Requests in flight");
   time_axis(&c);
   snprintf(c.y.label, sizeof c.y.label, "requests");
   c.y.from_zero = 1;
@@ -109,18 +107,14 @@ static void in_flight(const cb__rep_run *run, cb__rep_doc *d) {
       cb__rep_series_add(w, run->gauge_t[i], run->gauge_waiting[i]);
     }
   }
-  snprintf(c.empty, sizeof c.empty, "no requests");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no requests");
 }
 
 /* ---- output tokens per second ---------------------------------------------------------- */
 
 static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "tokens", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Output tokens per second");
+  cb__rep_doc_chart_begin(d, &c, "tokens", "Output tokens per second");
   time_axis(&c);
   snprintf(c.y.label, sizeof c.y.label, "output");
   snprintf(c.y.unit_text, sizeof c.y.unit_text, "tokens/s");
@@ -156,18 +150,14 @@ static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
     cb__rep_series_add(s, (double)nb * bw, tok[nb - 1] / bw);
   }
   cb_free(tok);
-  snprintf(c.empty, sizeof c.empty, "no output tokens");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no output tokens");
 }
 
 /* ---- TTFT of each request ---------------------------------------------------------------- */
 
 static void ttft_scatter(const cb_report *r, const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "ttft-scatter", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "TTFT of each request, by send time");
+  cb__rep_doc_chart_begin(d, &c, "ttft-scatter", "TTFT of each request, by send time");
   time_axis(&c);
   snprintf(c.x.label, sizeof c.x.label, "sent at");
   snprintf(c.y.label, sizeof c.y.label, "TTFT");
@@ -201,18 +191,14 @@ static void ttft_scatter(const cb_report *r, const cb__rep_run *run, cb__rep_doc
   }
   if (stride > 1)
     snprintf(c.note, sizeof c.note, "One request in %zu drawn (%zu in all).", stride, n);
-  snprintf(c.empty, sizeof c.empty, "no requests");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no requests");
 }
 
 /* ---- the server's KV cache ------------------------------------------------------------------ */
 
 static void kv_cache(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "kv", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Server KV-cache usage");
+  cb__rep_doc_chart_begin(d, &c, "kv", "Server KV-cache usage");
   time_axis(&c);
   snprintf(c.y.label, sizeof c.y.label, "KV cache used");
   c.y.unit = CB__REP_UNIT_FRACTION;
@@ -224,9 +210,7 @@ static void kv_cache(const cb__rep_run *run, cb__rep_doc *d) {
   const char *dialect = cb__rep_json_str(run->server, "dialect");
   snprintf(c.note, sizeof c.note, "Scraped from the server's /metrics%s%s%s.", dialect ? " (" : "",
            dialect ? dialect : "", dialect ? " names)" : "");
-  snprintf(c.empty, sizeof c.empty, "the server reported no KV-cache usage");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "the server reported no KV-cache usage");
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {
