@@ -97,7 +97,7 @@ static void drift_labels(const json_t *labels, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, acc ? "lrrrrr" : "lrrrr");
   const char *head[] = {"label", "benchmark", "production", "difference", "JS (bits)", "accuracy"};
-  for (size_t k = 0; k < (acc ? 6u : 5u); k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, acc ? 6u : 5u);
   json_array_foreach(labels, i, l) {
     if (i == MAX_LABEL_ROWS) break;
     char a[32], b[32], c[32];
@@ -185,7 +185,7 @@ void cb__rep_calib_expect(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrllll");
   const char *head[] = {"factor", "value", "source", "rule", "formula", "note"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 6);
   size_t i;
   const json_t *fa;
   json_array_foreach(json_object_get(j, "factors"), i, fa) {
@@ -272,7 +272,7 @@ void cb__rep_calib_cost(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrllrrrl");
   const char *head[] = {"model", "accuracy", "accuracy from", "pricing", "per 1k requests",
                         "per 1k correct", "accuracy per cost", "within tolerance"};
-  for (size_t k = 0; k < 8; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 8);
   size_t i;
   const json_t *cand;
   json_array_foreach(json_object_get(j, "candidates"), i, cand) {

@@ -99,7 +99,7 @@ void cb__rep_calib_roofline(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrlr");
   const char *head[] = {"bound", "limit (physics)", "profile (simulator floor)", "bound by", "steps"};
-  for (size_t k = 0; k < 5; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 5);
   char what[160];
   const json_t *in = json_object_get(j, "inputs");
   snprintf(what, sizeof what, "minimum TTFT, prompt of %.0f tokens", cb__rep_json_num(in, "prompt_len"));
@@ -142,7 +142,7 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrl");
   const char *head[] = {"parameter", "base", "fitted", "identified"};
-  for (size_t k = 0; k < 4; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 4);
   static const char *const keys[][3] = {{"MFU", "mfu", "mfu"}, {"MBU", "mbu", "mbu"},
                                         {"step overhead", "step_overhead_us", "step_overhead"}};
   for (size_t k = 0; k < 3; k++) {
@@ -166,7 +166,7 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrr");
   const char *ehead[] = {"observations of", "count", "RMS error before", "RMS error after",
                          "median |error| after", "p90 |error| after"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", ehead[k]);
+  cb__rep_table_head(&t, ehead, 6);
   const json_t *e = json_object_get(j, "error");
   error_row(&t, "TTFT against prompt length", json_object_get(e, "ttft"));
   error_row(&t, "ITL against batch and context", json_object_get(e, "itl"));
@@ -194,7 +194,7 @@ void cb__rep_calib_perf(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "llrrrrl");
   const char *head[] = {"metric", "better", "paper", "measured", "factor", "plan with", "source"};
-  for (size_t k = 0; k < 7; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 7);
   size_t i;
   const json_t *x;
   json_array_foreach(json_object_get(j, "metrics"), i, x) {
@@ -300,7 +300,7 @@ void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrrll");
   const char *head[] = {"metric", "percentile", "at the operating point", "promise", "holds through", "stops holding at"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 6);
   size_t i;
   const json_t *s;
   json_array_foreach(slas, i, s) {

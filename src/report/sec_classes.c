@@ -48,7 +48,7 @@ static void class_table(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrrl");
   const char *head[] = {"class",    "requests", "failed",   "throughput", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p99", "E2E p99", "met every SLO", "SLOs"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < run->n_classes; i++) {
     const cb_summary *s = &run->classes[i];
     char b[8][48];
@@ -120,7 +120,7 @@ static void interference_table(const json_t *inter, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"class",     "TTFT mix", "TTFT alone", "TTFT factor", "TPOT mix",
                         "TPOT alone", "TPOT factor", "E2E mix", "E2E alone",  "E2E factor"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   size_t i;
   const json_t *c;
   json_array_foreach(classes, i, c) {

@@ -37,7 +37,7 @@ static void stats_table(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"metric", "count", "mean", "p50", "p90", "p95", "p99", "p99.9", "max",
                         "p99 with failures"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const cb_dist *x = &run->all.metrics[rows[i]];
     const cb_dist *a = &run->all.metrics_adjusted[rows[i]];

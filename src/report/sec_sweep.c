@@ -82,7 +82,7 @@ static void points_table(const cb__rep_input *in, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrrrr");
   const char *head[] = {"load",     "achieved rate",  "throughput", "output tokens", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p50", "TPOT p99",   "E2E p99",       "failed",  "met every SLO"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t k = 0; k < in->n_runs; k++) {
     const cb_summary *s = &in->runs[k].all;
     char b[12][48];
