@@ -612,8 +612,11 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
       case S_REQLINE_LF:
       case S_HDR_LF:
       case S_HEAD_END_LF:
+      case S_TRAILER_LF:
+      case S_TRAILER_END_LF:
         if (c != '\n') {
-          res = fail(p, 400, "bare CR in request head");
+          res = fail(p, 400,
+                     p->state >= S_TRAILER_START ? "bare CR in trailer" : "bare CR in request head");
           goto out;
         }
         pos++;
@@ -625,8 +628,14 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
           p->state = S_HDR_START;
         } else if (p->state == S_REQLINE_LF) {
           p->state = S_HDR_START;
-        } else {
+        } else if (p->state == S_TRAILER_LF) {
+          p->state = S_TRAILER_START;
+        } else if (p->state == S_HEAD_END_LF) {
           res = finish_head(p);
+          goto out;
+        } else {
+          finish_body(p);
+          res = CB__SIM_HTTP_PARSE_DONE;
           goto out;
         }
         break;
@@ -881,22 +890,6 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         pos++;
         break;
       }
-
-      case S_TRAILER_LF:
-      case S_TRAILER_END_LF:
-        if (c != '\n') {
-          res = fail(p, 400, "bare CR in trailer");
-          goto out;
-        }
-        pos++;
-        if (p->state == S_TRAILER_LF) {
-          p->state = S_TRAILER_START;
-        } else {
-          finish_body(p);
-          res = CB__SIM_HTTP_PARSE_DONE;
-          goto out;
-        }
-        break;
 
       default: /* S_DONE / S_ERROR are handled before the loop */
         res = fail(p, 400, "parser in an invalid state");
