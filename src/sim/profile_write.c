@@ -24,8 +24,137 @@ static void quoted(cb_buf *out, const char *s) {
   cb_buf_append_char(out, '"');
 }
 
-static void us(cb_buf *out, uint64_t ns) {
-  cb_buf_appendf(out, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+/* One field list for both formats: YAML "key: value" lines (indented two spaces
+ * inside model: and gpu:) or compact JSON. */
+typedef struct writer {
+  cb_buf *out;
+  int json;
+  int first;  /* JSON: nothing written yet in this object, so no comma */
+  int nested; /* YAML: inside model: or gpu: */
+} writer;
+
+static void key(writer *w, const char *k) {
+  if (w->json) {
+    if (!w->first) cb_buf_append_char(w->out, ',');
+    w->first = 0;
+    cb_buf_appendf(w->out, "\"%s\":", k);
+  } else {
+    cb_buf_appendf(w->out, "%s%s: ", w->nested ? "  " : "", k);
+  }
+}
+
+static void end_line(writer *w) {
+  if (!w->json) cb_buf_append_char(w->out, '\n');
+}
+
+static void open_section(writer *w, const char *k) {
+  if (w->json) {
+    key(w, k);
+    cb_buf_append_char(w->out, '{');
+    w->first = 1;
+  } else {
+    cb_buf_appendf(w->out, "%s:\n", k);
+    w->nested = 1;
+  }
+}
+
+static void close_section(writer *w) {
+  if (w->json) cb_buf_append_char(w->out, '}');
+  w->nested = 0;
+}
+
+static void put_name(writer *w, const char *k, const char *s) {
+  key(w, k);
+  quoted(w->out, s);
+  end_line(w);
+}
+
+/* A keyword: quoted in JSON, bare in YAML. */
+static void put_word(writer *w, const char *k, const char *s) {
+  key(w, k);
+  cb_buf_appendf(w->out, w->json ? "\"%s\"" : "%s", s);
+  end_line(w);
+}
+
+static void put_int(writer *w, const char *k, long long v) {
+  key(w, k);
+  cb_buf_appendf(w->out, "%lld", v);
+  end_line(w);
+}
+
+static void put_u64(writer *w, const char *k, uint64_t v) {
+  key(w, k);
+  cb_buf_appendf(w->out, "%llu", (unsigned long long)v);
+  end_line(w);
+}
+
+static void put_dbl(writer *w, const char *k, double v) {
+  key(w, k);
+  cb_buf_appendf(w->out, "%.17g", v);
+  end_line(w);
+}
+
+static void put_bool(writer *w, const char *k, int v) {
+  key(w, k);
+  cb_buf_append_str(w->out, v ? "true" : "false");
+  end_line(w);
+}
+
+/* Whole nanoseconds as microseconds with three decimals. */
+static void put_us(writer *w, const char *k, uint64_t ns) {
+  key(w, k);
+  cb_buf_appendf(w->out, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
+  end_line(w);
+}
+
+static void write_params(writer *w, const cb_sim_params *p) {
+  const cb_sim_model *m = &p->model;
+  const cb_sim_gpu *g = &p->gpu;
+  open_section(w, "model");
+  put_name(w, "name", m->name);
+  put_int(w, "num_layers", m->num_layers);
+  put_int(w, "hidden_size", m->hidden_size);
+  put_int(w, "num_heads", m->num_heads);
+  put_int(w, "num_kv_heads", m->num_kv_heads);
+  put_int(w, "head_dim", m->head_dim);
+  put_int(w, "intermediate_size", m->intermediate_size);
+  put_int(w, "vocab_size", m->vocab_size);
+  put_int(w, "num_experts", m->num_experts);
+  put_int(w, "num_experts_active", m->num_experts_active);
+  put_bool(w, "tied_embeddings", m->tied_embeddings);
+  put_dbl(w, "num_params", m->num_params);
+  put_int(w, "max_context", m->max_context);
+  close_section(w);
+  open_section(w, "gpu");
+  put_name(w, "name", g->name);
+  put_dbl(w, "flops_bf16", g->flops_bf16);
+  put_dbl(w, "flops_fp8", g->flops_fp8);
+  put_dbl(w, "mem_bytes", g->mem_bytes);
+  put_dbl(w, "mem_bw", g->mem_bw);
+  put_dbl(w, "link_bw", g->link_bw);
+  put_bool(w, "fp8_attention", g->fp8_attention);
+  close_section(w);
+  put_int(w, "tp", p->tp);
+  put_word(w, "weight_dtype", cb_sim_dtype_name(p->weight_dtype));
+  put_word(w, "kv_dtype", cb_sim_dtype_name(p->kv_dtype));
+  put_dbl(w, "mfu", p->mfu);
+  put_dbl(w, "mbu", p->mbu);
+  put_us(w, "step_overhead_us", p->step_overhead_ns);
+  put_us(w, "allreduce_latency_us", p->allreduce_latency_ns);
+  put_dbl(w, "gpu_memory_utilization", p->gpu_memory_utilization);
+  put_dbl(w, "activation_reserve_gib", p->activation_reserve_bytes / GIB);
+  put_int(w, "block_size", p->block_size);
+  put_int(w, "num_gpu_blocks", (long long)p->num_gpu_blocks_override);
+  put_int(w, "max_num_batched_tokens", p->max_num_batched_tokens);
+  put_int(w, "max_num_seqs", p->max_num_seqs);
+  put_int(w, "max_model_len", p->max_model_len);
+  put_bool(w, "enable_prefix_caching", p->enable_prefix_caching);
+  put_int(w, "long_prefill_token_threshold", p->long_prefill_token_threshold);
+  put_int(w, "warmup_steps", p->warmup_steps);
+  put_dbl(w, "warmup_factor", p->warmup_factor);
+  put_dbl(w, "jitter_cv", p->jitter_cv);
+  put_u64(w, "seed", p->seed);
+  put_dbl(w, "eos_mean_tokens", p->eos_mean_tokens);
 }
 
 void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_buf *out) {
@@ -38,77 +167,13 @@ void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_bu
       c += n + (nl ? 1 : 0);
     }
   }
-  const cb_sim_model *m = &p->model;
-  const cb_sim_gpu *g = &p->gpu;
-  cb_buf_append_str(out, "model:\n  name: ");
-  quoted(out, m->name);
-  cb_buf_appendf(out,
-                 "\n  num_layers: %d\n  hidden_size: %d\n  num_heads: %d\n  num_kv_heads: %d\n"
-                 "  head_dim: %d\n  intermediate_size: %d\n  vocab_size: %d\n  num_experts: %d\n"
-                 "  num_experts_active: %d\n  tied_embeddings: %s\n  num_params: %.17g\n"
-                 "  max_context: %d\n",
-                 m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->head_dim,
-                 m->intermediate_size, m->vocab_size, m->num_experts, m->num_experts_active,
-                 m->tied_embeddings ? "true" : "false", m->num_params, m->max_context);
-  cb_buf_append_str(out, "gpu:\n  name: ");
-  quoted(out, g->name);
-  cb_buf_appendf(out,
-                 "\n  flops_bf16: %.17g\n  flops_fp8: %.17g\n  mem_bytes: %.17g\n  mem_bw: %.17g\n"
-                 "  link_bw: %.17g\n  fp8_attention: %s\n",
-                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw,
-                 g->fp8_attention ? "true" : "false");
-  cb_buf_appendf(out, "tp: %d\nweight_dtype: %s\nkv_dtype: %s\nmfu: %.17g\nmbu: %.17g\n", p->tp,
-                 cb_sim_dtype_name(p->weight_dtype), cb_sim_dtype_name(p->kv_dtype), p->mfu, p->mbu);
-  cb_buf_append_str(out, "step_overhead_us: ");
-  us(out, p->step_overhead_ns);
-  cb_buf_append_str(out, "\nallreduce_latency_us: ");
-  us(out, p->allreduce_latency_ns);
-  cb_buf_appendf(out,
-                 "\ngpu_memory_utilization: %.17g\nactivation_reserve_gib: %.17g\nblock_size: %d\n"
-                 "num_gpu_blocks: %lld\nmax_num_batched_tokens: %d\nmax_num_seqs: %d\n"
-                 "max_model_len: %d\nenable_prefix_caching: %s\nlong_prefill_token_threshold: %d\n"
-                 "warmup_steps: %d\nwarmup_factor: %.17g\njitter_cv: %.17g\nseed: %llu\n"
-                 "eos_mean_tokens: %.17g\n",
-                 p->gpu_memory_utilization, p->activation_reserve_bytes / GIB, p->block_size,
-                 (long long)p->num_gpu_blocks_override, p->max_num_batched_tokens, p->max_num_seqs,
-                 p->max_model_len, p->enable_prefix_caching ? "true" : "false",
-                 p->long_prefill_token_threshold, p->warmup_steps, p->warmup_factor, p->jitter_cv,
-                 (unsigned long long)p->seed, p->eos_mean_tokens);
+  writer w = {out, 0, 1, 0};
+  write_params(&w, p);
 }
 
 void cb_sim_params_write_json(const cb_sim_params *p, cb_buf *out) {
-  const cb_sim_model *m = &p->model;
-  const cb_sim_gpu *g = &p->gpu;
-  cb_buf_append_str(out, "{\"model\":{\"name\":");
-  quoted(out, m->name);
-  cb_buf_appendf(out,
-                 ",\"num_layers\":%d,\"hidden_size\":%d,\"num_heads\":%d,\"num_kv_heads\":%d,"
-                 "\"head_dim\":%d,\"intermediate_size\":%d,\"vocab_size\":%d,\"num_experts\":%d,"
-                 "\"num_experts_active\":%d,\"tied_embeddings\":%s,\"num_params\":%.17g,"
-                 "\"max_context\":%d},\"gpu\":{\"name\":",
-                 m->num_layers, m->hidden_size, m->num_heads, m->num_kv_heads, m->head_dim,
-                 m->intermediate_size, m->vocab_size, m->num_experts, m->num_experts_active,
-                 m->tied_embeddings ? "true" : "false", m->num_params, m->max_context);
-  quoted(out, g->name);
-  cb_buf_appendf(out,
-                 ",\"flops_bf16\":%.17g,\"flops_fp8\":%.17g,\"mem_bytes\":%.17g,\"mem_bw\":%.17g,"
-                 "\"link_bw\":%.17g,\"fp8_attention\":%s},\"tp\":%d,\"weight_dtype\":\"%s\","
-                 "\"kv_dtype\":\"%s\",\"mfu\":%.17g,\"mbu\":%.17g,\"step_overhead_us\":",
-                 g->flops_bf16, g->flops_fp8, g->mem_bytes, g->mem_bw, g->link_bw,
-                 g->fp8_attention ? "true" : "false", p->tp,
-                 cb_sim_dtype_name(p->weight_dtype), cb_sim_dtype_name(p->kv_dtype), p->mfu, p->mbu);
-  us(out, p->step_overhead_ns);
-  cb_buf_append_str(out, ",\"allreduce_latency_us\":");
-  us(out, p->allreduce_latency_ns);
-  cb_buf_appendf(out,
-                 ",\"gpu_memory_utilization\":%.17g,\"activation_reserve_gib\":%.17g,"
-                 "\"block_size\":%d,\"num_gpu_blocks\":%lld,\"max_num_batched_tokens\":%d,"
-                 "\"max_num_seqs\":%d,\"max_model_len\":%d,\"enable_prefix_caching\":%s,"
-                 "\"long_prefill_token_threshold\":%d,\"warmup_steps\":%d,\"warmup_factor\":%.17g,"
-                 "\"jitter_cv\":%.17g,\"seed\":%llu,\"eos_mean_tokens\":%.17g}",
-                 p->gpu_memory_utilization, p->activation_reserve_bytes / GIB, p->block_size,
-                 (long long)p->num_gpu_blocks_override, p->max_num_batched_tokens, p->max_num_seqs,
-                 p->max_model_len, p->enable_prefix_caching ? "true" : "false",
-                 p->long_prefill_token_threshold, p->warmup_steps, p->warmup_factor, p->jitter_cv,
-                 (unsigned long long)p->seed, p->eos_mean_tokens);
+  writer w = {out, 1, 1, 0};
+  cb_buf_append_char(out, '{');
+  write_params(&w, p);
+  cb_buf_append_char(out, '}');
 }
