@@ -9,6 +9,7 @@
  * microsecond keys are written from whole nanoseconds with three decimals, which
  * the loader rounds back to the same nanoseconds.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,42 +70,26 @@ static void put_name(writer *w, const char *k, const char *s) {
   end_line(w);
 }
 
+/* key: value, the value as printf writes it. */
+static void put(writer *w, const char *k, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(writer *w, const char *k, const char *fmt, ...) {
+  key(w, k);
+  va_list ap;
+  va_start(ap, fmt);
+  cb_buf_vappendf(w->out, fmt, ap);
+  va_end(ap);
+  end_line(w);
+}
+
 /* A keyword: quoted in JSON, bare in YAML. */
 static void put_word(writer *w, const char *k, const char *s) {
-  key(w, k);
-  cb_buf_appendf(w->out, w->json ? "\"%s\"" : "%s", s);
-  end_line(w);
-}
-
-static void put_int(writer *w, const char *k, long long v) {
-  key(w, k);
-  cb_buf_appendf(w->out, "%lld", v);
-  end_line(w);
-}
-
-static void put_u64(writer *w, const char *k, uint64_t v) {
-  key(w, k);
-  cb_buf_appendf(w->out, "%llu", (unsigned long long)v);
-  end_line(w);
-}
-
-static void put_dbl(writer *w, const char *k, double v) {
-  key(w, k);
-  cb_buf_appendf(w->out, "%.17g", v);
-  end_line(w);
-}
-
-static void put_bool(writer *w, const char *k, int v) {
-  key(w, k);
-  cb_buf_append_str(w->out, v ? "true" : "false");
-  end_line(w);
+  const char *q = w->json ? "\"" : "";
+  put(w, k, "%s%s%s", q, s, q);
 }
 
 /* Whole nanoseconds as microseconds with three decimals. */
 static void put_us(writer *w, const char *k, uint64_t ns) {
-  key(w, k);
-  cb_buf_appendf(w->out, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
-  end_line(w);
+  put(w, k, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
 static void write_params(writer *w, const cb_sim_params *p) {
@@ -112,49 +97,49 @@ static void write_params(writer *w, const cb_sim_params *p) {
   const cb_sim_gpu *g = &p->gpu;
   open_section(w, "model");
   put_name(w, "name", m->name);
-  put_int(w, "num_layers", m->num_layers);
-  put_int(w, "hidden_size", m->hidden_size);
-  put_int(w, "num_heads", m->num_heads);
-  put_int(w, "num_kv_heads", m->num_kv_heads);
-  put_int(w, "head_dim", m->head_dim);
-  put_int(w, "intermediate_size", m->intermediate_size);
-  put_int(w, "vocab_size", m->vocab_size);
-  put_int(w, "num_experts", m->num_experts);
-  put_int(w, "num_experts_active", m->num_experts_active);
-  put_bool(w, "tied_embeddings", m->tied_embeddings);
-  put_dbl(w, "num_params", m->num_params);
-  put_int(w, "max_context", m->max_context);
+  put(w, "num_layers", "%d", m->num_layers);
+  put(w, "hidden_size", "%d", m->hidden_size);
+  put(w, "num_heads", "%d", m->num_heads);
+  put(w, "num_kv_heads", "%d", m->num_kv_heads);
+  put(w, "head_dim", "%d", m->head_dim);
+  put(w, "intermediate_size", "%d", m->intermediate_size);
+  put(w, "vocab_size", "%d", m->vocab_size);
+  put(w, "num_experts", "%d", m->num_experts);
+  put(w, "num_experts_active", "%d", m->num_experts_active);
+  put(w, "tied_embeddings", "%s", m->tied_embeddings ? "true" : "false");
+  put(w, "num_params", "%.17g", m->num_params);
+  put(w, "max_context", "%d", m->max_context);
   close_section(w);
   open_section(w, "gpu");
   put_name(w, "name", g->name);
-  put_dbl(w, "flops_bf16", g->flops_bf16);
-  put_dbl(w, "flops_fp8", g->flops_fp8);
-  put_dbl(w, "mem_bytes", g->mem_bytes);
-  put_dbl(w, "mem_bw", g->mem_bw);
-  put_dbl(w, "link_bw", g->link_bw);
-  put_bool(w, "fp8_attention", g->fp8_attention);
+  put(w, "flops_bf16", "%.17g", g->flops_bf16);
+  put(w, "flops_fp8", "%.17g", g->flops_fp8);
+  put(w, "mem_bytes", "%.17g", g->mem_bytes);
+  put(w, "mem_bw", "%.17g", g->mem_bw);
+  put(w, "link_bw", "%.17g", g->link_bw);
+  put(w, "fp8_attention", "%s", g->fp8_attention ? "true" : "false");
   close_section(w);
-  put_int(w, "tp", p->tp);
+  put(w, "tp", "%d", p->tp);
   put_word(w, "weight_dtype", cb_sim_dtype_name(p->weight_dtype));
   put_word(w, "kv_dtype", cb_sim_dtype_name(p->kv_dtype));
-  put_dbl(w, "mfu", p->mfu);
-  put_dbl(w, "mbu", p->mbu);
+  put(w, "mfu", "%.17g", p->mfu);
+  put(w, "mbu", "%.17g", p->mbu);
   put_us(w, "step_overhead_us", p->step_overhead_ns);
   put_us(w, "allreduce_latency_us", p->allreduce_latency_ns);
-  put_dbl(w, "gpu_memory_utilization", p->gpu_memory_utilization);
-  put_dbl(w, "activation_reserve_gib", p->activation_reserve_bytes / GIB);
-  put_int(w, "block_size", p->block_size);
-  put_int(w, "num_gpu_blocks", (long long)p->num_gpu_blocks_override);
-  put_int(w, "max_num_batched_tokens", p->max_num_batched_tokens);
-  put_int(w, "max_num_seqs", p->max_num_seqs);
-  put_int(w, "max_model_len", p->max_model_len);
-  put_bool(w, "enable_prefix_caching", p->enable_prefix_caching);
-  put_int(w, "long_prefill_token_threshold", p->long_prefill_token_threshold);
-  put_int(w, "warmup_steps", p->warmup_steps);
-  put_dbl(w, "warmup_factor", p->warmup_factor);
-  put_dbl(w, "jitter_cv", p->jitter_cv);
-  put_u64(w, "seed", p->seed);
-  put_dbl(w, "eos_mean_tokens", p->eos_mean_tokens);
+  put(w, "gpu_memory_utilization", "%.17g", p->gpu_memory_utilization);
+  put(w, "activation_reserve_gib", "%.17g", p->activation_reserve_bytes / GIB);
+  put(w, "block_size", "%d", p->block_size);
+  put(w, "num_gpu_blocks", "%lld", (long long)p->num_gpu_blocks_override);
+  put(w, "max_num_batched_tokens", "%d", p->max_num_batched_tokens);
+  put(w, "max_num_seqs", "%d", p->max_num_seqs);
+  put(w, "max_model_len", "%d", p->max_model_len);
+  put(w, "enable_prefix_caching", "%s", p->enable_prefix_caching ? "true" : "false");
+  put(w, "long_prefill_token_threshold", "%d", p->long_prefill_token_threshold);
+  put(w, "warmup_steps", "%d", p->warmup_steps);
+  put(w, "warmup_factor", "%.17g", p->warmup_factor);
+  put(w, "jitter_cv", "%.17g", p->jitter_cv);
+  put(w, "seed", "%llu", (unsigned long long)p->seed);
+  put(w, "eos_mean_tokens", "%.17g", p->eos_mean_tokens);
 }
 
 void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_buf *out) {
