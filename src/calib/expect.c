@@ -51,6 +51,17 @@ static void stated(cb_calib_factor *f, const char *input, double v) {
   cb__factor_num(f, input, v);
 }
 
+/* Nothing given to compute the factor from: the default value, its rule and a
+   note on what to give instead. */
+static cb_status assumed(cb_calib_factor *f, double v, const char *rule, const char *note) {
+  f->value = v;
+  f->source = CB_CALIB_FROM_DEFAULT;
+  snprintf(f->rule, sizeof f->rule, "%s", rule);
+  snprintf(f->formula, sizeof f->formula, "%g", v);
+  snprintf(f->note, sizeof f->note, "%s", note);
+  return CB_OK;
+}
+
 static cb_status data_factor(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
   int n = given(p->data_factor) + (p->drift_path != NULL) + given(p->js_bits);
   if (n > 1)
@@ -87,13 +98,8 @@ static cb_status data_factor(const cb_calib_expect_params *p, cb_calib_factor *f
     cb__factor_num(f, "sensitivity", s);
     return CB_OK;
   }
-  f->value = 1.0;
-  f->source = CB_CALIB_FROM_DEFAULT;
-  snprintf(f->rule, sizeof f->rule, "1 (no drift information)");
-  snprintf(f->formula, sizeof f->formula, "1");
-  snprintf(f->note, sizeof f->note,
-           "assumes production data look like the benchmark's; give --drift or --js");
-  return CB_OK;
+  return assumed(f, 1.0, "1 (no drift information)",
+                 "assumes production data look like the benchmark's; give --drift or --js");
 }
 
 static cb_status env_factor(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
@@ -152,13 +158,8 @@ static cb_status env_factor(const cb_calib_expect_params *p, cb_calib_factor *f,
     }
     return CB_OK;
   }
-  f->value = ENV_WITHIN_CAPACITY;
-  f->source = CB_CALIB_FROM_DEFAULT;
-  snprintf(f->rule, sizeof f->rule, "0.95 (assumed within capacity)");
-  snprintf(f->formula, sizeof f->formula, "0.95");
-  snprintf(f->note, sizeof f->note,
-           "no load information; give --results DIR (best), or --concurrency and --capacity");
-  return CB_OK;
+  return assumed(f, ENV_WITHIN_CAPACITY, "0.95 (assumed within capacity)",
+                 "no load information; give --results DIR (best), or --concurrency and --capacity");
 }
 
 static cb_status task_factor(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
@@ -210,12 +211,8 @@ static cb_status task_factor(const cb_calib_expect_params *p, cb_calib_factor *f
     cb__factor_num(f, "step_success", s);
     return CB_OK;
   }
-  f->value = 1.0;
-  f->source = CB_CALIB_FROM_DEFAULT;
-  snprintf(f->rule, sizeof f->rule, "1 (single step)");
-  snprintf(f->formula, sizeof f->formula, "1");
-  snprintf(f->note, sizeof f->note, "multi-step agents: give --tool-calls N (0.95 ^ N) or --steps");
-  return CB_OK;
+  return assumed(f, 1.0, "1 (single step)",
+                 "multi-step agents: give --tool-calls N (0.95 ^ N) or --steps");
 }
 
 static cb_status margin_factor(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
@@ -226,12 +223,8 @@ static cb_status margin_factor(const cb_calib_expect_params *p, cb_calib_factor 
     snprintf(f->rule, sizeof f->rule, "safety margin");
     return CB_OK;
   }
-  f->value = DEFAULT_MARGIN;
-  f->source = CB_CALIB_FROM_DEFAULT;
-  snprintf(f->rule, sizeof f->rule, "safety margin");
-  snprintf(f->formula, sizeof f->formula, "0.85");
-  snprintf(f->note, sizeof f->note, "what is not modelled (day-to-day variance, new traffic)");
-  return CB_OK;
+  return assumed(f, DEFAULT_MARGIN, "safety margin",
+                 "what is not modelled (day-to-day variance, new traffic)");
 }
 
 cb_status cb_calib_expect_compute(const cb_calib_expect_params *p, cb_calib_expect_result *out,

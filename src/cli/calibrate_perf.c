@@ -30,6 +30,34 @@ typedef struct deploy_opts {
   long long tp;
 } deploy_opts;
 
+/* One subcommand's output: the table for people and the JSON for tools. */
+typedef struct calib_output {
+  cb_buf table, js;
+} calib_output;
+
+static void output_init(calib_output *o) {
+  cb_buf_init(&o->table, 0);
+  cb_buf_init(&o->js, 0);
+}
+
+/* Prints (and with --out writes) the output, then frees it. */
+static int output_emit(const char *sub, calib_output *o, int json, const char *out) {
+  int rc = cli_calibrate_emit(sub, &o->table, &o->js, json, out);
+  cb_buf_free(&o->table);
+  cb_buf_free(&o->js);
+  return rc;
+}
+
+/* Loads DIR/records.jsonl into set (initialised here); path gets that file's
+   name for later messages. */
+static cb_status load_records(const char *dir, cb_record_set *set, char *path, size_t path_size,
+                              cb_error *err) {
+  snprintf(path, path_size, "%s/records.jsonl", dir);
+  cb_record_set_init(set);
+  size_t torn = 0;
+  return cb_record_set_load(set, path, &torn, err);
+}
+
 static int build_params(const char *sub, const deploy_opts *d, cb_sim_params *p) {
   cb_error err;
   cb_error_clear(&err);
@@ -140,26 +168,19 @@ int cli_calibrate_roofline(int argc, char **argv) {
   if (cb_calib_roofline_compute(&p, &rp, &r, &err) != CB_OK) return cli_calibrate_input_error("roofline", &err);
   if (run) {
     char path[1100];
-    snprintf(path, sizeof path, "%s/records.jsonl", run);
     cb_record_set set;
-    cb_record_set_init(&set);
-    size_t torn = 0;
-    cb_status st = cb_record_set_load(&set, path, &torn, &err);
+    cb_status st = load_records(run, &set, path, sizeof path, &err);
     if (st == CB_OK) st = cb_calib_achieved_compute(&p, &set, path, &r.run, &err);
     cb_record_set_free(&set);
     if (st != CB_OK) return cli_calibrate_input_error("roofline", &err);
     r.has_run = 1;
     snprintf(r.run_dir, sizeof r.run_dir, "%s", run);
   }
-  cb_buf table, js;
-  cb_buf_init(&table, 0);
-  cb_buf_init(&js, 0);
-  cb_calib_roofline_format(&r, &table);
-  cb_calib_roofline_write_json(&r, &js);
-  int rc = cli_calibrate_emit("roofline", &table, &js, json, out);
-  cb_buf_free(&table);
-  cb_buf_free(&js);
-  return rc;
+  calib_output o;
+  output_init(&o);
+  cb_calib_roofline_format(&r, &o.table);
+  cb_calib_roofline_write_json(&r, &o.js);
+  return output_emit("roofline", &o, json, out);
 }
 
 /* ---- fit -------------------------------------------------------------------------------------- */
@@ -266,10 +287,7 @@ int cli_calibrate_fit(int argc, char **argv) {
   cb_status st = CB_OK;
   for (size_t i = 0; i < nd && st == CB_OK; i++) {
     char path[1100];
-    snprintf(path, sizeof path, "%s/records.jsonl", dirs[i]);
-    cb_record_set_init(&sets[i]);
-    size_t torn = 0;
-    st = cb_record_set_load(&sets[i], path, &torn, &err);
+    st = load_records(dirs[i], &sets[i], path, sizeof path, &err);
     if (st == CB_OK && sets[i].count == 0)
       st = cb_error_at(&err, CB_ERR_INVALID, path, 0, 0, "empty run: no records");
     ptrs[i] = &sets[i];
@@ -281,10 +299,10 @@ int cli_calibrate_fit(int argc, char **argv) {
   if (st != CB_OK) {
     cli_calibrate_input_error("fit", &err);
   } else {
-    cb_buf yaml, table, js;
+    cb_buf yaml;
     cb_buf_init(&yaml, 0);
-    cb_buf_init(&table, 0);
-    cb_buf_init(&js, 0);
+    calib_output o;
+    output_init(&o);
     char comment[1024];
     snprintf(comment, sizeof comment,
              "calibench calibrate fit: %s on %d x %s fitted to %zu records in %zu run%s (%s%s)\n"
@@ -293,18 +311,18 @@ int cli_calibrate_fit(int argc, char **argv) {
              dirs[0], nd > 1 ? ", ..." : "", r.fitted.mfu, r.fitted.mbu,
              (double)r.fitted.step_overhead_ns / 1e3, 100 * r.ttft.rms_after, 100 * r.itl.rms_after);
     cb_sim_params_write_yaml(&r.fitted, comment, &yaml);
-    cb_calib_fit_format(&r, &table);
-    cb_buf_appendf(&table, "\n  fitted profile written to %s\n", prof);
-    cb_calib_fit_write_json(&r, prof, &js);
+    cb_calib_fit_format(&r, &o.table);
+    cb_buf_appendf(&o.table, "\n  fitted profile written to %s\n", prof);
+    cb_calib_fit_write_json(&r, prof, &o.js);
     if (cb_results_write_file(prof, yaml.data, yaml.len, &err) != CB_OK) {
       fprintf(stderr, "calibench: calibrate fit: %s\n", err.msg);
+      cb_buf_free(&o.table);
+      cb_buf_free(&o.js);
       rc = 1;
     } else {
-      rc = cli_calibrate_emit("fit", &table, &js, json, out);
+      rc = output_emit("fit", &o, json, out);
     }
     cb_buf_free(&yaml);
-    cb_buf_free(&table);
-    cb_buf_free(&js);
   }
   for (size_t i = 0; i < nd; i++) cb_record_set_free(&sets[i]);
   cb_free(sets);
@@ -391,15 +409,11 @@ int cli_calibrate_perf(int argc, char **argv) {
   cb_calib_perf_result r;
   if (cb_calib_perf_compute(&claims, argv[optind], margin, &r, &err) != CB_OK)
     return cli_calibrate_input_error("perf", &err);
-  cb_buf table, js;
-  cb_buf_init(&table, 0);
-  cb_buf_init(&js, 0);
-  cb_calib_perf_format(&r, &table);
-  cb_calib_perf_write_json(&r, &js);
-  int rc = cli_calibrate_emit("perf", &table, &js, json, out);
-  cb_buf_free(&table);
-  cb_buf_free(&js);
-  return rc;
+  calib_output o;
+  output_init(&o);
+  cb_calib_perf_format(&r, &o.table);
+  cb_calib_perf_write_json(&r, &o.js);
+  return output_emit("perf", &o, json, out);
 }
 
 /* ---- sla ----------------------------------------------------------------------------------- */
@@ -504,13 +518,9 @@ int cli_calibrate_sla(int argc, char **argv) {
     }
     if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
   }
-  cb_buf table, js;
-  cb_buf_init(&table, 0);
-  cb_buf_init(&js, 0);
-  cb_calib_sla_format(&r, &table);
-  cb_calib_sla_write_json(&r, &js);
-  int rc = cli_calibrate_emit("sla", &table, &js, json, out);
-  cb_buf_free(&table);
-  cb_buf_free(&js);
-  return rc;
+  calib_output o;
+  output_init(&o);
+  cb_calib_sla_format(&r, &o.table);
+  cb_calib_sla_write_json(&r, &o.js);
+  return output_emit("sla", &o, json, out);
 }

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,29 +18,11 @@
 #include "calibench/gate.h"
 #include "util/yaml_doc.h"
 
-typedef struct yctx {
-  const char *path;
-  yaml_document_t *doc;
-  cb_error *err;
-} yctx;
-
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-/* "file:line: MESSAGE" (util/yaml_doc.h; the messages start with "key 'K': "). */
-static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...) {
-  char msg[CB_ERROR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return cb__yaml_fail(y->err, code, y->path, n, NULL, "%s", msg);
-}
+static yaml_node_t *node(const cb__yaml_ctx *y, int id) { return yaml_document_get_node(y->doc, id); }
 
-static yaml_node_t *node(const yctx *y, int id) { return yaml_document_get_node(y->doc, id); }
-
-static cb_status need_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
+static cb_status need_scalar(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key) {
   const char *s;
   return cb__yaml_scalar(y->path, v, key, &s, y->err);
 }
@@ -55,14 +36,14 @@ static int parse_number(const char *s, double *out) {
   return 1;
 }
 
-static cb_status get_number(const yctx *y, const yaml_node_t *v, const char *key, double lo,
+static cb_status get_number(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, double lo,
                             double hi, double *out) {
   return cb__yaml_number(y->path, v, key, lo, 0, hi, out, y->err);
 }
 
 /* A threshold value in the metric's unit: a duration for ms metrics, a number (or a
  * percentage for fractions) otherwise. */
-static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
+static cb_status get_value(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key,
                            const cb_store_metric *m, double *out) {
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
@@ -78,38 +59,38 @@ static cb_status get_value(const yctx *y, const yaml_node_t *v, const char *key,
       char tmp[64];
       snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 1), s);
       if (!parse_number(tmp, out))
-        return at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 1%%, got '%s'",
+        return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 1%%, got '%s'",
                   key, s);
       *out /= 100;
     } else if (!parse_number(s, out)) {
-      return at(y, v, CB_ERR_PARSE, "key '%s': expected a number (%s is %s%s), got '%s'", key,
+      return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a number (%s is %s%s), got '%s'", key,
                 m->name, m->unit == CB_UNIT_FRACTION ? "a fraction; or write a percentage, "
                                                        "1%" : "in ",
                 m->unit == CB_UNIT_FRACTION ? "" : cb_store_unit_name(m->unit), s);
     }
   }
   if (*out < 0)
-    return at(y, v, CB_ERR_RANGE, "key '%s': must be >= 0, got '%s'", key, s);
+    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': must be >= 0, got '%s'", key, s);
   return CB_OK;
 }
 
-static cb_status get_percent(const yctx *y, const yaml_node_t *v, const char *key, double *out) {
+static cb_status get_percent(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, double *out) {
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   const char *s = scalar(v);
   size_t n = strlen(s);
   char tmp[64];
   if (n < 2 || s[n - 1] != '%' || n >= sizeof tmp)
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 12%%, got '%s'", key, s);
+    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 12%%, got '%s'", key, s);
   snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 1), s);
   if (!parse_number(tmp, out) || *out < 0)
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage >= 0 such as 12%%, got '%s'",
+    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage >= 0 such as 12%%, got '%s'",
               key, s);
   *out /= 100;
   return CB_OK;
 }
 
-static cb_status get_action(const yctx *y, const yaml_node_t *v, const char *key,
+static cb_status get_action(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key,
                             cb_gate_action *out) {
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
@@ -117,22 +98,22 @@ static cb_status get_action(const yctx *y, const yaml_node_t *v, const char *key
   if (!strcmp(s, "block")) *out = CB_GATE_BLOCK;
   else if (!strcmp(s, "warn")) *out = CB_GATE_WARN;
   else if (!strcmp(s, "info")) *out = CB_GATE_INFO;
-  else return at(y, v, CB_ERR_PARSE, "key '%s': expected block, warn or info, got '%s'", key, s);
+  else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected block, warn or info, got '%s'", key, s);
   return CB_OK;
 }
 
-static cb_status get_text(const yctx *y, const yaml_node_t *v, const char *key, char *out,
+static cb_status get_text(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, char *out,
                           size_t n) {
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   if (!scalar(v)[0] || strlen(scalar(v)) >= n)
-    return at(y, v, CB_ERR_RANGE, "key '%s': must be 1..%zu characters, got '%s'", key, n - 1,
+    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': must be 1..%zu characters, got '%s'", key, n - 1,
               scalar(v));
   snprintf(out, n, "%s", scalar(v));
   return CB_OK;
 }
 
-static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key,
+static cb_status load_tukey(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key,
                             cb_gate_rule *r) {
   r->tukey_window = CB_GATE_TUKEY_WINDOW;
   r->tukey_k = CB_GATE_TUKEY_K;
@@ -140,14 +121,14 @@ static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key
   if (v->type == YAML_SCALAR_NODE) {
     int b = cb__yaml_bool_text(scalar(v));
     if (b < 0)
-      return at(y, v, CB_ERR_PARSE,
+      return cb__yaml_at(y, v, CB_ERR_PARSE,
                 "key '%s': expected true, false or a mapping of window, k, min_runs, got '%s'",
                 key, scalar(v));
     r->has_tukey = b;
     return CB_OK;
   }
   if (v->type != YAML_MAPPING_NODE)
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected true or a mapping of window, k, min_runs", key);
+    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected true or a mapping of window, k, min_runs", key);
   r->has_tukey = 1;
   for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *val = node(y, pr->value);
@@ -155,24 +136,24 @@ static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key
     snprintf(full, sizeof full, "%s.%s", key, k->type == YAML_SCALAR_NODE ? scalar(k) : "?");
     double x;
     cb_status st;
-    if (k->type != YAML_SCALAR_NODE) return at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", key);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", key);
     if (!strcmp(scalar(k), "window")) {
       if ((st = get_number(y, val, full, 2, 100000, &x)) != CB_OK) return st;
-      if (x != floor(x)) return at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
+      if (x != floor(x)) return cb__yaml_at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
       r->tukey_window = (size_t)x;
     } else if (!strcmp(scalar(k), "k")) {
       if ((st = get_number(y, val, full, 0, 100, &x)) != CB_OK) return st;
       r->tukey_k = x;
     } else if (!strcmp(scalar(k), "min_runs")) {
       if ((st = get_number(y, val, full, 2, 100000, &x)) != CB_OK) return st;
-      if (x != floor(x)) return at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
+      if (x != floor(x)) return cb__yaml_at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
       r->tukey_min_runs = (size_t)x;
     } else {
-      return at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: window, k, min_runs)", full);
+      return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: window, k, min_runs)", full);
     }
   }
   if (r->tukey_min_runs > r->tukey_window)
-    return at(y, v, CB_ERR_RANGE, "key '%s': min_runs (%zu) is larger than window (%zu)", key,
+    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': min_runs (%zu) is larger than window (%zu)", key,
               r->tukey_min_runs, r->tukey_window);
   return CB_OK;
 }
@@ -180,7 +161,7 @@ static cb_status load_tukey(const yctx *y, const yaml_node_t *v, const char *key
 static const char *const rule_keys =
     "name, metric, class, direction, action, max, min, relative, absolute, test, tukey";
 
-static yaml_node_t *find_key(const yctx *y, const yaml_node_t *map, const char *name) {
+static yaml_node_t *find_key(const cb__yaml_ctx *y, const yaml_node_t *map, const char *name) {
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key);
     if (k->type == YAML_SCALAR_NODE && !strcmp(scalar(k), name)) return node(y, pr->value);
@@ -188,39 +169,39 @@ static yaml_node_t *find_key(const yctx *y, const yaml_node_t *map, const char *
   return NULL;
 }
 
-static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb_gate_rule *r) {
+static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx, cb_gate_rule *r) {
   char where[32], key[96];
   snprintf(where, sizeof where, "rules[%zu]", idx);
   memset(r, 0, sizeof *r);
   r->line = cb__yaml_line(map);
   r->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
-    return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
+    return cb__yaml_at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
   /* metric and direction first: the other values are read in the metric's unit. */
   yaml_node_t *v = find_key(y, map, "metric");
   snprintf(key, sizeof key, "%s.metric", where);
-  if (!v) return at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
+  if (!v) return cb__yaml_at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   cb_error me;
   cb_error_clear(&me);
   if (cb_store_metric_lookup(scalar(v), &r->metric, &me) != CB_OK)
-    return at(y, v, CB_ERR_NOT_FOUND, "key '%s': %s", key, me.msg);
+    return cb__yaml_at(y, v, CB_ERR_NOT_FOUND, "key '%s': %s", key, me.msg);
   v = find_key(y, map, "direction");
   snprintf(key, sizeof key, "%s.direction", where);
   if (!v)
-    return at(y, map, CB_ERR_PARSE, "%s (%s): key 'direction' is required: lower or higher "
+    return cb__yaml_at(y, map, CB_ERR_PARSE, "%s (%s): key 'direction' is required: lower or higher "
               "(which way is better)", where, r->metric->name);
   if ((st = need_scalar(y, v, key)) != CB_OK) return st;
   if (!strcmp(scalar(v), "lower") || !strcmp(scalar(v), "lower_is_better")) r->direction = CB_BETTER_LOWER;
   else if (!strcmp(scalar(v), "higher") || !strcmp(scalar(v), "higher_is_better")) r->direction = CB_BETTER_HIGHER;
-  else return at(y, v, CB_ERR_PARSE, "key '%s': expected lower or higher, got '%s'", key, scalar(v));
+  else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected lower or higher, got '%s'", key, scalar(v));
 
   int conditions = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key);
     v = node(y, pr->value);
-    if (k->type != YAML_SCALAR_NODE) return at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
     const char *name = scalar(k);
     snprintf(key, sizeof key, "%s.%s", where, name);
     if (!strcmp(name, "metric") || !strcmp(name, "direction")) continue;
@@ -230,7 +211,7 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
     else if (!strcmp(name, "max") || !strcmp(name, "min")) {
       int is_max = !strcmp(name, "max");
       if (is_max != (r->direction == CB_BETTER_LOWER))
-        return at(y, k, CB_ERR_PARSE, "key '%s': a %s-is-better metric takes '%s', not '%s'", key,
+        return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': a %s-is-better metric takes '%s', not '%s'", key,
                   r->direction == CB_BETTER_LOWER ? "lower" : "higher", is_max ? "min" : "max", name);
       st = get_value(y, v, key, r->metric, &r->static_limit);
       r->has_static = 1;
@@ -251,14 +232,14 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
         r->test = CB_GATE_TEST_MANNWHITNEY;
       else if (!strcmp(t, "bootstrap")) r->test = CB_GATE_TEST_BOOTSTRAP;
       else if (!strcmp(t, "none")) r->test = CB_GATE_TEST_NONE;
-      else return at(y, v, CB_ERR_PARSE, "key '%s': expected auto, mann-whitney, bootstrap or none, got '%s'", key, t);
+      else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected auto, mann-whitney, bootstrap or none, got '%s'", key, t);
       if (r->test != CB_GATE_TEST_NONE && !r->metric->sample[0])
-        return at(y, v, CB_ERR_PARSE,
+        return cb__yaml_at(y, v, CB_ERR_PARSE,
                   "key '%s': %s has no per-request sample to test (statistical tests work on "
                   "%s); use a static, relative, absolute or tukey condition", key,
                   r->metric->name, CB_SAMPLE_NAMES);
       if (r->test == CB_GATE_TEST_BOOTSTRAP && !(r->metric->quantile >= 0))
-        return at(y, v, CB_ERR_PARSE,
+        return cb__yaml_at(y, v, CB_ERR_PARSE,
                   "key '%s': bootstrap tests a percentile, and %s is not one; use mann-whitney",
                   key, r->metric->name);
       conditions += r->test != CB_GATE_TEST_NONE;
@@ -266,7 +247,7 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
       st = load_tukey(y, v, key, r);
       conditions += r->has_tukey;
     } else {
-      return at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: %s)", key, rule_keys);
+      return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: %s)", key, rule_keys);
     }
     if (st != CB_OK) return st;
   }
@@ -275,13 +256,13 @@ static cb_status load_rule(const yctx *y, const yaml_node_t *map, size_t idx, cb
     else snprintf(r->name, sizeof r->name, "%s", r->metric->name);
   }
   if (!conditions)
-    return at(y, map, CB_ERR_PARSE,
+    return cb__yaml_at(y, map, CB_ERR_PARSE,
               "%s (%s): no condition: give max/min, relative, absolute, test or tukey", where,
               r->name);
   return CB_OK;
 }
 
-static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
+static cb_status load_stage(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx,
                             cb_gate_policy *p, cb_gate_stage *s) {
   char where[32], key[96];
   snprintf(where, sizeof where, "stages[%zu]", idx);
@@ -289,11 +270,11 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
   s->line = cb__yaml_line(map);
   s->action = CB_GATE_BLOCK;
   if (map->type != YAML_MAPPING_NODE)
-    return at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);
+    return cb__yaml_at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);
   int has_requires = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
-    if (k->type != YAML_SCALAR_NODE) return at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
     const char *name = scalar(k);
     snprintf(key, sizeof key, "%s.%s", where, name);
     cb_status st = CB_OK;
@@ -302,7 +283,7 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
     else if (!strcmp(name, "action")) st = get_action(y, v, key, &s->action);
     else if (!strcmp(name, "requires")) {
       if (v->type != YAML_SEQUENCE_NODE)
-        return at(y, v, CB_ERR_PARSE, "key '%s': expected a list of rule names", key);
+        return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a list of rule names", key);
       has_requires = 1;
       size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
       s->requires = cb_calloc(n ? n : 1, sizeof *s->requires);
@@ -314,29 +295,29 @@ static cb_status load_stage(const yctx *y, const yaml_node_t *map, size_t idx,
         size_t r = 0;
         while (r < p->n_rules && strcmp(p->rules[r].name, scalar(item))) r++;
         if (r == p->n_rules)
-          return at(y, item, CB_ERR_NOT_FOUND, "key '%s': no rule is named '%s'", ikey, scalar(item));
+          return cb__yaml_at(y, item, CB_ERR_NOT_FOUND, "key '%s': no rule is named '%s'", ikey, scalar(item));
         s->requires[s->n_requires++] = r;
       }
     } else {
-      return at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: name, owner, action, requires)", key);
+      return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: name, owner, action, requires)", key);
     }
     if (st != CB_OK) return st;
   }
-  if (!s->name[0]) return at(y, map, CB_ERR_PARSE, "%s: key 'name' is required", where);
+  if (!s->name[0]) return cb__yaml_at(y, map, CB_ERR_PARSE, "%s: key 'name' is required", where);
   if (!has_requires)
-    return at(y, map, CB_ERR_PARSE, "%s (%s): key 'requires' is required (the rules this stage must pass)", where, s->name);
+    return cb__yaml_at(y, map, CB_ERR_PARSE, "%s (%s): key 'requires' is required (the rules this stage must pass)", where, s->name);
   return CB_OK;
 }
 
-static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_policy *p) {
+static cb_status load_root(const cb__yaml_ctx *y, const yaml_node_t *root, cb_gate_policy *p) {
   if (root->type != YAML_MAPPING_NODE)
-    return at(y, root, CB_ERR_PARSE, "a policy must be a mapping (version, alpha, correction, "
+    return cb__yaml_at(y, root, CB_ERR_PARSE, "a policy must be a mapping (version, alpha, correction, "
               "resamples, seed, rules, stages)");
   yaml_node_t *rules = find_key(y, root, "rules"), *stages = NULL;
-  if (!rules) return at(y, root, CB_ERR_PARSE, "key 'rules' is required (a list of rules)");
+  if (!rules) return cb__yaml_at(y, root, CB_ERR_PARSE, "key 'rules' is required (a list of rules)");
   for (yaml_node_pair_t *pr = root->data.mapping.pairs.start; pr < root->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
-    if (k->type != YAML_SCALAR_NODE) return at(y, k, CB_ERR_PARSE, "keys must be plain names");
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "keys must be plain names");
     const char *name = scalar(k);
     cb_status st = CB_OK;
     double x;
@@ -355,7 +336,7 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
       if (!strcmp(scalar(v), "holm")) p->correction = CB_GATE_CORRECT_HOLM;
       else if (!strcmp(scalar(v), "bonferroni")) p->correction = CB_GATE_CORRECT_BONFERRONI;
       else if (!strcmp(scalar(v), "none")) p->correction = CB_GATE_CORRECT_NONE;
-      else return at(y, v, CB_ERR_PARSE, "key 'correction': expected holm, bonferroni or none, got '%s'", scalar(v));
+      else return cb__yaml_at(y, v, CB_ERR_PARSE, "key 'correction': expected holm, bonferroni or none, got '%s'", scalar(v));
     } else if (!strcmp(name, "resamples")) {
       if ((st = get_number(y, v, name, 100, 1e6, &x)) != CB_OK) return st;
       p->resamples = (size_t)x;
@@ -363,14 +344,14 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
       if ((st = get_number(y, v, name, 0, 9007199254740992.0, &x)) != CB_OK) return st;
       p->seed = (uint64_t)x;
     } else {
-      return at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: version, alpha, correction, "
+      return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: version, alpha, correction, "
                 "resamples, seed, rules, stages)", name);
     }
   }
   if (rules->type != YAML_SEQUENCE_NODE)
-    return at(y, rules, CB_ERR_PARSE, "key 'rules': expected a list of rules");
+    return cb__yaml_at(y, rules, CB_ERR_PARSE, "key 'rules': expected a list of rules");
   size_t n = (size_t)(rules->data.sequence.items.top - rules->data.sequence.items.start);
-  if (!n) return at(y, rules, CB_ERR_PARSE, "key 'rules': the list is empty");
+  if (!n) return cb__yaml_at(y, rules, CB_ERR_PARSE, "key 'rules': the list is empty");
   p->rules = cb_calloc(n, sizeof *p->rules);
   for (size_t i = 0; i < n; i++) {
     yaml_node_t *item = node(y, rules->data.sequence.items.start[i]);
@@ -379,13 +360,13 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
     p->n_rules++;
     for (size_t j = 0; j < i; j++)
       if (!strcmp(p->rules[j].name, p->rules[i].name))
-        return at(y, item, CB_ERR_PARSE,
+        return cb__yaml_at(y, item, CB_ERR_PARSE,
                   "rules[%zu]: the name '%s' is already used by rules[%zu] (line %ld); give "
                   "each rule its own 'name'", i, p->rules[i].name, j, p->rules[j].line);
   }
   if (stages) {
     if (stages->type != YAML_SEQUENCE_NODE)
-      return at(y, stages, CB_ERR_PARSE, "key 'stages': expected a list of stages");
+      return cb__yaml_at(y, stages, CB_ERR_PARSE, "key 'stages': expected a list of stages");
     n = (size_t)(stages->data.sequence.items.top - stages->data.sequence.items.start);
     p->stages = cb_calloc(n ? n : 1, sizeof *p->stages);
     for (size_t i = 0; i < n; i++) {
@@ -395,7 +376,7 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_gate_polic
       if (st != CB_OK) return st;
       for (size_t j = 0; j < i; j++)
         if (!strcmp(p->stages[j].name, p->stages[i].name))
-          return at(y, item, CB_ERR_PARSE, "stages[%zu]: the stage '%s' is defined twice", i,
+          return cb__yaml_at(y, item, CB_ERR_PARSE, "stages[%zu]: the stage '%s' is defined twice", i,
                     p->stages[i].name);
     }
   }
@@ -412,7 +393,7 @@ cb_status cb_gate_policy_load(cb_gate_policy *p, const char *path, cb_error *err
   p->correction = CB_GATE_CORRECT_HOLM;
   p->resamples = 2000;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
-  yctx y = {path, &doc, err};
+  cb__yaml_ctx y = {path, &doc, err};
   if (!root) st = cb_error_at(err, CB_ERR_PARSE, path, 1, 0, "the policy file is empty");
   else st = load_root(&y, root, p);
   yaml_document_delete(&doc);

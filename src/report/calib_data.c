@@ -97,7 +97,7 @@ static void drift_labels(const json_t *labels, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, acc ? "lrrrrr" : "lrrrr");
   const char *head[] = {"label", "benchmark", "production", "difference", "JS (bits)", "accuracy"};
-  for (size_t k = 0; k < (acc ? 6u : 5u); k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, acc ? 6u : 5u);
   json_array_foreach(labels, i, l) {
     if (i == MAX_LABEL_ROWS) break;
     char a[32], b[32], c[32];
@@ -117,10 +117,8 @@ static void drift_labels(const json_t *labels, cb__rep_doc *d) {
 }
 
 static void drift_chart(const json_t *labels, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "drift", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Share of each label: benchmark and production");
+  cb__rep_doc_chart_begin(d, &c, "drift", "Share of each label: benchmark and production");
   snprintf(c.x.label, sizeof c.x.label, "label (largest shift first)");
   snprintf(c.y.label, sizeof c.y.label, "share");
   c.y.unit = CB__REP_UNIT_FRACTION;
@@ -138,8 +136,7 @@ static void drift_chart(const json_t *labels, cb__rep_doc *d) {
     cb__rep_series_add(p, (double)k, cb__rep_json_num(json_array_get(labels, k), "production_share"));
   if (json_array_size(labels) > n)
     snprintf(c.note, sizeof c.note, "The %zu labels of %zu that shifted most.", n, json_array_size(labels));
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 void cb__rep_calib_drift(const cb__rep_file *f, cb__rep_doc *d) {
@@ -188,7 +185,7 @@ void cb__rep_calib_expect(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrllll");
   const char *head[] = {"factor", "value", "source", "rule", "formula", "note"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 6);
   size_t i;
   const json_t *fa;
   json_array_foreach(json_object_get(j, "factors"), i, fa) {
@@ -220,10 +217,8 @@ void cb__rep_calib_expect(const cb__rep_file *f, cb__rep_doc *d) {
 /* ---- cost ---------------------------------------------------------------------------- */
 
 static void cost_chart(const json_t *j, const char *currency, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "cost", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Accuracy against cost per 1,000 requests");
+  cb__rep_doc_chart_begin(d, &c, "cost", "Accuracy against cost per 1,000 requests");
   snprintf(c.x.label, sizeof c.x.label, "cost per 1k requests");
   snprintf(c.x.unit_text, sizeof c.x.unit_text, "%s", currency);
   snprintf(c.y.label, sizeof c.y.label, "accuracy");
@@ -244,8 +239,7 @@ static void cost_chart(const json_t *j, const char *currency, cb__rep_doc *d) {
   char th[32];
   cb__rep_chart_mark(&c, 0, cb__rep_json_num(j, "tolerance.threshold"), CB__REP_TONE_WARN,
                      "within tolerance from %s", cb__rep_fmt_pct(cb__rep_json_num(j, "tolerance.threshold"), th, sizeof th));
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 void cb__rep_calib_cost(const cb__rep_file *f, cb__rep_doc *d) {
@@ -278,7 +272,7 @@ void cb__rep_calib_cost(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrllrrrl");
   const char *head[] = {"model", "accuracy", "accuracy from", "pricing", "per 1k requests",
                         "per 1k correct", "accuracy per cost", "within tolerance"};
-  for (size_t k = 0; k < 8; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 8);
   size_t i;
   const json_t *cand;
   json_array_foreach(json_object_get(j, "candidates"), i, cand) {

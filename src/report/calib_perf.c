@@ -99,7 +99,7 @@ void cb__rep_calib_roofline(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrlr");
   const char *head[] = {"bound", "limit (physics)", "profile (simulator floor)", "bound by", "steps"};
-  for (size_t k = 0; k < 5; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 5);
   char what[160];
   const json_t *in = json_object_get(j, "inputs");
   snprintf(what, sizeof what, "minimum TTFT, prompt of %.0f tokens", cb__rep_json_num(in, "prompt_len"));
@@ -142,7 +142,7 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrl");
   const char *head[] = {"parameter", "base", "fitted", "identified"};
-  for (size_t k = 0; k < 4; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 4);
   static const char *const keys[][3] = {{"MFU", "mfu", "mfu"}, {"MBU", "mbu", "mbu"},
                                         {"step overhead", "step_overhead_us", "step_overhead"}};
   for (size_t k = 0; k < 3; k++) {
@@ -166,7 +166,7 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrr");
   const char *ehead[] = {"observations of", "count", "RMS error before", "RMS error after",
                          "median |error| after", "p90 |error| after"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", ehead[k]);
+  cb__rep_table_head(&t, ehead, 6);
   const json_t *e = json_object_get(j, "error");
   error_row(&t, "TTFT against prompt length", json_object_get(e, "ttft"));
   error_row(&t, "ITL against batch and context", json_object_get(e, "itl"));
@@ -194,7 +194,7 @@ void cb__rep_calib_perf(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "llrrrrl");
   const char *head[] = {"metric", "better", "paper", "measured", "factor", "plan with", "source"};
-  for (size_t k = 0; k < 7; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 7);
   size_t i;
   const json_t *x;
   json_array_foreach(json_object_get(j, "metrics"), i, x) {
@@ -228,11 +228,10 @@ static char *load_text(const char *kind, double v, char *out, size_t n) {
 static void sla_chart(const json_t *j, const char *metric, cb__rep_doc *d) {
   const char *kind = cb__rep_json_str(j, "load_kind");
   const json_t *points = json_object_get(j, "points");
-  char id[48], title[160];
-  cb__rep_doc_chart_id(d, "sla", id, sizeof id);
+  char title[160];
   snprintf(title, sizeof title, "%s percentiles against load, with the promises", metric);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, title);
+  cb__rep_doc_chart_begin(d, &c, "sla", title);
   int numeric = kind && (!strcmp(kind, "concurrency") || !strcmp(kind, "rate"));
   snprintf(c.x.label, sizeof c.x.label, "%s", numeric && !strcmp(kind, "rate") ? "offered rate" : numeric ? "concurrency" : "point");
   snprintf(c.x.unit_text, sizeof c.x.unit_text, "%s", numeric && !strcmp(kind, "rate") ? "req/s" : numeric ? "requests in flight" : "");
@@ -278,8 +277,7 @@ static void sla_chart(const json_t *j, const char *metric, cb__rep_doc *d) {
   }
   if (numeric && isfinite(stops)) cb__rep_chart_mark(&c, 1, stops, CB__REP_TONE_BAD, "stops holding");
   if (!cb__rep_chart_points(&c)) snprintf(c.empty, sizeof c.empty, "no percentile of %s along the load", metric);
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d) {
@@ -302,7 +300,7 @@ void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d) {
   cb__rep_table t;
   cb__rep_table_init(&t, "lrrrll");
   const char *head[] = {"metric", "percentile", "at the operating point", "promise", "holds through", "stops holding at"};
-  for (size_t k = 0; k < 6; k++) cb__rep_table_add(&t, 0, "%s", head[k]);
+  cb__rep_table_head(&t, head, 6);
   size_t i;
   const json_t *s;
   json_array_foreach(slas, i, s) {

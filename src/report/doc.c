@@ -108,3 +108,15 @@ void cb__rep_doc_details_end(cb__rep_doc *d) {
 void cb__rep_doc_chart_id(cb__rep_doc *d, const char *prefix, char *out, size_t n) {
   snprintf(out, n, "%s-%u", prefix, ++d->seq);
 }
+
+void cb__rep_doc_chart_begin(cb__rep_doc *d, cb__rep_chart *c, const char *prefix, const char *title) {
+  char id[sizeof c->id];
+  cb__rep_doc_chart_id(d, prefix, id, sizeof id);
+  cb__rep_chart_init(c, id, title);
+}
+
+void cb__rep_doc_chart_end(cb__rep_doc *d, cb__rep_chart *c, const char *empty) {
+  if (empty) snprintf(c->empty, sizeof c->empty, "%s", empty);
+  cb__rep_doc_chart(d, c);
+  cb__rep_chart_free(c);
+}

@@ -70,6 +70,17 @@ static cb_status load_json(const char *dir, const char *name, json_t **out, cb_e
 
 /* ---- summary parameters from summary.json ------------------------------------------- */
 
+/* One {"metric", "bound_ms", "percentile"} entry into slo (percentile 99 when
+   absent or out of range); 0 when it names no metric or no positive bound. */
+static int slo_from_json(const json_t *o, cb_slo *slo, cb_error *err) {
+  const char *metric = cb__rep_json_str(o, "metric");
+  double bound = cb__rep_json_num(o, "bound_ms"), pct = cb__rep_json_num(o, "percentile");
+  if (!metric || cb_metric_parse(metric, &slo->metric, err) != CB_OK || !(bound > 0)) return 0;
+  slo->bound_ns = bound * 1e6;
+  slo->percentile = pct > 0 && pct < 100 ? pct : 99;
+  return 1;
+}
+
 static cb_status params_from(const char *file, const char *where, const json_t *s,
                              cb_summary_params *p, cb_error *err) {
   cb_summary_default_params(p);
@@ -84,18 +95,13 @@ static cb_status params_from(const char *file, const char *where, const json_t *
   const json_t *o;
   json_array_foreach(slos, i, o) {
     if (p->n_slos == CB_MAX_SLOS) break;
-    const char *metric = cb__rep_json_str(o, "metric");
-    double bound = cb__rep_json_num(o, "bound_ms"), pct = cb__rep_json_num(o, "percentile");
     cb_error merr;
     cb_error_clear(&merr);
-    cb_slo *slo = &p->slos[p->n_slos];
-    if (!metric || cb_metric_parse(metric, &slo->metric, &merr) != CB_OK || !(bound > 0))
+    if (!slo_from_json(o, &p->slos[p->n_slos], &merr))
       return cb_error_at(err, CB_ERR_PARSE, file, 0, 0,
                          "%s.slos[%zu]: expected {\"metric\": ttft|tpot|itl|e2e|..., "
                          "\"bound_ms\": > 0, \"percentile\": P}",
                          where, i);
-    slo->bound_ns = bound * 1e6;
-    slo->percentile = pct > 0 && pct < 100 ? pct : 99;
     double conf = cb__rep_json_num(o, "confidence");
     if (conf > 0 && conf < 1) p->confidence = conf;
     p->n_slos++;
@@ -111,12 +117,7 @@ static void params_from_manifest(const json_t *m, cb_summary_params *p) {
   const json_t *o;
   json_array_foreach(slos, i, o) {
     if (p->n_slos == CB_MAX_SLOS) break;
-    const char *metric = cb__rep_json_str(o, "metric");
-    double bound = cb__rep_json_num(o, "bound_ms"), pct = cb__rep_json_num(o, "percentile");
-    cb_slo *slo = &p->slos[p->n_slos];
-    if (!metric || cb_metric_parse(metric, &slo->metric, NULL) != CB_OK || !(bound > 0)) continue;
-    slo->bound_ns = bound * 1e6;
-    slo->percentile = pct > 0 && pct < 100 ? pct : 99;
+    if (!slo_from_json(o, &p->slos[p->n_slos], NULL)) continue;
     p->n_slos++;
   }
   double conf = cb__rep_json_num(m, "config.confidence");

@@ -293,6 +293,8 @@ void cb__rep_table_init(cb__rep_table *t, const char *align);
 /* Append the next cell, row by row. */
 void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append n plain cells: a header row's names. */
+void cb__rep_table_head(cb__rep_table *t, const char *const *names, size_t n);
 /* Rows so far (the header included); a row being filled counts. */
 size_t cb__rep_table_rows(const cb__rep_table *t);
 void cb__rep_table_free(cb__rep_table *t);
@@ -445,6 +447,10 @@ int cb__rep_doc_details_begin(cb__rep_doc *d, const char *summary);
 void cb__rep_doc_details_end(cb__rep_doc *d);
 /* A unique chart id: "PREFIX-N". */
 void cb__rep_doc_chart_id(cb__rep_doc *d, const char *prefix, char *out, size_t n);
+/* A chart with a unique id from PREFIX (as cb__rep_doc_chart_id) and TITLE. */
+void cb__rep_doc_chart_begin(cb__rep_doc *d, cb__rep_chart *c, const char *prefix, const char *title);
+/* Draws the chart (its "nothing to plot" text set to EMPTY unless NULL), then frees it. */
+void cb__rep_doc_chart_end(cb__rep_doc *d, cb__rep_chart *c, const char *empty);
 
 /* Renderers of the blocks (doc_text.c, doc_md.c, doc_html.c). */
 void cb__rep_text_heading(cb__rep_doc *d, int level, const char *text);

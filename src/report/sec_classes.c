@@ -48,7 +48,7 @@ static void class_table(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrrl");
   const char *head[] = {"class",    "requests", "failed",   "throughput", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p99", "E2E p99", "met every SLO", "SLOs"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < run->n_classes; i++) {
     const cb_summary *s = &run->classes[i];
     char b[8][48];
@@ -120,7 +120,7 @@ static void interference_table(const json_t *inter, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"class",     "TTFT mix", "TTFT alone", "TTFT factor", "TPOT mix",
                         "TPOT alone", "TPOT factor", "E2E mix", "E2E alone",  "E2E factor"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   size_t i;
   const json_t *c;
   json_array_foreach(classes, i, c) {
@@ -143,10 +143,8 @@ static void interference_table(const json_t *inter, cb__rep_doc *d) {
 }
 
 static void class_cdf(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "class-ttft", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "TTFT by class: cumulative distribution");
+  cb__rep_doc_chart_begin(d, &c, "class-ttft", "TTFT by class: cumulative distribution");
   snprintf(c.x.label, sizeof c.x.label, "TTFT");
   c.x.unit = CB__REP_UNIT_MS;
   snprintf(c.y.label, sizeof c.y.label, "requests at or below");
@@ -160,9 +158,7 @@ static void class_cdf(const cb__rep_run *run, cb__rep_doc *d) {
     cb__rep_cdf_series(s, &v);
     cb__rep_values_free(&v);
   }
-  snprintf(c.empty, sizeof c.empty, "no successful requests: nothing to plot");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no successful requests: nothing to plot");
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

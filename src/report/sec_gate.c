@@ -84,7 +84,7 @@ static void verdicts(const json_t *g, cb__rep_doc *d) {
   cb__rep_table_init(&t, "llllrrrllrl");
   const char *head[] = {"rule",     "metric", "action",    "result",  "baseline", "current",
                         "change",   "threshold", "test", "p (adjusted)", "note"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   size_t i;
   const json_t *v;
   json_array_foreach(json_object_get(g, "verdicts"), i, v) {

@@ -137,11 +137,10 @@ static void fences_para(const json_t *runs, const metric *m, cb__rep_doc *d) {
 }
 
 static void chart(const json_t *runs, const metric *m, cb__rep_doc *d) {
-  char id[48], title[160], v[48];
-  cb__rep_doc_chart_id(d, "history", id, sizeof id);
+  char title[160], v[48];
   snprintf(title, sizeof title, "%s over the stored runs, oldest first", m->name);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, title);
+  cb__rep_doc_chart_begin(d, &c, "history", title);
   snprintf(c.x.label, sizeof c.x.label, "run (commit, else version, else id)");
   snprintf(c.y.label, sizeof c.y.label, "%s", m->name);
   c.y.unit = !strcmp(m->unit, "ms") ? CB__REP_UNIT_MS
@@ -167,8 +166,7 @@ static void chart(const json_t *runs, const metric *m, cb__rep_doc *d) {
                          cb__rep_fmt_unit(m->fences.low, m->unit, v, sizeof v));
   }
   if (!cb__rep_chart_points(&c)) snprintf(c.empty, sizeof c.empty, "no run has a value of %s", m->name);
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 static void render_one(const cb__rep_file *f, cb__rep_doc *d) {

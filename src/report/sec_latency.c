@@ -37,7 +37,7 @@ static void stats_table(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"metric", "count", "mean", "p50", "p90", "p95", "p99", "p99.9", "max",
                         "p99 with failures"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const cb_dist *x = &run->all.metrics[rows[i]];
     const cb_dist *a = &run->all.metrics_adjusted[rows[i]];
@@ -106,9 +106,7 @@ static void cdf_chart(const cb_report *r, cb__rep_doc *d, size_t m) {
     snprintf(c.note + len, sizeof c.note - len, "%sShowing the first %zu of %zu runs.", len ? " " : "",
              n, total);
   }
-  snprintf(c.empty, sizeof c.empty, "no successful requests: nothing to plot");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no successful requests: nothing to plot");
 }
 
 static void histogram(const cb_report *r, const cb__rep_input *in, cb__rep_doc *d, size_t m) {
@@ -151,9 +149,7 @@ static void histogram(const cb_report *r, const cb__rep_input *in, cb__rep_doc *
     snprintf(c.note, sizeof c.note, "%zu values above %s (past the p99.5) are counted in the last bar.",
              b.overflow, cb__rep_fmt_ms(b.start + (double)b.n_bins * b.step, edge, sizeof edge));
   }
-  snprintf(c.empty, sizeof c.empty, "no successful requests: nothing to plot");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no successful requests: nothing to plot");
   cb__rep_bins_free(&b);
 }
 

@@ -82,7 +82,7 @@ static void points_table(const cb__rep_input *in, cb__rep_doc *d) {
   cb__rep_table_init(&t, "lrrrrrrrrrrr");
   const char *head[] = {"load",     "achieved rate",  "throughput", "output tokens", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p50", "TPOT p99",   "E2E p99",       "failed",  "met every SLO"};
-  for (size_t i = 0; i < sizeof head / sizeof head[0]; i++) cb__rep_table_add(&t, 0, "%s", head[i]);
+  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
   for (size_t k = 0; k < in->n_runs; k++) {
     const cb_summary *s = &in->runs[k].all;
     char b[12][48];
@@ -116,11 +116,10 @@ static void points_table(const cb__rep_input *in, cb__rep_doc *d) {
 
 /* TTFT or TPOT against load: p50 dashed, p99 solid, one colour per sweep. */
 static void latency_chart(const cb_report *r, cb__rep_doc *d, xkind xk, cb_metric m) {
-  char id[48], title[96];
-  cb__rep_doc_chart_id(d, m == CB_METRIC_TTFT ? "sweep-ttft" : "sweep-tpot", id, sizeof id);
+  char title[96];
   snprintf(title, sizeof title, "%s against load (p50 and p99)", cb__rep_metric_title(m));
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, title);
+  cb__rep_doc_chart_begin(d, &c, m == CB_METRIC_TTFT ? "sweep-ttft" : "sweep-tpot", title);
   x_axis(xk, &c);
   snprintf(c.y.label, sizeof c.y.label, "%s", cb__rep_metric_title(m));
   c.y.unit = CB__REP_UNIT_MS;
@@ -156,16 +155,13 @@ static void latency_chart(const cb_report *r, cb__rep_doc *d, xkind xk, cb_metri
     color++;
   }
   if (!cb__rep_chart_points(&c)) snprintf(c.empty, sizeof c.empty, "no successful requests at any load");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 /* Throughput against load: output tokens/s, or requests/s with goodput. */
 static void throughput_chart(const cb_report *r, cb__rep_doc *d, xkind xk, int tokens) {
-  char id[48];
-  cb__rep_doc_chart_id(d, tokens ? "sweep-tokens" : "sweep-requests", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id,
+  cb__rep_doc_chart_begin(d, &c, tokens ? "sweep-tokens" : "sweep-requests",
                      tokens ? (xk == X_CONCURRENCY ? "Output throughput against concurrency"
                                                    : "Output throughput against load")
                             : "Requests completed and goodput against load");
@@ -199,8 +195,7 @@ static void throughput_chart(const cb_report *r, cb__rep_doc *d, xkind xk, int t
                          "capacity at SLO");
     color++;
   }
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, NULL);
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

@@ -24,12 +24,6 @@ static int applies(const cb_report *r, cb__rep_fmt fmt) {
 
 static double sec(uint64_t ns) { return (double)ns / 1e9; }
 
-static void time_axis(cb__rep_chart *c) {
-  snprintf(c->x.label, sizeof c->x.label, "time since start");
-  c->x.unit = CB__REP_UNIT_S;
-  c->x.from_zero = 1;
-}
-
 static void shade(const cb__rep_run *run, cb__rep_chart *c) {
   uint64_t warm_from = UINT64_MAX;
   for (size_t i = 0; i < run->records.count; i++)
@@ -41,6 +35,19 @@ static void shade(const cb__rep_run *run, cb__rep_chart *c) {
   if (s->measured)
     cb__rep_chart_band(c, sec(s->window_start_ns), sec(s->window_end_ns), CB__REP_TONE_GOOD,
                        "measured window");
+}
+
+/* A chart over the run's time: seconds since start across, y_label up from
+   zero, the warm-up and the measured window shaded. */
+static void time_chart(const cb__rep_run *run, cb__rep_doc *d, cb__rep_chart *c, const char *prefix,
+                       const char *title, const char *y_label) {
+  cb__rep_doc_chart_begin(d, c, prefix, title);
+  snprintf(c->x.label, sizeof c->x.label, "time since start");
+  c->x.unit = CB__REP_UNIT_S;
+  c->x.from_zero = 1;
+  snprintf(c->y.label, sizeof c->y.label, "%s", y_label);
+  c->y.from_zero = 1;
+  shade(run, c);
 }
 
 /* ---- requests in flight --------------------------------------------------------------- */
@@ -57,15 +64,9 @@ static int cmp_event(const void *a, const void *b) {
 }
 
 static void in_flight(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "inflight", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Requests in flight");
-  time_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "requests");
-  c.y.from_zero = 1;
+  time_chart(run, d, &c, "inflight", "Requests in flight", "requests");
   c.y.integer = 1;
-  shade(run, &c);
   size_t n = run->records.count * 2;
   event *ev = cb_calloc(n ? n : 1, sizeof *ev);
   for (size_t i = 0; i < run->records.count; i++) {
@@ -109,23 +110,15 @@ static void in_flight(const cb__rep_run *run, cb__rep_doc *d) {
       cb__rep_series_add(w, run->gauge_t[i], run->gauge_waiting[i]);
     }
   }
-  snprintf(c.empty, sizeof c.empty, "no requests");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no requests");
 }
 
 /* ---- output tokens per second ---------------------------------------------------------- */
 
 static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "tokens", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Output tokens per second");
-  time_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "output");
+  time_chart(run, d, &c, "tokens", "Output tokens per second", "output");
   snprintf(c.y.unit_text, sizeof c.y.unit_text, "tokens/s");
-  c.y.from_zero = 1;
-  shade(run, &c);
   uint64_t end = 0;
   for (size_t i = 0; i < run->records.count; i++)
     if (run->records.items[i].end_ns > end) end = run->records.items[i].end_ns;
@@ -156,24 +149,16 @@ static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
     cb__rep_series_add(s, (double)nb * bw, tok[nb - 1] / bw);
   }
   cb_free(tok);
-  snprintf(c.empty, sizeof c.empty, "no output tokens");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no output tokens");
 }
 
 /* ---- TTFT of each request ---------------------------------------------------------------- */
 
 static void ttft_scatter(const cb_report *r, const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "ttft-scatter", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "TTFT of each request, by send time");
-  time_axis(&c);
+  time_chart(run, d, &c, "ttft-scatter", "TTFT of each request, by send time", "TTFT");
   snprintf(c.x.label, sizeof c.x.label, "sent at");
-  snprintf(c.y.label, sizeof c.y.label, "TTFT");
   c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
-  shade(run, &c);
   size_t n = run->records.count, max = r->params.max_scatter_points;
   size_t stride = n > max ? (n + max - 1) / max : 1;
   cb__rep_series *ok = cb__rep_chart_series(&c, CB__REP_POINTS, 0, "TTFT of a request");
@@ -201,32 +186,22 @@ static void ttft_scatter(const cb_report *r, const cb__rep_run *run, cb__rep_doc
   }
   if (stride > 1)
     snprintf(c.note, sizeof c.note, "One request in %zu drawn (%zu in all).", stride, n);
-  snprintf(c.empty, sizeof c.empty, "no requests");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "no requests");
 }
 
 /* ---- the server's KV cache ------------------------------------------------------------------ */
 
 static void kv_cache(const cb__rep_run *run, cb__rep_doc *d) {
-  char id[48];
-  cb__rep_doc_chart_id(d, "kv", id, sizeof id);
   cb__rep_chart c;
-  cb__rep_chart_init(&c, id, "Server KV-cache usage");
-  time_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "KV cache used");
+  time_chart(run, d, &c, "kv", "Server KV-cache usage", "KV cache used");
   c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.from_zero = 1;
-  shade(run, &c);
   cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 4, "KV-cache usage (server)");
   s->markers = run->n_gauges < 40;
   for (size_t i = 0; i < run->n_gauges; i++) cb__rep_series_add(s, run->gauge_t[i], run->gauge_kv[i]);
   const char *dialect = cb__rep_json_str(run->server, "dialect");
   snprintf(c.note, sizeof c.note, "Scraped from the server's /metrics%s%s%s.", dialect ? " (" : "",
            dialect ? dialect : "", dialect ? " names)" : "");
-  snprintf(c.empty, sizeof c.empty, "the server reported no KV-cache usage");
-  cb__rep_doc_chart(d, &c);
-  cb__rep_chart_free(&c);
+  cb__rep_doc_chart_end(d, &c, "the server reported no KV-cache usage");
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {

@@ -35,6 +35,10 @@ void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...
   t->n++;
 }
 
+void cb__rep_table_head(cb__rep_table *t, const char *const *names, size_t n) {
+  for (size_t k = 0; k < n; k++) cb__rep_table_add(t, 0, "%s", names[k]);
+}
+
 size_t cb__rep_table_rows(const cb__rep_table *t) { return (t->n + t->cols - 1) / t->cols; }
 
 void cb__rep_table_free(cb__rep_table *t) {

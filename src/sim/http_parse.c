@@ -457,6 +457,29 @@ static int counts_as_head(int state) {
   return state <= S_HEAD_END_LF || (state >= S_TRAILER_START && state <= S_TRAILER_END_LF);
 }
 
+/* Appends the run of class-`k` bytes at *pos (up to lim) to the head and
+   moves *pos past it; 0 when the head is full (*pos left where it was). */
+static int head_take_run(cb__sim_http_parser *p, const unsigned char **pos,
+                         const unsigned char *lim, unsigned char k) {
+  const unsigned char *q = *pos;
+  while (q < lim && is_class(*q, k)) q++;
+  if (q > *pos && !head_put(p, *pos, (size_t)(q - *pos))) return 0;
+  *pos = q;
+  return 1;
+}
+
+/* Appends up to p->remaining body bytes from [*pos, end) and moves *pos past
+   them; 0 when the body buffer cannot grow. */
+static int body_take(cb__sim_http_parser *p, const unsigned char **pos,
+                     const unsigned char *end) {
+  size_t n = (size_t)(end - *pos);
+  if (n > p->remaining) n = (size_t)p->remaining;
+  if (cb_buf_append(&p->body, *pos, n) != CB_OK) return 0;
+  *pos += n;
+  p->remaining -= n;
+  return 1;
+}
+
 cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
                                                    const char *data, size_t len,
                                                    size_t *consumed) {
@@ -514,13 +537,10 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         break;
 
       case S_METHOD: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_TOKEN)) q++;
-        if (q > pos && !head_put(p, pos, (size_t)(q - pos))) {
+        if (!head_take_run(p, &pos, lim, C_TOKEN)) {
           res = fail(p, 431, MSG_HEAD_TOO_LARGE);
           goto out;
         }
-        pos = q;
         if (pos == lim) break;
         if (*pos != ' ' || p->head.len == 0) {
           res = fail(p, 400, "malformed request line");
@@ -538,13 +558,10 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
       }
 
       case S_TARGET: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_TARGET)) q++;
-        if (q > pos && !head_put(p, pos, (size_t)(q - pos))) {
+        if (!head_take_run(p, &pos, lim, C_TARGET)) {
           res = fail(p, 431, MSG_HEAD_TOO_LARGE);
           goto out;
         }
-        pos = q;
         if (pos == lim) break;
         if (*pos != ' ' || p->head.len == p->cur_off) {
           res = fail(p, 400, "malformed request target");
@@ -595,8 +612,11 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
       case S_REQLINE_LF:
       case S_HDR_LF:
       case S_HEAD_END_LF:
+      case S_TRAILER_LF:
+      case S_TRAILER_END_LF:
         if (c != '\n') {
-          res = fail(p, 400, "bare CR in request head");
+          res = fail(p, 400,
+                     p->state >= S_TRAILER_START ? "bare CR in trailer" : "bare CR in request head");
           goto out;
         }
         pos++;
@@ -608,8 +628,14 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
           p->state = S_HDR_START;
         } else if (p->state == S_REQLINE_LF) {
           p->state = S_HDR_START;
-        } else {
+        } else if (p->state == S_TRAILER_LF) {
+          p->state = S_TRAILER_START;
+        } else if (p->state == S_HEAD_END_LF) {
           res = finish_head(p);
+          goto out;
+        } else {
+          finish_body(p);
+          res = CB__SIM_HTTP_PARSE_DONE;
           goto out;
         }
         break;
@@ -639,18 +665,13 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         break;
 
       case S_HDR_NAME: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_TOKEN)) q++;
-        if (q > pos) {
-          size_t from = p->head.len;
-          if (!head_put(p, pos, (size_t)(q - pos))) {
-            res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-            goto out;
-          }
-          for (size_t i = from; i < p->head.len; i++)
-            p->head.data[i] = (char)ascii_lower((unsigned char)p->head.data[i]);
+        size_t from = p->head.len;
+        if (!head_take_run(p, &pos, lim, C_TOKEN)) {
+          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
+          goto out;
         }
-        pos = q;
+        for (size_t i = from; i < p->head.len; i++)
+          p->head.data[i] = (char)ascii_lower((unsigned char)p->head.data[i]);
         if (pos == lim) break;
         if (*pos != ':') {
           res = fail(p, 400, *pos == ' ' || *pos == '\t'
@@ -676,13 +697,10 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         break;
 
       case S_HDR_VALUE: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_VALUE)) q++;
-        if (q > pos && !head_put(p, pos, (size_t)(q - pos))) {
+        if (!head_take_run(p, &pos, lim, C_VALUE)) {
           res = fail(p, 431, MSG_HEAD_TOO_LARGE);
           goto out;
         }
-        pos = q;
         if (pos == lim) break;
         if (*pos == '\r') {
           pos++;
@@ -702,14 +720,10 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
       }
 
       case S_BODY: {
-        size_t n = (size_t)(end - pos);
-        if (n > p->remaining) n = (size_t)p->remaining;
-        if (cb_buf_append(&p->body, pos, n) != CB_OK) { /* unreachable: CL was checked */
+        if (!body_take(p, &pos, end)) { /* unreachable: CL was checked */
           res = fail(p, 413, "request body too large");
           goto out;
         }
-        pos += n;
-        p->remaining -= n;
         if (p->remaining == 0) {
           finish_body(p);
           res = CB__SIM_HTTP_PARSE_DONE;
@@ -800,14 +814,10 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         break;
 
       case S_CHUNK_DATA: {
-        size_t n = (size_t)(end - pos);
-        if (n > p->remaining) n = (size_t)p->remaining;
-        if (cb_buf_append(&p->body, pos, n) != CB_OK) { /* unreachable: size was checked */
+        if (!body_take(p, &pos, end)) { /* unreachable: size was checked */
           res = fail(p, 413, "request body too large");
           goto out;
         }
-        pos += n;
-        p->remaining -= n;
         if (p->remaining == 0) p->state = S_CHUNK_DATA_CR;
         break;
       }
@@ -880,22 +890,6 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
         pos++;
         break;
       }
-
-      case S_TRAILER_LF:
-      case S_TRAILER_END_LF:
-        if (c != '\n') {
-          res = fail(p, 400, "bare CR in trailer");
-          goto out;
-        }
-        pos++;
-        if (p->state == S_TRAILER_LF) {
-          p->state = S_TRAILER_START;
-        } else {
-          finish_body(p);
-          res = CB__SIM_HTTP_PARSE_DONE;
-          goto out;
-        }
-        break;
 
       default: /* S_DONE / S_ERROR are handled before the loop */
         res = fail(p, 400, "parser in an invalid state");

@@ -10,7 +10,6 @@
  * wherever they appear. Every error names the file, the line and the key.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -221,24 +220,7 @@ static const field gpu_fields[] = {
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
 
-typedef struct yctx {
-  const char *path;
-  yaml_document_t *doc;
-  cb_error *err;
-} yctx;
-
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
-
-static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static cb_status at(const yctx *y, const yaml_node_t *n, cb_status code, const char *fmt, ...) {
-  char msg[CB_ERROR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return cb_error_at(y->err, code, y->path, cb__yaml_line(n), 0, "%s", msg);
-}
 
 static const field *find_field(const field *fs, size_t n, const char *key) {
   for (size_t i = 0; i < n; i++)
@@ -272,7 +254,7 @@ static int parse_dtype(const char *s, cb_sim_dtype *out) {
 
 /* Store one scalar into base + f->off after type and range checks. `prefix` ("model.",
  * "gpu." or "") completes the key name in messages. */
-static cb_status set_field(const yctx *y, const char *prefix, const field *f,
+static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const field *f,
                            const yaml_node_t *v, void *base) {
   char *dst = (char *)base + f->off;
   char key[96];
@@ -356,7 +338,7 @@ static cb_status gpu_preset(const char *n, void *o, cb_error *e) {
   return cb_sim_preset_gpu(n, (cb_sim_gpu *)o, e);
 }
 
-static cb_status load_preset(const yctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
+static cb_status load_preset(const cb__yaml_ctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
   cb_error perr;
   cb_error_clear(&perr);
   if (k->preset(scalar(v), out, &perr) != CB_OK)
@@ -365,10 +347,10 @@ static cb_status load_preset(const yctx *y, const hw_kind *k, const yaml_node_t 
   return CB_OK;
 }
 
-static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
+static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
   if (v->type == YAML_SCALAR_NODE) return load_preset(y, k, v, out);
   if (v->type != YAML_MAPPING_NODE)
-    return at(y, v, CB_ERR_PARSE, "key '%s': expected a preset name or a mapping", k->what);
+    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a preset name or a mapping", k->what);
 
   /* `preset:` first, wherever it is written. */
   int from_preset = 0;
@@ -378,7 +360,7 @@ static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, 
     yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
     if (key->type == YAML_SCALAR_NODE && strcmp(scalar(key), "preset") == 0) {
       if (val->type != YAML_SCALAR_NODE)
-        return at(y, val, CB_ERR_PARSE, "key '%s.preset': expected a preset name", k->what);
+        return cb__yaml_at(y, val, CB_ERR_PARSE, "key '%s.preset': expected a preset name", k->what);
       cb_status st = load_preset(y, k, val, out);
       if (st != CB_OK) return st;
       from_preset = 1;
@@ -395,7 +377,7 @@ static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, 
     yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
     yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
     if (key->type != YAML_SCALAR_NODE)
-      return at(y, key, CB_ERR_PARSE, "key '%s': keys must be plain names", k->what);
+      return cb__yaml_at(y, key, CB_ERR_PARSE, "key '%s': keys must be plain names", k->what);
     const char *name = scalar(key);
     if (strcmp(name, "preset") == 0) continue;
     const field *f = find_field(k->fields, k->nfields, name);
@@ -432,7 +414,7 @@ static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, 
       for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
         const field *f = find_field(model_fields, NFIELDS(model_fields), req[i]);
         if (!(seen & (1ull << (f - model_fields))))
-          return at(y, v, CB_ERR_PARSE,
+          return cb__yaml_at(y, v, CB_ERR_PARSE,
                     "key 'model': '%s' is required when the model has no 'preset'", req[i]);
       }
     }
@@ -441,14 +423,14 @@ static cb_status load_hw(const yctx *y, const hw_kind *k, const yaml_node_t *v, 
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
       const field *f = find_field(gpu_fields, NFIELDS(gpu_fields), req[i]);
       if (!(seen & (1ull << (f - gpu_fields))))
-        return at(y, v, CB_ERR_PARSE,
+        return cb__yaml_at(y, v, CB_ERR_PARSE,
                   "key 'gpu': '%s' is required when the GPU has no 'preset'", req[i]);
     }
   }
   return CB_OK;
 }
 
-static cb_status load_root(const yctx *y, const yaml_node_t *root, cb_sim_params *p) {
+static cb_status load_root(const cb__yaml_ctx *y, const yaml_node_t *root, cb_sim_params *p) {
   static const hw_kind model_kind = {"model", model_fields, NFIELDS(model_fields),
                                      sizeof(cb_sim_model), model_preset};
   static const hw_kind gpu_kind = {"gpu", gpu_fields, NFIELDS(gpu_fields), sizeof(cb_sim_gpu),
@@ -495,7 +477,7 @@ cb_status cb_sim_params_load_yaml(cb_sim_params *p, const char *path, cb_error *
   if (st != CB_OK) return st;
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   if (root) {
-    yctx y = {path, &doc, err};
+    cb__yaml_ctx y = {path, &doc, err};
     st = load_root(&y, root, p);
   }
   yaml_document_delete(&doc);

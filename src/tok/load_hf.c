@@ -83,20 +83,29 @@ static void vocab_key(const cb_tok *tok, const char *s, size_t n, cb_buf *out) {
 
 /* ---- components ------------------------------------------------------------------- */
 
+typedef cb_status (*hf_add_step)(hf_ctx *c, json_t *p);
+
+/* A "Sequence" step: adds each member of its list `key` in order. */
+static cb_status add_sequence(hf_ctx *c, json_t *p, const char *key, hf_add_step add) {
+  json_t *list = json_object_get(p, key), *v;
+  size_t i;
+  json_array_foreach(list, i, v) {
+    cb_status st = add(c, v);
+    if (st != CB_OK) return st;
+  }
+  return CB_OK;
+}
+
+/* The pipeline holds at most CB__TOK_MAX_STEPS steps of each kind. */
+static cb_status too_many_steps(hf_ctx *c, const char *what) {
+  return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0, "more than %d %s", CB__TOK_MAX_STEPS, what);
+}
+
 static cb_status add_pretok(hf_ctx *c, json_t *p) {
   cb_tok *tok = c->tok;
   const char *type = type_of(p);
-  if (type && !strcmp(type, "Sequence")) {
-    json_t *list = json_object_get(p, "pretokenizers"), *v;
-    size_t i;
-    json_array_foreach(list, i, v) {
-      cb_status st = add_pretok(c, v);
-      if (st != CB_OK) return st;
-    }
-    return CB_OK;
-  }
-  if (tok->n_pretok >= CB__TOK_MAX_STEPS)
-    return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0, "more than %d pre-tokenizers", CB__TOK_MAX_STEPS);
+  if (type && !strcmp(type, "Sequence")) return add_sequence(c, p, "pretokenizers", add_pretok);
+  if (tok->n_pretok >= CB__TOK_MAX_STEPS) return too_many_steps(c, "pre-tokenizers");
   cb__pretok *pt = &tok->pretok[tok->n_pretok];
   memset(pt, 0, sizeof *pt);
   if (type && !strcmp(type, "Split")) {
@@ -157,17 +166,8 @@ static cb_status add_pretok(hf_ctx *c, json_t *p) {
 static cb_status add_norm(hf_ctx *c, json_t *p) {
   cb_tok *tok = c->tok;
   const char *type = type_of(p);
-  if (type && !strcmp(type, "Sequence")) {
-    json_t *list = json_object_get(p, "normalizers"), *v;
-    size_t i;
-    json_array_foreach(list, i, v) {
-      cb_status st = add_norm(c, v);
-      if (st != CB_OK) return st;
-    }
-    return CB_OK;
-  }
-  if (tok->n_norm >= CB__TOK_MAX_STEPS)
-    return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0, "more than %d normalizers", CB__TOK_MAX_STEPS);
+  if (type && !strcmp(type, "Sequence")) return add_sequence(c, p, "normalizers", add_norm);
+  if (tok->n_norm >= CB__TOK_MAX_STEPS) return too_many_steps(c, "normalizers");
   cb__norm *nm = &tok->norm[tok->n_norm];
   memset(nm, 0, sizeof *nm);
   if (type && !strcmp(type, "NFC")) {
@@ -198,17 +198,8 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
 static cb_status add_dec(hf_ctx *c, json_t *p) {
   cb_tok *tok = c->tok;
   const char *type = type_of(p);
-  if (type && !strcmp(type, "Sequence")) {
-    json_t *list = json_object_get(p, "decoders"), *v;
-    size_t i;
-    json_array_foreach(list, i, v) {
-      cb_status st = add_dec(c, v);
-      if (st != CB_OK) return st;
-    }
-    return CB_OK;
-  }
-  if (tok->n_dec >= CB__TOK_MAX_STEPS)
-    return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0, "more than %d decoders", CB__TOK_MAX_STEPS);
+  if (type && !strcmp(type, "Sequence")) return add_sequence(c, p, "decoders", add_dec);
+  if (tok->n_dec >= CB__TOK_MAX_STEPS) return too_many_steps(c, "decoders");
   cb__dec *d = &tok->dec[tok->n_dec];
   memset(d, 0, sizeof *d);
   if (type && !strcmp(type, "ByteLevel")) {

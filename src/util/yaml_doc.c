@@ -158,6 +158,16 @@ cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const y
   return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "key '%s': %s", key, msg);
 }
 
+cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
+                      const char *fmt, ...) {
+  char msg[CB_ERROR_MSG_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return cb__yaml_fail(y->err, code, y->path, n, NULL, "%s", msg);
+}
+
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err) {
   if (n->type != YAML_SCALAR_NODE)

@@ -34,6 +34,14 @@ long cb__yaml_line(const yaml_node_t *n);
 cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
                         const char *key, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/* What a reader of one document carries, and its errors as "name:line: MESSAGE". */
+typedef struct cb__yaml_ctx {
+  const char *path;
+  yaml_document_t *doc;
+  cb_error *err;
+} cb__yaml_ctx;
+cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
+                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* A scalar's text, or "key 'K': expected a single value, got a mapping" (or list). */
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err);

@@ -96,6 +96,33 @@ static void expect_status(const char *in, size_t len, const cb__sim_http_limits 
 }
 #define EXPECT_STATUS(lit, lim, st) expect_status(lit, sizeof(lit) - 1, lim, st)
 
+/* A CR not followed by LF: the head's and the trailer's line endings share one
+   parser state, and the message still says which part the bare CR was in. */
+static void test_parse_bare_cr_names_part(void **state) {
+  (void)state;
+  static const struct {
+    const char *in, *msg;
+  } cases[] = {
+      {"GET / HTTP/1.1\rX", "bare CR in request head"},
+      {"GET / HTTP/1.1\r\nHost: x\rX", "bare CR in request head"},
+      {"GET / HTTP/1.1\r\nHost: x\r\n\rX", "bare CR in request head"},
+      {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nT: 1\rX",
+       "bare CR in trailer"},
+      {"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\rX",
+       "bare CR in trailer"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t si = 0; si < N_STEPS; si++) {
+      cb__sim_http_parser p;
+      cb__sim_http_parser_init(&p, NULL);
+      parsed r = feed_all(&p, cases[i].in, strlen(cases[i].in), STEPS[si]);
+      assert_int_equal(r.result, CB__SIM_HTTP_PARSE_ERROR);
+      assert_int_equal(r.status, 400);
+      assert_string_equal(p.error_msg, cases[i].msg);
+      cb__sim_http_parser_free(&p);
+    }
+}
+
 static void test_parse_simple_get(void **state) {
   (void)state;
   static const char req[] =
@@ -1439,7 +1466,7 @@ static void test_server_bind_error(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse_simple_get),
+      cmocka_unit_test(test_parse_simple_get), cmocka_unit_test(test_parse_bare_cr_names_part),
       cmocka_unit_test(test_parse_content_length_body),
       cmocka_unit_test(test_parse_chunked_body),
       cmocka_unit_test(test_parse_pipelined),
