@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calibench/stats.h"
+#include "sort_internal.h"
 
 enum { SMALL = 16 };
 
@@ -26,15 +27,6 @@ static double median3(double a, double b, double c) {
   if (a > b) swap(&a, &b);
   if (b > c) swap(&b, &c);
   return a > b ? a : b;
-}
-
-static void insertion_sort(double *v, size_t n) {
-  for (size_t i = 1; i < n; i++) {
-    double x = v[i];
-    size_t j = i;
-    for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-    v[j] = x;
-  }
 }
 
 /* Ranks rk[0..nr) (ascending, all in [lo, hi)) into place within v[lo, hi). */
@@ -59,7 +51,7 @@ static void select_part(double *v, size_t lo, size_t hi, const size_t *rk, size_
     nr -= ne;
     lo = gt;
   }
-  if (nr && hi > lo) insertion_sort(v + lo, hi - lo);
+  if (nr && hi > lo) cb__stats_insertion_sort(v + lo, hi - lo);
 }
 
 void cb_stats_select(double *values, size_t n, const size_t *ranks, size_t n_ranks) {

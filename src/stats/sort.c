@@ -15,11 +15,12 @@
 #include <string.h>
 
 #include "calibench/stats.h"
+#include "sort_internal.h"
 
 /* Below this size the O(n log n) sort's constant wins over the radix passes. */
 #define RADIX_MIN 256
 
-static void insertion_sort(double *v, size_t n) {
+void cb__stats_insertion_sort(double *v, size_t n) {
   for (size_t i = 1; i < n; i++) {
     double x = v[i];
     size_t j = i;
@@ -117,7 +118,7 @@ void cb_stats_sort(double *values, size_t n) {
     values[m] = t;
   }
   if (m < RADIX_MIN)
-    insertion_sort(values, m);
+    cb__stats_insertion_sort(values, m);
   else
     radix_sort(values, m);
 }
