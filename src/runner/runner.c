@@ -20,6 +20,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
+#include "calibench/secret.h"
 #include "runner/runner_internal.h"
 
 struct cb__runner {
@@ -50,6 +51,7 @@ struct cb__runner {
   cb_rng rng;                 /* retry backoff jitter, seeded */
   char *auth_line;            /* "Authorization: Bearer KEY" for requests without their own
                                  Authorization, or NULL; wiped when the run ends */
+  cb_secrets secrets;         /* the run's secrets, redacted from what servers say */
   double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
   size_t n_recent;
 };
@@ -128,7 +130,7 @@ static void live_add(cb__runner *rn, cb__runner_req *q);
 
 /* Hand a request to the transport. The send time is taken here. */
 static void send_req(cb__runner *rn, cb__runner_req *q) {
-  cb__runner_stream_begin(q, rn->p);
+  cb__runner_stream_begin(q, rn->p, &rn->secrets);
   q->attempts++;
   uint64_t now = cb_clock_now_ns();
   if (q->attempts == 1) q->rec.sent_ns = now;
@@ -465,6 +467,11 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
   cb__runner rn = {.p = p, .source = source, .source_ctx = source_ctx, .on_record = on_record,
                    .record_ctx = record_ctx, .stats = stats};
   cb_rng_init_stream(&rn.rng, p->seed, 0x7265747279ull /* "retry" */, 0);
+  /* The same for every request: the API key, each --header value, the URL's password. */
+  cb_secrets_init(&rn.secrets);
+  if (p->api_key) cb_secrets_add(&rn.secrets, p->api_key, strlen(p->api_key));
+  for (size_t i = 0; i < p->n_headers; i++) cb_secrets_add_header(&rn.secrets, p->headers[i]);
+  cb_secrets_add_url(&rn.secrets, p->url);
   rn.base = precise_base();
   if (!rn.base) {
     fprintf(stderr, "calibench: out of memory (event loop)\n");
@@ -500,6 +507,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     event_base_free(rn.base);
     if (rn.auth_line) cb_wipe(rn.auth_line, strlen(rn.auth_line));
     cb_free(rn.auth_line);
+    cb_secrets_free(&rn.secrets);
     return err && err->code != CB_OK ? err->code : CB_ERR_NETWORK;
   }
   rn.send_timer = evtimer_new(rn.base, on_send_timer, &rn);
@@ -527,6 +535,7 @@ cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, v
     cb_wipe(rn.auth_line, strlen(rn.auth_line));
     cb_free(rn.auth_line);
   }
+  cb_secrets_free(&rn.secrets);
   rn.tx->free(rn.tx);
   event_free(rn.send_timer);
   event_free(rn.tick);

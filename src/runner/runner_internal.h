@@ -13,6 +13,7 @@
 #include "calibench/buf.h"
 #include "calibench/rng.h"
 #include "calibench/runner.h"
+#include "calibench/secret.h"
 
 struct event;
 struct event_base;
@@ -82,7 +83,9 @@ void cb__runner_done(cb__runner *rn, cb__runner_req *q, cb__runner_result res, c
 void cb__runner_after_io(cb__runner *rn);
 
 /* stream.c: read a response into req->rec. All times are absolute monotonic ns. */
-void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p);
+/* secrets: the run's, redacted from every server text the record keeps. */
+void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p,
+                             const cb_secrets *secrets);
 void cb__runner_stream_header(cb__runner_req *q, const char *line, size_t len, uint64_t now_ns);
 void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uint64_t now_ns);
 /* Finish the record from the transfer's result; origin is the run start, and the

@@ -34,7 +34,7 @@ struct cb__runner_stream {
   int is_stream;           /* content type text/event-stream (or none given) */
   size_t max_text;
   count_ctx counter;
-  const cb_runner_params *p; /* for the secrets to redact */
+  const cb_secrets *secrets; /* the run's, to redact */
   char location[512];        /* a redirect's Location */
   char content_type[64];     /* of the last response */
 };
@@ -44,7 +44,8 @@ static uint64_t count_adapter(void *ctx, const char *text, size_t len) {
   return c->fn(c->ctx, text, len);
 }
 
-void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
+void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p,
+                             const cb_secrets *secrets) {
   struct cb__runner_stream *s = q->stream;
   if (!s) {
     s = cb_calloc(1, sizeof *s);
@@ -65,7 +66,7 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p) {
   s->is_stream = 1;
   s->location[0] = s->content_type[0] = '\0';
   s->max_text = p->max_output_text;
-  s->p = p;
+  s->secrets = secrets;
   q->http_status = 0;
   q->has_retry_after = 0;
   q->retry_after_ns = 0;
@@ -224,25 +225,18 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
 
 /* What the server said may repeat what it was sent: the API key, a --header value,
  * the URL's password. They are redacted from every server text the record keeps. */
-static void redact_secrets(cb_record *r, const cb_runner_params *p) {
-  cb_secrets sec;
-  cb_secrets_init(&sec);
-  if (p->api_key) cb_secrets_add(&sec, p->api_key, strlen(p->api_key));
-  for (size_t i = 0; i < p->n_headers; i++) cb_secrets_add_header(&sec, p->headers[i]);
-  cb_secrets_add_url(&sec, p->url);
-  if (sec.n) {
-    cb_secrets_redact_str(&sec, r->error_message, sizeof r->error_message);
-    cb_secrets_redact_str(&sec, r->server_request_id, sizeof r->server_request_id);
-    if (r->output_text) {
-      cb_buf b;
-      cb_buf_init(&b, 0);
-      cb_secrets_redact(&sec, r->output_text, strlen(r->output_text), &b);
-      cb_free(r->output_text);
-      r->output_text = cb_strndup(b.data ? b.data : "", b.len);
-      cb_buf_free(&b);
-    }
+static void redact_secrets(cb_record *r, const cb_secrets *sec) {
+  if (!sec->n) return;
+  cb_secrets_redact_str(sec, r->error_message, sizeof r->error_message);
+  cb_secrets_redact_str(sec, r->server_request_id, sizeof r->server_request_id);
+  if (r->output_text) {
+    cb_buf b;
+    cb_buf_init(&b, 0);
+    cb_secrets_redact(sec, r->output_text, strlen(r->output_text), &b);
+    cb_free(r->output_text);
+    r->output_text = cb_strndup(b.data ? b.data : "", b.len);
+    cb_buf_free(&b);
   }
-  cb_secrets_free(&sec);
 }
 
 /* A status other than 2xx, said with what the server said: the message of an OpenAI
@@ -315,7 +309,7 @@ void cb__runner_stream_end(cb__runner_req *q, cb__runner_result res, const char 
   } else if (res != CB__RUNNER_OK) {
     set_error(r, "stream_cut", "%s", msg);
   }
-  redact_secrets(r, s->p);
+  redact_secrets(r, s->secrets);
   /* Record times relative to the run's origin. */
   uint64_t *times[] = {&r->scheduled_ns, &r->sent_ns, &r->first_byte_ns, &r->first_chunk_ns,
                        &r->first_choices_ns, &r->first_content_ns, &r->last_content_ns, &r->end_ns};
