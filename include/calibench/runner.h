@@ -100,6 +100,14 @@ typedef struct cb_runner_params {
   double progress_interval_s; /* 1 */
 } cb_runner_params;
 
+/* The defaults as an initializer: the runner's contract (these types) is shared with
+ * sim run's virtual-time runner, which starts from the same defaults without calling
+ * into the runner (the two front ends do not know each other: docs/design.md). */
+#define CB_RUNNER_PARAMS_DEFAULT                                                          \
+  {.chat = 1, .run_id = "run", .verify_tls = 1, .connect_timeout_s = 10,                  \
+   .drain_timeout_s = 30, .max_output_text = 4096, .progress_interval_s = 1}
+
+/* *p = CB_RUNNER_PARAMS_DEFAULT */
 void cb_runner_default_params(cb_runner_params *p);
 
 /* 1 when one of the "Name: value" headers is called name (case-insensitive). An

@@ -65,7 +65,7 @@ typedef struct cb_sim_vrun_params {
   cb_sim_engine_stats *engine_stats;
 } cb_sim_vrun_params;
 
-/* sim: cb_sim_server_default_params; runner: cb_runner_default_params; no prompt
+/* sim: cb_sim_server_default_params; runner: CB_RUNNER_PARAMS_DEFAULT; no prompt
  * callback, no engine statistics. */
 void cb_sim_vrun_default_params(cb_sim_vrun_params *p);
 

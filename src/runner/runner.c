@@ -56,16 +56,7 @@ struct cb__runner {
   size_t n_recent;
 };
 
-void cb_runner_default_params(cb_runner_params *p) {
-  memset(p, 0, sizeof *p);
-  p->chat = 1;
-  p->run_id = "run";
-  p->verify_tls = 1;
-  p->connect_timeout_s = 10;
-  p->drain_timeout_s = 30;
-  p->max_output_text = 4096;
-  p->progress_interval_s = 1;
-}
+void cb_runner_default_params(cb_runner_params *p) { *p = (cb_runner_params)CB_RUNNER_PARAMS_DEFAULT; }
 
 int cb_runner_has_header(const char *const *headers, size_t n_headers, const char *name) {
   size_t len = strlen(name);

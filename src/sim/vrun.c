@@ -92,7 +92,7 @@ typedef struct vrun {
 void cb_sim_vrun_default_params(cb_sim_vrun_params *p) {
   memset(p, 0, sizeof *p);
   cb_sim_server_default_params(&p->sim);
-  cb_runner_default_params(&p->runner);
+  p->runner = (cb_runner_params)CB_RUNNER_PARAMS_DEFAULT; /* not a call into the runner */
 }
 
 /* ---- requests ------------------------------------------------------------------------- */
