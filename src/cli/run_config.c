@@ -1,5 +1,5 @@
 /*
- * run_config.c - options of `calibench run`.
+ * cb_session_config.c - options of `calibench run`.
  */
 #include "run_config.h"
 
@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "args.h"
 #include "calibench/alloc.h"
@@ -16,6 +14,7 @@
 #include "calibench/clock.h"
 #include "calibench/limits.h"
 #include "calibench/rng.h"
+#include "calibench/runner.h"
 #include "sim_options.h"
 
 static void usage_shared(FILE *out, int virtual_time);
@@ -255,6 +254,8 @@ typedef struct given {
   const char *virtual_only;   /* a sim run option given to run */
   const char *http_only;      /* an option with no meaning in virtual time, given to sim run */
   int out_given;
+  const char *tokenizer;      /* --tokenizer FILE|NAME */
+  int solo_baseline;
 } given;
 
 static int fail_err(const cb_error *err) {
@@ -262,13 +263,13 @@ static int fail_err(const cb_error *err) {
   return 2;
 }
 
-static int build_sim(const given *g, run_config *cfg) {
+static int build_sim(const given *g, cb_session_config *cfg) {
   cb_sim_server_default_params(&cfg->sim);
   if (sim_deployment_build(&g->sim, &cfg->sim.engine)) return 2;
   if (g->replicas) cfg->sim.replicas = (int)g->replicas;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;
-  cfg->sim.tokenizer = cfg->tokenizer; /* the simulator counts as the client does */
+  cfg->sim.tokenizer = g->tokenizer; /* the simulator counts as the client does */
   return -1;
 }
 
@@ -297,14 +298,14 @@ static void apply_given(const given *g, const cb_workload_params *cli, cb_worklo
 }
 
 /* --sweep concurrency=1,2,4 | rate=0.5,1,2 | auto */
-static int parse_sweep(const char *spec, run_config *cfg) {
+static int parse_sweep(const char *spec, cb_session_config *cfg) {
   if (!strcmp(spec, "auto")) {
-    cfg->sweep = RUN_SWEEP_AUTO;
+    cfg->sweep = CB_SESSION_SWEEP_AUTO;
     return 0;
   }
   const char *eq = strchr(spec, '=');
-  if (eq && !strncmp(spec, "concurrency=", 12)) cfg->sweep = RUN_SWEEP_CONCURRENCY;
-  else if (eq && !strncmp(spec, "rate=", 5)) cfg->sweep = RUN_SWEEP_RATE;
+  if (eq && !strncmp(spec, "concurrency=", 12)) cfg->sweep = CB_SESSION_SWEEP_CONCURRENCY;
+  else if (eq && !strncmp(spec, "rate=", 5)) cfg->sweep = CB_SESSION_SWEEP_RATE;
   else {
     fprintf(stderr, "calibench: --sweep: expected concurrency=N,N,..., rate=R,R,... or auto, got '%s'\n", spec);
     return -1;
@@ -318,7 +319,7 @@ static int parse_sweep(const char *spec, run_config *cfg) {
       fprintf(stderr, "calibench: --sweep: at most %zu points\n", sizeof cfg->sweep_values / sizeof cfg->sweep_values[0]);
       return -1;
     }
-    if (cfg->sweep == RUN_SWEEP_CONCURRENCY) {
+    if (cfg->sweep == CB_SESSION_SWEEP_CONCURRENCY) {
       long long c;
       if (cli_parse_int("--sweep concurrency", tok, 1, 1 << 20, &c)) return -1;
       v = (double)c;
@@ -339,21 +340,14 @@ static int parse_sweep(const char *spec, run_config *cfg) {
   return 0;
 }
 
-static void default_out_dir(run_config *cfg) {
-  char stamp[32];
-  time_t now = (time_t)(cb_clock_wall_ns() / CB_NS_PER_S);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-  snprintf(cfg->out_dir, sizeof cfg->out_dir, "results/%s-%s", stamp, cfg->run_id);
+static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo);
+
+int run_config_parse(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
+  return parse(argc, argv, cfg, 0, solo_baseline);
 }
 
-static int parse(int argc, char **argv, run_config *cfg, int virtual_time);
-
-int run_config_parse(int argc, char **argv, run_config *cfg) { return parse(argc, argv, cfg, 0); }
-
-int run_config_parse_virtual(int argc, char **argv, run_config *cfg) {
-  return parse(argc, argv, cfg, 1);
+int run_config_parse_virtual(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
+  return parse(argc, argv, cfg, 1, solo_baseline);
 }
 
 /* Options of a run against HTTP targets, meaningless in virtual time: their names. */
@@ -394,7 +388,7 @@ static const char *class_option_name(int c) {
 
 /* Options given where they do nothing are refused, each with why. After the scenario
  * (if any) is merged: the load is then final. */
-static int check_applies(const given *g, const run_config *cfg) {
+static int check_applies(const given *g, const cb_session_config *cfg) {
   const cb_workload_params *w = &cfg->workload;
   const char *arrival = cb_arrival_kind_name(w->arrival.kind);
   if (cfg->scenario_path && g->class_opt) {
@@ -432,24 +426,11 @@ static int check_applies(const given *g, const run_config *cfg) {
   return -1;
 }
 
-static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
-  memset(cfg, 0, sizeof *cfg);
+static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo) {
+  cb_session_config_init(cfg);
   cfg->virtual_time = virtual_time;
-  cfg->chat = 1;
-  cfg->verify_tls = 1;
-  cfg->api_key_env = "OPENAI_API_KEY";
-  cfg->confidence = 0.95;
-  cfg->drain_timeout_s = 30;
-  cfg->sweep_points = 5;
-  cfg->sweep_max_concurrency = 64;
-  cfg->slo_attainment = 0.99;
-  cfg->scrape_interval_s = 1;
-  cb_workload_default_params(&cfg->workload);
-  cb_workload_default_class(&cfg->cls);
-  cfg->workload.arrival.kind = CB_ARRIVAL_CLOSED;
-  cfg->workload.arrival.burstiness = 1;
-  cfg->workload.arrival.trace_speed = 1;
-  cfg->workload.concurrency = 1;
+  cfg->log = stderr;
+  cfg->workload.num_requests = 0; /* 100 unless --duration or a trace: decided below */
   cb_workload_params *w = &cfg->workload;
   cb_dataset_params *d = &cfg->cls.data;
   given g = {0};
@@ -457,9 +438,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
   double x;
   cb_error err;
   cb_error_clear(&err);
-  /* Run id: 8 hex digits from the time and the pid, unique enough to tell runs apart. */
-  snprintf(cfg->run_id, sizeof cfg->run_id, "%08llx",
-           (unsigned long long)(cb_hash3_u64(cb_clock_wall_ns(), (uint64_t)getpid(), 0) & 0xffffffffu));
+  *solo = 0;
   enum { N_BASE = sizeof options / sizeof options[0] - 1 };
   struct option opts[N_BASE + 2 * SIM_OPTIONS_MAX + 1];
   sim_options_getopt(opts, 1, O_SIM_DEPLOY);
@@ -504,8 +483,8 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
           fprintf(stderr, "calibench: --header: expected 'Name: value', got '%s'\n", optarg);
           return 2;
         }
-        if (cfg->n_headers == RUN_MAX_HEADERS) {
-          fprintf(stderr, "calibench: --header: at most %d\n", RUN_MAX_HEADERS);
+        if (cfg->n_headers == CB_SESSION_MAX_HEADERS) {
+          fprintf(stderr, "calibench: --header: at most %d\n", CB_SESSION_MAX_HEADERS);
           return 2;
         }
         cfg->headers[cfg->n_headers++] = optarg;
@@ -618,7 +597,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
       case O_SWEEP_POINTS: if (cli_parse_int("--sweep-points", optarg, 1, 50, &v)) return 2; cfg->sweep_points = (int)v; break;
       case O_SWEEP_MAX_CONC: if (cli_parse_int("--sweep-max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->sweep_max_concurrency = (int)v; break;
       case O_SLO_ATTAIN: if (cli_parse_double("--slo-attainment", optarg, 0.01, 1, &cfg->slo_attainment)) return 2; break;
-      case O_SOLO: cfg->solo_baseline = 1; break;
+      case O_SOLO: g.solo_baseline = 1; break;
       case O_SERVER_METRICS:
         if (strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)) {
           fprintf(stderr, "calibench: --server-metrics: expected an http(s):// URL, got '%s'\n", optarg);
@@ -627,7 +606,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
         cfg->server_metrics = optarg;
         break;
       case O_NO_SERVER_METRICS: cfg->no_server_metrics = 1; break;
-      case O_TOKENIZER: cfg->tokenizer = optarg; break;
+      case O_TOKENIZER: g.tokenizer = optarg; break;
       case O_SCRAPE_INTERVAL: {
         uint64_t ns;
         if (cli_parse_duration("--scrape-interval", optarg, 0, 10 * CB_NS_PER_MS, &ns)) return 2;
@@ -714,13 +693,13 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     fprintf(stderr, "calibench: --vllm-json writes one run; with --sweep each point's directory has its summary\n");
     return 2;
   }
-  if (cfg->solo_baseline && !cfg->scenario_path) {
+  if (g.solo_baseline && !cfg->scenario_path) {
     fprintf(stderr, "calibench: --solo-baseline needs a --scenario with several classes\n");
     return 2;
   }
-  if (!cfg->out_dir[0]) default_out_dir(cfg);
-  if (cfg->tokenizer) {
-    if (cb_tok_load(cfg->tokenizer, &cfg->tok, &err) != CB_OK) return fail_err(&err);
+  *solo = g.solo_baseline;
+  if (g.tokenizer) {
+    if (cb_tok_load(g.tokenizer, &cfg->tok, &err) != CB_OK) return fail_err(&err);
     cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
     w->counter = counter;
   }
@@ -742,57 +721,7 @@ static int parse(int argc, char **argv, run_config *cfg, int virtual_time) {
     for (size_t i = 0; i < b.len; i++) h = cb_hash3_u64(h, (unsigned char)b.data[i], i);
     cb_buf_free(&b);
     snprintf(cfg->run_id, sizeof cfg->run_id, "sim%08llx", (unsigned long long)(h & 0xffffffffu));
-    if (!g.out_given) default_out_dir(cfg);
+    if (!g.out_given) cb_session_config_default_out_dir(cfg);
   }
   return -1;
-}
-
-void run_config_free(run_config *cfg) {
-  if (cfg->api_key) {
-    memset(cfg->api_key, 0, strlen(cfg->api_key));
-    cb_free(cfg->api_key);
-  }
-  cb_free((char *)cfg->url);
-  if (cfg->scenario) cb_scenario_free(cfg->scenario);
-  cb_tok_free(cfg->tok);
-  memset(cfg, 0, sizeof *cfg);
-}
-
-void run_config_runner_params(const run_config *cfg, const char *endpoint, cb_runner_params *out) {
-  cb_runner_default_params(out);
-  out->url = endpoint;
-  out->chat = cfg->chat;
-  out->run_id = cfg->run_id;
-  out->api_key = cfg->api_key;
-  out->headers = cfg->headers;
-  out->n_headers = cfg->n_headers;
-  out->verify_tls = cfg->verify_tls;
-  out->http2 = cfg->http2;
-  out->use_libcurl = cfg->libcurl;
-  out->request_timeout_s = cfg->request_timeout_s;
-  out->retries = cfg->retries;
-  out->seed = cfg->workload.seed;
-  out->drain_timeout_s = cfg->drain_timeout_s;
-  if (cfg->tok) {
-    out->count_tokens = cb_tok_count;
-    out->count_ctx = cfg->tok;
-  }
-  if (cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED) out->concurrency = (int)cfg->workload.concurrency;
-  else out->max_concurrency = cfg->max_concurrency;
-  /* A closed-loop run bounded only by time stops sending when the time is up. */
-  if (cfg->workload.duration_ns && cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED)
-    out->duration_s = (double)cfg->workload.duration_ns / 1e9;
-}
-
-void run_config_class_slos(const run_config *cfg, const cb_workload_class *c, cb_slo *out,
-                           size_t *n) {
-  const uint64_t v[] = {c->slo.ttft_ns, c->slo.tpot_ns, c->slo.itl_ns, c->slo.e2e_ns};
-  const cb_metric m[] = {CB_METRIC_TTFT, CB_METRIC_TPOT, CB_METRIC_ITL, CB_METRIC_E2E};
-  *n = 0;
-  for (size_t i = 0; i < 4; i++)
-    if (v[i]) out[(*n)++] = (cb_slo){.metric = m[i], .bound_ns = (double)v[i], .percentile = 99};
-  if (*n == 0) {
-    memcpy(out, cfg->slos, sizeof cfg->slos);
-    *n = cfg->n_slos;
-  }
 }

@@ -1,12 +1,12 @@
 /*
- * run_output.c - summary.json and the terminal summary of a run.
+ * run_output.c - what `calibench run` prints: the summary of a point, the sweep
+ * curve and the interference table.
  */
 #include "run_output.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "calibench/alloc.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
 
@@ -16,31 +16,6 @@ static const char *shown(cb_buf *b, const char *s) {
   cb_buf_reset(b);
   cb_utf8_clean(b, s, strlen(s), 1);
   return b->data ? b->data : "";
-}
-
-void run_summaries_free(run_summaries *s) {
-  cb_free(s->classes);
-  s->classes = NULL;
-  s->n_classes = 0;
-  cb_buf_free(&s->server_json);
-}
-
-void run_write_summary_json(const run_summaries *s, cb_buf *out) {
-  cb_buf_appendf(out, "{\"schema_version\":%d,\"summary\":", CB_RESULTS_SCHEMA_VERSION);
-  cb_summary_write_json(&s->all, out);
-  if (s->n_classes) {
-    cb_buf_append_str(out, ",\"classes\":[");
-    for (size_t i = 0; i < s->n_classes; i++) {
-      if (i) cb_buf_append_char(out, ',');
-      cb_summary_write_json(&s->classes[i], out);
-    }
-    cb_buf_append_char(out, ']');
-  }
-  if (s->server_json.len) {
-    cb_buf_append_char(out, ',');
-    cb_buf_append(out, s->server_json.data, s->server_json.len);
-  }
-  cb_buf_append_str(out, "}\n");
 }
 
 /* Milliseconds for people: "0.812", "12.3", "1234"; "-" when not a number. */
@@ -119,7 +94,7 @@ static void print_one(FILE *f, const cb_summary *s) {
             s->metrics[CB_METRIC_LAG].p99 / 1e6, s->lag_warning_ns / 1e6);
 }
 
-void run_print_summary(FILE *f, const run_summaries *s, const char *target, const char *model,
+void run_print_summary(FILE *f, const cb_session_result *s, const char *target, const char *model,
                        const char *out_dir) {
   char url[2048];
   cb_secret_mask_url(target, url, sizeof url);
@@ -136,4 +111,45 @@ void run_print_summary(FILE *f, const run_summaries *s, const char *target, cons
   fprintf(f, "\nresults: %s/\n", out_dir);
   cb_buf_free(&b);
   cb_buf_free(&m);
+}
+
+void run_print_sweep(FILE *f, const cb_session_config *cfg, const cb_session_sweep *sw) {
+  fprintf(f, "\ncalibench run: sweep (%zu points)\n", sw->n_points);
+  fprintf(f, "  %-20s %10s %10s %10s %10s %10s %10s %9s\n", "load", "req/s", "tok/s", "TTFT p50",
+          "TTFT p99", "TPOT p50", "TPOT p99", "SLO met");
+  for (size_t i = 0; i < sw->n_points; i++) {
+    const cb_summary *s = &sw->points[i].all;
+    char att[16] = "-";
+    if (s->n_slos) snprintf(att, sizeof att, "%.2f%%", 100 * s->joint_attainment);
+    fprintf(f, "  %-20s %10.2f %10.1f %9.1fms %9.1fms %9.2fms %9.2fms %9s%s\n",
+            sw->points[i].label, s->request_throughput, s->output_throughput,
+            s->metrics[CB_METRIC_TTFT].p50 / 1e6, s->metrics[CB_METRIC_TTFT].p99 / 1e6,
+            s->metrics[CB_METRIC_TPOT].p50 / 1e6, s->metrics[CB_METRIC_TPOT].p99 / 1e6, att,
+            (long)i == sw->capacity_point ? "  <- capacity at SLO" : "");
+  }
+  if (!cfg->n_slos) fprintf(f, "  (no --slo given: no capacity at SLO)\n");
+  else if (sw->capacity_point < 0)
+    fprintf(f, "  capacity at SLO: none of the points kept %.2f%% of requests within every SLO\n",
+            100 * cfg->slo_attainment);
+  fprintf(f, "\nresults: %s/ (sweep.json, points/)\n", cfg->out_dir);
+}
+
+void run_print_interference(FILE *f, const cb_session_result *mix, const cb_session_result *solo,
+                            size_t n) {
+  static const cb_metric metrics[] = {CB_METRIC_TTFT, CB_METRIC_TPOT, CB_METRIC_E2E};
+  fprintf(f, "\ninterference (class p99 in the mix / p99 alone):\n  %-16s %14s %14s %14s\n",
+          "class", "TTFT", "TPOT", "E2E");
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  for (size_t i = 0; i < n; i++) {
+    if (!solo[i].ran) continue;
+    char cells[3][32];
+    for (size_t k = 0; k < 3; k++) {
+      double x = cb_session_interference(&mix->classes[i], &solo[i].all, metrics[k]);
+      snprintf(cells[k], sizeof cells[k], isfinite(x) ? "%.2fx" : "-", x);
+    }
+    fprintf(f, "  %-16s %14s %14s %14s\n", shown(&b, mix->classes[i].class_name), cells[0],
+            cells[1], cells[2]);
+  }
+  cb_buf_free(&b);
 }

@@ -1,7 +1,7 @@
 /*
- * run_samples.c - samples.json (run_samples.h).
+ * samples.c - samples.json (session_internal.h).
  */
-#include "run_samples.h"
+#include "session_internal.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -56,7 +56,7 @@ static cb_status add_sample(const cb_workload *wl, const cb_schedule *schedule, 
   cb_buf_init(&text, 0);
   if (prompt->messages.len) messages_text(&prompt->messages, &text);
   else if (prompt->text.len) cb_buf_append(&text, prompt->text.data, prompt->text.len);
-  size_t keep = cb_utf8_cut(text.data ? text.data : "", text.len, RUN_SAMPLES_PROMPT_MAX);
+  size_t keep = cb_utf8_cut(text.data ? text.data : "", text.len, CB__SESSION_SAMPLE_PROMPT_MAX);
   json_t *p = json_stringn(text.data ? text.data : "", keep);
   if (p) /* text that is not UTF-8 cannot go into JSON: that sample has no prompt */
     json_array_append_new(list, json_pack("{s:I, s:s, s:I, s:o}", "index", (json_int_t)rec->index,
@@ -66,7 +66,7 @@ static cb_status add_sample(const cb_workload *wl, const cb_schedule *schedule, 
   return CB_OK;
 }
 
-cb_status run_samples_json(const cb_workload *wl, const cb_schedule *schedule,
+cb_status cb__session_samples_json(const cb_workload *wl, const cb_schedule *schedule,
                            const cb_record_set *set, cb_buf *out, cb_error *err) {
   cb_record_samples pick;
   cb_record_set_samples(set, &pick);
@@ -83,7 +83,7 @@ cb_status run_samples_json(const cb_workload *wl, const cb_schedule *schedule,
   cb_workload_prompt_free(&prompt);
   if (st == CB_OK) {
     json_t *doc = json_pack("{s:i, s:i, s:o}", "schema_version", 1, "prompt_bytes_max",
-                            RUN_SAMPLES_PROMPT_MAX, "samples", list);
+                            CB__SESSION_SAMPLE_PROMPT_MAX, "samples", list);
     char *s = json_dumps(doc, JSON_INDENT(2));
     cb_buf_append(out, s, strlen(s));
     cb_buf_append(out, "\n", 1);

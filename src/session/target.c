@@ -1,8 +1,8 @@
 /*
- * run_target.c - check the target before the run: GET /v1/models (OpenAI's list
+ * target.c - check the target before the run: GET /v1/models (OpenAI's list
  * format), pick or verify the model.
  */
-#include "run_target.h"
+#include "session_internal.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -40,7 +40,7 @@ static void server_text(const char *text, size_t len, const char *url, const cha
   cb_secrets_free(&sec);
 }
 
-cb_status run_target_check(const char *base_url, const char *const *headers, size_t n_headers,
+cb_status cb__session_target_check(const char *base_url, const char *const *headers, size_t n_headers,
                            const char *api_key, int verify_tls, int http2, const char *requested,
                            char *model, size_t model_size, cb_buf *models, cb_error *err) {
   char url[2048], shown[2048]; /* shown: the password masked, for messages */

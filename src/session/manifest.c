@@ -1,5 +1,5 @@
 /*
- * run_manifest.c - manifest.json of a run: who measured what, how, with which data
+ * manifest.c - manifest.json of a run: who measured what, how, with which data
  * and seeds, so a reader can reproduce it. Header values are not written (they may
  * carry credentials), only their names; the API key never appears.
  */
@@ -9,8 +9,7 @@
 
 #include "calibench/secret.h"
 #include "calibench/clock.h"
-#include "run_config.h"
-#include "run_virtual.h"
+#include "session_internal.h"
 
 static void str(cb_buf *out, const char *key, const char *v) {
   cb_buf_appendf(out, ",\"%s\":", key);
@@ -45,7 +44,7 @@ static void dataset_entries(const cb_workload *wl, cb_buf *out) {
   cb_buf_append_char(out, ']');
 }
 
-static void workload_part(const run_config *cfg, const cb_workload *wl, const cb_schedule *sched,
+static void workload_part(const cb_session_config *cfg, const cb_workload *wl, const cb_schedule *sched,
                           cb_buf *out) {
   cb_workload_seeds seeds;
   cb_workload_get_seeds(wl, &seeds);
@@ -82,7 +81,7 @@ static void workload_part(const run_config *cfg, const cb_workload *wl, const cb
   cb_buf_free(&desc);
 }
 
-static void config_part(const run_config *cfg, cb_buf *out) {
+static void config_part(const cb_session_config *cfg, cb_buf *out) {
   cb_buf_append_str(out, ",\"config\":{\"url\":");
   if (cfg->url) {
     char masked[2048];
@@ -130,7 +129,7 @@ static void config_part(const run_config *cfg, cb_buf *out) {
   cb_buf_append_char(out, '}');
 }
 
-static void server_part(const run_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {
+static void server_part(const cb_session_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {
   cb_buf_append_str(out, ",\"server\":{");
   char masked[2048];
   cb_secret_mask_url(url, masked, sizeof masked);
@@ -175,7 +174,7 @@ static void server_part(const run_config *cfg, const char *url, const cb_buf *mo
   cb_buf_append_char(out, '}');
 }
 
-void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
+void cb__session_manifest(const cb_session_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
                                uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
                                const char *url, const cb_buf *models, const char *error,
@@ -206,6 +205,6 @@ void run_config_write_manifest(const run_config *cfg, const cb_workload *wl,
   config_part(cfg, out);
   workload_part(cfg, wl, schedule, out);
   server_part(cfg, url, models, out);
-  if (cfg->virtual_time) run_virtual_manifest(cfg, out); /* "predicted": true, the engine */
+  if (cfg->virtual_time) cb__session_virtual_manifest(cfg, out); /* "predicted": true, the engine */
   cb_buf_append_str(out, "}\n");
 }

@@ -1,9 +1,9 @@
 /*
- * embedded_sim.c - the simulator on a thread of its own. Start-up is reported back
+ * embedded_sim.c - the built-in simulator on a thread of its own. Start-up is reported back
  * through a mutex and condition variable; stopping writes a byte to a pipe whose
  * read end is an event in the server's loop (libevent needs no thread support).
  */
-#include "embedded_sim.h"
+#include "session_internal.h"
 
 #include <errno.h>
 #include <event2/event.h>
@@ -14,7 +14,7 @@
 
 #include "calibench/alloc.h"
 
-struct embedded_sim {
+struct cb__session_sim {
   cb_sim_server_params params;
   pthread_t thread;
   pthread_mutex_t lock;
@@ -32,7 +32,7 @@ static void on_stop(evutil_socket_t fd, short what, void *arg) {
 }
 
 static void *sim_thread(void *arg) {
-  embedded_sim *s = arg;
+  cb__session_sim *s = arg;
   struct event_base *base = cb_sim_server_event_base_new();
   cb_sim_server *srv = NULL;
   cb_status st = cb_sim_server_start(base, &s->params, &srv, &s->err);
@@ -52,10 +52,10 @@ static void *sim_thread(void *arg) {
   return NULL;
 }
 
-cb_status embedded_sim_start(const cb_sim_server_params *p, embedded_sim **out, char *url,
+cb_status cb__session_sim_start(const cb_sim_server_params *p, cb__session_sim **out, char *url,
                              size_t url_size, cb_error *err) {
   *out = NULL;
-  embedded_sim *s = cb_calloc(1, sizeof *s);
+  cb__session_sim *s = cb_calloc(1, sizeof *s);
   s->params = *p;
   s->params.host = "127.0.0.1";
   s->params.port = 0;
@@ -91,7 +91,7 @@ cb_status embedded_sim_start(const cb_sim_server_params *p, embedded_sim **out, 
   return CB_OK;
 }
 
-void embedded_sim_stop(embedded_sim *s) {
+void cb__session_sim_stop(cb__session_sim *s) {
   if (!s) return;
   char b = 1;
   if (write(s->stop_pipe[1], &b, 1) != 1) perror("calibench: stopping the simulator");

@@ -1,7 +1,7 @@
 /*
- * run_scrape.c - the telemetry thread and its window summary.
+ * scrape.c - the telemetry thread and its window summary.
  */
-#include "run_scrape.h"
+#include "session_internal.h"
 
 #include <curl/curl.h>
 #include <math.h>
@@ -21,7 +21,7 @@ typedef struct scrape_point {
   cb_prom_server v;
 } scrape_point;
 
-struct run_scrape {
+struct cb__session_scrape {
   char url[2048];
   double interval_s;
   FILE *jsonl;
@@ -46,7 +46,7 @@ static void json_num(FILE *f, const char *key, double v, int comma) {
 }
 
 /* One scrape; 0 when the server answered with known metrics. */
-static int scrape_once(run_scrape *s) {
+static int scrape_once(cb__session_scrape *s) {
   cb_buf_reset(&s->body);
   uint64_t t = cb_clock_now_ns();
   if (curl_easy_perform(s->easy) != CURLE_OK) return -1;
@@ -84,7 +84,7 @@ static int scrape_once(run_scrape *s) {
 }
 
 static void *scrape_thread(void *arg) {
-  run_scrape *s = arg;
+  cb__session_scrape *s = arg;
   pthread_mutex_lock(&s->lock);
   while (!s->stop) {
     struct timespec until;
@@ -102,10 +102,10 @@ static void *scrape_thread(void *arg) {
   return NULL;
 }
 
-cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl_path,
-                           run_scrape **out, cb_error *err) {
+cb_status cb__session_scrape_start(const char *url, double interval_s, const char *jsonl_path,
+                           cb__session_scrape **out, cb_error *err) {
   *out = NULL;
-  run_scrape *s = cb_calloc(1, sizeof *s);
+  cb__session_scrape *s = cb_calloc(1, sizeof *s);
   snprintf(s->url, sizeof s->url, "%s", url);
   s->interval_s = interval_s;
   cb_buf_init(&s->body, (size_t)64 << 20);
@@ -120,7 +120,7 @@ cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl
   pthread_cond_init(&s->cv, NULL);
   if (jsonl_path) s->jsonl = fopen(jsonl_path, "w");
   if (scrape_once(s)) {
-    run_scrape_free(s);
+    cb__session_scrape_free(s);
     char shown[2048];
     cb_secret_mask_url(url, shown, sizeof shown);
     return cb_error_set(err, CB_ERR_NOT_FOUND,
@@ -131,7 +131,7 @@ cb_status run_scrape_start(const char *url, double interval_s, const char *jsonl
   return CB_OK;
 }
 
-void run_scrape_stop(run_scrape *s) {
+void cb__session_scrape_stop(cb__session_scrape *s) {
   if (!s || s->stop) return;
   pthread_mutex_lock(&s->lock);
   s->stop = 1;
@@ -141,7 +141,7 @@ void run_scrape_stop(run_scrape *s) {
   scrape_once(s); /* the end of the window */
 }
 
-void run_scrape_free(run_scrape *s) {
+void cb__session_scrape_free(cb__session_scrape *s) {
   if (!s) return;
   if (s->jsonl) fclose(s->jsonl);
   curl_easy_cleanup(s->easy);
@@ -160,7 +160,7 @@ typedef struct window_stats {
   const scrape_point *from, *to;   /* counter baseline and end */
 } window_stats;
 
-static void window_of(const run_scrape *s, uint64_t a, uint64_t b, window_stats *w) {
+static void window_of(const cb__session_scrape *s, uint64_t a, uint64_t b, window_stats *w) {
   memset(w, 0, sizeof *w);
   for (int k = 0; k < 3; k++) w->max[k] = NAN;
   if (!s->n) return;
@@ -200,7 +200,7 @@ static double delta(const window_stats *w, size_t off) {
   return b - a;
 }
 
-void run_scrape_window_json(const run_scrape *s, uint64_t start_ns, uint64_t end_ns, cb_buf *out) {
+void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns, cb_buf *out) {
   window_stats w;
   window_of(s, start_ns, end_ns, &w);
   char shown[2048];
@@ -231,7 +231,7 @@ void run_scrape_window_json(const run_scrape *s, uint64_t start_ns, uint64_t end
   cb_buf_append_str(out, "}}");
 }
 
-void run_scrape_describe(const run_scrape *s, uint64_t start_ns, uint64_t end_ns, char *out, size_t n) {
+void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns, char *out, size_t n) {
   window_stats w;
   window_of(s, start_ns, end_ns, &w);
   double q = delta(&w, offsetof(cb_prom_server, prefix_queries));

@@ -1,8 +1,7 @@
 /*
- * run_point.c - one load point: workload -> schedule -> runner -> result directory.
+ * point.c - one load point: workload -> schedule -> runner -> result directory.
  */
-#include "run_point.h"
-#include "run_samples.h"
+#include "session_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,15 +12,11 @@
 #include "calibench/client.h"
 #include "calibench/clock.h"
 #include "calibench/report.h"
-#include "embedded_sim.h"
-#include "run_target.h"
-#include "run_scrape.h"
-#include "run_virtual.h"
 
 /* ---- the request source: schedule entries -> request bodies ----------------------- */
 
 typedef struct source_ctx {
-  const run_config *cfg;
+  const cb_session_config *cfg;
   const cb_workload *wl;
   const cb_schedule *schedule;   /* bounded runs */
   cb_workload_iter *iter;        /* unbounded closed-loop runs */
@@ -116,6 +111,7 @@ static cb_status fast_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_
 #define TEXT_KEPT UINT64_MAX
 
 typedef struct sink_ctx {
+  const cb_session_config *cfg;
   cb_results_dir *dir;
   cb_record_set set;
   uint64_t *text_at;   /* per kept record: its line's offset in records.jsonl, or TEXT_KEPT */
@@ -127,16 +123,22 @@ typedef struct sink_ctx {
 static void on_record(void *ctx, cb_record *r) {
   sink_ctx *k = ctx;
   uint64_t at = TEXT_KEPT;
+  int written = 0;
+  uint64_t line = 0;
   if (!k->write_failed) {
-    uint64_t line = cb_results_dir_records_bytes(k->dir);
-    if (cb_results_dir_append(k->dir, r, &k->err) != CB_OK) {
+    line = cb_results_dir_records_bytes(k->dir);
+    if (cb_results_dir_append(k->dir, r, &k->err) == CB_OK) {
+      written = 1;
+    } else {
       k->write_failed = 1;
-      fprintf(stderr, "calibench: %s (records are no longer being written)\n", k->err.msg);
-    } else if (r->output_text) {
-      cb_free(r->output_text);
-      r->output_text = NULL;
-      at = line;
+      cb__session_warn(k->cfg, "calibench: %s (records are no longer being written)\n", k->err.msg);
     }
+  }
+  if (k->cfg->on_record) k->cfg->on_record(k->cfg->record_ctx, r); /* with its output text */
+  if (written && r->output_text) {
+    cb_free(r->output_text);
+    r->output_text = NULL;
+    at = line;
   }
   if (k->set.count == k->text_alloc) {
     k->text_alloc = k->set.alloc > k->set.count ? k->set.alloc : 2 * k->set.count + 64;
@@ -164,6 +166,7 @@ static cb_status restore_sample_texts(sink_ctx *k, cb_error *err) {
 
 typedef struct progress_ctx {
   char total[32];
+  FILE *log;
 } progress_ctx;
 
 static void on_progress(void *ctx, const cb_runner_progress *p) {
@@ -171,26 +174,26 @@ static void on_progress(void *ctx, const cb_runner_progress *p) {
   char ttft[32] = "-";
   if (isfinite(p->ttft_p50_ns)) snprintf(ttft, sizeof ttft, "%.1f ms", p->ttft_p50_ns / 1e6);
   double secs = (double)p->elapsed_ns / 1e9;
-  fprintf(stderr, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, p50 TTFT %s   ",
+  fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, p50 TTFT %s   ",
           secs, (unsigned long long)p->done, pc->total, (unsigned long long)p->failed,
           secs > 0 ? (double)p->done / secs : 0.0, (unsigned long long)p->in_flight,
           p->queued ? " (+queued)" : "", ttft);
-  fflush(stderr);
+  fflush(pc->log);
 }
 
 /* The first Ctrl-C: say what the wait is for and how to cut it short. */
 static void on_drain(void *ctx, uint64_t in_flight, double drain_timeout_s) {
-  (void)ctx;
-  fprintf(stderr, "\ncalibench: stopping: draining %llu request%s in flight, up to %g s; "
+  FILE *log = ctx;
+  fprintf(log, "\ncalibench: stopping: draining %llu request%s in flight, up to %g s; "
           "a second Ctrl-C stops now\n", (unsigned long long)in_flight, in_flight == 1 ? "" : "s",
           drain_timeout_s);
-  fflush(stderr);
+  fflush(log);
 }
 
 /* ---- summaries ---------------------------------------------------------------------------- */
 
-static void summarize(const run_config *cfg, const cb_workload *wl, double requested_rate,
-                      const cb_record_set *set, const cb_runner_stats *stats, run_summaries *out) {
+static void summarize(const cb_session_config *cfg, const cb_workload *wl, double requested_rate,
+                      const cb_record_set *set, const cb_runner_stats *stats, cb_session_result *out) {
   cb_summary_params sp;
   cb_summary_default_params(&sp);
   memcpy(sp.slos, cfg->slos, sizeof cfg->slos);
@@ -209,68 +212,70 @@ static void summarize(const run_config *cfg, const cb_workload *wl, double reque
     cb_summary_params cp = sp;
     cp.class_name = c->name;
     cp.requested_rate = 0;
-    run_config_class_slos(cfg, c, cp.slos, &cp.n_slos);
+    cb__session_class_slos(cfg, c, cp.slos, &cp.n_slos);
     cb_summary_compute(set, &cp, &out->classes[i]);
     out->classes[i].interrupted = stats->interrupted;
   }
 }
 
 /* summary.json and manifest.json; error: what ended the point early, or NULL. */
-static cb_status write_core(const run_config *cfg, const cb_workload *wl, const cb_schedule *schedule,
+static cb_status write_core(const cb_session_config *cfg, const cb_workload *wl, const cb_schedule *schedule,
                             const cb_runner_stats *stats, uint64_t start_wall, uint64_t end_wall,
-                            const run_target *target, run_summaries *out, const char *error,
+                            const cb__session_target *target, cb_session_result *out, const char *error,
                             cb_results_dir *dir, cb_buf *text, cb_error *err) {
   out->all.predicted = cfg->virtual_time;
   for (size_t i = 0; i < out->n_classes; i++) out->classes[i].predicted = cfg->virtual_time;
   cb_buf_reset(text);
-  run_write_summary_json(out, text);
+  cb__session_summary_json(out, text);
   cb_status st = cb_results_dir_write(dir, "summary.json", text->data, text->len, err);
   if (st != CB_OK) return st;
   cb_buf_reset(text);
-  run_config_write_manifest(cfg, wl, schedule, stats, start_wall, end_wall, target->model,
+  cb__session_manifest(cfg, wl, schedule, stats, start_wall, end_wall, target->model,
                             target->url, &target->models, error, text);
   return cb_results_dir_write(dir, "manifest.json", text->data, text->len, err);
 }
 
 /* ---- one point ---------------------------------------------------------------------------- */
 
-void run_point_default(const run_config *cfg, run_point_spec *out) {
-  *out = (run_point_spec){.out_dir = cfg->out_dir, .arrival = cfg->workload.arrival.kind,
-                          .concurrency = cfg->workload.concurrency,
-                          .rate = cfg->workload.arrival.rate, .class_filter = -1};
+void cb__session_point_default(const cb_session_config *cfg, cb__session_point *out) {
+  *out = (cb__session_point){.out_dir = cfg->out_dir, .arrival = cfg->workload.arrival.kind,
+                             .concurrency = cfg->workload.concurrency,
+                             .rate = cfg->workload.arrival.rate, .class_filter = -1, .plain = 1};
 }
 
-/* Without --url every point measures a simulator of its own, started cold, so no
+/* Without a url every point measures a simulator of its own, started cold, so no
  * point inherits another's prefix cache (a solo baseline replays the mix's very
  * prompts; sweep points replay the same schedule). */
-static cb_status start_embedded(const run_config *cfg, embedded_sim **sim, run_target *t,
-                                cb_error *err) {
-  cb_buf_init(&t->models, 0);
-  cb_status st = embedded_sim_start(&cfg->sim, sim, t->url, sizeof t->url, err);
+static cb_status start_embedded(const cb_session_config *cfg, cb__session_sim **sim,
+                                cb__session_target *t, cb_error *err) {
+  cb_status st = cb__session_sim_start(&cfg->sim, sim, t->url, sizeof t->url, err);
   if (st != CB_OK) return st;
-  if (!cfg->quiet)
-    fprintf(stderr, "calibench run: no --url: measuring the built-in simulator (%s on %d x %s) at %s\n",
-            cfg->sim.engine.model.name, cfg->sim.engine.tp, cfg->sim.engine.gpu.name, t->url);
-  return run_target_check(t->url, NULL, 0, NULL, 1, 0, cfg->model, t->model, sizeof t->model,
-                          &t->models, err);
+  cb__session_note(cfg, "calibench run: no --url: measuring the built-in simulator (%s on %d x %s) at %s\n",
+                   cfg->sim.engine.model.name, cfg->sim.engine.tp, cfg->sim.engine.gpu.name, t->url);
+  return cb__session_target_check(t->url, NULL, 0, NULL, 1, 0, cfg->model, t->model,
+                                  sizeof t->model, &t->models, err);
 }
 
-int run_point(const run_config *cfg, const run_target *target, const run_point_spec *spec,
-              volatile sig_atomic_t *stop, run_summaries *out) {
+cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_point *spec,
+                                         cb_session_result *out, cb_error *err) {
+  const cb_session_config *cfg = s->cfg;
+  const cb__session_target *target = &s->target;
   memset(out, 0, sizeof *out);
-  cb_error err;
-  cb_error_clear(&err);
-  embedded_sim *sim = NULL;
-  run_target own = {0};
+  snprintf(out->dir, sizeof out->dir, "%s", spec->out_dir);
+  out->arrival = spec->arrival;
+  out->concurrency = spec->concurrency;
+  out->rate = spec->rate;
+  cb__session_sim *sim = NULL;
+  cb__session_target own = {0};
+  cb_buf_init(&own.models, 0);
   if (cfg->virtual_time) { /* sim run: the engine profile is the target */
-    run_virtual_target(cfg, &own);
+    cb__session_virtual_target(cfg, &own);
     target = &own;
   } else if (!cfg->url) {
-    if (start_embedded(cfg, &sim, &own, &err) != CB_OK) {
-      fprintf(stderr, "calibench: %s\n", err.msg);
-      embedded_sim_stop(sim);
+    if (start_embedded(cfg, &sim, &own, err) != CB_OK) {
+      cb__session_sim_stop(sim);
       cb_buf_free(&own.models);
-      return 1;
+      return CB_SESSION_FAILED;
     }
     target = &own;
   }
@@ -283,13 +288,13 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   cb_schedule schedule = {0};
   cb_results_dir *dir = NULL;
   source_ctx src = {0};
-  sink_ctx sink = {0};
+  sink_ctx sink = {.cfg = cfg};
   cb_buf text;
   cb_buf_init(&text, 0);
   cb_record_set_init(&sink.set);
   cb_workload_prompt_init(&src.prompt);
   cb_buf_init(&src.body, 0);
-  int rc = 2;
+  cb_session_outcome rc = CB_SESSION_BAD_INPUT;
   /* Zero until the runner fills them: a failure before it still writes a manifest. */
   cb_runner_stats stats;
   memset(&stats, 0, sizeof stats);
@@ -297,13 +302,14 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   int summarized = 0, core_tried = 0;
   double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
 
-  if (cb_workload_open(&wp, &wl, &err) != CB_OK) goto fail;
+  if (cb_workload_open(&wp, &wl, err) != CB_OK) goto fail;
   int unbounded = cb_workload_is_closed_loop(wl) && !wp.num_requests;
-  if (unbounded ? cb_workload_iter_new(wl, &src.iter, &err) != CB_OK
-                : cb_workload_schedule(wl, &schedule, &err) != CB_OK)
+  if (unbounded ? cb_workload_iter_new(wl, &src.iter, err) != CB_OK
+                : cb_workload_schedule(wl, &schedule, err) != CB_OK)
     goto fail;
-  if (cb_results_dir_create(spec->out_dir, &dir, &err) != CB_OK) {
-    rc = err.code == CB_ERR_STATE ? 2 : 1; /* an --out already used is bad input */
+  if (cb_results_dir_create(spec->out_dir, &dir, err) != CB_OK) {
+    /* an out_dir already used is bad input */
+    rc = err->code == CB_ERR_STATE ? CB_SESSION_BAD_INPUT : CB_SESSION_FAILED;
     goto fail;
   }
   sink.dir = dir;
@@ -319,21 +325,23 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   char endpoint[2100];
   snprintf(endpoint, sizeof endpoint, "%s/%s", target->url, cfg->chat ? "chat/completions" : "completions");
   cb_runner_params rp;
-  run_config_runner_params(cfg, endpoint, &rp);
+  cb__session_runner_params(cfg, endpoint, &rp);
   rp.concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? (int)spec->concurrency : 0;
   rp.max_concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? 0 : cfg->max_concurrency;
   rp.source_endless = unbounded;
-  rp.stop = stop;
-  if (!cfg->quiet) rp.on_drain = on_drain;
-  progress_ctx pc;
+  if (cfg->log && !cfg->quiet) {
+    rp.on_drain = on_drain;
+    rp.drain_ctx = cfg->log;
+  }
+  progress_ctx pc = {.log = cfg->log};
   snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
-  int tty = isatty(STDERR_FILENO) && !cfg->quiet && !cfg->virtual_time;
+  int tty = cfg->log && isatty(fileno(cfg->log)) && !cfg->quiet && !cfg->virtual_time;
   if (tty) {
     rp.progress = on_progress;
     rp.progress_ctx = &pc;
   }
   /* Server telemetry: the explicit URL must answer; the default only if it does. */
-  run_scrape *scrape = NULL;
+  cb__session_scrape *scrape = NULL;
   if (!cfg->no_server_metrics && !cfg->virtual_time) {
     char murl[2100], jsonl[1200];
     if (cfg->server_metrics) {
@@ -344,29 +352,29 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
       snprintf(murl, sizeof murl, "%.*s/metrics", (int)n, target->url);
     }
     snprintf(jsonl, sizeof jsonl, "%s/server_metrics.jsonl", spec->out_dir);
-    rc = 1;
-    if (run_scrape_start(murl, cfg->scrape_interval_s, jsonl, &scrape, &err) != CB_OK &&
+    rc = CB_SESSION_FAILED;
+    if (cb__session_scrape_start(murl, cfg->scrape_interval_s, jsonl, &scrape, err) != CB_OK &&
         cfg->server_metrics)
       goto fail;
   }
   start_wall = cb_clock_wall_ns();
-  rc = 1;
+  rc = CB_SESSION_FAILED;
   cb_status st;
   if (cfg->virtual_time) {
-    if (run_virtual_fast_ok(cfg, wl, &wp) &&
+    if (cb__session_virtual_fast_ok(cfg, wl, &wp) &&
         cb_sim_prompt_ids_new(wl, &wp, cfg->chat, (uint32_t)cfg->sim.engine.model.vocab_size,
-                              &src.ids, &err) != CB_OK)
+                              &src.ids, err) != CB_OK)
       goto fail;
-    st = run_virtual_run(cfg, &rp, src.ids ? fast_prompt : NULL, &src, source_next, &src,
-                         on_record, &sink, &stats, &err);
+    st = cb__session_virtual_run(cfg, &rp, src.ids ? fast_prompt : NULL, &src, source_next, &src,
+                                 on_record, &sink, &stats, err);
     if (src.failed) st = CB_OK; /* reported below, after the results are written */
   } else {
-    st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, &err);
+    st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, err);
   }
-  run_scrape_stop(scrape);
-  if (tty) fputc('\n', stderr);
+  cb__session_scrape_stop(scrape);
+  if (tty) fputc('\n', cfg->log);
   if (st != CB_OK) {
-    run_scrape_free(scrape);
+    cb__session_scrape_free(scrape);
     goto fail;
   }
   end_wall = cb_clock_wall_ns();
@@ -375,20 +383,20 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   summarized = 1;
   if (scrape) {
     uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
-    run_scrape_window_json(scrape, a, b, &out->server_json);
-    run_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
-    run_scrape_free(scrape);
+    cb__session_scrape_window_json(scrape, a, b, &out->server_json);
+    cb__session_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
+    cb__session_scrape_free(scrape);
   }
   core_tried = 1;
   if (write_core(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall, target,
-                 out, NULL, dir, &text, &err) != CB_OK)
+                 out, NULL, dir, &text, err) != CB_OK)
     goto fail;
   if (!unbounded) { /* an unbounded run has no schedule to render the prompts from again */
     cb_buf_reset(&text);
-    if (run_samples_json(wl, &schedule, &sink.set, &text, &err) != CB_OK) goto fail;
-    if (text.len && cb_results_dir_write(dir, "samples.json", text.data, text.len, &err) != CB_OK) goto fail;
+    if (cb__session_samples_json(wl, &schedule, &sink.set, &text, err) != CB_OK) goto fail;
+    if (text.len && cb_results_dir_write(dir, "samples.json", text.data, text.len, err) != CB_OK) goto fail;
   }
-  if (cfg->vllm_json && spec->out_dir == cfg->out_dir) {
+  if (cfg->vllm_json && spec->plain) {
     cb_buf_reset(&text);
     cb_vllm_export_params vp = {.backend = cfg->chat ? "openai-chat" : "openai",
                                 .model_id = target->model, .label = cfg->label,
@@ -397,7 +405,7 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
                                 .start_wall_ns = start_wall,
                                 .duration_s = (double)stats.last_end_ns / 1e9};
     cb_results_write_vllm_json(&sink.set, &out->all, &vp, &text);
-    if (cb_results_write_file(cfg->vllm_json, text.data, text.len, &err) != CB_OK) goto fail;
+    if (cb_results_write_file(cfg->vllm_json, text.data, text.len, err) != CB_OK) goto fail;
   }
   if (!cfg->no_report) {
     /* report.html from the records in memory and the files just written; a failure
@@ -406,18 +414,19 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     cb_error_clear(&rerr);
     if (restore_sample_texts(&sink, &rerr) != CB_OK ||
         cb_report_write_html_file(spec->out_dir, NULL, &sink.set, &rerr) != CB_OK)
-      fprintf(stderr, "calibench: report.html not written: %s\n", rerr.msg);
+      cb__session_warn(cfg, "calibench: report.html not written: %s\n", rerr.msg);
   }
-  rc = 0;
+  rc = CB_SESSION_OK;
+  out->ran = 1;
   if (src.failed) {
-    /* A request could not be prepared: what was measured is written, the run fails. */
-    err = src.err;
-    rc = 2;
+    /* A request could not be prepared: what was measured is written, the point fails. */
+    *err = src.err;
+    rc = CB_SESSION_BAD_INPUT;
+    out->ran = 0;
     goto fail;
   }
   goto done;
 fail:
-  fprintf(stderr, "calibench: %s\n", err.msg);
   if (dir && !core_tried) {
     /* A failure after the directory was made: it still gets its summary (of what was
      * recorded, maybe nothing) and a manifest that says what went wrong. */
@@ -426,8 +435,8 @@ fail:
     cb_error_clear(&werr);
     if (write_core(cfg, wl, cb_workload_is_closed_loop(wl) && !wp.num_requests ? NULL : &schedule,
                    &stats, start_wall, end_wall ? end_wall : cb_clock_wall_ns(), target, out,
-                   err.msg, dir, &text, &werr) != CB_OK)
-      fprintf(stderr, "calibench: %s\n", werr.msg);
+                   err->msg, dir, &text, &werr) != CB_OK)
+      cb__session_warn(cfg, "calibench: %s\n", werr.msg);
   }
 done:
   cb_results_dir_close(dir);
@@ -440,7 +449,7 @@ done:
   cb_schedule_free(&schedule);
   cb_workload_free(wl);
   cb_buf_free(&text);
-  embedded_sim_stop(sim);
+  cb__session_sim_stop(sim);
   cb_buf_free(&own.models);
   return rc;
 }

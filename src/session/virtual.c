@@ -1,12 +1,12 @@
 /*
- * run_virtual.c - `sim run`'s side of a run point (run_virtual.h).
+ * virtual.c - `sim run`'s side of a point (session_internal.h).
  */
-#include "run_virtual.h"
+#include "session_internal.h"
 
 #include <stdio.h>
 #include <string.h>
 
-void run_virtual_target(const run_config *cfg, run_target *t) {
+void cb__session_virtual_target(const cb_session_config *cfg, cb__session_target *t) {
   const cb_sim_params *p = &cfg->sim.engine;
   cb_sim_capacity cap;
   int max_len = cb_sim_capacity_compute(p, &cap, NULL) == CB_OK ? cap.max_model_len : 0;
@@ -19,12 +19,12 @@ void run_virtual_target(const run_config *cfg, run_target *t) {
                  max_len);
 }
 
-int run_virtual_fast_ok(const run_config *cfg, const cb_workload *wl, const cb_workload_params *wp) {
+int cb__session_virtual_fast_ok(const cb_session_config *cfg, const cb_workload *wl, const cb_workload_params *wp) {
   return !cfg->exact_prompts && !cfg->extra_body && !cfg->tok &&
          cb_sim_prompt_ids_supported(wl, wp);
 }
 
-cb_status run_virtual_run(const run_config *cfg, const cb_runner_params *rp,
+cb_status cb__session_virtual_run(const cb_session_config *cfg, const cb_runner_params *rp,
                           cb_sim_vrun_prompt_fn prompt, void *prompt_ctx,
                           cb_runner_source_fn source, void *source_ctx,
                           cb_runner_record_fn on_record, void *record_ctx,
@@ -38,7 +38,7 @@ cb_status run_virtual_run(const run_config *cfg, const cb_runner_params *rp,
   return cb_sim_run_virtual(&vp, source, source_ctx, on_record, record_ctx, stats, err);
 }
 
-void run_virtual_manifest(const run_config *cfg, cb_buf *out) {
+void cb__session_virtual_manifest(const cb_session_config *cfg, cb_buf *out) {
   cb_buf_appendf(out, ",\"predicted\":true,\"clock\":\"virtual\",\"engine\":{\"replicas\":%d,"
                       "\"gpus\":%d,\"seed\":%llu,\"prompts\":\"%s\",\"profile\":",
                  cfg->sim.replicas, cfg->sim.replicas * cfg->sim.engine.tp,
