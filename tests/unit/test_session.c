@@ -1,0 +1,257 @@
+/*
+ * test_session.c - the session through its public API only (the headers in include/calibench, as a
+ * program linking libcalibench sees it): a point and a sweep of two against the
+ * built-in simulator (100x faster than real time), the result directories they
+ * leave, the records handed back, and bad configurations refused with their field.
+ */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "calibench/alloc.h"
+#include "calibench/session.h"
+
+static char tmp[256];
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static int setup(void **state) {
+  (void)state;
+  const char *t = getenv("TMPDIR");
+  snprintf(tmp, sizeof tmp, "%s/cb-session.XXXXXX", t && *t ? t : "/tmp");
+  return mkdtemp(tmp) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  return nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A small, fast run of the built-in simulator: 64-token prompts, 16-token answers. */
+static void small_config(cb_session_config *cfg, const char *dir, uint64_t n) {
+  cb_session_config_init(cfg);
+  cfg->workload.num_requests = n;
+  cfg->workload.concurrency = 4;
+  cfg->cls.data.input_len.mean = 64;
+  cfg->cls.data.output_len.mean = 16;
+  cfg->sim.time_scale = 0.01;
+  cfg->no_report = 1;
+  snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s", tmp, dir);
+}
+
+static size_t count_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = 0;
+  for (int c; (c = fgetc(f)) != EOF;) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+static json_t *load_json(const char *dir, const char *name) {
+  char path[1400];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  json_error_t je;
+  /* the manifest's seeds are 64-bit: numbers are read as doubles (exact below 2^53) */
+  json_t *j = json_load_file(path, JSON_DECODE_INT_AS_REAL, &je);
+  if (!j) fail_msg("%s: %s", path, je.text);
+  return j;
+}
+
+static double num_at(const json_t *j, const char *a, const char *b) {
+  const json_t *v = b ? json_object_get(json_object_get(j, a), b) : json_object_get(j, a);
+  if (!json_is_number(v)) fail_msg("%s.%s: not a number", a, b ? b : "");
+  return json_number_value(v);
+}
+
+typedef struct seen {
+  size_t records, with_text, ok;
+  uint64_t index_sum;
+} seen;
+
+static void on_record(void *ctx, const cb_record *r) {
+  seen *s = ctx;
+  s->records++;
+  s->with_text += r->output_text && r->output_text[0];
+  s->ok += cb_record_ok(r);
+  s->index_sum += r->index;
+}
+
+static void test_point(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "point", 24);
+  seen s = {0};
+  cfg.on_record = on_record;
+  cfg.record_ctx = &s;
+  cb_session *ses;
+  cb_error err;
+  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  assert_string_equal(cb_session_model(ses), "llama-3.1-8b");
+  cb_session_result r;
+  cb_session_outcome o = cb_session_run(ses, &r, &err);
+  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  assert_true(r.ran);
+  assert_string_equal(r.dir, cfg.out_dir);
+  assert_int_equal(r.all.requests, 24);
+  assert_int_equal(r.all.succeeded, 24);
+  assert_false(r.all.interrupted);
+  /* every record came back, with its answer, indices 0..23 */
+  assert_int_equal(s.records, 24);
+  assert_int_equal(s.ok, 24);
+  assert_int_equal(s.with_text, 24);
+  assert_int_equal(s.index_sum, 23 * 24 / 2);
+  /* the result directory */
+  char path[1400];
+  snprintf(path, sizeof path, "%s/records.jsonl", cfg.out_dir);
+  assert_int_equal(count_lines(path), 24);
+  json_t *sum = load_json(cfg.out_dir, "summary.json");
+  assert_int_equal(num_at(sum, "summary", "requests"), 24);
+  assert_int_equal(num_at(sum, "summary", "measured"), 24);
+  json_decref(sum);
+  json_t *man = load_json(cfg.out_dir, "manifest.json");
+  assert_int_equal(num_at(man, "runner", "sent"), 24);
+  assert_int_equal(num_at(man, "runner", "completed"), 24);
+  assert_int_equal(num_at(man, "scheduled", NULL), 24);
+  assert_string_equal(json_string_value(json_object_get(man, "run_id")), cfg.run_id);
+  assert_non_null(json_object_get(json_object_get(man, "server"), "embedded_simulator"));
+  json_decref(man);
+  json_t *smp = load_json(cfg.out_dir, "samples.json");
+  assert_true(json_array_size(json_object_get(smp, "samples")) >= 1);
+  json_decref(smp);
+  cb_session_result_free(&r);
+
+  /* The same directory again: refused as bad input, nothing overwritten. */
+  o = cb_session_run(ses, &r, &err);
+  assert_int_equal(o, CB_SESSION_BAD_INPUT);
+  assert_non_null(strstr(err.msg, cfg.out_dir));
+  assert_int_equal(count_lines(path), 24);
+  cb_session_result_free(&r);
+  cb_session_close(ses);
+  cb_session_config_free(&cfg);
+}
+
+static void test_sweep(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "sweep", 10);
+  cfg.sweep = CB_SESSION_SWEEP_CONCURRENCY;
+  cfg.sweep_values[0] = 1;
+  cfg.sweep_values[1] = 2;
+  cfg.n_sweep = 2;
+  cb_session *ses;
+  cb_error err;
+  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session_sweep sw;
+  cb_session_outcome o = cb_session_run_sweep(ses, &sw, &err);
+  if (o != CB_SESSION_OK) fail_msg("sweep: %s", err.msg);
+  assert_int_equal(sw.n_points, 2);
+  assert_int_equal(sw.capacity_point, -1); /* no SLOs, no capacity at SLO */
+  for (size_t i = 0; i < 2; i++) {
+    const cb_session_result *p = &sw.points[i];
+    char want[1200], path[1400];
+    snprintf(want, sizeof want, "%s/points/%02zu-concurrency=%zu", cfg.out_dir, i, i + 1);
+    assert_string_equal(p->dir, want);
+    assert_int_equal(p->concurrency, i + 1);
+    assert_true(p->ran);
+    assert_int_equal(p->all.requests, 10);
+    snprintf(path, sizeof path, "%s/records.jsonl", p->dir);
+    assert_int_equal(count_lines(path), 10);
+    json_t *man = load_json(p->dir, "manifest.json");
+    assert_int_equal(num_at(man, "runner", "completed"), 10);
+    json_decref(man);
+  }
+  json_t *j = load_json(cfg.out_dir, "sweep.json");
+  const json_t *pts = json_object_get(j, "points");
+  assert_int_equal(json_array_size(pts), 2);
+  assert_int_equal(num_at(json_array_get(pts, 1), "measured", NULL), 10);
+  json_decref(j);
+  cb_session_sweep_free(&sw);
+  cb_session_close(ses);
+  cb_session_config_free(&cfg);
+}
+
+/* open must refuse cfg with a message naming `want`, as `outcome`, and make nothing. */
+static void refused(cb_session_config *cfg, cb_session_outcome outcome, const char *want) {
+  cb_session *ses = (cb_session *)1;
+  cb_error err;
+  cb_session_outcome o = cb_session_open(cfg, &ses, &err);
+  if (o != outcome || !strstr(err.msg, want))
+    fail_msg("expected outcome %d with '%s', got %d: %s", outcome, want, o, err.msg);
+  assert_null(ses);
+  assert_int_equal(access(cfg->out_dir, F_OK), -1);
+}
+
+static void test_bad_config(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "bad", 5);
+  cfg.confidence = 2;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: confidence: expected 0.5 <= C < 1, got 2");
+  cb_session_config_free(&cfg);
+
+  small_config(&cfg, "bad", 5);
+  cfg.url = cb_strdup("ftp://127.0.0.1/v1");
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: url: expected http://");
+  cb_session_config_free(&cfg);
+
+  small_config(&cfg, "bad", 5);
+  cfg.sweep = CB_SESSION_SWEEP_RATE;
+  cfg.sweep_values[0] = 2;
+  cfg.sweep_values[1] = 1;
+  cfg.n_sweep = 2;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: sweep_values[1]: expected a positive value above");
+  cb_session_config_free(&cfg);
+
+  small_config(&cfg, "bad", 5);
+  cfg.max_concurrency = 3; /* with the default closed loop */
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: max_concurrency: applies to open-loop runs");
+  cb_session_config_free(&cfg);
+
+  small_config(&cfg, "bad", 5);
+  cfg.headers[0] = "no colon";
+  cfg.n_headers = 1;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: headers[0]: expected 'Name: value'");
+  cb_session_config_free(&cfg);
+
+  small_config(&cfg, "bad", 5);
+  cfg.out_dir[0] = '\0';
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: out_dir");
+  cb_session_config_free(&cfg);
+
+  /* the workload is opened before anything starts: a missing dataset names its path */
+  small_config(&cfg, "bad", 5);
+  cfg.cls.dataset = "jsonl:/nonexistent/calibench-prompts.jsonl";
+  refused(&cfg, CB_SESSION_BAD_INPUT, "/nonexistent/calibench-prompts.jsonl");
+  cb_session_config_free(&cfg);
+
+  /* nothing listens on port 1: the target check fails, as FAILED (not bad input) */
+  small_config(&cfg, "bad", 5);
+  cfg.url = cb_strdup("http://127.0.0.1:1/v1");
+  refused(&cfg, CB_SESSION_FAILED, "cannot reach http://127.0.0.1:1/v1/models");
+  cb_session_config_free(&cfg);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_point),
+      cmocka_unit_test(test_sweep),
+      cmocka_unit_test(test_bad_config),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
