@@ -142,8 +142,10 @@ void cb_session_config_init(cb_session_config *cfg);
 void cb_session_config_default_out_dir(cb_session_config *cfg);
 /* Free what the config owns (url, api_key wiped first, scenario, tok) and zero it. */
 void cb_session_config_free(cb_session_config *cfg);
-/* CB_ERR_INVALID with "session: FIELD: expected ..., got ..." for the first field
- * out of range or fields that exclude each other; CB_OK otherwise. */
+/* CB_ERR_INVALID with "session: FIELD: expected ..." (and ", got VALUE" for numbers)
+ * for the first field out of range or fields that exclude each other; CB_OK
+ * otherwise. What the fields refer to (the dataset, the scenario, the target) is
+ * checked by cb_session_open. */
 cb_status cb_session_config_check(const cb_session_config *cfg, cb_error *err);
 
 /* How a call ended; the values are calibench's exit statuses. */
