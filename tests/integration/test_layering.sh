@@ -11,6 +11,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
+export LC_ALL=C # sort and join must agree on the order
 
 # The layers, lowest first: a module may use those on a lower line only.
 LAYERS=(

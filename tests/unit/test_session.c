@@ -186,6 +186,57 @@ static void test_sweep(void **state) {
   cb_session_config_free(&cfg);
 }
 
+/* sim run through the API: the engine in virtual time, the run marked predicted. */
+static void test_virtual(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "virtual", 40);
+  cfg.virtual_time = 1;
+  cb_session *ses;
+  cb_error err;
+  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  assert_string_equal(cb_session_target(ses), "PREDICTED by the simulator in virtual time");
+  cb_session_result r;
+  cb_session_outcome o = cb_session_run(ses, &r, &err);
+  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  assert_int_equal(r.all.succeeded, 40);
+  assert_true(r.all.predicted);
+  json_t *man = load_json(cfg.out_dir, "manifest.json");
+  assert_true(json_is_true(json_object_get(man, "predicted")));
+  assert_int_equal(num_at(man, "runner", "completed"), 40);
+  json_decref(man);
+  cb_session_result_free(&r);
+  cb_session_close(ses);
+  cb_session_config_free(&cfg);
+}
+
+/* A stop already signalled: the runner sees it on its first tick (20 ms), sends
+ * nothing more and drains; the point is written and marked. In real time, so the
+ * 50 requests (about 0.1 s each, 4 at a time) cannot all be sent before that tick. */
+static void test_stopped(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "stopped", 50);
+  cfg.sim.time_scale = 1;
+  volatile sig_atomic_t stop = 1;
+  cfg.stop = &stop;
+  cb_session *ses;
+  cb_error err;
+  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session_result r;
+  cb_session_outcome o = cb_session_run(ses, &r, &err);
+  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  assert_true(r.all.interrupted);
+  assert_true(r.all.requests < 50);
+  json_t *man = load_json(cfg.out_dir, "manifest.json");
+  assert_true(json_is_true(json_object_get(man, "interrupted")));
+  assert_int_equal(num_at(man, "runner", "sent") + num_at(man, "runner", "not_sent"), 50);
+  json_decref(man);
+  cb_session_result_free(&r);
+  cb_session_close(ses);
+  cb_session_config_free(&cfg);
+}
+
 /* open must refuse cfg with a message naming `want`, as `outcome`, and make nothing. */
 static void refused(cb_session_config *cfg, cb_session_outcome outcome, const char *want) {
   cb_session *ses = (cb_session *)1;
@@ -251,6 +302,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_point),
       cmocka_unit_test(test_sweep),
+      cmocka_unit_test(test_virtual),
+      cmocka_unit_test(test_stopped),
       cmocka_unit_test(test_bad_config),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
