@@ -5,18 +5,6 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 
-# expect STATUS PATTERN -- ARGS...: run calibench ARGS, check exit status and that
-# stdout+stderr match PATTERN (extended regex).
-expect() {
-  local want=$1 pattern=$2
-  shift 3
-  local out status=0
-  out=$("$CALIBENCH" "$@" 2>&1) || status=$?
-  [ "$status" -eq "$want" ] || fail "calibench $*: exit $status, want $want; output: $out"
-  grep -Eq -- "$pattern" <<<"$out" || fail "calibench $*: output lacks /$pattern/: $out"
-  echo "ok - calibench $* -> $want"
-}
-
 expect 0 '^usage: calibench <command>' -- --help
 expect 0 'sim +the built-in inference simulator' -- --help
 expect 2 'usage: calibench' --
