@@ -499,6 +499,8 @@ typedef struct cb__rep_ref {
 size_t cb__rep_all_runs(const cb_report *r, cb__rep_ref *refs, size_t max);
 /* 1 when the report has at least one input of this kind. */
 int cb__rep_has_kind(const cb_report *r, cb__rep_input_kind kind);
+/* How many inputs of this kind the report has. */
+size_t cb__rep_count_kind(const cb_report *r, cb__rep_input_kind kind);
 /* The verdict over a summary's SLOs: violated when any is, else undecided when any
  * is, else holds; "no SLOs" without any. Text and tone. */
 const char *cb__rep_overall_verdict(const cb_summary *s, cb__rep_tone *tone);
