@@ -18,13 +18,7 @@
 
 #include "calibench/stats.h"
 #include "calibench/workload.h"
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(path, sizeof path, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return path;
-}
+#include "test_workload_common.h"
 
 static cb_workload_class_params one_class;
 
