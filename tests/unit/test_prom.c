@@ -17,12 +17,16 @@
 #include "calibench/prom.h"
 #include "sim/metrics.h"
 
-static void load(const char *name, cb_buf *out) {
+/* The server quantities of tests/data/prom/NAME, which must read and extract. */
+static void extract_sample(const char *name, cb_prom_server *s) {
   char path[512];
   snprintf(path, sizeof path, "%s/prom/%s", getenv("CB_DATA_DIR"), name);
   cb_error err;
-  cb_buf_init(out, 0);
-  if (cb_file_read(path, 0, out, &err) != CB_OK) fail_msg("%s", err.msg);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  if (cb_file_read(path, 0, &b, &err) != CB_OK) fail_msg("%s", err.msg);
+  assert_int_equal(cb_prom_server_extract(b.data, b.len, s, &err), CB_OK);
+  cb_buf_free(&b);
 }
 
 static void close_to(const char *what, double got, double want) {
@@ -34,11 +38,8 @@ static void close_to(const char *what, double got, double want) {
  * 8.128902e+06, generation_tokens_total 7.557572e+06. */
 static void test_sglang_sample(void **state) {
   (void)state;
-  cb_buf b;
-  load("sglang_metrics__docs_production_metrics_llama31_8b.prom", &b);
   cb_prom_server s;
-  cb_error err;
-  assert_int_equal(cb_prom_server_extract(b.data, b.len, &s, &err), CB_OK);
+  extract_sample("sglang_metrics__docs_production_metrics_llama31_8b.prom", &s);
   assert_string_equal(s.dialect, "sglang");
   close_to("running", s.running, 162);
   close_to("waiting", s.waiting, 2826);
@@ -47,25 +48,20 @@ static void test_sglang_sample(void **state) {
   close_to("prompt tokens", s.prompt_tokens, 8.128902e+06);
   close_to("generation tokens", s.generation_tokens, 7.557572e+06);
   assert_true(isnan(s.prefix_queries) && isnan(s.preemptions));
-  cb_buf_free(&b);
 }
 
 /* vLLM V0 names (gpu_cache_usage_perc), a -1 hit rate meaning "no data", and an
  * excerpt that stops mid-histogram. */
 static void test_vllm_v0_sample(void **state) {
   (void)state;
-  cb_buf b;
-  load("vllm_metrics__aibrix_docs_runtime_excerpt_v0engine_qwen25coder.prom", &b);
   cb_prom_server s;
-  cb_error err;
-  assert_int_equal(cb_prom_server_extract(b.data, b.len, &s, &err), CB_OK);
+  extract_sample("vllm_metrics__aibrix_docs_runtime_excerpt_v0engine_qwen25coder.prom", &s);
   assert_string_equal(s.dialect, "vllm");
   close_to("running", s.running, 0);
   close_to("kv (gpu_cache_usage_perc)", s.kv_usage, 0);
   close_to("prompt tokens", s.prompt_tokens, 148);
   close_to("preemptions", s.preemptions, 0);
   assert_true(isnan(s.prefix_hit_rate)); /* -1.0 is not a rate */
-  cb_buf_free(&b);
 }
 
 /* The simulator's exposition, with two engines summed and the V1 names preferred. */
