@@ -18,6 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/results.h"
+#include "test_file.h"
 
 #define MS 1000000ull
 
@@ -146,20 +147,13 @@ static void test_record_round_trip(void **state) {
   cb_record_set_free(&set);
 
   /* A bad field in the middle is an error naming the line and field. */
-  FILE *f = fopen(path, "w");
-  fputs(buf.data, f);
-  fclose(f);
-  f = fopen(path, "w");
-  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\n{\"index\":2,\"sent_ns\":5,\"output_tokens\":\"x\"}\n");
-  fclose(f);
+  write_file(path, "{\"index\":1,\"sent_ns\":5}\n{\"index\":2,\"sent_ns\":5,\"output_tokens\":\"x\"}\n");
   cb_record_set_init(&set);
   cb_error_clear(&err);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2: field 'output_tokens'"));
   cb_record_set_free(&set);
-  f = fopen(path, "w");
-  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
-  fclose(f);
+  write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2:"));

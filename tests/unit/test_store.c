@@ -24,6 +24,7 @@
 #include "calibench/rng.h"
 #include "calibench/stats.h"
 #include "calibench/store.h"
+#include "test_file.h"
 
 #define MS 1000000ull
 
@@ -187,14 +188,6 @@ static void make_dir(const char *dir, const char *run_id, uint64_t seed, double 
 
 static char tmp_root[64];
 
-/* Writes `text` to `path` (a malformed input for the loaders to refuse). */
-static void write_text(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 static int setup(void **state) {
   (void)state;
   snprintf(tmp_root, sizeof tmp_root, "/tmp/cb_store_test_XXXXXX");
@@ -280,7 +273,7 @@ static void test_load_dir(void **state) {
   /* not a result directory; a malformed summary names the file */
   assert_int_equal(cb_run_data_load(tmp_root, 0, &l, &err), CB_ERR_NOT_FOUND);
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  write_text(path, "{\"summary\": [1,\n2");
+  write_file(path, "{\"summary\": [1,\n2");
   assert_int_equal(cb_run_data_load(dir, 0, &l, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, "summary.json:2:"));
 }
@@ -471,7 +464,7 @@ static void test_sqlite_migration(void **state) {
   /* not a database */
   char bad[128];
   snprintf(bad, sizeof bad, "%s/junk.db", tmp_root);
-  write_text(bad, "this is not a database, it is text long enough to be noticed as such ........");
+  write_file(bad, "this is not a database, it is text long enough to be noticed as such ........");
   assert_int_equal(cb_store_open(bad, 0, &s, &err), CB_ERR_IO);
   assert_non_null(strstr(err.msg, "junk.db"));
 }
