@@ -25,6 +25,7 @@
 #include "calibench/report.h"
 #include "report/report_internal.h"
 #include "test_file.h"
+#include "test_text.h"
 
 #define MS 1000000ull
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -148,16 +149,6 @@ static const char SUMMARY_TTFT_SLO[] =
     "\"client\":{\"lag_warning_ms\":1,\"cpu_s\":0.1}}}\n";
 
 /* ---- rendering checks ------------------------------------------------------------------------ */
-
-static int contains_word(const char *hay, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = strstr(hay, word); p; p = strstr(p + 1, word)) {
-    int before = p == hay || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z');
-    int after = !((p[n] | 32) >= 'a' && (p[n] | 32) <= 'z');
-    if (before && after) return 1;
-  }
-  return 0;
-}
 
 static void no_non_numbers(const char *what, const char *text) {
   static const char *const bad[] = {"nan", "NaN", "inf", "Infinity", "-nan"};
