@@ -293,8 +293,9 @@ void cb__rep_table_init(cb__rep_table *t, const char *align);
 /* Append the next cell, row by row. */
 void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Append n plain cells: a header row's names. */
-void cb__rep_table_head(cb__rep_table *t, const char *const *names, size_t n);
+/* cb__rep_table_init, then the header row: n plain cells. */
+void cb__rep_table_init_head(cb__rep_table *t, const char *align, const char *const *names,
+                             size_t n);
 /* Rows so far (the header included); a row being filled counts. */
 size_t cb__rep_table_rows(const cb__rep_table *t);
 void cb__rep_table_free(cb__rep_table *t);

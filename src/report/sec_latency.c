@@ -33,11 +33,10 @@ static const struct {
 static void stats_table(const cb__rep_run *run, cb__rep_doc *d) {
   static const cb_metric rows[] = {CB_METRIC_TTFT, CB_METRIC_TPOT,      CB_METRIC_ITL,
                                    CB_METRIC_E2E,  CB_METRIC_E2E_SCHED, CB_METRIC_LAG};
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"metric", "count", "mean", "p50", "p90", "p95", "p99", "p99.9", "max",
                         "p99 with failures"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrrrrrrr", head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const cb_dist *x = &run->all.metrics[rows[i]];
     const cb_dist *a = &run->all.metrics_adjusted[rows[i]];
