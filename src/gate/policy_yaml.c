@@ -166,19 +166,26 @@ static yaml_node_t *find_key(const cb__yaml_ctx *y, const yaml_node_t *map, cons
   return NULL;
 }
 
+/* Item idx of the list `list` (rules, stages): its name for messages into where, and a
+   mapping of the keys `known`, else an error. */
+static cb_status list_item(const cb__yaml_ctx *y, const yaml_node_t *map, const char *list,
+                           size_t idx, const char *known, char *where, size_t where_n) {
+  snprintf(where, where_n, "%s[%zu]", list, idx);
+  if (map->type != YAML_MAPPING_NODE)
+    return cb__yaml_key_at(y, map, CB_ERR_PARSE, where, "expected a mapping (%s)", known);
+  return CB_OK;
+}
+
 static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx, cb_gate_rule *r) {
   char where[32], key[96];
-  snprintf(where, sizeof where, "rules[%zu]", idx);
-  memset(r, 0, sizeof *r);
-  r->line = cb__yaml_line(map);
-  r->action = CB_GATE_BLOCK;
-  if (map->type != YAML_MAPPING_NODE)
-    return cb__yaml_key_at(y, map, CB_ERR_PARSE, where, "expected a mapping (%s)", rule_keys);
+  *r = (cb_gate_rule){.line = cb__yaml_line(map), .action = CB_GATE_BLOCK};
+  cb_status st = list_item(y, map, "rules", idx, rule_keys, where, sizeof where);
+  if (st != CB_OK) return st;
   /* metric and direction first: the other values are read in the metric's unit. */
   yaml_node_t *v = find_key(y, map, "metric");
   snprintf(key, sizeof key, "%s.metric", where);
   if (!v) return cb__yaml_at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
-  cb_status st = need_scalar(y, v, key);
+  st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   cb_error me;
   cb_error_clear(&me);
@@ -261,19 +268,16 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
 static cb_status load_stage(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx,
                             cb_gate_policy *p, cb_gate_stage *s) {
   char where[32], key[96];
-  snprintf(where, sizeof where, "stages[%zu]", idx);
-  memset(s, 0, sizeof *s);
-  s->line = cb__yaml_line(map);
-  s->action = CB_GATE_BLOCK;
-  if (map->type != YAML_MAPPING_NODE)
-    return cb__yaml_key_at(y, map, CB_ERR_PARSE, where, "expected a mapping (name, owner, action, requires)");
+  *s = (cb_gate_stage){.line = cb__yaml_line(map), .action = CB_GATE_BLOCK};
+  cb_status st = list_item(y, map, "stages", idx, "name, owner, action, requires", where,
+                           sizeof where);
+  if (st != CB_OK) return st;
   int has_requires = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
     if (k->type != YAML_SCALAR_NODE) return cb__yaml_key_at(y, k, CB_ERR_PARSE, where, "keys must be names");
     const char *name = scalar(k);
     snprintf(key, sizeof key, "%s.%s", where, name);
-    cb_status st = CB_OK;
     if (!strcmp(name, "name")) st = get_text(y, v, key, s->name, sizeof s->name);
     else if (!strcmp(name, "owner")) st = get_text(y, v, key, s->owner, sizeof s->owner);
     else if (!strcmp(name, "action")) st = get_action(y, v, key, &s->action);

@@ -83,6 +83,9 @@ static void test_policy_errors(void **state) {
       {"bad_no_condition.yaml", 2, "rules[0]", "no condition"},
       {"bad_yaml.yaml", 4, "YAML", ""},
       {"bad_duplicate_key.yaml", 6, "key 'max' repeated", "first on line 5"},
+      {"bad_rule_not_mapping.yaml", 6, "key 'rules[1]'", "expected a mapping (name, metric"},
+      {"bad_stage_not_mapping.yaml", 7, "key 'stages[0]'",
+       "expected a mapping (name, owner, action, requires)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_gate_policy p;
