@@ -71,6 +71,19 @@ static parsed feed_all(cb__sim_http_parser *p, const char *in, size_t len, size_
   }
 }
 
+/* Parse in[0..len) fed in pieces of `step` with the default limits: it must be one
+   complete request, all of it consumed. p is left for the caller to inspect and free. */
+static parsed parse_whole(cb__sim_http_parser *p, const char *in, size_t len, size_t step) {
+  cb__sim_http_parser_init(p, NULL);
+  parsed r = feed_all(p, in, len, step);
+  if (r.result != CB__SIM_HTTP_PARSE_DONE)
+    print_error("step %zu: result %d status %d (%s)\n", step, r.result, r.status,
+                p->error_msg ? p->error_msg : "");
+  assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
+  assert_int_equal(r.consumed, len);
+  return r;
+}
+
 /* Expect `status` (0 = a complete request) for every feeding pattern. */
 static void expect_status(const char *in, size_t len, const cb__sim_http_limits *lim,
                           int status) {
@@ -130,11 +143,8 @@ static void test_parse_simple_get(void **state) {
       "User-Agent: test/1.0\r\nX-Empty:\r\nX-Spaces:   a b  \t\r\n\r\n";
   for (size_t si = 0; si < N_STEPS; si++) {
     cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
+    parsed r = parse_whole(&p, req, sizeof req - 1, STEPS[si]);
     assert_int_equal(r.heads, 1);
-    assert_int_equal(r.consumed, sizeof req - 1);
     const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
     assert_string_equal(q->method, "GET");
     assert_int_equal(q->method_len, 3);
@@ -172,10 +182,7 @@ static void test_parse_content_length_body(void **state) {
       "Content-Length: 17\r\n\r\n{\"prompt\":\"hi\"}\n\n";
   for (size_t si = 0; si < N_STEPS; si++) {
     cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
-    assert_int_equal(r.consumed, sizeof req - 1);
+    parse_whole(&p, req, sizeof req - 1, STEPS[si]);
     const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
     assert_string_equal(q->method, "POST");
     assert_int_equal(q->has_content_length, 1);
@@ -205,12 +212,7 @@ static void test_parse_chunked_body(void **state) {
       "Trailer-One: 1\r\nTrailer-Two:  two \r\n\r\n";
   for (size_t si = 0; si < N_STEPS; si++) {
     cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    if (r.result != CB__SIM_HTTP_PARSE_DONE)
-      print_error("step %zu: %d %s\n", STEPS[si], r.status, p.error_msg);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
-    assert_int_equal(r.consumed, sizeof req - 1);
+    parse_whole(&p, req, sizeof req - 1, STEPS[si]);
     const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
     assert_int_equal(q->chunked, 1);
     assert_int_equal(q->has_content_length, 0);
@@ -622,6 +624,19 @@ static int tresp_header(const tresp *r, const char *name, char *out, size_t n) {
   return 0;
 }
 
+/* The response has header `name` with the value `want`. */
+static void expect_header(const tresp *r, const char *name, const char *want) {
+  char v[256];
+  if (!tresp_header(r, name, v, sizeof v)) fail_msg("no %s header in: %s", name, r->head);
+  assert_string_equal(v, want);
+}
+
+/* The response has no header `name`. */
+static void expect_no_header(const tresp *r, const char *name) {
+  char v[256];
+  if (tresp_header(r, name, v, sizeof v)) fail_msg("unexpected %s: %s", name, v);
+}
+
 /* Parse the response at data[0..len). head_request: no body follows. eof: the peer
  * closed (ends a close-delimited body). Returns r->complete. */
 static int tresp_parse(const char *data, size_t len, int head_request, int eof, tresp *r) {
@@ -937,12 +952,10 @@ static void test_server_plain(void **state) {
   assert_int_equal(w.r[0].status, 200);
   assert_string_equal(w.r[0].body.data, "GET /echo?q=1||yes");
   char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/plain");
-  assert_true(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_string_equal(v, "18");
+  expect_header(&w.r[0], "content-type", "text/plain");
+  expect_header(&w.r[0], "content-length", "18");
   assert_true(tresp_header(&w.r[0], "x-served-by", v, sizeof v));
-  assert_false(tresp_header(&w.r[0], "connection", v, sizeof v));
+  expect_no_header(&w.r[0], "connection");
   assert_true(!strncmp(w.r[0].head, "HTTP/1.1 200 OK\r\n", 17));
   /* Date in IMF-fixdate form: "Tue, 02 Dec 2025 13:07:34 GMT". */
   assert_true(tresp_header(&w.r[0], "date", v, sizeof v));
@@ -1017,9 +1030,7 @@ static void test_server_pipelined(void **state) {
   want_resp w;
   read_responses(&t, &c, &w, 3);
   assert_string_equal(w.r[0].body.data, "first");
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "application/octet-stream");
+  expect_header(&w.r[0], "content-type", "application/octet-stream");
   assert_string_equal(w.r[1].body.data, "POST /echo/2|abc|-");
   assert_string_equal(w.r[2].body.data, "GET /echo/3||-");
   assert_int_equal(t.handled, 3);
@@ -1043,10 +1054,8 @@ static void test_server_stream_chunked(void **state) {
   assert_int_equal(w.r[0].saw_last_chunk, 1);
   assert_string_equal(w.r[0].body.data,
                       "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n");
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/event-stream");
-  assert_false(tresp_header(&w.r[0], "content-length", v, sizeof v));
+  expect_header(&w.r[0], "content-type", "text/event-stream");
+  expect_no_header(&w.r[0], "content-length");
   assert_int_equal(tsrv_stats(&t).streams_open, 0);
   assert_int_equal(tsrv_stats(&t).socket_full, 0);
   /* Keep-alive survives a stream. */
@@ -1166,11 +1175,8 @@ static void test_server_limit_errors_use_formatter(void **state) {
   want_resp w;
   read_responses(&t, &c, &w, 1);
   assert_int_equal(w.r[0].status, 413);
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "application/json");
-  assert_true(tresp_header(&w.r[0], "connection", v, sizeof v));
-  assert_string_equal(v, "close");
+  expect_header(&w.r[0], "content-type", "application/json");
+  expect_header(&w.r[0], "connection", "close");
   assert_string_equal(w.r[0].body.data,
                       "{\"error\":{\"code\":413,\"message\":\"request body too large "
                       "(limit: 100 bytes)\"}}");
@@ -1223,9 +1229,7 @@ static void test_server_bad_request_default_body(void **state) {
   want_resp w;
   read_responses(&t, &c, &w, 1);
   assert_int_equal(w.r[0].status, 400);
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/plain; charset=utf-8");
+  expect_header(&w.r[0], "content-type", "text/plain; charset=utf-8");
   assert_string_equal(w.r[0].body.data, "malformed request line\n");
   assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
   assert_int_equal(tsrv_stats(&t).parse_errors_400, 1);
@@ -1289,9 +1293,7 @@ static void test_server_http10(void **state) {
   assert_int_equal(r.status, 200);
   assert_int_equal(r.has_length, 1);
   assert_string_equal(r.body.data, "GET /echo||-");
-  char v[64];
-  assert_true(tresp_header(&r, "connection", v, sizeof v));
-  assert_string_equal(v, "close");
+  expect_header(&r, "connection", "close");
   assert_int_equal(r.used, c.in.len);
   tclient_close(&c);
 
@@ -1302,7 +1304,7 @@ static void test_server_http10(void **state) {
   assert_true(tresp_parse(c.in.data, c.in.len, 0, 1, &r));
   assert_int_equal(r.chunked, 0);
   assert_int_equal(r.has_length, 0);
-  assert_false(tresp_header(&r, "transfer-encoding", v, sizeof v));
+  expect_no_header(&r, "transfer-encoding");
   assert_string_equal(r.body.data, "data: 0\n\ndata: 1\n\n");
   tclient_close(&c);
 
@@ -1311,8 +1313,7 @@ static void test_server_http10(void **state) {
   SEND_LIT(&c, "GET /echo HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
   want_resp w;
   read_responses(&t, &c, &w, 1);
-  assert_true(tresp_header(&w.r[0], "connection", v, sizeof v));
-  assert_string_equal(v, "keep-alive");
+  expect_header(&w.r[0], "connection", "keep-alive");
   run_for(t.base, 20);
   assert_false(c.eof);
   tclient_close(&c);
@@ -1334,9 +1335,7 @@ static void test_server_head_204_and_bad_fields(void **state) {
   w.count = 1;
   w.head_req = 1;
   assert_true(run_until(t.base, have_responses, &w, WAIT_MS));
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_string_equal(v, "13"); /* the length "HEAD /echo||-" would have */
+  expect_header(&w.r[0], "content-length", "13"); /* the length "HEAD /echo||-" would have */
   run_for(t.base, 20);
   assert_int_equal(c.in.len, w.r[0].used); /* no body bytes followed */
   cb_buf_consume(&c.in, w.r[0].used);
@@ -1345,8 +1344,8 @@ static void test_server_head_204_and_bad_fields(void **state) {
   SEND_LIT(&c, "GET /badfields HTTP/1.1\r\nHost: x\r\n\r\n");
   read_responses(&t, &c, &w, 1);
   assert_int_equal(w.r[0].status, 204);
-  assert_false(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_false(tresp_header(&w.r[0], "x-inject", v, sizeof v));
+  expect_no_header(&w.r[0], "content-length");
+  expect_no_header(&w.r[0], "x-inject");
   cb_buf_consume(&c.in, w.r[0].used);
   want_free(&w);
 
