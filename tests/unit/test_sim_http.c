@@ -136,25 +136,71 @@ static void test_parse_bare_cr_names_part(void **state) {
     }
 }
 
-static void test_parse_simple_get(void **state) {
+static const char SIMPLE_GET[] =
+    "GET /v1/models?limit=2 HTTP/1.1\r\nHost: localhost:8000\r\n"
+    "User-Agent: test/1.0\r\nX-Empty:\r\nX-Spaces:   a b  \t\r\n\r\n";
+
+/* Whole requests and the request each parses into, in every feeding pattern: a GET
+ * with a query, a Content-Length body, a chunked body with extensions and trailers
+ * (dropped, not merged into the header fields). */
+static const struct whole_case {
+  const char *in;
+  const char *method, *target;
+  size_t path_len;
+  int keep_alive, chunked, has_content_length;
+  uint64_t content_length;
+  const char *body;
+  size_t body_len, header_count;
+  const char *absent; /* a field the request must not have */
+} WHOLE[] = {
+    {SIMPLE_GET, "GET", "/v1/models?limit=2", 10, 1, 0, 0, 0, "", 0, 4, "content-length"},
+    {"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+     "Content-Length: 17\r\n\r\n{\"prompt\":\"hi\"}\n\n",
+     "POST", "/v1/completions", 15, 1, 0, 1, 17, "{\"prompt\":\"hi\"}\n\n", 17, 3, NULL},
+    {"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+     "5;name=value;flag\r\nhello\r\n"
+     "6 ; ext=\"quoted; str\"\r\n world\r\n"
+     "A\r\n0123456789\r\n"
+     "000\r\n"
+     "Trailer-One: 1\r\nTrailer-Two:  two \r\n\r\n",
+     "POST", "/v1/chat/completions", 20, 1, 1, 0, 0, "hello world0123456789", 21, 2,
+     "trailer-one"},
+};
+
+static void test_parse_whole_requests(void **state) {
   (void)state;
-  static const char req[] =
-      "GET /v1/models?limit=2 HTTP/1.1\r\nHost: localhost:8000\r\n"
-      "User-Agent: test/1.0\r\nX-Empty:\r\nX-Spaces:   a b  \t\r\n\r\n";
+  for (size_t i = 0; i < sizeof WHOLE / sizeof WHOLE[0]; i++)
+    for (size_t si = 0; si < N_STEPS; si++) {
+      const struct whole_case *c = &WHOLE[i];
+      cb__sim_http_parser p;
+      parsed r = parse_whole(&p, c->in, strlen(c->in), STEPS[si]);
+      const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
+      assert_int_equal(r.heads, 1);
+      assert_string_equal(q->method, c->method);
+      assert_int_equal(q->method_len, strlen(c->method));
+      assert_string_equal(q->target, c->target);
+      assert_int_equal(q->path_len, c->path_len);
+      assert_int_equal(q->version_minor, 1);
+      assert_int_equal(q->keep_alive, c->keep_alive);
+      assert_int_equal(q->chunked, c->chunked);
+      assert_int_equal(q->has_content_length, c->has_content_length);
+      assert_int_equal(q->content_length, c->content_length);
+      assert_int_equal(q->body_len, c->body_len);
+      assert_memory_equal(q->body, c->body, c->body_len);
+      assert_int_equal(q->body[q->body_len], '\0');
+      assert_int_equal(q->header_count, c->header_count);
+      if (c->absent) assert_null(cb__sim_http_parser_header(&p, c->absent, NULL));
+      cb__sim_http_parser_free(&p);
+    }
+}
+
+/* Header lookup on SIMPLE_GET: names in any case, values trimmed, empty values, by
+ * index; and DONE stays until reset. */
+static void test_parse_header_lookup(void **state) {
+  (void)state;
   for (size_t si = 0; si < N_STEPS; si++) {
     cb__sim_http_parser p;
-    parsed r = parse_whole(&p, req, sizeof req - 1, STEPS[si]);
-    assert_int_equal(r.heads, 1);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_string_equal(q->method, "GET");
-    assert_int_equal(q->method_len, 3);
-    assert_string_equal(q->target, "/v1/models?limit=2");
-    assert_int_equal(q->path_len, strlen("/v1/models"));
-    assert_int_equal(q->version_minor, 1);
-    assert_int_equal(q->keep_alive, 1);
-    assert_int_equal(q->body_len, 0);
-    assert_string_equal(q->body, "");
-    assert_int_equal(q->header_count, 4);
+    parse_whole(&p, SIMPLE_GET, sizeof SIMPLE_GET - 1, STEPS[si]);
     size_t n = 0;
     assert_string_equal(cb__sim_http_parser_header(&p, "HOST", &n), "localhost:8000");
     assert_int_equal(n, 14);
@@ -162,12 +208,10 @@ static void test_parse_simple_get(void **state) {
     assert_string_equal(cb__sim_http_parser_header(&p, "x-empty", &n), "");
     assert_int_equal(n, 0);
     assert_string_equal(cb__sim_http_parser_header(&p, "X-SPACES", NULL), "a b");
-    assert_null(cb__sim_http_parser_header(&p, "content-length", NULL));
     const char *name, *value;
     cb__sim_http_parser_header_at(&p, 1, &name, &value, &n);
     assert_string_equal(name, "user-agent");
     assert_string_equal(value, "test/1.0");
-    /* DONE is sticky until reset. */
     size_t used = 1;
     assert_int_equal(cb__sim_http_parser_feed(&p, "GET", 3, &used), CB__SIM_HTTP_PARSE_DONE);
     assert_int_equal(used, 0);
@@ -177,22 +221,6 @@ static void test_parse_simple_get(void **state) {
 
 static void test_parse_content_length_body(void **state) {
   (void)state;
-  static const char req[] =
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-      "Content-Length: 17\r\n\r\n{\"prompt\":\"hi\"}\n\n";
-  for (size_t si = 0; si < N_STEPS; si++) {
-    cb__sim_http_parser p;
-    parse_whole(&p, req, sizeof req - 1, STEPS[si]);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_string_equal(q->method, "POST");
-    assert_int_equal(q->has_content_length, 1);
-    assert_int_equal(q->content_length, 17);
-    assert_int_equal(q->chunked, 0);
-    assert_int_equal(q->body_len, 17);
-    assert_memory_equal(q->body, "{\"prompt\":\"hi\"}\n\n", 17);
-    assert_int_equal(q->body[17], '\0');
-    cb__sim_http_parser_free(&p);
-  }
   /* Repeated or listed identical lengths are one length. */
   EXPECT_STATUS("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n"
                 "\r\nabc",
@@ -203,26 +231,6 @@ static void test_parse_content_length_body(void **state) {
 
 static void test_parse_chunked_body(void **state) {
   (void)state;
-  static const char req[] =
-      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "5;name=value;flag\r\nhello\r\n"
-      "6 ; ext=\"quoted; str\"\r\n world\r\n"
-      "A\r\n0123456789\r\n"
-      "000\r\n"
-      "Trailer-One: 1\r\nTrailer-Two:  two \r\n\r\n";
-  for (size_t si = 0; si < N_STEPS; si++) {
-    cb__sim_http_parser p;
-    parse_whole(&p, req, sizeof req - 1, STEPS[si]);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_int_equal(q->chunked, 1);
-    assert_int_equal(q->has_content_length, 0);
-    assert_int_equal(q->body_len, 21);
-    assert_string_equal(q->body, "hello world0123456789");
-    /* Trailer fields are dropped, not merged into the header fields. */
-    assert_null(cb__sim_http_parser_header(&p, "trailer-one", NULL));
-    assert_int_equal(q->header_count, 2);
-    cb__sim_http_parser_free(&p);
-  }
   /* No trailers, uppercase hex, "chunked" in any case. */
   EXPECT_STATUS("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ChUnKeD\r\n\r\n"
                 "1F\r\n0123456789012345678901234567890\r\n0\r\n\r\n",
@@ -1417,7 +1425,8 @@ static void test_server_bind_error(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse_simple_get), cmocka_unit_test(test_parse_bare_cr_names_part),
+      cmocka_unit_test(test_parse_whole_requests),
+      cmocka_unit_test(test_parse_header_lookup), cmocka_unit_test(test_parse_bare_cr_names_part),
       cmocka_unit_test(test_parse_content_length_body),
       cmocka_unit_test(test_parse_chunked_body),
       cmocka_unit_test(test_parse_pipelined),
