@@ -136,8 +136,7 @@ static void test_classic_intent_example(void **state) {
   assert_non_null(strstr(r.interval_note, "benchmark held fixed"));
 
   /* JSON and terminal output carry the numbers */
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_drift_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"kind\": \"calibrate.drift\""));
   assert_non_null(strstr(out.data, "\"js_divergence\": 0.110851921721647"));
@@ -194,8 +193,7 @@ static void test_one_sided_labels(void **state) {
   /* neither side has a sample size: no interval, and it says why */
   assert_false(r.has_interval);
   assert_non_null(strstr(r.interval_note, "--bench-n"));
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_drift_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"js_interval\": null"));
   assert_non_null(strstr(out.data, "\"production_benchmark\": null")); /* infinite */

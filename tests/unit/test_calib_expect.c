@@ -93,8 +93,7 @@ static void test_classic_chain(void **state) {
   assert_string_equal(r.task.formula, "0.95 ^ 3 = 0.8574");
   assert_string_equal(r.data.formula, "0.8675 / 0.92 = 0.9429");
 
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_expect_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"kind\": \"calibrate.expect\""));
   assert_non_null(strstr(out.data, "\"measured\": [\n    \"data\"\n  ]"));
