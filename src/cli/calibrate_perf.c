@@ -191,7 +191,6 @@ int cli_calibrate_roofline(int argc, char **argv) {
   cb_calib_roofline_default_params(&ro.rp);
   int rc = parse_opts(argc, argv, opts, &s, roofline_opt, &ro);
   if (rc >= 0) return rc;
-  const char *run = ro.run;
   if (optind < argc) {
     fprintf(stderr, "calibench: calibrate roofline: unexpected argument '%s'\n", argv[optind]);
     return 2;
@@ -202,15 +201,15 @@ int cli_calibrate_roofline(int argc, char **argv) {
   cb_error_clear(&err);
   cb_calib_roofline r;
   if (cb_calib_roofline_compute(&p, &ro.rp, &r, &err) != CB_OK) return cli_calibrate_input_error("roofline", &err);
-  if (run) {
+  if (ro.run) {
     char path[1100];
     cb_record_set set;
-    cb_status st = load_records(run, &set, path, sizeof path, &err);
+    cb_status st = load_records(ro.run, &set, path, sizeof path, &err);
     if (st == CB_OK) st = cb_calib_achieved_compute(&p, &set, path, &r.run, &err);
     cb_record_set_free(&set);
     if (st != CB_OK) return cli_calibrate_input_error("roofline", &err);
     r.has_run = 1;
-    snprintf(r.run_dir, sizeof r.run_dir, "%s", run);
+    snprintf(r.run_dir, sizeof r.run_dir, "%s", ro.run);
   }
   calib_output o;
   output_init(&o);
@@ -546,8 +545,6 @@ int cli_calibrate_sla(int argc, char **argv) {
   cb_calib_sla_default_params(&so.p);
   int rc = parse_opts(argc, argv, opts, &s, sla_opt, &so);
   if (rc >= 0) return rc;
-  cb_calib_sla_params p = so.p;
-  const char *at = so.at;
   cb_error err;
   cb_error_clear(&err);
   if (optind + 1 != argc) {
@@ -555,15 +552,15 @@ int cli_calibrate_sla(int argc, char **argv) {
     return 2;
   }
   cb_calib_sla_result r;
-  if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
-  if (at) {
-    p.at = point_index(&r, at);
-    if (p.at < 0 || (size_t)p.at >= r.n_points) {
+  if (cb_calib_sla_compute(argv[optind], &so.p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
+  if (so.at) {
+    so.p.at = point_index(&r, so.at);
+    if (so.p.at < 0 || (size_t)so.p.at >= r.n_points) {
       fprintf(stderr, "calibench: calibrate sla: --at %s: no such point (%zu points of kind %s)\n",
-              at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
+              so.at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
       return 2;
     }
-    if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
+    if (cb_calib_sla_compute(argv[optind], &so.p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
   }
   calib_output o;
   output_init(&o);
