@@ -50,10 +50,7 @@ static void candidate_json(cb__jw *w, const cb_calib_candidate *c) {
 void cb_calib_cost_write_json(const cb_calib_cost_set *set, const cb_calib_cost_result *r,
                               cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.cost");
+  cb__jw_begin_result(&w, out, "calibrate.cost");
   cb__jw_str(&w, "candidates_file", set->path);
   cb__jw_str(&w, "currency", set->currency);
   cb__jw_obj(&w, "tolerance");

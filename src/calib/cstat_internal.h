@@ -61,6 +61,9 @@ typedef struct cb__jw {
 } cb__jw;
 
 void cb__jw_init(cb__jw *w, cb_buf *b);
+/* Init, then open the top-level object of a calibrate result with its schema_version
+ * (CB_CALIB_SCHEMA_VERSION) and kind ("calibrate.drift", ...). */
+void cb__jw_begin_result(cb__jw *w, cb_buf *b, const char *kind);
 void cb__jw_obj(cb__jw *w, const char *key);
 void cb__jw_arr(cb__jw *w, const char *key);
 void cb__jw_end(cb__jw *w, char close); /* '}' or ']' */

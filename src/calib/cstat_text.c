@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/calib.h"
 #include "cstat_internal.h"
 
 /* ---- numbers ------------------------------------------------------------------------ */
@@ -59,6 +60,13 @@ void cb__cstat_fmt_num(double v, char *out, size_t n) {
 void cb__jw_init(cb__jw *w, cb_buf *b) {
   memset(w, 0, sizeof *w);
   w->b = b;
+}
+
+void cb__jw_begin_result(cb__jw *w, cb_buf *b, const char *kind) {
+  cb__jw_init(w, b);
+  cb__jw_obj(w, NULL);
+  cb__jw_int(w, "schema_version", CB_CALIB_SCHEMA_VERSION);
+  cb__jw_str(w, "kind", kind);
 }
 
 static void indent(cb__jw *w) {

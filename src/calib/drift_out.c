@@ -39,10 +39,7 @@ static void side_json(cb__jw *w, const char *key, const char *path, cb_calib_dis
 
 void cb_calib_drift_write_json(const cb_calib_drift_result *r, cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.drift");
+  cb__jw_begin_result(&w, out, "calibrate.drift");
   cb__jw_obj(&w, "inputs");
   side_json(&w, "benchmark", r->bench_path, r->bench_kind, r->bench_field, r->bench_n);
   side_json(&w, "production", r->prod_path, r->prod_kind, r->prod_field, r->prod_n);

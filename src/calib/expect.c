@@ -17,22 +17,12 @@
 #define ENV_FLOOR 0.3
 
 void cb_calib_expect_default_params(cb_calib_expect_params *p) {
-  memset(p, 0, sizeof *p);
-  p->paper = NAN;
-  p->metric = "accuracy";
-  p->data_factor = NAN;
-  p->js_bits = NAN;
-  p->task = CB_CALIB_TASK_UNSPECIFIED;
-  p->sensitivity = NAN;
-  p->env_factor = NAN;
-  p->env_metric = "output_tokens_per_s";
-  p->env_paper = NAN;
-  p->concurrency = NAN;
-  p->capacity = NAN;
-  p->task_factor = NAN;
-  p->tool_calls = -1;
-  p->step_success = NAN;
-  p->margin = NAN;
+  /* NAN: not given; the rest zero. */
+  *p = (cb_calib_expect_params){
+      .paper = NAN, .metric = "accuracy", .data_factor = NAN, .js_bits = NAN,
+      .task = CB_CALIB_TASK_UNSPECIFIED, .sensitivity = NAN, .env_factor = NAN,
+      .env_metric = "output_tokens_per_s", .env_paper = NAN, .concurrency = NAN,
+      .capacity = NAN, .task_factor = NAN, .tool_calls = -1, .step_success = NAN, .margin = NAN};
 }
 
 static bool given(double v) { return !isnan(v); }

@@ -47,10 +47,7 @@ static void names_json(cb__jw *w, const char *key, const cb_calib_expect_result 
 
 void cb_calib_expect_write_json(const cb_calib_expect_result *r, cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.expect");
+  cb__jw_begin_result(&w, out, "calibrate.expect");
   cb__jw_str(&w, "metric", r->metric);
   cb__jw_num(&w, "paper", r->paper);
   cb__jw_str(&w, "model", "production = paper * data * environment * task * safety_margin");

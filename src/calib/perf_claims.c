@@ -210,10 +210,7 @@ cb_status cb_calib_perf_compute(const cb_calib_claims *c, const char *dir, doubl
 
 void cb_calib_perf_write_json(const cb_calib_perf_result *r, cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.perf");
+  cb__jw_begin_result(&w, out, "calibrate.perf");
   cb__jw_str(&w, "results", r->dir);
   cb__jw_bool(&w, "predicted", r->predicted);
   cb__jw_str(&w, "claims_source", r->claims_source[0] ? r->claims_source : NULL);

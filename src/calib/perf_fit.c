@@ -306,10 +306,7 @@ static void values_json(cb__jw *w, const char *key, const cb_sim_params *p) {
 
 void cb_calib_fit_write_json(const cb_calib_fit_result *r, const char *profile_path, cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.fit");
+  cb__jw_begin_result(&w, out, "calibrate.fit");
   cb__jw_obj(&w, "deployment");
   cb__jw_str(&w, "model", r->base.model.name);
   cb__jw_str(&w, "gpu", r->base.gpu.name);

@@ -182,10 +182,7 @@ static void bound_json(cb__jw *w, const char *key, const cb_calib_bound *b) {
 void cb_calib_roofline_write_json(const cb_calib_roofline *r, cb_buf *out) {
   const cb_sim_params *p = &r->params;
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.roofline");
+  cb__jw_begin_result(&w, out, "calibrate.roofline");
   cb__jw_obj(&w, "deployment");
   cb__jw_str(&w, "model", p->model.name);
   cb__jw_str(&w, "gpu", p->gpu.name);

@@ -204,10 +204,7 @@ cb_status cb_calib_sla_compute(const char *path, const cb_calib_sla_params *p,
 
 void cb_calib_sla_write_json(const cb_calib_sla_result *r, cb_buf *out) {
   cb__jw w;
-  cb__jw_init(&w, out);
-  cb__jw_obj(&w, NULL);
-  cb__jw_int(&w, "schema_version", CB_CALIB_SCHEMA_VERSION);
-  cb__jw_str(&w, "kind", "calibrate.sla");
+  cb__jw_begin_result(&w, out, "calibrate.sla");
   cb__jw_str(&w, "results", r->path);
   cb__jw_bool(&w, "predicted", r->predicted);
   cb__jw_num(&w, "margin", r->margin);

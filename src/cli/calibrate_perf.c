@@ -40,14 +40,6 @@ static void output_init(calib_output *o) {
   cb_buf_init(&o->js, 0);
 }
 
-/* Prints (and with --out writes) the output, then frees it. */
-static int output_emit(const char *sub, calib_output *o, int json, const char *out) {
-  int rc = cli_calibrate_emit(sub, &o->table, &o->js, json, out);
-  cb_buf_free(&o->table);
-  cb_buf_free(&o->js);
-  return rc;
-}
-
 /* Loads DIR/records.jsonl into set (initialised here); path gets that file's
    name for later messages. */
 static cb_status load_records(const char *dir, cb_record_set *set, char *path, size_t path_size,
@@ -83,17 +75,59 @@ static int build_params(const char *sub, const deploy_opts *d, cb_sim_params *p)
 enum { O_PROFILE = 256, O_MODEL, O_GPU, O_TP, O_OUT, O_JSON, O_PROMPT_LEN, O_OUTPUT_LEN, O_BATCH,
        O_RUN, O_WRITE_PROFILE, O_CLAIMS, O_CLAIM, O_MARGIN, O_METRICS, O_PERCENTILES, O_AT };
 
-/* Options every subcommand shares; returns 1 when handled, -1 on a bad value. */
-static int common_opt(int c, deploy_opts *d, const char **out, int *json) {
+/* What every subcommand's options set: the deployment (roofline and fit take it),
+   --out and --json. */
+typedef struct sub_opts {
+  const char *sub; /* the subcommand, for messages */
+  void (*usage)(FILE *out);
+  deploy_opts d;
+  const char *out;
+  int json;
+} sub_opts;
+
+/* An option handler's answer: taken, not one of its options, or a bad value (the
+   handler has said why). */
+enum { OPT_TAKEN = 0, OPT_UNKNOWN = 1, OPT_BAD = 2 };
+
+static int common_opt(int c, sub_opts *s) {
   switch (c) {
-    case O_PROFILE: d->profile = optarg; return 1;
-    case O_MODEL: d->model = optarg; return 1;
-    case O_GPU: d->gpu = optarg; return 1;
-    case O_TP: return cli_parse_int("--tp", optarg, 1, 64, &d->tp) ? -1 : 1;
-    case O_OUT: *out = optarg; return 1;
-    case O_JSON: *json = 1; return 1;
-    default: return 0;
+    case O_PROFILE: s->d.profile = optarg; return OPT_TAKEN;
+    case O_MODEL: s->d.model = optarg; return OPT_TAKEN;
+    case O_GPU: s->d.gpu = optarg; return OPT_TAKEN;
+    case O_TP: return cli_parse_int("--tp", optarg, 1, 64, &s->d.tp) ? OPT_BAD : OPT_TAKEN;
+    case O_OUT: s->out = optarg; return OPT_TAKEN;
+    case O_JSON: s->json = 1; return OPT_TAKEN;
+    default: return OPT_UNKNOWN;
   }
+}
+
+/* getopt_long over argv with `opts`: --help, the shared options, then the subcommand's
+   own through `own` (an OPT_ answer). Returns -1 to go on with the operands at optind,
+   else the exit status (0 after --help, 2 for a usage error). */
+static int parse_opts(int argc, char **argv, const struct option *opts, sub_opts *s,
+                      int (*own)(int c, void *ctx), void *ctx) {
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    if (c == 'h') {
+      s->usage(stdout);
+      return 0;
+    }
+    int r = common_opt(c, s);
+    if (r == OPT_UNKNOWN) r = own(c, ctx);
+    if (r == OPT_UNKNOWN)
+      fprintf(stderr, "Run 'calibench calibrate %s --help' for the options.\n", s->sub);
+    if (r != OPT_TAKEN) return 2;
+  }
+  return -1;
+}
+
+/* Prints (and with --out writes) the output, then frees it. */
+static int output_emit(const sub_opts *s, calib_output *o) {
+  int rc = cli_calibrate_emit(s->sub, &o->table, &o->js, s->json, s->out);
+  cb_buf_free(&o->table);
+  cb_buf_free(&o->js);
+  return rc;
 }
 
 #define COMMON_OPTIONS                                          \
@@ -128,6 +162,23 @@ static void roofline_usage(FILE *out) {
           "  -h, --help           show this help\n");
 }
 
+typedef struct roofline_opts {
+  cb_calib_roofline_params rp;
+  const char *run;
+} roofline_opts;
+
+static int roofline_opt(int c, void *ctx) {
+  roofline_opts *o = ctx;
+  long long v;
+  switch (c) {
+    case O_PROMPT_LEN: if (cli_parse_int("--prompt-len", optarg, 1, 1 << 26, &v)) return OPT_BAD; o->rp.prompt_len = v; return OPT_TAKEN;
+    case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, 1 << 26, &v)) return OPT_BAD; o->rp.output_len = v; return OPT_TAKEN;
+    case O_BATCH: if (cli_parse_int("--batch", optarg, 1, 1 << 20, &v)) return OPT_BAD; o->rp.batch = v; return OPT_TAKEN;
+    case O_RUN: o->run = optarg; return OPT_TAKEN;
+    default: return OPT_UNKNOWN;
+  }
+}
+
 int cli_calibrate_roofline(int argc, char **argv) {
   static const struct option opts[] = {COMMON_OPTIONS,
                                        {"prompt-len", required_argument, NULL, O_PROMPT_LEN},
@@ -135,52 +186,36 @@ int cli_calibrate_roofline(int argc, char **argv) {
                                        {"batch", required_argument, NULL, O_BATCH},
                                        {"run", required_argument, NULL, O_RUN},
                                        {NULL, 0, NULL, 0}};
-  deploy_opts d = {0};
-  const char *out = NULL, *run = NULL;
-  int json = 0, c, h;
-  long long v;
-  cb_calib_roofline_params rp;
-  cb_calib_roofline_default_params(&rp);
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    if ((h = common_opt(c, &d, &out, &json))) {
-      if (h < 0) return 2;
-      continue;
-    }
-    switch (c) {
-      case 'h': roofline_usage(stdout); return 0;
-      case O_PROMPT_LEN: if (cli_parse_int("--prompt-len", optarg, 1, 1 << 26, &v)) return 2; rp.prompt_len = v; break;
-      case O_OUTPUT_LEN: if (cli_parse_int("--output-len", optarg, 1, 1 << 26, &v)) return 2; rp.output_len = v; break;
-      case O_BATCH: if (cli_parse_int("--batch", optarg, 1, 1 << 20, &v)) return 2; rp.batch = v; break;
-      case O_RUN: run = optarg; break;
-      default: fprintf(stderr, "Run 'calibench calibrate roofline --help' for the options.\n"); return 2;
-    }
-  }
+  sub_opts s = {.sub = "roofline", .usage = roofline_usage};
+  roofline_opts ro = {.run = NULL};
+  cb_calib_roofline_default_params(&ro.rp);
+  int rc = parse_opts(argc, argv, opts, &s, roofline_opt, &ro);
+  if (rc >= 0) return rc;
   if (optind < argc) {
     fprintf(stderr, "calibench: calibrate roofline: unexpected argument '%s'\n", argv[optind]);
     return 2;
   }
   cb_sim_params p;
-  if (build_params("roofline", &d, &p)) return 2;
+  if (build_params("roofline", &s.d, &p)) return 2;
   cb_error err;
   cb_error_clear(&err);
   cb_calib_roofline r;
-  if (cb_calib_roofline_compute(&p, &rp, &r, &err) != CB_OK) return cli_calibrate_input_error("roofline", &err);
-  if (run) {
+  if (cb_calib_roofline_compute(&p, &ro.rp, &r, &err) != CB_OK) return cli_calibrate_input_error("roofline", &err);
+  if (ro.run) {
     char path[1100];
     cb_record_set set;
-    cb_status st = load_records(run, &set, path, sizeof path, &err);
+    cb_status st = load_records(ro.run, &set, path, sizeof path, &err);
     if (st == CB_OK) st = cb_calib_achieved_compute(&p, &set, path, &r.run, &err);
     cb_record_set_free(&set);
     if (st != CB_OK) return cli_calibrate_input_error("roofline", &err);
     r.has_run = 1;
-    snprintf(r.run_dir, sizeof r.run_dir, "%s", run);
+    snprintf(r.run_dir, sizeof r.run_dir, "%s", ro.run);
   }
   calib_output o;
   output_init(&o);
   cb_calib_roofline_format(&r, &o.table);
   cb_calib_roofline_write_json(&r, &o.js);
-  return output_emit("roofline", &o, json, out);
+  return output_emit(&s, &o);
 }
 
 /* ---- fit -------------------------------------------------------------------------------------- */
@@ -250,34 +285,29 @@ static int add_dirs(const char *dir, char ***dirs, size_t *n) {
   return 0;
 }
 
+static int fit_opt(int c, void *ctx) {
+  if (c != O_WRITE_PROFILE) return OPT_UNKNOWN;
+  *(const char **)ctx = optarg;
+  return OPT_TAKEN;
+}
+
 int cli_calibrate_fit(int argc, char **argv) {
   static const struct option opts[] = {COMMON_OPTIONS,
                                        {"write-profile", required_argument, NULL, O_WRITE_PROFILE},
                                        {NULL, 0, NULL, 0}};
-  deploy_opts d = {0};
-  const char *out = NULL, *prof = "fitted-profile.yaml";
-  int json = 0, c, h;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    if ((h = common_opt(c, &d, &out, &json))) {
-      if (h < 0) return 2;
-      continue;
-    }
-    switch (c) {
-      case 'h': fit_usage(stdout); return 0;
-      case O_WRITE_PROFILE: prof = optarg; break;
-      default: fprintf(stderr, "Run 'calibench calibrate fit --help' for the options.\n"); return 2;
-    }
-  }
+  sub_opts s = {.sub = "fit", .usage = fit_usage};
+  const char *prof = "fitted-profile.yaml";
+  int rc = parse_opts(argc, argv, opts, &s, fit_opt, &prof);
+  if (rc >= 0) return rc;
   if (optind >= argc) {
     fprintf(stderr, "calibench: calibrate fit: give one or more result directories\n");
     return 2;
   }
   cb_sim_params base;
-  if (build_params("fit", &d, &base)) return 2;
+  if (build_params("fit", &s.d, &base)) return 2;
   char **dirs = NULL;
   size_t nd = 0;
-  int rc = 2;
+  rc = 2;
   for (int i = optind; i < argc; i++)
     if (add_dirs(argv[i], &dirs, &nd)) goto done_dirs;
   cb_record_set *sets = cb_calloc(nd ? nd : 1, sizeof *sets);
@@ -320,7 +350,7 @@ int cli_calibrate_fit(int argc, char **argv) {
       cb_buf_free(&o.js);
       rc = 1;
     } else {
-      rc = output_emit("fit", &o, json, out);
+      rc = output_emit(&s, &o);
     }
     cb_buf_free(&yaml);
   }
@@ -360,6 +390,29 @@ static void perf_usage(FILE *out) {
           "  -h, --help           show this help\n");
 }
 
+typedef struct perf_opts {
+  const char *file;
+  const char *specs[CB_CALIB_MAX_CLAIMS];
+  size_t nspec;
+  double margin;
+} perf_opts;
+
+static int perf_opt(int c, void *ctx) {
+  perf_opts *o = ctx;
+  switch (c) {
+    case O_CLAIMS: o->file = optarg; return OPT_TAKEN;
+    case O_CLAIM:
+      if (o->nspec == CB_CALIB_MAX_CLAIMS) {
+        fprintf(stderr, "calibench: calibrate perf: at most %d --claim\n", CB_CALIB_MAX_CLAIMS);
+        return OPT_BAD;
+      }
+      o->specs[o->nspec++] = optarg;
+      return OPT_TAKEN;
+    case O_MARGIN: return cli_parse_double("--margin", optarg, 1e-6, 1, &o->margin) ? OPT_BAD : OPT_TAKEN;
+    default: return OPT_UNKNOWN;
+  }
+}
+
 int cli_calibrate_perf(int argc, char **argv) {
   static const struct option opts[] = {{"claims", required_argument, NULL, O_CLAIMS},
                                        {"claim", required_argument, NULL, O_CLAIM},
@@ -368,34 +421,15 @@ int cli_calibrate_perf(int argc, char **argv) {
                                        {"json", no_argument, NULL, O_JSON},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  const char *out = NULL, *file = NULL;
-  const char *specs[CB_CALIB_MAX_CLAIMS];
-  size_t nspec = 0;
-  int json = 0, c;
-  double margin = 0.85;
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'h': perf_usage(stdout); return 0;
-      case O_CLAIMS: file = optarg; break;
-      case O_CLAIM:
-        if (nspec == CB_CALIB_MAX_CLAIMS) {
-          fprintf(stderr, "calibench: calibrate perf: at most %d --claim\n", CB_CALIB_MAX_CLAIMS);
-          return 2;
-        }
-        specs[nspec++] = optarg;
-        break;
-      case O_MARGIN: if (cli_parse_double("--margin", optarg, 1e-6, 1, &margin)) return 2; break;
-      case O_OUT: out = optarg; break;
-      case O_JSON: json = 1; break;
-      default: fprintf(stderr, "Run 'calibench calibrate perf --help' for the options.\n"); return 2;
-    }
-  }
+  sub_opts s = {.sub = "perf", .usage = perf_usage};
+  perf_opts po = {.file = NULL, .nspec = 0, .margin = 0.85};
+  int rc = parse_opts(argc, argv, opts, &s, perf_opt, &po);
+  if (rc >= 0) return rc;
   if (optind + 1 != argc) {
     fprintf(stderr, "calibench: calibrate perf: give exactly one result directory\n");
     return 2;
   }
-  if (!file && !nspec) {
+  if (!po.file && !po.nspec) {
     fprintf(stderr, "calibench: calibrate perf: give the paper's claims (--claims FILE or --claim METRIC=VALUE)\n");
     return 2;
   }
@@ -403,17 +437,17 @@ int cli_calibrate_perf(int argc, char **argv) {
   cb_error_clear(&err);
   cb_calib_claims claims;
   memset(&claims, 0, sizeof claims);
-  if (file && cb_calib_claims_load(file, &claims, &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
-  for (size_t i = 0; i < nspec; i++)
-    if (cb_calib_claims_add(&claims, specs[i], &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
+  if (po.file && cb_calib_claims_load(po.file, &claims, &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
+  for (size_t i = 0; i < po.nspec; i++)
+    if (cb_calib_claims_add(&claims, po.specs[i], &err) != CB_OK) return cli_calibrate_input_error("perf", &err);
   cb_calib_perf_result r;
-  if (cb_calib_perf_compute(&claims, argv[optind], margin, &r, &err) != CB_OK)
+  if (cb_calib_perf_compute(&claims, argv[optind], po.margin, &r, &err) != CB_OK)
     return cli_calibrate_input_error("perf", &err);
   calib_output o;
   output_init(&o);
   cb_calib_perf_format(&r, &o.table);
   cb_calib_perf_write_json(&r, &o.js);
-  return output_emit("perf", &o, json, out);
+  return output_emit(&s, &o);
 }
 
 /* ---- sla ----------------------------------------------------------------------------------- */
@@ -448,6 +482,55 @@ static long point_index(const cb_calib_sla_result *r, const char *s) {
   return *s && !*end && v >= 0 ? v : -2;
 }
 
+typedef struct sla_opts {
+  cb_calib_sla_params p;
+  const char *at;
+} sla_opts;
+
+/* Calls item(ctx, t, i) on each item t of the comma list given to `flag`, at most 8 of
+   them, and sets *n to how many it has seen; OPT_BAD (said) on a ninth or when item
+   refuses one. */
+static int each_list_item(const char *flag, const char *list, size_t *n,
+                          int (*item)(void *ctx, const char *t, size_t i), void *ctx) {
+  char buf[256], *save = NULL;
+  snprintf(buf, sizeof buf, "%s", list);
+  *n = 0;
+  for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (*n == 8) {
+      fprintf(stderr, "calibench: calibrate sla: %s: at most 8\n", flag);
+      return OPT_BAD;
+    }
+    if (item(ctx, t, (*n)++)) return OPT_BAD;
+  }
+  return OPT_TAKEN;
+}
+
+static int sla_metric(void *ctx, const char *t, size_t i) {
+  cb_calib_sla_params *p = ctx;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_metric_parse(t, &p->metrics[i], &err) == CB_OK) return 0;
+  fprintf(stderr, "calibench: calibrate sla: --metrics: %s\n", err.msg);
+  return 1;
+}
+
+static int sla_percentile(void *ctx, const char *t, size_t i) {
+  cb_calib_sla_params *p = ctx;
+  return cli_parse_double("--percentiles", t, 0, 100, &p->percentiles[i]);
+}
+
+static int sla_opt(int c, void *ctx) {
+  sla_opts *o = ctx;
+  switch (c) {
+    case O_MARGIN: return cli_parse_double("--margin", optarg, 0, 0.999999, &o->p.margin) ? OPT_BAD : OPT_TAKEN;
+    case O_METRICS: return each_list_item("--metrics", optarg, &o->p.n_metrics, sla_metric, &o->p);
+    case O_PERCENTILES:
+      return each_list_item("--percentiles", optarg, &o->p.n_percentiles, sla_percentile, &o->p);
+    case O_AT: o->at = optarg; return OPT_TAKEN;
+    default: return OPT_UNKNOWN;
+  }
+}
+
 int cli_calibrate_sla(int argc, char **argv) {
   static const struct option opts[] = {{"margin", required_argument, NULL, O_MARGIN},
                                        {"metrics", required_argument, NULL, O_METRICS},
@@ -457,70 +540,31 @@ int cli_calibrate_sla(int argc, char **argv) {
                                        {"json", no_argument, NULL, O_JSON},
                                        {"help", no_argument, NULL, 'h'},
                                        {NULL, 0, NULL, 0}};
-  const char *out = NULL, *at = NULL;
-  int json = 0, c;
-  cb_calib_sla_params p;
-  cb_calib_sla_default_params(&p);
+  sub_opts s = {.sub = "sla", .usage = sla_usage};
+  sla_opts so = {.at = NULL};
+  cb_calib_sla_default_params(&so.p);
+  int rc = parse_opts(argc, argv, opts, &s, sla_opt, &so);
+  if (rc >= 0) return rc;
   cb_error err;
   cb_error_clear(&err);
-  optind = 1;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'h': sla_usage(stdout); return 0;
-      case O_MARGIN: if (cli_parse_double("--margin", optarg, 0, 0.999999, &p.margin)) return 2; break;
-      case O_METRICS: {
-        char buf[256], *save = NULL;
-        snprintf(buf, sizeof buf, "%s", optarg);
-        p.n_metrics = 0;
-        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-          if (p.n_metrics == 8) {
-            fprintf(stderr, "calibench: calibrate sla: --metrics: at most 8\n");
-            return 2;
-          }
-          if (cb_metric_parse(t, &p.metrics[p.n_metrics++], &err) != CB_OK) {
-            fprintf(stderr, "calibench: calibrate sla: --metrics: %s\n", err.msg);
-            return 2;
-          }
-        }
-        break;
-      }
-      case O_PERCENTILES: {
-        char buf[256], *save = NULL;
-        snprintf(buf, sizeof buf, "%s", optarg);
-        p.n_percentiles = 0;
-        for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-          if (p.n_percentiles == 8) {
-            fprintf(stderr, "calibench: calibrate sla: --percentiles: at most 8\n");
-            return 2;
-          }
-          if (cli_parse_double("--percentiles", t, 0, 100, &p.percentiles[p.n_percentiles++])) return 2;
-        }
-        break;
-      }
-      case O_AT: at = optarg; break;
-      case O_OUT: out = optarg; break;
-      case O_JSON: json = 1; break;
-      default: fprintf(stderr, "Run 'calibench calibrate sla --help' for the options.\n"); return 2;
-    }
-  }
   if (optind + 1 != argc) {
     fprintf(stderr, "calibench: calibrate sla: give exactly one result or sweep directory\n");
     return 2;
   }
   cb_calib_sla_result r;
-  if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
-  if (at) {
-    p.at = point_index(&r, at);
-    if (p.at < 0 || (size_t)p.at >= r.n_points) {
+  if (cb_calib_sla_compute(argv[optind], &so.p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
+  if (so.at) {
+    so.p.at = point_index(&r, so.at);
+    if (so.p.at < 0 || (size_t)so.p.at >= r.n_points) {
       fprintf(stderr, "calibench: calibrate sla: --at %s: no such point (%zu points of kind %s)\n",
-              at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
+              so.at, r.n_points, r.load_kind[0] ? r.load_kind : "run");
       return 2;
     }
-    if (cb_calib_sla_compute(argv[optind], &p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
+    if (cb_calib_sla_compute(argv[optind], &so.p, &r, &err) != CB_OK) return cli_calibrate_input_error("sla", &err);
   }
   calib_output o;
   output_init(&o);
   cb_calib_sla_format(&r, &o.table);
   cb_calib_sla_write_json(&r, &o.js);
-  return output_emit("sla", &o, json, out);
+  return output_emit(&s, &o);
 }

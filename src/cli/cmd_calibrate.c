@@ -10,12 +10,9 @@
 #include "calibench/results.h"
 #include "calibrate.h"
 #include "cli.h"
+#include "command_table.h"
 
-static const struct calibrate_command {
-  const char *name;
-  const char *summary;
-  int (*run)(int argc, char **argv);
-} subcommands[] = {
+static const cli_command subcommands[] = {
     /* data, environment, task and cost calibration (calibrate_stats.c) */
     {"drift", "data-distribution drift: JS divergence, severity, accuracy factor",
      cli_calibrate_drift},
@@ -33,6 +30,8 @@ static const struct calibrate_command {
     {"sla", "the SLA to promise from a prediction, and the load where it stops holding",
      cli_calibrate_sla},
 };
+
+static const size_t N_SUBCOMMANDS = sizeof subcommands / sizeof subcommands[0];
 
 int cli_calibrate_emit(const char *sub, const cb_buf *table, const cb_buf *json, int json_stdout,
                        const char *out_path) {
@@ -67,8 +66,7 @@ static void calibrate_usage(FILE *out) {
           "simulator, performance factors and the SLA to promise (docs/calibrate-perf.md).\n"
           "\n"
           "subcommands:\n");
-  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-    fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+  cli_command_list(out, subcommands, N_SUBCOMMANDS);
   fprintf(out,
           "\n"
           "Run 'calibench calibrate <subcommand> --help' for its options.\n");
@@ -83,8 +81,8 @@ int cli_calibrate_main(int argc, char **argv) {
     calibrate_usage(stdout);
     return 0;
   }
-  for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
-    if (!strcmp(argv[1], subcommands[i].name)) return subcommands[i].run(argc - 1, argv + 1);
+  const cli_command *c = cli_command_find(subcommands, N_SUBCOMMANDS, argv[1]);
+  if (c) return c->run(argc - 1, argv + 1);
   fprintf(stderr, "calibench: calibrate: unknown subcommand '%s'\n\n", argv[1]);
   calibrate_usage(stderr);
   return 2;

@@ -7,12 +7,9 @@
 
 #include "cb_version.h"
 #include "cli.h"
+#include "command_table.h"
 
-static const struct cli_command {
-  const char *name;
-  const char *summary;
-  int (*run)(int argc, char **argv);
-} commands[] = {
+static const cli_command commands[] = {
     {"run", "load-test an OpenAI-compatible endpoint (or the built-in simulator)", cli_run_main},
     {"sim", "the built-in inference simulator: sim serve (OpenAI HTTP server), sim run (predict)",
      cli_sim_main},
@@ -27,6 +24,8 @@ static const struct cli_command {
     {"gate", "CI regression gate: judge a run by a policy; exit 1 when blocked", cli_gate_main},
 };
 
+static const size_t N_COMMANDS = sizeof commands / sizeof commands[0];
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: calibench <command> [options]\n"
@@ -35,8 +34,7 @@ static void usage(FILE *out) {
           "a deployment meets its SLA.\n"
           "\n"
           "commands:\n");
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  cli_command_list(out, commands, N_COMMANDS);
   fprintf(out,
           "\n"
           "options:\n"
@@ -60,8 +58,8 @@ int main(int argc, char **argv) {
     printf("calibench %s (commit %s)\n", CB_VERSION_STRING, CB_GIT_COMMIT);
     return 0;
   }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(cmd, commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  const cli_command *c = cli_command_find(commands, N_COMMANDS, cmd);
+  if (c) return c->run(argc - 1, argv + 1);
   fprintf(stderr, "calibench: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

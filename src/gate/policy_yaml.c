@@ -59,18 +59,17 @@ static cb_status get_value(const cb__yaml_ctx *y, const yaml_node_t *v, const ch
       char tmp[64];
       snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 1), s);
       if (!parse_number(tmp, out))
-        return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 1%%, got '%s'",
-                  key, s);
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a percentage such as 1%%, got '%s'", s);
       *out /= 100;
     } else if (!parse_number(s, out)) {
-      return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a number (%s is %s%s), got '%s'", key,
+      return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a number (%s is %s%s), got '%s'",
                 m->name, m->unit == CB_UNIT_FRACTION ? "a fraction; or write a percentage, "
                                                        "1%" : "in ",
                 m->unit == CB_UNIT_FRACTION ? "" : cb_store_unit_name(m->unit), s);
     }
   }
   if (*out < 0)
-    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': must be >= 0, got '%s'", key, s);
+    return cb__yaml_key_at(y, v, CB_ERR_RANGE, key, "must be >= 0, got '%s'", s);
   return CB_OK;
 }
 
@@ -81,11 +80,10 @@ static cb_status get_percent(const cb__yaml_ctx *y, const yaml_node_t *v, const 
   size_t n = strlen(s);
   char tmp[64];
   if (n < 2 || s[n - 1] != '%' || n >= sizeof tmp)
-    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage such as 12%%, got '%s'", key, s);
+    return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a percentage such as 12%%, got '%s'", s);
   snprintf(tmp, sizeof tmp, "%.*s", (int)(n - 1), s);
   if (!parse_number(tmp, out) || *out < 0)
-    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a percentage >= 0 such as 12%%, got '%s'",
-              key, s);
+    return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a percentage >= 0 such as 12%%, got '%s'", s);
   *out /= 100;
   return CB_OK;
 }
@@ -98,7 +96,7 @@ static cb_status get_action(const cb__yaml_ctx *y, const yaml_node_t *v, const c
   if (!strcmp(s, "block")) *out = CB_GATE_BLOCK;
   else if (!strcmp(s, "warn")) *out = CB_GATE_WARN;
   else if (!strcmp(s, "info")) *out = CB_GATE_INFO;
-  else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected block, warn or info, got '%s'", key, s);
+  else return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected block, warn or info, got '%s'", s);
   return CB_OK;
 }
 
@@ -107,7 +105,7 @@ static cb_status get_text(const cb__yaml_ctx *y, const yaml_node_t *v, const cha
   cb_status st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   if (!scalar(v)[0] || strlen(scalar(v)) >= n)
-    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': must be 1..%zu characters, got '%s'", key, n - 1,
+    return cb__yaml_key_at(y, v, CB_ERR_RANGE, key, "must be 1..%zu characters, got '%s'", n - 1,
               scalar(v));
   snprintf(out, n, "%s", scalar(v));
   return CB_OK;
@@ -121,14 +119,13 @@ static cb_status load_tukey(const cb__yaml_ctx *y, const yaml_node_t *v, const c
   if (v->type == YAML_SCALAR_NODE) {
     int b = cb__yaml_bool_text(scalar(v));
     if (b < 0)
-      return cb__yaml_at(y, v, CB_ERR_PARSE,
-                "key '%s': expected true, false or a mapping of window, k, min_runs, got '%s'",
-                key, scalar(v));
+      return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
+                "expected true, false or a mapping of window, k, min_runs, got '%s'", scalar(v));
     r->has_tukey = b;
     return CB_OK;
   }
   if (v->type != YAML_MAPPING_NODE)
-    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected true or a mapping of window, k, min_runs", key);
+    return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected true or a mapping of window, k, min_runs");
   r->has_tukey = 1;
   for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *val = node(y, pr->value);
@@ -136,24 +133,24 @@ static cb_status load_tukey(const cb__yaml_ctx *y, const yaml_node_t *v, const c
     snprintf(full, sizeof full, "%s.%s", key, k->type == YAML_SCALAR_NODE ? scalar(k) : "?");
     double x;
     cb_status st;
-    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", key);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_key_at(y, k, CB_ERR_PARSE, key, "keys must be names");
     if (!strcmp(scalar(k), "window")) {
       if ((st = get_number(y, val, full, 2, 100000, &x)) != CB_OK) return st;
-      if (x != floor(x)) return cb__yaml_at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
+      if (x != floor(x)) return cb__yaml_key_at(y, val, CB_ERR_PARSE, full, "expected a whole number of runs, got '%s'", scalar(val));
       r->tukey_window = (size_t)x;
     } else if (!strcmp(scalar(k), "k")) {
       if ((st = get_number(y, val, full, 0, 100, &x)) != CB_OK) return st;
       r->tukey_k = x;
     } else if (!strcmp(scalar(k), "min_runs")) {
       if ((st = get_number(y, val, full, 2, 100000, &x)) != CB_OK) return st;
-      if (x != floor(x)) return cb__yaml_at(y, val, CB_ERR_PARSE, "key '%s': expected a whole number of runs, got '%s'", full, scalar(val));
+      if (x != floor(x)) return cb__yaml_key_at(y, val, CB_ERR_PARSE, full, "expected a whole number of runs, got '%s'", scalar(val));
       r->tukey_min_runs = (size_t)x;
     } else {
       return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: window, k, min_runs)", full);
     }
   }
   if (r->tukey_min_runs > r->tukey_window)
-    return cb__yaml_at(y, v, CB_ERR_RANGE, "key '%s': min_runs (%zu) is larger than window (%zu)", key,
+    return cb__yaml_key_at(y, v, CB_ERR_RANGE, key, "min_runs (%zu) is larger than window (%zu)",
               r->tukey_min_runs, r->tukey_window);
   return CB_OK;
 }
@@ -169,24 +166,31 @@ static yaml_node_t *find_key(const cb__yaml_ctx *y, const yaml_node_t *map, cons
   return NULL;
 }
 
+/* Item idx of the list `list` (rules, stages): its name for messages into where, and a
+   mapping of the keys `known`, else an error. */
+static cb_status list_item(const cb__yaml_ctx *y, const yaml_node_t *map, const char *list,
+                           size_t idx, const char *known, char *where, size_t where_n) {
+  snprintf(where, where_n, "%s[%zu]", list, idx);
+  if (map->type != YAML_MAPPING_NODE)
+    return cb__yaml_key_at(y, map, CB_ERR_PARSE, where, "expected a mapping (%s)", known);
+  return CB_OK;
+}
+
 static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx, cb_gate_rule *r) {
   char where[32], key[96];
-  snprintf(where, sizeof where, "rules[%zu]", idx);
-  memset(r, 0, sizeof *r);
-  r->line = cb__yaml_line(map);
-  r->action = CB_GATE_BLOCK;
-  if (map->type != YAML_MAPPING_NODE)
-    return cb__yaml_at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (%s)", where, rule_keys);
+  *r = (cb_gate_rule){.line = cb__yaml_line(map), .action = CB_GATE_BLOCK};
+  cb_status st = list_item(y, map, "rules", idx, rule_keys, where, sizeof where);
+  if (st != CB_OK) return st;
   /* metric and direction first: the other values are read in the metric's unit. */
   yaml_node_t *v = find_key(y, map, "metric");
   snprintf(key, sizeof key, "%s.metric", where);
   if (!v) return cb__yaml_at(y, map, CB_ERR_PARSE, "%s: key 'metric' is required", where);
-  cb_status st = need_scalar(y, v, key);
+  st = need_scalar(y, v, key);
   if (st != CB_OK) return st;
   cb_error me;
   cb_error_clear(&me);
   if (cb_store_metric_lookup(scalar(v), &r->metric, &me) != CB_OK)
-    return cb__yaml_at(y, v, CB_ERR_NOT_FOUND, "key '%s': %s", key, me.msg);
+    return cb__yaml_key_at(y, v, CB_ERR_NOT_FOUND, key, "%s", me.msg);
   v = find_key(y, map, "direction");
   snprintf(key, sizeof key, "%s.direction", where);
   if (!v)
@@ -195,13 +199,13 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
   if ((st = need_scalar(y, v, key)) != CB_OK) return st;
   if (!strcmp(scalar(v), "lower") || !strcmp(scalar(v), "lower_is_better")) r->direction = CB_BETTER_LOWER;
   else if (!strcmp(scalar(v), "higher") || !strcmp(scalar(v), "higher_is_better")) r->direction = CB_BETTER_HIGHER;
-  else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected lower or higher, got '%s'", key, scalar(v));
+  else return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected lower or higher, got '%s'", scalar(v));
 
   int conditions = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key);
     v = node(y, pr->value);
-    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_key_at(y, k, CB_ERR_PARSE, where, "keys must be names");
     const char *name = scalar(k);
     snprintf(key, sizeof key, "%s.%s", where, name);
     if (!strcmp(name, "metric") || !strcmp(name, "direction")) continue;
@@ -211,7 +215,7 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
     else if (!strcmp(name, "max") || !strcmp(name, "min")) {
       int is_max = !strcmp(name, "max");
       if (is_max != (r->direction == CB_BETTER_LOWER))
-        return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': a %s-is-better metric takes '%s', not '%s'", key,
+        return cb__yaml_key_at(y, k, CB_ERR_PARSE, key, "a %s-is-better metric takes '%s', not '%s'",
                   r->direction == CB_BETTER_LOWER ? "lower" : "higher", is_max ? "min" : "max", name);
       st = get_value(y, v, key, r->metric, &r->static_limit);
       r->has_static = 1;
@@ -232,16 +236,15 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
         r->test = CB_GATE_TEST_MANNWHITNEY;
       else if (!strcmp(t, "bootstrap")) r->test = CB_GATE_TEST_BOOTSTRAP;
       else if (!strcmp(t, "none")) r->test = CB_GATE_TEST_NONE;
-      else return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected auto, mann-whitney, bootstrap or none, got '%s'", key, t);
+      else return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected auto, mann-whitney, bootstrap or none, got '%s'", t);
       if (r->test != CB_GATE_TEST_NONE && !r->metric->sample[0])
-        return cb__yaml_at(y, v, CB_ERR_PARSE,
-                  "key '%s': %s has no per-request sample to test (statistical tests work on "
-                  "%s); use a static, relative, absolute or tukey condition", key,
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
+                  "%s has no per-request sample to test (statistical tests work on "
+                  "%s); use a static, relative, absolute or tukey condition",
                   r->metric->name, CB_SAMPLE_NAMES);
       if (r->test == CB_GATE_TEST_BOOTSTRAP && !(r->metric->quantile >= 0))
-        return cb__yaml_at(y, v, CB_ERR_PARSE,
-                  "key '%s': bootstrap tests a percentile, and %s is not one; use mann-whitney",
-                  key, r->metric->name);
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
+                  "bootstrap tests a percentile, and %s is not one; use mann-whitney", r->metric->name);
       conditions += r->test != CB_GATE_TEST_NONE;
     } else if (!strcmp(name, "tukey")) {
       st = load_tukey(y, v, key, r);
@@ -265,25 +268,22 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
 static cb_status load_stage(const cb__yaml_ctx *y, const yaml_node_t *map, size_t idx,
                             cb_gate_policy *p, cb_gate_stage *s) {
   char where[32], key[96];
-  snprintf(where, sizeof where, "stages[%zu]", idx);
-  memset(s, 0, sizeof *s);
-  s->line = cb__yaml_line(map);
-  s->action = CB_GATE_BLOCK;
-  if (map->type != YAML_MAPPING_NODE)
-    return cb__yaml_at(y, map, CB_ERR_PARSE, "key '%s': expected a mapping (name, owner, action, requires)", where);
+  *s = (cb_gate_stage){.line = cb__yaml_line(map), .action = CB_GATE_BLOCK};
+  cb_status st = list_item(y, map, "stages", idx, "name, owner, action, requires", where,
+                           sizeof where);
+  if (st != CB_OK) return st;
   int has_requires = 0;
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top; pr++) {
     yaml_node_t *k = node(y, pr->key), *v = node(y, pr->value);
-    if (k->type != YAML_SCALAR_NODE) return cb__yaml_at(y, k, CB_ERR_PARSE, "key '%s': keys must be names", where);
+    if (k->type != YAML_SCALAR_NODE) return cb__yaml_key_at(y, k, CB_ERR_PARSE, where, "keys must be names");
     const char *name = scalar(k);
     snprintf(key, sizeof key, "%s.%s", where, name);
-    cb_status st = CB_OK;
     if (!strcmp(name, "name")) st = get_text(y, v, key, s->name, sizeof s->name);
     else if (!strcmp(name, "owner")) st = get_text(y, v, key, s->owner, sizeof s->owner);
     else if (!strcmp(name, "action")) st = get_action(y, v, key, &s->action);
     else if (!strcmp(name, "requires")) {
       if (v->type != YAML_SEQUENCE_NODE)
-        return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a list of rule names", key);
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a list of rule names");
       has_requires = 1;
       size_t n = (size_t)(v->data.sequence.items.top - v->data.sequence.items.start);
       s->requires = cb_calloc(n ? n : 1, sizeof *s->requires);
@@ -295,7 +295,7 @@ static cb_status load_stage(const cb__yaml_ctx *y, const yaml_node_t *map, size_
         size_t r = 0;
         while (r < p->n_rules && strcmp(p->rules[r].name, scalar(item))) r++;
         if (r == p->n_rules)
-          return cb__yaml_at(y, item, CB_ERR_NOT_FOUND, "key '%s': no rule is named '%s'", ikey, scalar(item));
+          return cb__yaml_key_at(y, item, CB_ERR_NOT_FOUND, ikey, "no rule is named '%s'", scalar(item));
         s->requires[s->n_requires++] = r;
       }
     } else {

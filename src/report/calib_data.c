@@ -94,10 +94,9 @@ static void drift_labels(const json_t *labels, cb__rep_doc *d) {
   size_t i;
   const json_t *l;
   json_array_foreach(labels, i, l) acc |= json_object_get(l, "accuracy") != NULL;
-  cb__rep_table t;
-  cb__rep_table_init(&t, acc ? "lrrrrr" : "lrrrr");
   const char *head[] = {"label", "benchmark", "production", "difference", "JS (bits)", "accuracy"};
-  cb__rep_table_head(&t, head, acc ? 6u : 5u);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, acc ? "lrrrrr" : "lrrrr", head, acc ? 6u : 5u);
   json_array_foreach(labels, i, l) {
     if (i == MAX_LABEL_ROWS) break;
     char a[32], b[32], c[32];
@@ -182,10 +181,9 @@ void cb__rep_calib_expect(const cb__rep_file *f, cb__rep_doc *d) {
                    str_or(j, "metric", "-"), exp, paper,
                    cb__rep_fmt_fixed(cb__rep_json_num(j, "combined_factor"), 4, comb, sizeof comb),
                    cb__rep_fmt_pct(cb__rep_json_num(j, "combined_factor"), pct, sizeof pct));
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrllll");
   const char *head[] = {"factor", "value", "source", "rule", "formula", "note"};
-  cb__rep_table_head(&t, head, 6);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrllll", head, 6);
   size_t i;
   const json_t *fa;
   json_array_foreach(json_object_get(j, "factors"), i, fa) {
@@ -268,11 +266,10 @@ void cb__rep_calib_cost(const cb__rep_file *f, cb__rep_doc *d) {
                      100 * cb__rep_json_num(best, "accuracy_change_vs_reference"));
   }
   cb__rep_doc_para(d, CB__REP_TONE_NONE, "Most accuracy per unit cost: %s.", str_or(j, "best_accuracy_per_cost", "-"));
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrllrrrl");
   const char *head[] = {"model", "accuracy", "accuracy from", "pricing", "per 1k requests",
                         "per 1k correct", "accuracy per cost", "within tolerance"};
-  cb__rep_table_head(&t, head, 8);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrllrrrl", head, 8);
   size_t i;
   const json_t *cand;
   json_array_foreach(json_object_get(j, "candidates"), i, cand) {

@@ -96,10 +96,9 @@ void cb__rep_calib_roofline(const cb__rep_file *f, cb__rep_doc *d) {
                    cb__rep_fmt_fixed(cb__rep_json_num(dep, "mfu"), 4, mfu, sizeof mfu),
                    cb__rep_fmt_fixed(cb__rep_json_num(dep, "mbu"), 4, mbu, sizeof mbu),
                    us_text(cb__rep_json_num(dep, "step_overhead_us"), ov, sizeof ov));
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrlr");
   const char *head[] = {"bound", "limit (physics)", "profile (simulator floor)", "bound by", "steps"};
-  cb__rep_table_head(&t, head, 5);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrlr", head, 5);
   char what[160];
   const json_t *in = json_object_get(j, "inputs");
   snprintf(what, sizeof what, "minimum TTFT, prompt of %.0f tokens", cb__rep_json_num(in, "prompt_len"));
@@ -139,10 +138,9 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
                    cb__rep_json_num(j, "records"), cb__rep_json_num(j, "evaluations"),
                    cb__rep_fmt_pct(cb__rep_json_num(j, "compute_bound_share"), share, sizeof share),
                    str_or(j, "profile", "-"));
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrl");
   const char *head[] = {"parameter", "base", "fitted", "identified"};
-  cb__rep_table_head(&t, head, 4);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrl", head, 4);
   static const char *const keys[][3] = {{"MFU", "mfu", "mfu"}, {"MBU", "mbu", "mbu"},
                                         {"step overhead", "step_overhead_us", "step_overhead"}};
   for (size_t k = 0; k < 3; k++) {
@@ -163,10 +161,9 @@ void cb__rep_calib_fit(const cb__rep_file *f, cb__rep_doc *d) {
   }
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);
-  cb__rep_table_init(&t, "lrrrrr");
   const char *ehead[] = {"observations of", "count", "RMS error before", "RMS error after",
                          "median |error| after", "p90 |error| after"};
-  cb__rep_table_head(&t, ehead, 6);
+  cb__rep_table_init_head(&t, "lrrrrr", ehead, 6);
   const json_t *e = json_object_get(j, "error");
   error_row(&t, "TTFT against prompt length", json_object_get(e, "ttft"));
   error_row(&t, "ITL against batch and context", json_object_get(e, "itl"));
@@ -191,10 +188,9 @@ void cb__rep_calib_perf(const cb__rep_file *f, cb__rep_doc *d) {
                    cb__rep_fmt_fixed(cb__rep_json_num(j, "margin"), 2, m, sizeof m),
                    cb__rep_fmt_factor(cb__rep_json_num(j, "throughput_factor"), tf, sizeof tf),
                    cb__rep_fmt_factor(cb__rep_json_num(j, "latency_factor"), lf, sizeof lf));
-  cb__rep_table t;
-  cb__rep_table_init(&t, "llrrrrl");
   const char *head[] = {"metric", "better", "paper", "measured", "factor", "plan with", "source"};
-  cb__rep_table_head(&t, head, 7);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "llrrrrl", head, 7);
   size_t i;
   const json_t *x;
   json_array_foreach(json_object_get(j, "metrics"), i, x) {
@@ -297,10 +293,9 @@ void cb__rep_calib_sla(const cb__rep_file *f, cb__rep_doc *d) {
                      load_text(kind, stops, where, sizeof where));
   else if (json_array_size(points) > 1)
     cb__rep_doc_para(d, CB__REP_TONE_GOOD, "Every promise holds at every load tried.");
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrll");
   const char *head[] = {"metric", "percentile", "at the operating point", "promise", "holds through", "stops holding at"};
-  cb__rep_table_head(&t, head, 6);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrll", head, 6);
   size_t i;
   const json_t *s;
   json_array_foreach(slas, i, s) {

@@ -15,31 +15,37 @@ static char *vformat(cb_buf *b, const char *fmt, va_list ap) {
   return b->data ? b->data : (char *)"";
 }
 
-void cb__rep_doc_heading(cb__rep_doc *d, int level, const char *anchor, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  cb_buf b;
-  const char *text = vformat(&b, fmt, ap);
-  va_end(ap);
+static void heading(cb__rep_doc *d, int level, const char *anchor, const char *text) {
   switch (d->fmt) {
     case CB__REP_FMT_TEXT: cb__rep_text_heading(d, level, text); break;
     case CB__REP_FMT_MD: cb__rep_md_heading(d, level, text); break;
     case CB__REP_FMT_HTML: cb__rep_html_heading(d, level, anchor, text); break;
   }
+}
+
+void cb__rep_doc_heading(cb__rep_doc *d, int level, const char *anchor, const char *fmt, ...) {
+  cb_buf b;
+  va_list ap;
+  va_start(ap, fmt);
+  heading(d, level, anchor, vformat(&b, fmt, ap));
+  va_end(ap);
   cb_buf_free(&b);
 }
 
-void cb__rep_doc_para(cb__rep_doc *d, cb__rep_tone tone, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  cb_buf b;
-  const char *text = vformat(&b, fmt, ap);
-  va_end(ap);
+static void para(cb__rep_doc *d, cb__rep_tone tone, const char *text) {
   switch (d->fmt) {
     case CB__REP_FMT_TEXT: cb__rep_text_para(d, tone, text); break;
     case CB__REP_FMT_MD: cb__rep_md_para(d, tone, text); break;
     case CB__REP_FMT_HTML: cb__rep_html_para(d, tone, text); break;
   }
+}
+
+void cb__rep_doc_para(cb__rep_doc *d, cb__rep_tone tone, const char *fmt, ...) {
+  cb_buf b;
+  va_list ap;
+  va_start(ap, fmt);
+  para(d, tone, vformat(&b, fmt, ap));
+  va_end(ap);
   cb_buf_free(&b);
 }
 

@@ -293,8 +293,9 @@ void cb__rep_table_init(cb__rep_table *t, const char *align);
 /* Append the next cell, row by row. */
 void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Append n plain cells: a header row's names. */
-void cb__rep_table_head(cb__rep_table *t, const char *const *names, size_t n);
+/* cb__rep_table_init, then the header row: n plain cells. */
+void cb__rep_table_init_head(cb__rep_table *t, const char *align, const char *const *names,
+                             size_t n);
 /* Rows so far (the header included); a row being filled counts. */
 size_t cb__rep_table_rows(const cb__rep_table *t);
 void cb__rep_table_free(cb__rep_table *t);
@@ -499,6 +500,8 @@ typedef struct cb__rep_ref {
 size_t cb__rep_all_runs(const cb_report *r, cb__rep_ref *refs, size_t max);
 /* 1 when the report has at least one input of this kind. */
 int cb__rep_has_kind(const cb_report *r, cb__rep_input_kind kind);
+/* How many inputs of this kind the report has. */
+size_t cb__rep_count_kind(const cb_report *r, cb__rep_input_kind kind);
 /* The verdict over a summary's SLOs: violated when any is, else undecided when any
  * is, else holds; "no SLOs" without any. Text and tone. */
 const char *cb__rep_overall_verdict(const cb_summary *s, cb__rep_tone *tone);

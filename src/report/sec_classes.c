@@ -44,11 +44,10 @@ static void verdicts(const cb_summary *s, char *out, size_t n, cb__rep_tone *ton
 }
 
 static void class_table(const cb__rep_run *run, cb__rep_doc *d) {
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrrrrrrrl");
   const char *head[] = {"class",    "requests", "failed",   "throughput", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p99", "E2E p99", "met every SLO", "SLOs"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrrrrrrrl", head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < run->n_classes; i++) {
     const cb_summary *s = &run->classes[i];
     char b[8][48];
@@ -116,11 +115,10 @@ static void interference_table(const json_t *inter, cb__rep_doc *d) {
   if (!json_is_array(classes) || !json_array_size(classes)) return;
   double pct = cb__rep_json_num(inter, "percentile");
   cb__rep_doc_heading(d, 4, NULL, "Interference: p%g in the mix against alone", isfinite(pct) ? pct : 99);
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"class",     "TTFT mix", "TTFT alone", "TTFT factor", "TPOT mix",
                         "TPOT alone", "TPOT factor", "E2E mix", "E2E alone",  "E2E factor"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrrrrrrr", head, sizeof head / sizeof head[0]);
   size_t i;
   const json_t *c;
   json_array_foreach(classes, i, c) {

@@ -17,10 +17,14 @@ size_t cb__rep_all_runs(const cb_report *r, cb__rep_ref *refs, size_t max) {
   return n;
 }
 
+size_t cb__rep_count_kind(const cb_report *r, cb__rep_input_kind kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->n_inputs; i++) n += r->inputs[i].kind == kind;
+  return n;
+}
+
 int cb__rep_has_kind(const cb_report *r, cb__rep_input_kind kind) {
-  for (size_t i = 0; i < r->n_inputs; i++)
-    if (r->inputs[i].kind == kind) return 1;
-  return 0;
+  return cb__rep_count_kind(r, kind) > 0;
 }
 
 const char *cb__rep_verdict_word(cb_verdict_kind v, cb__rep_tone *tone) {

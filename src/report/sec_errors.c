@@ -46,10 +46,9 @@ static void statuses(const cb__rep_run *run, const char *cls, char *out, size_t 
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {
-  cb__rep_table t;
-  cb__rep_table_init(&t, "llrrll");
   const char *head[] = {"run", "error", "count", "share", "HTTP status", "sample message"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "llrrll", head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < r->n_inputs; i++) {
     const cb__rep_input *in = &r->inputs[i];
     for (size_t k = 0; k < in->n_runs; k++) {

@@ -80,11 +80,10 @@ static void change_text(const json_t *v, const char *unit, char *out, size_t n) 
 }
 
 static void verdicts(const json_t *g, cb__rep_doc *d) {
-  cb__rep_table t;
-  cb__rep_table_init(&t, "llllrrrllrl");
   const char *head[] = {"rule",     "metric", "action",    "result",  "baseline", "current",
                         "change",   "threshold", "test", "p (adjusted)", "note"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "llllrrrllrl", head, sizeof head / sizeof head[0]);
   size_t i;
   const json_t *v;
   json_array_foreach(json_object_get(g, "verdicts"), i, v) {

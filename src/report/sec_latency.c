@@ -33,11 +33,10 @@ static const struct {
 static void stats_table(const cb__rep_run *run, cb__rep_doc *d) {
   static const cb_metric rows[] = {CB_METRIC_TTFT, CB_METRIC_TPOT,      CB_METRIC_ITL,
                                    CB_METRIC_E2E,  CB_METRIC_E2E_SCHED, CB_METRIC_LAG};
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrrrrrrr");
   const char *head[] = {"metric", "count", "mean", "p50", "p90", "p95", "p99", "p99.9", "max",
                         "p99 with failures"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrrrrrrr", head, sizeof head / sizeof head[0]);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const cb_dist *x = &run->all.metrics[rows[i]];
     const cb_dist *a = &run->all.metrics_adjusted[rows[i]];
@@ -154,8 +153,7 @@ static void histogram(const cb_report *r, const cb__rep_input *in, cb__rep_doc *
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {
-  size_t runs = 0;
-  for (size_t i = 0; i < r->n_inputs; i++) runs += r->inputs[i].kind == CB__REP_INPUT_RUN;
+  size_t runs = cb__rep_count_kind(r, CB__REP_INPUT_RUN);
   for (size_t i = 0; i < r->n_inputs; i++) {
     const cb__rep_input *in = &r->inputs[i];
     if (in->kind != CB__REP_INPUT_RUN) continue;

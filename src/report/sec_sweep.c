@@ -78,11 +78,10 @@ static void capacity_line(const cb__rep_input *in, cb__rep_doc *d) {
 }
 
 static void points_table(const cb__rep_input *in, cb__rep_doc *d) {
-  cb__rep_table t;
-  cb__rep_table_init(&t, "lrrrrrrrrrrr");
   const char *head[] = {"load",     "achieved rate",  "throughput", "output tokens", "goodput", "TTFT p50",
                         "TTFT p99", "TPOT p50", "TPOT p99",   "E2E p99",       "failed",  "met every SLO"};
-  cb__rep_table_head(&t, head, sizeof head / sizeof head[0]);
+  cb__rep_table t;
+  cb__rep_table_init_head(&t, "lrrrrrrrrrrr", head, sizeof head / sizeof head[0]);
   for (size_t k = 0; k < in->n_runs; k++) {
     const cb_summary *s = &in->runs[k].all;
     char b[12][48];

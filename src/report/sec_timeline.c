@@ -205,8 +205,7 @@ static void kv_cache(const cb__rep_run *run, cb__rep_doc *d) {
 }
 
 static void render(const cb_report *r, cb__rep_doc *d) {
-  size_t runs = 0;
-  for (size_t i = 0; i < r->n_inputs; i++) runs += r->inputs[i].kind == CB__REP_INPUT_RUN;
+  size_t runs = cb__rep_count_kind(r, CB__REP_INPUT_RUN);
   for (size_t i = 0; i < r->n_inputs; i++) {
     const cb__rep_input *in = &r->inputs[i];
     if (in->kind != CB__REP_INPUT_RUN) continue;

@@ -35,7 +35,9 @@ void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...
   t->n++;
 }
 
-void cb__rep_table_head(cb__rep_table *t, const char *const *names, size_t n) {
+void cb__rep_table_init_head(cb__rep_table *t, const char *align, const char *const *names,
+                             size_t n) {
+  cb__rep_table_init(t, align);
   for (size_t k = 0; k < n; k++) cb__rep_table_add(t, 0, "%s", names[k]);
 }
 

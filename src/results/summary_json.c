@@ -15,26 +15,26 @@ static void num(cb_buf *out, const char *key, double v, int comma) {
   else cb_buf_appendf(out, "\"%s\":null", key);
 }
 
-static void dist_ms(cb_buf *out, const cb_dist *d, const cb_dist *adj, int with_adjusted) {
-  cb_buf_appendf(out, "{\"count\":%zu", d->count);
-  num(out, "mean_ms", d->mean / 1e6, 1);
-  num(out, "std_ms", d->std / 1e6, 1);
-  num(out, "cv", d->cv, 1);
-  num(out, "min_ms", d->min / 1e6, 1);
+/* The tail both the distribution and its adjusted form write: p50 .. max. */
+static void percentiles_ms(cb_buf *out, const cb_dist *d) {
   num(out, "p50_ms", d->p50 / 1e6, 1);
   num(out, "p90_ms", d->p90 / 1e6, 1);
   num(out, "p95_ms", d->p95 / 1e6, 1);
   num(out, "p99_ms", d->p99 / 1e6, 1);
   num(out, "p99.9_ms", d->p999 / 1e6, 1);
   num(out, "max_ms", d->max / 1e6, 1);
+}
+
+static void dist_ms(cb_buf *out, const cb_dist *d, const cb_dist *adj, int with_adjusted) {
+  cb_buf_appendf(out, "{\"count\":%zu", d->count);
+  num(out, "mean_ms", d->mean / 1e6, 1);
+  num(out, "std_ms", d->std / 1e6, 1);
+  num(out, "cv", d->cv, 1);
+  num(out, "min_ms", d->min / 1e6, 1);
+  percentiles_ms(out, d);
   if (with_adjusted) {
     cb_buf_appendf(out, ",\"adjusted\":{\"count\":%zu", adj->count);
-    num(out, "p50_ms", adj->p50 / 1e6, 1);
-    num(out, "p90_ms", adj->p90 / 1e6, 1);
-    num(out, "p95_ms", adj->p95 / 1e6, 1);
-    num(out, "p99_ms", adj->p99 / 1e6, 1);
-    num(out, "p99.9_ms", adj->p999 / 1e6, 1);
-    num(out, "max_ms", adj->max / 1e6, 1);
+    percentiles_ms(out, adj);
     cb_buf_append_char(out, '}');
   }
   cb_buf_append_char(out, '}');

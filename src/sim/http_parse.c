@@ -376,6 +376,13 @@ static int add_header(cb__sim_http_parser *p) {
   return 1;
 }
 
+static void begin_chunk(cb__sim_http_parser *p) {
+  p->state = S_CHUNK_SIZE;
+  p->remaining = 0;
+  p->chunk_digits = 0;
+  p->line_bytes = 0;
+}
+
 /* The head is complete: check framing, fill p->req and choose the body state. */
 static cb__sim_http_parse_result finish_head(cb__sim_http_parser *p) {
   cb__sim_http_request *r = &p->req;
@@ -430,10 +437,7 @@ static cb__sim_http_parse_result finish_head(cb__sim_http_parser *p) {
   r->expect_continue = r->version_minor == 1 && f.expect_continue && has_body;
 
   if (r->chunked) {
-    p->state = S_CHUNK_SIZE;
-    p->remaining = 0;
-    p->chunk_digits = 0;
-    p->line_bytes = 0;
+    begin_chunk(p);
   } else if (has_body) {
     p->state = S_BODY;
     p->remaining = f.cl;
@@ -447,10 +451,15 @@ static cb__sim_http_parse_result finish_head(cb__sim_http_parser *p) {
   return CB__SIM_HTTP_PARSE_HEAD;
 }
 
-static void finish_body(cb__sim_http_parser *p) {
+static cb__sim_http_parse_result finish_body(cb__sim_http_parser *p) {
   p->state = S_DONE;
   p->req.body = p->body.data ? p->body.data : "";
   p->req.body_len = p->body.len;
+  return CB__SIM_HTTP_PARSE_DONE;
+}
+
+static cb__sim_http_parse_result head_full(cb__sim_http_parser *p) {
+  return fail(p, 431, MSG_HEAD_TOO_LARGE);
 }
 
 static int counts_as_head(int state) {
@@ -468,6 +477,23 @@ static int head_take_run(cb__sim_http_parser *p, const unsigned char **pos,
   return 1;
 }
 
+/* The request line's method or target: a run of class-`k` bytes ending in one SP. It
+   is stored NUL-terminated from p->cur_off, its length goes to *len, and the parser
+   moves on to `next`. */
+static cb__sim_http_parse_result reqline_word(cb__sim_http_parser *p, const unsigned char **pos,
+                                              const unsigned char *lim, unsigned char k,
+                                              size_t *len, const char *malformed, int next) {
+  if (!head_take_run(p, pos, lim, k)) return head_full(p);
+  if (*pos == lim) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  if (**pos != ' ' || p->head.len == p->cur_off) return fail(p, 400, malformed);
+  *len = p->head.len - p->cur_off;
+  if (!head_put(p, "", 1)) return head_full(p);
+  (*pos)++;
+  p->cur_off = (uint32_t)p->head.len;
+  p->state = next;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
 /* Appends up to p->remaining body bytes from [*pos, end) and moves *pos past
    them; 0 when the body buffer cannot grow. */
 static int body_take(cb__sim_http_parser *p, const unsigned char **pos,
@@ -480,6 +506,273 @@ static int body_take(cb__sim_http_parser *p, const unsigned char **pos,
   return 1;
 }
 
+/* Counts the chunk-size line's bytes up to q against MAX_CHUNK_LINE and moves *pos
+   there; 0 when the line is too long. */
+static int chunk_line_take(cb__sim_http_parser *p, const unsigned char **pos,
+                           const unsigned char *q) {
+  p->line_bytes += (size_t)(q - *pos);
+  *pos = q;
+  return p->line_bytes <= MAX_CHUNK_LINE;
+}
+
+/* The hex digits of a chunk size at *pos, then what ends them. */
+static cb__sim_http_parse_result chunk_size(cb__sim_http_parser *p, const unsigned char **pos,
+                                            const unsigned char *end) {
+  const unsigned char *q = *pos;
+  size_t budget = p->limits.max_body_bytes - p->body.len;
+  for (; q < end && is_class(*q, C_HEX); q++) {
+    unsigned d = *q <= '9' ? (unsigned)(*q - '0') : (unsigned)(ascii_lower(*q) - 'a' + 10);
+    if (p->remaining > (UINT64_MAX >> 4)) return fail(p, 400, "chunk size too large");
+    p->remaining = (p->remaining << 4) | d;
+    if (p->remaining > (uint64_t)budget) return fail(p, 413, "request body too large");
+    if (p->chunk_digits < 255) p->chunk_digits++;
+  }
+  if (!chunk_line_take(p, pos, q)) return fail(p, 400, "chunk size line too long");
+  if (*pos == end) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  if (p->chunk_digits == 0) return fail(p, 400, "malformed chunk size");
+  unsigned char c = **pos;
+  if (c == ';')
+    p->state = S_CHUNK_EXT;
+  else if (c == ' ' || c == '\t')
+    p->state = S_CHUNK_BWS;
+  else if (c == '\r')
+    p->state = S_CHUNK_SIZE_LF;
+  else
+    return fail(p, 400, "malformed chunk size");
+  (*pos)++;
+  p->line_bytes++;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* Whitespace after a chunk size (S_CHUNK_BWS) or its extensions (S_CHUNK_EXT). */
+static cb__sim_http_parse_result chunk_ext(cb__sim_http_parser *p, const unsigned char **pos,
+                                           const unsigned char *end) {
+  const unsigned char *q = *pos;
+  if (p->state == S_CHUNK_BWS)
+    while (q < end && (*q == ' ' || *q == '\t')) q++;
+  else
+    while (q < end && is_class(*q, C_VALUE)) q++;
+  if (!chunk_line_take(p, pos, q)) return fail(p, 400, "chunk size line too long");
+  if (*pos == end) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  if (**pos == '\r')
+    p->state = S_CHUNK_SIZE_LF;
+  else if (**pos == ';' && p->state == S_CHUNK_BWS)
+    p->state = S_CHUNK_EXT;
+  else
+    return fail(p, 400, "malformed chunk extension");
+  (*pos)++;
+  p->line_bytes++;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* The HTTP-version of the request line, 8 bytes "HTTP/d.d" gathered across feeds. */
+static cb__sim_http_parse_result reqline_version(cb__sim_http_parser *p,
+                                                 const unsigned char **pos,
+                                                 const unsigned char *lim) {
+  while (*pos < lim && p->version_len < sizeof p->version)
+    p->version[p->version_len++] = (char)*(*pos)++;
+  if (p->version_len < sizeof p->version) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  const char *v = p->version;
+  if (memcmp(v, "HTTP/", 5) != 0 || v[5] < '0' || v[5] > '9' || v[6] != '.' || v[7] < '0' ||
+      v[7] > '9')
+    return fail(p, 400, "malformed HTTP version");
+  if (v[5] != '1') return fail(p, 505, "HTTP version not supported");
+  p->req.version_minor = v[7] == '0' ? 0 : 1;
+  p->state = S_REQLINE_END;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* The LF that ends a line of the head or the trailer, after its CR. */
+static cb__sim_http_parse_result line_lf(cb__sim_http_parser *p, unsigned char c) {
+  if (c != '\n')
+    return fail(p, 400, p->state >= S_TRAILER_START ? "bare CR in trailer" : "bare CR in request head");
+  switch (p->state) {
+    case S_HDR_LF:
+      if (!add_header(p)) return head_full(p);
+      p->state = S_HDR_START;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_REQLINE_LF: p->state = S_HDR_START; return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_TRAILER_LF: p->state = S_TRAILER_START; return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_HEAD_END_LF: return finish_head(p);
+    default: return finish_body(p); /* S_TRAILER_END_LF */
+  }
+}
+
+/* The start of a header field line, or the empty line that ends the head. */
+static cb__sim_http_parse_result header_start(cb__sim_http_parser *p, unsigned char c) {
+  if (c == '\n') return finish_head(p);
+  if (c == '\r') {
+    p->state = S_HEAD_END_LF;
+  } else if (is_class(c, C_TOKEN)) {
+    if (p->req.header_count >= p->limits.max_headers) return fail(p, 431, "too many header fields");
+    p->cur_name_off = (uint32_t)p->head.len;
+    p->state = S_HDR_NAME;
+  } else {
+    return fail(p, 400, c == ' ' || c == '\t'
+                            ? "obsolete line folding or leading whitespace in header"
+                            : "invalid character in header field name");
+  }
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* A header field name, stored lowercased and NUL-terminated, up to its ':'. */
+static cb__sim_http_parse_result header_name(cb__sim_http_parser *p, const unsigned char **pos,
+                                             const unsigned char *lim) {
+  size_t from = p->head.len;
+  if (!head_take_run(p, pos, lim, C_TOKEN)) return head_full(p);
+  for (size_t i = from; i < p->head.len; i++)
+    p->head.data[i] = (char)ascii_lower((unsigned char)p->head.data[i]);
+  if (*pos == lim) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  if (**pos != ':')
+    return fail(p, 400, **pos == ' ' || **pos == '\t'
+                            ? "whitespace between header field name and colon"
+                            : "invalid character in header field name");
+  p->cur_name_len = (uint32_t)(p->head.len - p->cur_name_off);
+  if (!head_put(p, "", 1)) return head_full(p);
+  (*pos)++;
+  p->state = S_HDR_OWS;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* A header field value up to the end of its line; stored when the line ends in a bare
+   LF, else after the LF of its CRLF (S_HDR_LF). */
+static cb__sim_http_parse_result header_value(cb__sim_http_parser *p, const unsigned char **pos,
+                                              const unsigned char *lim) {
+  if (!head_take_run(p, pos, lim, C_VALUE)) return head_full(p);
+  if (*pos == lim) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  unsigned char c = **pos;
+  if (c != '\r' && c != '\n') return fail(p, 400, "invalid character in header field value");
+  (*pos)++;
+  if (c == '\r') {
+    p->state = S_HDR_LF;
+    return CB__SIM_HTTP_PARSE_NEED_MORE;
+  }
+  if (!add_header(p)) return head_full(p);
+  p->state = S_HDR_START;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* The start of a trailer field line, or the empty line that ends the request. */
+static cb__sim_http_parse_result trailer_start(cb__sim_http_parser *p, unsigned char c) {
+  if (c == '\n') return finish_body(p);
+  if (c == '\r')
+    p->state = S_TRAILER_END_LF;
+  else if (is_class(c, C_TOKEN))
+    p->state = S_TRAILER_NAME;
+  else
+    return fail(p, 400, "malformed trailer field");
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* A trailer field (checked, not stored): the name up to ':' (S_TRAILER_NAME) or the
+   value up to the end of its line (S_TRAILER_VALUE). */
+static cb__sim_http_parse_result trailer_field(cb__sim_http_parser *p, const unsigned char **pos,
+                                              const unsigned char *lim) {
+  int name = p->state == S_TRAILER_NAME;
+  const unsigned char *q = *pos;
+  while (q < lim && is_class(*q, name ? C_TOKEN : C_VALUE)) q++;
+  *pos = q;
+  if (q == lim) return CB__SIM_HTTP_PARSE_NEED_MORE;
+  if (name && *q == ':')
+    p->state = S_TRAILER_VALUE;
+  else if (!name && *q == '\r')
+    p->state = S_TRAILER_LF;
+  else if (!name && *q == '\n')
+    p->state = S_TRAILER_START;
+  else
+    return fail(p, 400, name ? "malformed trailer field" : "invalid character in trailer field");
+  (*pos)++;
+  return CB__SIM_HTTP_PARSE_NEED_MORE;
+}
+
+/* One step of the state machine from *pos: consumes what the current state takes
+   (class runs up to lim, which the head limit may set below end) and moves *pos past
+   it. Returns NEED_MORE to go on, or the result that ends this feed. */
+static cb__sim_http_parse_result step(cb__sim_http_parser *p, const unsigned char **pos,
+                                      const unsigned char *lim, const unsigned char *end) {
+  unsigned char c = **pos;
+  switch (p->state) {
+    case S_START:
+      if (c == '\r' || c == '\n') {
+        (*pos)++;
+        if (c == '\r') p->state = S_START_LF;
+        return CB__SIM_HTTP_PARSE_NEED_MORE;
+      }
+      if (!is_class(c, C_TOKEN)) return fail(p, 400, "malformed request line");
+      p->state = S_METHOD;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_START_LF:
+      if (c != '\n') return fail(p, 400, "bare CR in request");
+      (*pos)++;
+      p->state = S_START;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_METHOD:
+      return reqline_word(p, pos, lim, C_TOKEN, &p->req.method_len, "malformed request line",
+                          S_TARGET);
+    case S_TARGET:
+      return reqline_word(p, pos, lim, C_TARGET, &p->req.target_len, "malformed request target",
+                          S_VERSION);
+    case S_VERSION: return reqline_version(p, pos, lim);
+    case S_REQLINE_END:
+      if (c != '\r' && c != '\n') return fail(p, 400, "malformed request line");
+      (*pos)++;
+      p->state = c == '\r' ? S_REQLINE_LF : S_HDR_START;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_REQLINE_LF:
+    case S_HDR_LF:
+    case S_HEAD_END_LF:
+    case S_TRAILER_LF:
+    case S_TRAILER_END_LF:
+      if (c == '\n') (*pos)++;
+      return line_lf(p, c);
+    case S_HDR_START:
+      if (c == '\r' || c == '\n') (*pos)++;
+      return header_start(p, c);
+    case S_HDR_NAME: return header_name(p, pos, lim);
+    case S_HDR_OWS:
+      while (*pos < lim && (**pos == ' ' || **pos == '\t')) (*pos)++;
+      if (*pos == lim) return CB__SIM_HTTP_PARSE_NEED_MORE;
+      p->cur_off = (uint32_t)p->head.len;
+      p->state = S_HDR_VALUE;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_HDR_VALUE: return header_value(p, pos, lim);
+    case S_BODY:
+      if (!body_take(p, pos, end)) /* unreachable: CL was checked */
+        return fail(p, 413, "request body too large");
+      return p->remaining ? CB__SIM_HTTP_PARSE_NEED_MORE : finish_body(p);
+    case S_CHUNK_SIZE: return chunk_size(p, pos, end);
+    case S_CHUNK_BWS:
+    case S_CHUNK_EXT: return chunk_ext(p, pos, end);
+    case S_CHUNK_SIZE_LF:
+      if (c != '\n') return fail(p, 400, "malformed chunk line ending");
+      (*pos)++;
+      p->state = p->remaining ? S_CHUNK_DATA : S_TRAILER_START;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_CHUNK_DATA:
+      if (!body_take(p, pos, end)) /* unreachable: size was checked */
+        return fail(p, 413, "request body too large");
+      if (p->remaining == 0) p->state = S_CHUNK_DATA_CR;
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_CHUNK_DATA_CR:
+    case S_CHUNK_DATA_LF:
+      if (c != (p->state == S_CHUNK_DATA_CR ? '\r' : '\n'))
+        return fail(p, 400, "chunk data not followed by CRLF");
+      (*pos)++;
+      if (p->state == S_CHUNK_DATA_CR)
+        p->state = S_CHUNK_DATA_LF;
+      else
+        begin_chunk(p);
+      return CB__SIM_HTTP_PARSE_NEED_MORE;
+    case S_TRAILER_START:
+      if (c == '\r' || c == '\n') (*pos)++;
+      return trailer_start(p, c);
+    case S_TRAILER_NAME:
+    case S_TRAILER_VALUE: return trailer_field(p, pos, lim);
+    default: /* S_DONE / S_ERROR are handled before the loop */
+      return fail(p, 400, "parser in an invalid state");
+  }
+}
+
 cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
                                                    const char *data, size_t len,
                                                    size_t *consumed) {
@@ -487,420 +780,24 @@ cb__sim_http_parse_result cb__sim_http_parser_feed(cb__sim_http_parser *p,
   const unsigned char *pos = base, *end = base + len;
   cb__sim_http_parse_result res = CB__SIM_HTTP_PARSE_NEED_MORE;
 
-  if (p->state == S_DONE) {
+  if (p->state == S_DONE || p->state == S_ERROR) {
     *consumed = 0;
-    return CB__SIM_HTTP_PARSE_DONE;
+    return p->state == S_DONE ? CB__SIM_HTTP_PARSE_DONE : CB__SIM_HTTP_PARSE_ERROR;
   }
-  if (p->state == S_ERROR) {
-    *consumed = 0;
-    return CB__SIM_HTTP_PARSE_ERROR;
-  }
-
-  const unsigned char *start = pos; /* where this step began (head accounting) */
-  int head = 0;                      /* this step counts against max_header_bytes */
-  while (pos < end) {
-    const unsigned char *lim = end;
-    start = pos;
-    head = counts_as_head(p->state);
+  while (pos < end && res == CB__SIM_HTTP_PARSE_NEED_MORE) {
+    const unsigned char *lim = end, *start = pos;
+    int head = counts_as_head(p->state); /* this step counts against max_header_bytes */
     if (head) {
       if (p->head_bytes >= p->limits.max_header_bytes) {
-        res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-        goto out;
+        res = head_full(p);
+        break;
       }
       size_t room = p->limits.max_header_bytes - p->head_bytes;
       if ((size_t)(end - pos) > room) lim = pos + room;
     }
-    unsigned char c = *pos;
-
-    switch (p->state) {
-      case S_START:
-        if (c == '\r') {
-          pos++;
-          p->state = S_START_LF;
-        } else if (c == '\n') {
-          pos++;
-        } else if (is_class(c, C_TOKEN)) {
-          p->state = S_METHOD;
-        } else {
-          res = fail(p, 400, "malformed request line");
-          goto out;
-        }
-        break;
-
-      case S_START_LF:
-        if (c != '\n') {
-          res = fail(p, 400, "bare CR in request");
-          goto out;
-        }
-        pos++;
-        p->state = S_START;
-        break;
-
-      case S_METHOD: {
-        if (!head_take_run(p, &pos, lim, C_TOKEN)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        if (pos == lim) break;
-        if (*pos != ' ' || p->head.len == 0) {
-          res = fail(p, 400, "malformed request line");
-          goto out;
-        }
-        p->req.method_len = p->head.len;
-        if (!head_put(p, "", 1)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        pos++;
-        p->cur_off = (uint32_t)p->head.len;
-        p->state = S_TARGET;
-        break;
-      }
-
-      case S_TARGET: {
-        if (!head_take_run(p, &pos, lim, C_TARGET)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        if (pos == lim) break;
-        if (*pos != ' ' || p->head.len == p->cur_off) {
-          res = fail(p, 400, "malformed request target");
-          goto out;
-        }
-        p->req.target_len = p->head.len - p->cur_off;
-        if (!head_put(p, "", 1)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        pos++;
-        p->version_len = 0;
-        p->state = S_VERSION;
-        break;
-      }
-
-      case S_VERSION:
-        while (pos < lim && p->version_len < sizeof p->version)
-          p->version[p->version_len++] = (char)*pos++;
-        if (p->version_len == sizeof p->version) {
-          const char *v = p->version;
-          if (memcmp(v, "HTTP/", 5) != 0 || v[5] < '0' || v[5] > '9' || v[6] != '.' ||
-              v[7] < '0' || v[7] > '9') {
-            res = fail(p, 400, "malformed HTTP version");
-            goto out;
-          }
-          if (v[5] != '1') {
-            res = fail(p, 505, "HTTP version not supported");
-            goto out;
-          }
-          p->req.version_minor = v[7] == '0' ? 0 : 1;
-          p->state = S_REQLINE_END;
-        }
-        break;
-
-      case S_REQLINE_END:
-        if (c == '\r') {
-          p->state = S_REQLINE_LF;
-        } else if (c == '\n') {
-          p->state = S_HDR_START;
-        } else {
-          res = fail(p, 400, "malformed request line");
-          goto out;
-        }
-        pos++;
-        break;
-
-      case S_REQLINE_LF:
-      case S_HDR_LF:
-      case S_HEAD_END_LF:
-      case S_TRAILER_LF:
-      case S_TRAILER_END_LF:
-        if (c != '\n') {
-          res = fail(p, 400,
-                     p->state >= S_TRAILER_START ? "bare CR in trailer" : "bare CR in request head");
-          goto out;
-        }
-        pos++;
-        if (p->state == S_HDR_LF) {
-          if (!add_header(p)) {
-            res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-            goto out;
-          }
-          p->state = S_HDR_START;
-        } else if (p->state == S_REQLINE_LF) {
-          p->state = S_HDR_START;
-        } else if (p->state == S_TRAILER_LF) {
-          p->state = S_TRAILER_START;
-        } else if (p->state == S_HEAD_END_LF) {
-          res = finish_head(p);
-          goto out;
-        } else {
-          finish_body(p);
-          res = CB__SIM_HTTP_PARSE_DONE;
-          goto out;
-        }
-        break;
-
-      case S_HDR_START:
-        if (c == '\r') {
-          pos++;
-          p->state = S_HEAD_END_LF;
-        } else if (c == '\n') {
-          pos++;
-          res = finish_head(p);
-          goto out;
-        } else if (is_class(c, C_TOKEN)) {
-          if (p->req.header_count >= p->limits.max_headers) {
-            res = fail(p, 431, "too many header fields");
-            goto out;
-          }
-          p->cur_name_off = (uint32_t)p->head.len;
-          p->state = S_HDR_NAME;
-        } else if (c == ' ' || c == '\t') {
-          res = fail(p, 400, "obsolete line folding or leading whitespace in header");
-          goto out;
-        } else {
-          res = fail(p, 400, "invalid character in header field name");
-          goto out;
-        }
-        break;
-
-      case S_HDR_NAME: {
-        size_t from = p->head.len;
-        if (!head_take_run(p, &pos, lim, C_TOKEN)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        for (size_t i = from; i < p->head.len; i++)
-          p->head.data[i] = (char)ascii_lower((unsigned char)p->head.data[i]);
-        if (pos == lim) break;
-        if (*pos != ':') {
-          res = fail(p, 400, *pos == ' ' || *pos == '\t'
-                                 ? "whitespace between header field name and colon"
-                                 : "invalid character in header field name");
-          goto out;
-        }
-        p->cur_name_len = (uint32_t)(p->head.len - p->cur_name_off);
-        if (!head_put(p, "", 1)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        pos++;
-        p->state = S_HDR_OWS;
-        break;
-      }
-
-      case S_HDR_OWS:
-        while (pos < lim && (*pos == ' ' || *pos == '\t')) pos++;
-        if (pos == lim) break;
-        p->cur_off = (uint32_t)p->head.len;
-        p->state = S_HDR_VALUE;
-        break;
-
-      case S_HDR_VALUE: {
-        if (!head_take_run(p, &pos, lim, C_VALUE)) {
-          res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-          goto out;
-        }
-        if (pos == lim) break;
-        if (*pos == '\r') {
-          pos++;
-          p->state = S_HDR_LF;
-        } else if (*pos == '\n') {
-          pos++;
-          if (!add_header(p)) {
-            res = fail(p, 431, MSG_HEAD_TOO_LARGE);
-            goto out;
-          }
-          p->state = S_HDR_START;
-        } else {
-          res = fail(p, 400, "invalid character in header field value");
-          goto out;
-        }
-        break;
-      }
-
-      case S_BODY: {
-        if (!body_take(p, &pos, end)) { /* unreachable: CL was checked */
-          res = fail(p, 413, "request body too large");
-          goto out;
-        }
-        if (p->remaining == 0) {
-          finish_body(p);
-          res = CB__SIM_HTTP_PARSE_DONE;
-          goto out;
-        }
-        break;
-      }
-
-      case S_CHUNK_SIZE: {
-        const unsigned char *q = pos;
-        size_t budget = p->limits.max_body_bytes - p->body.len;
-        while (q < end && is_class(*q, C_HEX)) {
-          unsigned d = *q <= '9' ? (unsigned)(*q - '0') : (unsigned)(ascii_lower(*q) - 'a' + 10);
-          if (p->remaining > (UINT64_MAX >> 4)) {
-            res = fail(p, 400, "chunk size too large");
-            goto out;
-          }
-          p->remaining = (p->remaining << 4) | d;
-          if (p->remaining > (uint64_t)budget) {
-            res = fail(p, 413, "request body too large");
-            goto out;
-          }
-          if (p->chunk_digits < 255) p->chunk_digits++;
-          q++;
-        }
-        p->line_bytes += (size_t)(q - pos);
-        pos = q;
-        if (p->line_bytes > MAX_CHUNK_LINE) {
-          res = fail(p, 400, "chunk size line too long");
-          goto out;
-        }
-        if (pos == end) break;
-        if (p->chunk_digits == 0) {
-          res = fail(p, 400, "malformed chunk size");
-          goto out;
-        }
-        c = *pos;
-        if (c == ';') {
-          p->state = S_CHUNK_EXT;
-        } else if (c == ' ' || c == '\t') {
-          p->state = S_CHUNK_BWS;
-        } else if (c == '\r') {
-          p->state = S_CHUNK_SIZE_LF;
-        } else {
-          res = fail(p, 400, "malformed chunk size");
-          goto out;
-        }
-        pos++;
-        p->line_bytes++;
-        break;
-      }
-
-      case S_CHUNK_BWS:
-      case S_CHUNK_EXT: {
-        const unsigned char *q = pos;
-        if (p->state == S_CHUNK_BWS)
-          while (q < end && (*q == ' ' || *q == '\t')) q++;
-        else
-          while (q < end && is_class(*q, C_VALUE)) q++;
-        p->line_bytes += (size_t)(q - pos);
-        pos = q;
-        if (p->line_bytes > MAX_CHUNK_LINE) {
-          res = fail(p, 400, "chunk size line too long");
-          goto out;
-        }
-        if (pos == end) break;
-        c = *pos;
-        if (c == '\r') {
-          p->state = S_CHUNK_SIZE_LF;
-        } else if (c == ';' && p->state == S_CHUNK_BWS) {
-          p->state = S_CHUNK_EXT;
-        } else {
-          res = fail(p, 400, "malformed chunk extension");
-          goto out;
-        }
-        pos++;
-        p->line_bytes++;
-        break;
-      }
-
-      case S_CHUNK_SIZE_LF:
-        if (c != '\n') {
-          res = fail(p, 400, "malformed chunk line ending");
-          goto out;
-        }
-        pos++;
-        p->state = p->remaining ? S_CHUNK_DATA : S_TRAILER_START;
-        break;
-
-      case S_CHUNK_DATA: {
-        if (!body_take(p, &pos, end)) { /* unreachable: size was checked */
-          res = fail(p, 413, "request body too large");
-          goto out;
-        }
-        if (p->remaining == 0) p->state = S_CHUNK_DATA_CR;
-        break;
-      }
-
-      case S_CHUNK_DATA_CR:
-        if (c != '\r') {
-          res = fail(p, 400, "chunk data not followed by CRLF");
-          goto out;
-        }
-        pos++;
-        p->state = S_CHUNK_DATA_LF;
-        break;
-
-      case S_CHUNK_DATA_LF:
-        if (c != '\n') {
-          res = fail(p, 400, "chunk data not followed by CRLF");
-          goto out;
-        }
-        pos++;
-        p->state = S_CHUNK_SIZE;
-        p->remaining = 0;
-        p->chunk_digits = 0;
-        p->line_bytes = 0;
-        break;
-
-      case S_TRAILER_START:
-        if (c == '\r') {
-          pos++;
-          p->state = S_TRAILER_END_LF;
-        } else if (c == '\n') {
-          pos++;
-          finish_body(p);
-          res = CB__SIM_HTTP_PARSE_DONE;
-          goto out;
-        } else if (is_class(c, C_TOKEN)) {
-          p->state = S_TRAILER_NAME;
-        } else {
-          res = fail(p, 400, "malformed trailer field");
-          goto out;
-        }
-        break;
-
-      case S_TRAILER_NAME: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_TOKEN)) q++;
-        pos = q;
-        if (pos == lim) break;
-        if (*pos != ':') {
-          res = fail(p, 400, "malformed trailer field");
-          goto out;
-        }
-        pos++;
-        p->state = S_TRAILER_VALUE;
-        break;
-      }
-
-      case S_TRAILER_VALUE: {
-        const unsigned char *q = pos;
-        while (q < lim && is_class(*q, C_VALUE)) q++;
-        pos = q;
-        if (pos == lim) break;
-        if (*pos == '\r') {
-          p->state = S_TRAILER_LF;
-        } else if (*pos == '\n') {
-          p->state = S_TRAILER_START;
-        } else {
-          res = fail(p, 400, "invalid character in trailer field");
-          goto out;
-        }
-        pos++;
-        break;
-      }
-
-      default: /* S_DONE / S_ERROR are handled before the loop */
-        res = fail(p, 400, "parser in an invalid state");
-        goto out;
-    }
+    res = step(p, &pos, lim, end);
     if (head) p->head_bytes += (size_t)(pos - start);
-    head = 0;
   }
-
-out:
-  if (head) p->head_bytes += (size_t)(pos - start);
   *consumed = (size_t)(pos - base);
   return res;
 }

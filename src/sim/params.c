@@ -350,7 +350,7 @@ static cb_status load_preset(const cb__yaml_ctx *y, const hw_kind *k, const yaml
 static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_node_t *v, void *out) {
   if (v->type == YAML_SCALAR_NODE) return load_preset(y, k, v, out);
   if (v->type != YAML_MAPPING_NODE)
-    return cb__yaml_at(y, v, CB_ERR_PARSE, "key '%s': expected a preset name or a mapping", k->what);
+    return cb__yaml_key_at(y, v, CB_ERR_PARSE, k->what, "expected a preset name or a mapping");
 
   /* `preset:` first, wherever it is written. */
   int from_preset = 0;
@@ -377,7 +377,7 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
     yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
     yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
     if (key->type != YAML_SCALAR_NODE)
-      return cb__yaml_at(y, key, CB_ERR_PARSE, "key '%s': keys must be plain names", k->what);
+      return cb__yaml_key_at(y, key, CB_ERR_PARSE, k->what, "keys must be plain names");
     const char *name = scalar(key);
     if (strcmp(name, "preset") == 0) continue;
     const field *f = find_field(k->fields, k->nfields, name);

@@ -147,25 +147,39 @@ cb_status cb__yaml_load_file(const char *path, yaml_document_t *doc, cb_error *e
 
 long cb__yaml_line(const yaml_node_t *n) { return (long)n->start_mark.line + 1; }
 
-cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
-                        const char *key, const char *fmt, ...) {
+static cb_status vfail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
+                       const char *key, const char *fmt, va_list ap) {
   char msg[CB_ERROR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   if (!key) return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "%s", msg);
   return cb_error_at(err, code, name, n ? cb__yaml_line(n) : 0, 0, "key '%s': %s", key, msg);
 }
 
-cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
-                      const char *fmt, ...) {
-  char msg[CB_ERROR_MSG_MAX];
+cb_status cb__yaml_fail(cb_error *err, cb_status code, const char *name, const yaml_node_t *n,
+                        const char *key, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  cb_status st = vfail(err, code, name, n, key, fmt, ap);
   va_end(ap);
-  return cb__yaml_fail(y->err, code, y->path, n, NULL, "%s", msg);
+  return st;
+}
+
+cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
+                      const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cb_status st = vfail(y->err, code, y->path, n, NULL, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+cb_status cb__yaml_key_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
+                          const char *key, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  cb_status st = vfail(y->err, code, y->path, n, key, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,

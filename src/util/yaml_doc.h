@@ -42,6 +42,10 @@ typedef struct cb__yaml_ctx {
 } cb__yaml_ctx;
 cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
                       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same as "name:line: key 'key': MESSAGE" (cb__yaml_fail's form). */
+cb_status cb__yaml_key_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
+                          const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* A scalar's text, or "key 'K': expected a single value, got a mapping" (or list). */
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err);

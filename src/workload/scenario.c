@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,11 +45,9 @@ struct cb_scenario {
 };
 
 typedef struct yctx {
-  const char *name;
+  cb__yaml_ctx yaml; /* the file's name (path), document and error */
   const char *base_dir;
-  yaml_document_t *doc;
   cb_scenario *sc;
-  cb_error *err;
 } yctx;
 
 static void *own(cb_scenario *sc, void *p) {
@@ -64,29 +61,16 @@ static void *own(cb_scenario *sc, void *p) {
 
 static const char *sval(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-/* "file:line: key 'KEY': ..." (util/yaml_doc.h, as every YAML reader says it). */
-static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
-                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static cb_status fail(const yctx *y, const yaml_node_t *n, cb_status code, const char *key,
-                      const char *fmt, ...) {
-  char msg[CB_ERROR_MSG_MAX];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return cb__yaml_fail(y->err, code, y->name, n, key, "%s", msg);
-}
-
 /* ---- scalar values ---------------------------------------------------------------- */
 
 static cb_status want_scalar(const yctx *y, const yaml_node_t *v, const char *key) {
   const char *s;
-  return cb__yaml_scalar(y->name, v, key, &s, y->err);
+  return cb__yaml_scalar(y->yaml.path, v, key, &s, y->yaml.err);
 }
 
 static cb_status get_double(const yctx *y, const yaml_node_t *v, const char *key, double lo,
                             int lo_open, double hi, double *out) {
-  return cb__yaml_number(y->name, v, key, lo, lo_open, hi, out, y->err);
+  return cb__yaml_number(y->yaml.path, v, key, lo, lo_open, hi, out, y->yaml.err);
 }
 
 static cb_status get_u64(const yctx *y, const yaml_node_t *v, const char *key, uint64_t lo,
@@ -98,10 +82,10 @@ static cb_status get_u64(const yctx *y, const yaml_node_t *v, const char *key, u
   errno = 0;
   unsigned long long x = strtoull(s, &end, 10);
   if (!(s[0] >= '0' && s[0] <= '9') || *end || errno)
-    return fail(y, v, CB_ERR_PARSE, key, "expected a whole number, got '%s'", s);
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, key, "expected a whole number, got '%s'", s);
   if (x < lo || x > hi)
-    return fail(y, v, CB_ERR_RANGE, key, "must be in [%llu, %llu], got %s",
-                (unsigned long long)lo, (unsigned long long)hi, s);
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_RANGE, key, "must be in [%llu, %llu], got %s",
+                           (unsigned long long)lo, (unsigned long long)hi, s);
   *out = (uint64_t)x;
   return CB_OK;
 }
@@ -115,14 +99,15 @@ static cb_status get_u32(const yctx *y, const yaml_node_t *v, const char *key, u
 }
 
 static cb_status get_bool(const yctx *y, const yaml_node_t *v, const char *key, int *out) {
-  return cb__yaml_bool(y->name, v, key, out, y->err);
+  return cb__yaml_bool(y->yaml.path, v, key, out, y->yaml.err);
 }
 
 static cb_status get_string(const yctx *y, const yaml_node_t *v, const char *key,
                             const char **out) {
   cb_status st = want_scalar(y, v, key);
   if (st != CB_OK) return st;
-  if (!*sval(v)) return fail(y, v, CB_ERR_PARSE, key, "expected a non-empty string");
+  if (!*sval(v))
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, key, "expected a non-empty string");
   *out = own(y->sc, cb_strdup(sval(v)));
   return CB_OK;
 }
@@ -130,7 +115,7 @@ static cb_status get_string(const yctx *y, const yaml_node_t *v, const char *key
 /* Pass a parse helper's message through with the file, line and key. */
 static cb_status helper(const yctx *y, const yaml_node_t *v, const char *key, cb_status st,
                         const cb_error *e) {
-  return st == CB_OK ? CB_OK : fail(y, v, st, key, "%s", e->msg);
+  return st == CB_OK ? CB_OK : cb__yaml_key_at(&y->yaml, v, st, key, "%s", e->msg);
 }
 
 /* ---- mappings ------------------------------------------------------------------------ */
@@ -142,22 +127,23 @@ typedef cb_status (*pair_fn)(const yctx *y, const char *key, const char *path,
 static cb_status each_pair(const yctx *y, const yaml_node_t *map, const char *prefix,
                            const char *known, pair_fn fn, void *target) {
   if (map->type != YAML_MAPPING_NODE)
-    return fail(y, map, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
-                "expected a mapping of keys");
+    return cb__yaml_key_at(&y->yaml, map, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
+                           "expected a mapping of keys");
   for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
        pr++) {
-    yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
-    yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
+    yaml_node_t *k = yaml_document_get_node(y->yaml.doc, pr->key);
+    yaml_node_t *v = yaml_document_get_node(y->yaml.doc, pr->value);
     if (k->type != YAML_SCALAR_NODE)
-      return fail(y, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
-                  "keys must be plain names");
+      return cb__yaml_key_at(&y->yaml, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
+                             "keys must be plain names");
     char path[256];
     if ((size_t)snprintf(path, sizeof path, "%s%s%s", prefix, prefix[0] ? "." : "", sval(k)) >=
         sizeof path)
-      return fail(y, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)", "key path too long");
+      return cb__yaml_key_at(&y->yaml, k, CB_ERR_PARSE, prefix[0] ? prefix : "(top level)",
+                             "key path too long");
     cb_status st = fn(y, sval(k), path, k, v, target);
     if (st == CB_ERR_NOT_FOUND)
-      return fail(y, k, CB_ERR_PARSE, path, "unknown key (known: %s)", known);
+      return cb__yaml_key_at(&y->yaml, k, CB_ERR_PARSE, path, "unknown key (known: %s)", known);
     if (st != CB_OK) return st;
   }
   return CB_OK;
@@ -204,13 +190,13 @@ static cb_status get_len(const yctx *y, const yaml_node_t *v, const char *path,
   cb_status st =
       each_pair(y, v, path, "dist, mean, range_ratio, std, sigma, min, max", len_pair, &t);
   if (st != CB_OK) return st;
-  if (d->mean < 1) return fail(y, v, CB_ERR_PARSE, path, "'mean' is required");
+  if (d->mean < 1) return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path, "'mean' is required");
   if (d->kind != CB_LEN_FIXED && !t.has_spread) {
     const char *spread = d->kind == CB_LEN_UNIFORM  ? "range_ratio"
                          : d->kind == CB_LEN_NORMAL ? "std"
                                                     : "sigma";
-    return fail(y, v, CB_ERR_PARSE, path, "%s needs its spread (%s)",
-                cb_dataset_len_kind_name(d->kind), spread);
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path, "%s needs its spread (%s)",
+                           cb_dataset_len_kind_name(d->kind), spread);
   }
   cb_error e;
   cb_error_clear(&e);
@@ -249,8 +235,9 @@ static cb_status header_pair(const yctx *y, const char *key, const char *path,
   cb_buf_appendf(&line, "%s: %s", key, sval(v));
   if (strpbrk(line.data, "\r\n") || strchr(key, ':') || strchr(key, ' ') || !*key) {
     cb_buf_free(&line);
-    return fail(y, k, CB_ERR_PARSE, path,
-                "a header needs a name without spaces or ':' and a value without line breaks");
+    return cb__yaml_key_at(
+        &y->yaml, k, CB_ERR_PARSE, path,
+        "a header needs a name without spaces or ':' and a value without line breaks");
   }
   h->lines[h->n++] = own(y->sc, line.data);
   return CB_OK;
@@ -315,14 +302,16 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
     if (st != CB_OK) return st;
     st = helper(y, v, path, cb_arrival_kind_parse(sval(v), &c->arrival.kind, &e), &e);
     if (st == CB_OK && c->arrival.kind == CB_ARRIVAL_CLOSED)
-      return fail(y, v, CB_ERR_PARSE, path,
-                  "a class's own process must be open; closed loop is set at the top level");
+      return cb__yaml_key_at(
+          &y->yaml, v, CB_ERR_PARSE, path,
+          "a class's own process must be open; closed loop is set at the top level");
     return st;
   }
   if (!strcmp(key, "slo")) return each_pair(y, v, path, "ttft, tpot, itl, e2e", slo_pair, &c->slo);
   if (!strcmp(key, "headers")) {
     if (v->type != YAML_MAPPING_NODE)
-      return fail(y, v, CB_ERR_PARSE, path, "expected a mapping of header names to values");
+      return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path,
+                             "expected a mapping of header names to values");
     size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
     header_list h = {own(y->sc, cb_calloc(n ? n : 1, sizeof(char *))), 0};
     cb_status st = each_pair(y, v, path, "any header name", header_pair, &h);
@@ -340,8 +329,8 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
     if (st != CB_OK) return st;
     for (int i = 0; i < 4; i++)
       if (!strcasecmp(sval(v), names[i])) return d->order = (cb_dataset_order)i, CB_OK;
-    return fail(y, v, CB_ERR_PARSE, path,
-                "expected auto, sequential, shuffle or random, got '%s'", sval(v));
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path,
+                           "expected auto, sequential, shuffle or random, got '%s'", sval(v));
   }
   if (!strcmp(key, "prompt_field")) return get_string(y, v, path, &d->prompt_field);
   if (!strcmp(key, "output_field")) return get_string(y, v, path, &d->output_field);
@@ -352,7 +341,8 @@ static cb_status class_pair(const yctx *y, const char *key, const char *path,
     if (st != CB_OK) return st;
     if (!strcasecmp(sval(v), "first_turn")) return d->sharegpt_mode = CB_SHAREGPT_FIRST_TURN, CB_OK;
     if (!strcasecmp(sval(v), "turns")) return d->sharegpt_mode = CB_SHAREGPT_TURNS, CB_OK;
-    return fail(y, v, CB_ERR_PARSE, path, "expected first_turn or turns, got '%s'", sval(v));
+    return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path,
+                           "expected first_turn or turns, got '%s'", sval(v));
   }
   if (!strcmp(key, "vllm_filter")) return get_bool(y, v, path, &t->vllm_filter);
   if (!strcmp(key, "min_prompt_len")) return get_u32(y, v, path, 0, UINT32_MAX, &d->min_prompt_len);
@@ -386,26 +376,27 @@ static cb_status load_class(const yctx *y, const yaml_node_t *v, size_t i,
     if (explicit_.max_prompt_len) c->data.max_prompt_len = explicit_.max_prompt_len;
     if (explicit_.max_total_len) c->data.max_total_len = explicit_.max_total_len;
   }
-  if (!c->name) return fail(y, v, CB_ERR_PARSE, path, "'name' is required");
+  if (!c->name) return cb__yaml_key_at(&y->yaml, v, CB_ERR_PARSE, path, "'name' is required");
   if (t.own_process && t.share_given)
-    return fail(y, t.share_node, CB_ERR_PARSE, path,
-                "'share' and an own process (rate, arrival, burstiness, trace_speed) are "
-                "exclusive");
+    return cb__yaml_key_at(
+        &y->yaml, t.share_node, CB_ERR_PARSE, path,
+        "'share' and an own process (rate, arrival, burstiness, trace_speed) are "
+        "exclusive");
   if (t.own_process) {
     c->share = 0;
     /* An own process defaults to Poisson; a rate-less one must be a trace. */
     int kind_given = 0;
     for (yaml_node_pair_t *pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top;
          pr++)
-      if (!strcmp(sval(yaml_document_get_node(y->doc, pr->key)), "arrival")) kind_given = 1;
+      if (!strcmp(sval(yaml_document_get_node(y->yaml.doc, pr->key)), "arrival")) kind_given = 1;
     if (!kind_given) c->arrival.kind = CB_ARRIVAL_POISSON;
     if (c->arrival.kind != CB_ARRIVAL_TRACE && !t.rate_given)
-      return fail(y, t.own_node, CB_ERR_PARSE, path, "%s arrivals need a 'rate'",
-                  cb_arrival_kind_name(c->arrival.kind));
+      return cb__yaml_key_at(&y->yaml, t.own_node, CB_ERR_PARSE, path, "%s arrivals need a 'rate'",
+                             cb_arrival_kind_name(c->arrival.kind));
     cb_error e;
     cb_error_clear(&e);
     st = cb_arrival_validate(&c->arrival, &e);
-    if (st != CB_OK) return fail(y, t.own_node, st, path, "%s", e.msg);
+    if (st != CB_OK) return cb__yaml_key_at(&y->yaml, t.own_node, st, path, "%s", e.msg);
   }
   return CB_OK;
 }
@@ -487,24 +478,27 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root) {
   top_target t = {NULL, NULL, 0, 0};
   cb_status st = each_pair(y, root, "", TOP_KEYS, top_pair, &t);
   if (st != CB_OK) return st;
-  if (!t.classes) return fail(y, root, CB_ERR_PARSE, "classes", "required: a list of classes");
+  if (!t.classes)
+    return cb__yaml_key_at(&y->yaml, root, CB_ERR_PARSE, "classes", "required: a list of classes");
   if (t.classes->type != YAML_SEQUENCE_NODE)
-    return fail(y, t.classes, CB_ERR_PARSE, "classes", "expected a list of classes");
+    return cb__yaml_key_at(&y->yaml, t.classes, CB_ERR_PARSE, "classes",
+                           "expected a list of classes");
   size_t n = (size_t)(t.classes->data.sequence.items.top - t.classes->data.sequence.items.start);
   if (n == 0 || n > 65535)
-    return fail(y, t.classes, CB_ERR_PARSE, "classes", "expected 1 to 65535 classes, got %zu", n);
+    return cb__yaml_key_at(&y->yaml, t.classes, CB_ERR_PARSE, "classes",
+                           "expected 1 to 65535 classes, got %zu", n);
   sc->classes = own(sc, cb_calloc(n, sizeof *sc->classes));
   int any_share = 0;
   for (size_t i = 0; i < n; i++) {
-    yaml_node_t *cv = yaml_document_get_node(y->doc, t.classes->data.sequence.items.start[i]);
+    yaml_node_t *cv = yaml_document_get_node(y->yaml.doc, t.classes->data.sequence.items.start[i]);
     st = load_class(y, cv, i, &sc->classes[i]);
     if (st != CB_OK) return st;
     for (size_t j = 0; j < i; j++)
       if (!strcmp(sc->classes[j].name, sc->classes[i].name)) {
         char path[40];
         snprintf(path, sizeof path, "classes[%zu].name", i);
-        return fail(y, cv, CB_ERR_PARSE, path, "'%s' is already the name of classes[%zu]",
-                    sc->classes[i].name, j);
+        return cb__yaml_key_at(&y->yaml, cv, CB_ERR_PARSE, path,
+                               "'%s' is already the name of classes[%zu]", sc->classes[i].name, j);
       }
     any_share |= sc->classes[i].share > 0;
   }
@@ -513,10 +507,11 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root) {
 
   /* The common process: closed loop with `concurrency`, open with `rate`. */
   if (t.concurrency_node && t.arrival_given && p->arrival.kind != CB_ARRIVAL_CLOSED)
-    return fail(y, t.concurrency_node, CB_ERR_PARSE, "concurrency",
-                "sets a closed loop, but arrival is '%s' (for an open loop with a cap, use the "
-                "run's --max-concurrency)",
-                cb_arrival_kind_name(p->arrival.kind));
+    return cb__yaml_key_at(
+        &y->yaml, t.concurrency_node, CB_ERR_PARSE, "concurrency",
+        "sets a closed loop, but arrival is '%s' (for an open loop with a cap, use the "
+        "run's --max-concurrency)",
+        cb_arrival_kind_name(p->arrival.kind));
   if (!t.arrival_given) {
     if (t.rate_given) p->arrival.kind = CB_ARRIVAL_POISSON;
     else if (t.concurrency_node || any_share) p->arrival.kind = CB_ARRIVAL_CLOSED;
@@ -524,9 +519,9 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root) {
   }
   if (any_share && p->arrival.kind != CB_ARRIVAL_CLOSED && p->arrival.kind != CB_ARRIVAL_TRACE &&
       !t.rate_given)
-    return fail(y, root, CB_ERR_PARSE, "rate",
-                "classes with a share need a top-level rate for %s arrivals",
-                cb_arrival_kind_name(p->arrival.kind));
+    return cb__yaml_key_at(&y->yaml, root, CB_ERR_PARSE, "rate",
+                           "classes with a share need a top-level rate for %s arrivals",
+                           cb_arrival_kind_name(p->arrival.kind));
   return CB_OK;
 }
 
@@ -540,7 +535,7 @@ cb_status cb_scenario_parse(const char *text, size_t len, const char *name,
   cb_scenario *sc = cb_calloc(1, sizeof *sc);
   cb_workload_default_params(&sc->params);
   yaml_node_t *root = yaml_document_get_root_node(&doc);
-  yctx y = {name, base_dir, &doc, sc, err};
+  yctx y = {{name, &doc, err}, base_dir, sc};
   if (!root)
     st = cb_error_at(err, CB_ERR_PARSE, name, 1, 0, "the scenario is empty (it needs classes)");
   else

@@ -198,13 +198,9 @@ static void request_mode(const uint8_t *data, size_t size) {
   cb_buf_free(&out);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  uint8_t sel = data[0];
-  data++;
-  size--;
+  uint8_t sel = take_selector(&data, &size);
   int mode = sel & 3;
   if (mode == 3) {
     request_mode(data, size);

@@ -18,8 +18,6 @@
 #include "calibench/duration.h"
 #include "fuzz_common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   static const uint64_t bare[] = {CB_DURATION_UNIT_REQUIRED, 1, 1000, 1000000, 1000000000};

@@ -18,8 +18,6 @@
 #include "calibench/results.h"
 #include "fuzz_dataset.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static void fuzz_records(const uint8_t *data, size_t size) {
   memfile m;
   memfile_open(&m, data, size);

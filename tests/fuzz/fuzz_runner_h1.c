@@ -84,8 +84,6 @@ static uint64_t run(const uint8_t *d, size_t n, int mode) {
   return t.h;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!size) return 0;
   uint64_t whole = run(data, size, 0);

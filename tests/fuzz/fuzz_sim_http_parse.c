@@ -106,13 +106,9 @@ static void run(const uint8_t *data, size_t size, const cb__sim_http_limits *lim
   cb__sim_http_parser_free(&p);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  uint8_t sel = data[0];
-  data++;
-  size--;
+  uint8_t sel = take_selector(&data, &size);
   cb__sim_http_limits lim;
   cb__sim_http_default_limits(&lim);
   if (sel & 1) {

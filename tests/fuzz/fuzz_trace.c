@@ -12,8 +12,6 @@
 
 #include "fuzz_dataset.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fuzz_dataset("trace", CB_SHAREGPT_FIRST_TURN, data, size);
   return 0;

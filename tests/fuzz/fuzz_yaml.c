@@ -21,8 +21,6 @@
 #include "fuzz_common.h"
 #include "fuzz_memfile.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static void check_error(cb_status st, const cb_error *err, const char *name) {
   check(err->msg[0]);
   if (st == CB_ERR_PARSE) check(strstr(err->msg, name) != NULL);

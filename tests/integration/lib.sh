@@ -4,12 +4,25 @@
 #                    wait for its "listening on HOST:PORT" line, set SIM_PID,
 #                    SIM_PORT and SIM_URL. The server is stopped (by PID) on exit.
 # fail MSG           print and exit 1
+# expect STATUS PATTERN -- ARGS...
+#                    run calibench ARGS (stdin from /dev/null), check its exit status
+#                    and that stdout+stderr match PATTERN (extended regex)
 
 set -euo pipefail
 
 fail() {
   echo "FAIL: $*" >&2
   exit 1
+}
+
+expect() {
+  local want=$1 pattern=$2
+  shift 3
+  local out status=0
+  out=$("$CALIBENCH" "$@" 2>&1 </dev/null) || status=$?
+  [ "$status" -eq "$want" ] || fail "calibench $*: exit $status, want $want; output: $out"
+  grep -Eq -- "$pattern" <<<"$out" || fail "calibench $*: output lacks /$pattern/: $out"
+  echo "ok - calibench $* -> $want"
 }
 
 SIM_PIDS=()

@@ -104,4 +104,20 @@ check_fail "give the paper's claims" perf known/points/00-concurrency=1
 check_fail "percentile 97" sla --percentiles 97 load
 check_fail "no such point" sla --at rate=3 load
 check_fail "empty/summary.json" sla empty
+# The options every subcommand parses the same way: --help, an unknown option, a bad
+# value of a shared one, and the sla lists' limits.
+for sub in roofline fit perf sla; do
+  help=$("$CALIBENCH" calibrate $sub --help) || fail "calibrate $sub --help exited $?"
+  [[ "$help" == "usage: calibench calibrate $sub "* ]] || fail "calibrate $sub --help: $help"
+  check_fail "Run 'calibench calibrate $sub --help' for the options." $sub --bogus
+done
+check_fail "--tp" roofline --tp 0
+check_fail "--tp" fit --tp 65 known
+check_fail "--margin" perf --margin 0 --claim ttft_p99_ms=100 known/points/00-concurrency=1
+check_fail "calibrate sla: --metrics: at most 8" sla --metrics ttft,ttft,ttft,ttft,ttft,ttft,ttft,ttft,ttft load
+check_fail "calibrate sla: --percentiles: at most 8" sla --percentiles 1,2,3,4,5,6,7,8,9 load
+check_fail "calibrate sla: --metrics: " sla --metrics ttft,bogus load
+claims=()
+for i in $(seq 0 64); do claims+=(--claim "ttft_p99_ms=$((100 + i))"); done
+check_fail "calibrate perf: at most" perf "${claims[@]}" known/points/00-concurrency=1
 echo "all calibrate (performance) checks passed"

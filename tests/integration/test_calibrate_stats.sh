@@ -13,16 +13,6 @@ D="$SRC/tests/data/calib"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-calib.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 
-# expect STATUS PATTERN -- ARGS...: exit status and stdout+stderr matching PATTERN (ERE).
-expect() {
-  local want=$1 pattern=$2
-  shift 3
-  local out status=0
-  out=$("$CALIBENCH" "$@" 2>&1) || status=$?
-  [ "$status" -eq "$want" ] || fail "calibench $*: exit $status, want $want; output: $out"
-  grep -Eq -- "$pattern" <<<"$out" || fail "calibench $*: output lacks /$pattern/: $out"
-  echo "ok - calibench $* -> $want"
-}
 
 # json FILE EXPR: evaluate the JS expression EXPR with `j` bound to the parsed FILE.
 json() {

@@ -5,18 +5,6 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 
-# expect STATUS PATTERN -- ARGS...: run calibench ARGS, check exit status and that
-# stdout+stderr match PATTERN (extended regex).
-expect() {
-  local want=$1 pattern=$2
-  shift 3
-  local out status=0
-  out=$("$CALIBENCH" "$@" 2>&1) || status=$?
-  [ "$status" -eq "$want" ] || fail "calibench $*: exit $status, want $want; output: $out"
-  grep -Eq -- "$pattern" <<<"$out" || fail "calibench $*: output lacks /$pattern/: $out"
-  echo "ok - calibench $* -> $want"
-}
-
 expect 0 '^usage: calibench <command>' -- --help
 expect 0 'sim +the built-in inference simulator' -- --help
 expect 2 'usage: calibench' --
@@ -146,19 +134,19 @@ cat >"$resp" <<'JSONL'
 {"prompt": "Say <b>hi</b>", "response": "<script>alert(1)</script> \"quoted\""}
 JSONL
 start_sim --responses "$resp"
-body=$(curl -s "$SIM_URL/v1/completions" -H 'content-type: application/json' \
-  -d '{"prompt": "What is the capital of France?", "max_tokens": 50}')
+post() { # PATH JSON: the simulator's answer
+  curl -sN "$SIM_URL$1" -H 'content-type: application/json' -d "$2"
+}
+body=$(post /v1/completions '{"prompt": "What is the capital of France?", "max_tokens": 50}')
 grep -q '"text":"Paris is the capital of France.","logprobs":null,"finish_reason":"stop"' <<<"$body" ||
   fail "scripted completion: $body"
-body=$(curl -s "$SIM_URL/v1/chat/completions" -H 'content-type: application/json' \
-  -d '{"messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "Say <b>hi</b>"}]}')
+body=$(post /v1/chat/completions \
+  '{"messages": [{"role": "system", "content": "x"}, {"role": "user", "content": "Say <b>hi</b>"}]}')
 grep -qF '"content":"<script>alert(1)</script> \"quoted\""' <<<"$body" || fail "scripted chat: $body"
-body=$(curl -s "$SIM_URL/v1/completions" -H 'content-type: application/json' \
-  -d '{"prompt": "What is the capital of France?", "max_tokens": 3}')
+body=$(post /v1/completions '{"prompt": "What is the capital of France?", "max_tokens": 3}')
 grep -q '"text":"Paris is the","logprobs":null,"finish_reason":"length"' <<<"$body" ||
   fail "scripted completion cut by max_tokens: $body"
-stream=$(curl -sN "$SIM_URL/v1/completions" -H 'content-type: application/json' \
-  -d '{"prompt": "What is the capital of France?", "stream": true}')
+stream=$(post /v1/completions '{"prompt": "What is the capital of France?", "stream": true}')
 n=$(grep -c '"text":"[^"]' <<<"$stream")
 # "Paris" " is" " the" " capita" "l" " of" " France" "." (letters chunk by 6)
 [ "$n" -eq 8 ] || fail "scripted stream: $n token chunks, want 8: $stream"

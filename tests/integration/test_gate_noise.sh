@@ -19,15 +19,11 @@
 # simulator runs several times slower, the same checks run on 10 noise pairs and 3
 # regression pairs per size: enough to exercise every path for memory errors; the
 # rates are measured by the plain build's run.
-set -euo pipefail
 CALIBENCH=$1
 SRC=$2
+source "$SRC/tests/integration/lib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/cb-noise.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
+trap 'rm -rf "$T"; stop_sims' EXIT
 cd "$T"
 unset GITHUB_STEP_SUMMARY CALIBENCH_REGISTRY
 SENSITIVE=$SRC/tests/data/gate/sensitive.yaml

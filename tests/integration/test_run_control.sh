@@ -104,42 +104,29 @@ grep -q '"error":"[^"]*no Prometheus metrics' "$work/late-fail/manifest.json" ||
   fail "late failure's manifest does not say what went wrong"
 echo "ok - a failure after the directory was made still writes summary and manifest"
 
-# 3. SIGINT during such a run: it stops sending, drains, exits 130 promptly, and
-#    its results are written and marked interrupted.
-"$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
-  --output-len 16 --out "$work/int" --quiet &
-run_pid=$!
-for _ in $(seq 1 100); do   # wait (bounded) until some records exist
-  [ -s "$work/int/records.jsonl" ] && break
-  sleep 0.1
-done
-t0=$(now_ms)
-kill -INT "$run_pid"
-status=0
-wait "$run_pid" || status=$?
-took=$(($(now_ms) - t0))
-[ "$status" -eq 130 ] || fail "interrupted run exited $status, want 130"
-[ "$took" -le 5000 ] || fail "interrupted run took ${took} ms to stop"
-node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int"
-echo "ok - SIGINT stopped a duration-bounded closed loop in ${took} ms"
-
-# 3b. SIGTERM does the same (issue 13: it was ignored while the loop spun).
-"$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
-  --output-len 16 --out "$work/term" --quiet &
-run_pid=$!
-for _ in $(seq 1 100); do
-  [ -s "$work/term/records.jsonl" ] && break
-  sleep 0.1
-done
-t0=$(now_ms)
-kill -TERM "$run_pid"
-status=0
-wait "$run_pid" || status=$?
-took=$(($(now_ms) - t0))
-[ "$status" -eq 130 ] || fail "run stopped by SIGTERM exited $status, want 130"
-[ "$took" -le 5000 ] || fail "SIGTERM took ${took} ms to stop the run"
-node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/term"
-echo "ok - SIGTERM stopped a duration-bounded closed loop in ${took} ms"
+# 3. SIGINT or SIGTERM during such a run (issue 13: SIGTERM was ignored while the loop
+#    spun): it stops sending, drains, exits 130 promptly, and its results are written
+#    and marked interrupted.
+stop_run() { # SIGNAL NAME: a duration-bounded closed loop into $work/NAME, stopped by SIGNAL
+  local sig=$1 dir="$work/$2" run_pid status=0 t0 took
+  "$CALIBENCH" run --url "$SIM_URL/v1" --concurrency 2 --duration 120s --input-len 32 \
+    --output-len 16 --out "$dir" --quiet &
+  run_pid=$!
+  for _ in $(seq 1 100); do # wait (bounded) until some records exist
+    [ -s "$dir/records.jsonl" ] && break
+    sleep 0.1
+  done
+  t0=$(now_ms)
+  kill -"$sig" "$run_pid"
+  wait "$run_pid" || status=$?
+  took=$(($(now_ms) - t0))
+  [ "$status" -eq 130 ] || fail "run stopped by SIG$sig exited $status, want 130"
+  [ "$took" -le 5000 ] || fail "SIG$sig took ${took} ms to stop the run"
+  node "$SRC/tests/integration/run_checks.mjs" interrupted "$dir"
+  echo "ok - SIG$sig stopped a duration-bounded closed loop in ${took} ms"
+}
+stop_run INT int
+stop_run TERM term
 
 # 4. Requests that would run for minutes: the first SIGINT says what it waits for,
 #    a second cuts them now, labelled as cut by that interrupt, not by the timeout.

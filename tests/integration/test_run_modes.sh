@@ -14,23 +14,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cb-modes.XXXXXX")
 "$CALIBENCH" run --sim-time-scale 0.2 --no-server-metrics --quiet --input-len 200 --output-len 24 \
   --ignore-eos --sweep concurrency=1,4,16 --num-requests 40 --slo ttft=5s,tpot=1s --out "$work/sweep"
 # 2. Scenario: an interactive and a batch class sharing one server, then each alone.
-cat >"$work/scenario.yaml" <<'YAML'
-seed: 7
-rate: 40
-num_requests: 120
-classes:
-  - name: interactive
-    share: 3
-    input_len: {dist: fixed, mean: 100}
-    output_len: {dist: fixed, mean: 16}
-    slo: {ttft: 2s}
-  - name: batch
-    share: 1
-    input_len: {dist: fixed, mean: 3000}
-    output_len: {dist: fixed, mean: 64}
-YAML
 "$CALIBENCH" run --sim-time-scale 0.05 --no-server-metrics --quiet --ignore-eos \
-  --scenario "$work/scenario.yaml" --solo-baseline --out "$work/scen"
+  --scenario "$SRC/tests/data/workload/scenario_interactive_batch.yaml" --solo-baseline --out "$work/scen"
 # 3. Retries: every second request fails with a 503 once; --retries 1 recovers it.
 start_sim --time-scale 0.02 --fault 503:every=2
 "$CALIBENCH" run --url "$SIM_URL/v1" --no-server-metrics --quiet --concurrency 1 \

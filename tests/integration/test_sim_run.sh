@@ -31,22 +31,7 @@ printf 'mfu: 0.2\nmbu: 0.4\nstep_overhead_us: 900\n' >"$work/slow.yaml"
 #    a rate sweep with SLOs, the vLLM JSON, exact prompts.
 "$CALIBENCH" sim run --dataset "trace:$DATA/mooncake_conversation_first200.jsonl" --replicas 2 \
   --trace-speed 4 --quiet --out "$work/trace"
-cat >"$work/scenario.yaml" <<'YAML'
-seed: 7
-rate: 40
-num_requests: 120
-classes:
-  - name: interactive
-    share: 3
-    input_len: {dist: fixed, mean: 100}
-    output_len: {dist: fixed, mean: 16}
-    slo: {ttft: 2s}
-  - name: batch
-    share: 1
-    input_len: {dist: fixed, mean: 3000}
-    output_len: {dist: fixed, mean: 64}
-YAML
-"$CALIBENCH" sim run --scenario "$work/scenario.yaml" --solo-baseline --ignore-eos --quiet --out "$work/scen"
+"$CALIBENCH" sim run --scenario "$DATA/scenario_interactive_batch.yaml" --solo-baseline --ignore-eos --quiet --out "$work/scen"
 "$CALIBENCH" sim run --sweep rate=2,8,32 --num-requests 60 --input-len 1000 --output-len 64 \
   --slo ttft=300ms,tpot=50ms --quiet --out "$work/sweep"
 "$CALIBENCH" sim run "${load[@]}" --quiet --vllm-json "$work/vllm.json" --label pred --out "$work/v"

@@ -167,15 +167,6 @@ c=$("$CALIBENCH" tokenize -t cl100k_base --synth 50 --seed 4 "$DATA/corpus_en.tx
 echo "ok - --synth is seeded"
 
 # The command line: help that is true, clear errors.
-expect() {
-  local want=$1 pattern=$2
-  shift 3
-  local out status=0
-  out=$("$CALIBENCH" "$@" 2>&1 </dev/null) || status=$?
-  [ "$status" -eq "$want" ] || fail "calibench $*: exit $status, want $want; output: $out"
-  grep -Eq -- "$pattern" <<<"$out" || fail "calibench $*: output lacks /$pattern/: $out"
-  echo "ok - calibench $* -> $want"
-}
 help=$("$CALIBENCH" tokenize --help)
 for opt in $(grep -oE '^  (-t, )?--[a-z-]+' <<<"$help" | grep -oE -- '--[a-z-]+'); do
   grep -q -- "\"${opt#--}\"" "$SRC/src/cli/cmd_tokenize.c" || fail "help lists $opt but cmd_tokenize.c does not parse it"

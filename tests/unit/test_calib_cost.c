@@ -17,23 +17,7 @@
 #include <cmocka.h>
 
 #include "calibench/calib.h"
-
-static void check_close(const char *what, double got, double want, double tol) {
-  if (!(fabs(got - want) <= tol * (1.0 + fabs(want))))
-    fail_msg("%s: got %.17g, want %.17g", what, got, want);
-}
-
-static const char *data(const char *name) {
-  static char path[1024];
-  snprintf(path, sizeof path, "%s/calib/%s", getenv("CB_DATA_DIR"), name);
-  return path;
-}
-
-static void expect_error(cb_status st, cb_status code, const cb_error *err, const char *want) {
-  if (st != code)
-    fail_msg("status %s, want %s (%s)", cb_status_name(st), cb_status_name(code), err->msg);
-  if (!strstr(err->msg, want)) fail_msg("message '%s' lacks '%s'", err->msg, want);
-}
+#include "test_calib_common.h"
 
 static const cb_calib_candidate *cand(const cb_calib_cost_set *s, const char *model) {
   for (size_t i = 0; i < s->n; i++)

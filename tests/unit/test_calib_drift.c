@@ -18,24 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/calib.h"
-
-static void check_close(const char *what, double got, double want, double tol) {
-  if (!(fabs(got - want) <= tol * (1.0 + fabs(want))))
-    fail_msg("%s: got %.17g, want %.17g", what, got, want);
-}
-
-static const char *data(const char *name) {
-  static char path[1024];
-  snprintf(path, sizeof path, "%s/calib/%s", getenv("CB_DATA_DIR"), name);
-  return path;
-}
-
-/* The error `st`/`err` must be `code` with a message containing `want`. */
-static void expect_error(cb_status st, cb_status code, const cb_error *err, const char *want) {
-  if (st != code)
-    fail_msg("status %s, want %s (%s)", cb_status_name(st), cb_status_name(code), err->msg);
-  if (!strstr(err->msg, want)) fail_msg("message '%s' lacks '%s'", err->msg, want);
-}
+#include "test_calib_common.h"
 
 static const cb_calib_drift_row *row_of(const cb_calib_drift_result *r, const char *label) {
   for (size_t i = 0; i < r->n_rows; i++)
@@ -97,9 +80,7 @@ static void test_classic_intent_example(void **state) {
   cb_calib_dist bench, prod, acc;
   cb_error err;
   cb_error_clear(&err);
-  assert_int_equal(cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err), CB_OK);
-  assert_int_equal(
-      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  load_classic(&bench, &prod);
   assert_int_equal(cb_calib_label_values_load(&acc, data("intents_accuracy.json"), &err), CB_OK);
   assert_int_equal(bench.len, 8);
   assert_int_equal(bench.sample_size, 0);
@@ -155,8 +136,7 @@ static void test_classic_intent_example(void **state) {
   assert_non_null(strstr(r.interval_note, "benchmark held fixed"));
 
   /* JSON and terminal output carry the numbers */
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_drift_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"kind\": \"calibrate.drift\""));
   assert_non_null(strstr(out.data, "\"js_divergence\": 0.110851921721647"));
@@ -213,8 +193,7 @@ static void test_one_sided_labels(void **state) {
   /* neither side has a sample size: no interval, and it says why */
   assert_false(r.has_interval);
   assert_non_null(strstr(r.interval_note, "--bench-n"));
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_drift_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"js_interval\": null"));
   assert_non_null(strstr(out.data, "\"production_benchmark\": null")); /* infinite */
@@ -360,13 +339,8 @@ static void test_numeric_binned(void **state) {
  */
 static void test_sensitivity_smoothing_samples(void **state) {
   (void)state;
-  const double js = 0.11085192172164743;
   cb_calib_dist bench, prod;
-  cb_error err;
-  cb_error_clear(&err);
-  assert_int_equal(cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err), CB_OK);
-  assert_int_equal(
-      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  load_classic(&bench, &prod);
   cb_calib_drift_params p;
   cb_calib_drift_default_params(&p);
   p.boot.replicates = 0;
@@ -374,9 +348,11 @@ static void test_sensitivity_smoothing_samples(void **state) {
   cb_calib_drift_result r;
   cb_buf out;
   cb_buf_init(&out, 0);
+  cb_error err;
+  cb_error_clear(&err);
   assert_int_equal(cb_calib_drift_compute(&bench, &prod, NULL, &p, &r, &err), CB_OK);
   check_close("s generation", r.sensitivity, 1.5, 0);
-  check_close("generation factor", r.accuracy_factor, exp(-1.5 * js), 1e-12);
+  check_close("generation factor", r.accuracy_factor, exp(-1.5 * CLASSIC_JS), 1e-12);
   check_close("generation factor by hand", r.accuracy_factor, 0.846811, 1e-6);
   cb_calib_drift_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"sensitivity_from\": \"generation: 1-2\""));

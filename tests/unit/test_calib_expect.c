@@ -17,26 +17,8 @@
 #include <cmocka.h>
 
 #include "calibench/calib.h"
+#include "test_calib_common.h"
 #include "calibench/results.h"
-
-static void check_close(const char *what, double got, double want, double tol) {
-  if (!(fabs(got - want) <= tol * (1.0 + fabs(want))))
-    fail_msg("%s: got %.17g, want %.17g", what, got, want);
-}
-
-static const char *data(const char *name) {
-  static char path[4][1024];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(path[k], sizeof path[k], "%s/calib/%s", getenv("CB_DATA_DIR"), name);
-  return path[k];
-}
-
-static void expect_error(cb_status st, cb_status code, const cb_error *err, const char *want) {
-  if (st != code)
-    fail_msg("status %s, want %s (%s)", cb_status_name(st), cb_status_name(code), err->msg);
-  if (!strstr(err->msg, want)) fail_msg("message '%s' lacks '%s'", err->msg, want);
-}
 
 static char drift_path[64];
 
@@ -111,8 +93,7 @@ static void test_classic_chain(void **state) {
   assert_string_equal(r.task.formula, "0.95 ^ 3 = 0.8574");
   assert_string_equal(r.data.formula, "0.8675 / 0.92 = 0.9429");
 
-  cb_buf out;
-  cb_buf_init(&out, 0);
+  cb_buf out = {0};
   cb_calib_expect_write_json(&r, &out);
   assert_non_null(strstr(out.data, "\"kind\": \"calibrate.expect\""));
   assert_non_null(strstr(out.data, "\"measured\": [\n    \"data\"\n  ]"));
@@ -147,18 +128,15 @@ static void test_classic_chain(void **state) {
  */
 static void test_drift_js_model(void **state) {
   (void)state;
-  const double js = 0.11085192172164743;
   cb_calib_dist bench, prod;
-  cb_error err;
-  cb_error_clear(&err);
-  assert_int_equal(cb_calib_dist_load(&bench, data("intents_benchmark.json"), &err), CB_OK);
-  assert_int_equal(
-      cb_calib_sample_labels_load(&prod, data("intents_production.jsonl"), "intent", &err), CB_OK);
+  load_classic(&bench, &prod);
   cb_calib_drift_params dp;
   cb_calib_drift_default_params(&dp);
   dp.task = CB_CALIB_TASK_CLASSIFICATION;
   dp.boot.replicates = 0;
   cb_calib_drift_result d;
+  cb_error err;
+  cb_error_clear(&err);
   assert_int_equal(cb_calib_drift_compute(&bench, &prod, NULL, &dp, &d, &err), CB_OK);
   cb_buf out;
   cb_buf_init(&out, 0);
@@ -176,7 +154,7 @@ static void test_drift_js_model(void **state) {
   p.drift_path = path;
   cb_calib_expect_result r;
   assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
-  check_close("file's s", r.data.value, exp(-2.5 * js), 1e-12);
+  check_close("file's s", r.data.value, exp(-2.5 * CLASSIC_JS), 1e-12);
   assert_int_equal(r.data.source, CB_CALIB_FROM_MEASURED);
   assert_string_equal(r.data.formula, "max(0.5, exp(-2.5 * 0.110852)) = 0.7580");
   assert_non_null(strstr(r.data.note, "as in the drift result"));

@@ -21,6 +21,7 @@
 
 #include "calibench/calib.h"
 #include "test_vrun_common.h"
+#include "test_file.h"
 
 /* ---- roofline ---------------------------------------------------------------------------- */
 
@@ -215,13 +216,6 @@ static void test_fit_keeps_unconstrained(void **state) {
 
 static char tmpdir[64];
 
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* A result directory whose summary has the given throughput and p-values. */
 static void write_summary(const char *dir, int predicted, double out_tps, double ttft_p99,
                           double tpot_p50, long succeeded) {
@@ -338,10 +332,7 @@ static void test_claims_durations(void **state) {
   (void)state;
   char path[256];
   snprintf(path, sizeof path, "%s/dur_claims.yaml", tmpdir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs("claims:\n  ttft_p99_ms: 1.2s\n  e2e_p50_ms: 800\n  tpot_mean_ms: 250us\n", f);
-  fclose(f);
+  write_file(path, "claims:\n  ttft_p99_ms: 1.2s\n  e2e_p50_ms: 800\n  tpot_mean_ms: 250us\n");
   cb_calib_claims c;
   cb_error err;
   cb_error_clear(&err);

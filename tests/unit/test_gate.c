@@ -29,6 +29,13 @@ static const char *data(const char *name) {
   return path_buf;
 }
 
+/* tests/data/gate/good.yaml, which must load. */
+static void load_good(cb_gate_policy *p) {
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_gate_policy_load(p, data("good.yaml"), &err) != CB_OK) fail_msg("%s", err.msg);
+}
+
 static size_t count(const char *hay, const char *needle) {
   size_t n = 0;
   for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
@@ -38,9 +45,7 @@ static size_t count(const char *hay, const char *needle) {
 static void test_policy_good(void **state) {
   (void)state;
   cb_gate_policy p;
-  cb_error err;
-  cb_error_clear(&err);
-  if (cb_gate_policy_load(&p, data("good.yaml"), &err) != CB_OK) fail_msg("%s", err.msg);
+  load_good(&p);
   assert_int_equal(p.n_rules, 5);
   assert_true(p.alpha == 0.05 && p.resamples == 500 && p.seed == 7);
   assert_string_equal(p.rules[0].name, "ttft-p99-slo");
@@ -83,6 +88,9 @@ static void test_policy_errors(void **state) {
       {"bad_no_condition.yaml", 2, "rules[0]", "no condition"},
       {"bad_yaml.yaml", 4, "YAML", ""},
       {"bad_duplicate_key.yaml", 6, "key 'max' repeated", "first on line 5"},
+      {"bad_rule_not_mapping.yaml", 6, "key 'rules[1]'", "expected a mapping (name, metric"},
+      {"bad_stage_not_mapping.yaml", 7, "key 'stages[0]'",
+       "expected a mapping (name, owner, action, requires)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_gate_policy p;
@@ -150,16 +158,24 @@ static void put(cb_run_data *r, const char *metric, double v) {
   cb_run_data_add_value(r, "", cb_store_metric_find(metric), v);
 }
 
+/* n TTFT samples (ns) from rng: lognormal around 20 ms, times `scale`. Their sorted
+ * copy goes to *sorted; the caller frees both. */
+static double *ttft_samples(cb_rng *rng, int n, double scale, double **sorted) {
+  double *v = cb_malloc((size_t)n * sizeof *v), *s = cb_malloc((size_t)n * sizeof *s);
+  for (int i = 0; i < n; i++) s[i] = v[i] = scale * cb_rng_lognormal(rng, log(20e6), 0.3);
+  cb_stats_sort(s, (size_t)n);
+  *sorted = s;
+  return v;
+}
+
 /* n lognormal samples (ns) scaled by `scale`, and matching ttft.p50/p99 values. */
 static void make_run(cb_run_data *r, const char *id, uint64_t seed, double scale, double tput) {
   cb_run_data_init(r);
   snprintf(r->run_id, sizeof r->run_id, "%s", id);
   enum { N = 400 };
-  double *v = cb_malloc(N * sizeof *v), *s = cb_malloc(N * sizeof *s);
   cb_rng rng;
   cb_rng_init(&rng, seed);
-  for (int i = 0; i < N; i++) s[i] = v[i] = scale * cb_rng_lognormal(&rng, log(20e6), 0.3);
-  cb_stats_sort(s, N);
+  double *s, *v = ttft_samples(&rng, N, scale, &s);
   put(r, "ttft.p50", cb_stats_quantile_sorted(s, N, 0.5) / 1e6);
   put(r, "ttft.p99", cb_stats_quantile_sorted(s, N, 0.99) / 1e6);
   put(r, "throughput.output_tokens_per_s", tput);
@@ -181,6 +197,16 @@ static cb_gate_rule rule(const char *name, const char *metric, cb_store_better d
   r.metric = cb_store_metric_find(metric);
   r.direction = dir;
   r.action = CB_GATE_BLOCK;
+  return r;
+}
+
+/* A Tukey rule over the last 72 runs, k 1.5, from 5 runs on. */
+static cb_gate_rule tukey_rule(const char *name, const char *metric, cb_store_better dir) {
+  cb_gate_rule r = rule(name, metric, dir);
+  r.has_tukey = 1;
+  r.tukey_window = 72;
+  r.tukey_k = 1.5;
+  r.tukey_min_runs = 5;
   return r;
 }
 
@@ -290,11 +316,9 @@ static void test_evaluate_conditions(void **state) {
 /* A scenario class's values and ttft samples (n lognormal, scaled). */
 static void add_class(cb_run_data *r, const char *cls, uint64_t seed, double scale) {
   enum { N = 300 };
-  double *v = cb_malloc(N * sizeof *v), *s = cb_malloc(N * sizeof *s);
   cb_rng rng;
   cb_rng_init(&rng, seed);
-  for (int i = 0; i < N; i++) s[i] = v[i] = scale * cb_rng_lognormal(&rng, log(20e6), 0.3);
-  cb_stats_sort(s, N);
+  double *s, *v = ttft_samples(&rng, N, scale, &s);
   cb_run_data_add_value(r, cls, cb_store_metric_find("ttft.p50"),
                         cb_stats_quantile_sorted(s, N, 0.5) / 1e6);
   cb_free(s);
@@ -335,11 +359,7 @@ static void test_evaluate_class(void **state) {
 /* Tukey on a history with known fences. */
 static void test_evaluate_tukey(void **state) {
   (void)state;
-  cb_gate_rule r = rule("adaptive", "ttft.p50", CB_BETTER_LOWER);
-  r.has_tukey = 1;
-  r.tukey_window = 72;
-  r.tukey_k = 1.5;
-  r.tukey_min_runs = 5;
+  cb_gate_rule r = tukey_rule("adaptive", "ttft.p50", CB_BETTER_LOWER);
   cb_gate_policy p = policy_of(&r, 1);
   /* history 1..10: Q1 3.25, Q3 7.75, high fence 14.5 */
   cb_history h;
@@ -378,11 +398,7 @@ static void test_evaluate_tukey(void **state) {
   cb_gate_result_free(&res);
   r.action = CB_GATE_BLOCK;
   /* higher is better: the low fence, Q1 - 1.5 IQR = -3.5 */
-  cb_gate_rule hi = rule("adaptive-higher", "throughput.output_tokens_per_s", CB_BETTER_HIGHER);
-  hi.has_tukey = 1;
-  hi.tukey_window = 72;
-  hi.tukey_k = 1.5;
-  hi.tukey_min_runs = 5;
+  cb_gate_rule hi = tukey_rule("adaptive-higher", "throughput.output_tokens_per_s", CB_BETTER_HIGHER);
   cb_gate_policy ph = policy_of(&hi, 1);
   cb_run_data low;
   cb_run_data_init(&low);
@@ -412,15 +428,15 @@ static void test_evaluate_tukey(void **state) {
 static void test_stages_and_outputs(void **state) {
   (void)state;
   cb_gate_policy p;
-  cb_error err;
-  cb_error_clear(&err);
-  if (cb_gate_policy_load(&p, data("good.yaml"), &err) != CB_OK) fail_msg("%s", err.msg);
+  load_good(&p);
   cb_run_data base, cur;
   make_run(&base, "base", 1, 1.0, 1000);
   make_run(&cur, "cur", 2, 1.0, 800); /* -20% throughput */
   put(&cur, "tpot.p50", 10.0);
   cb_gate_pair pair = {&cur, &base, NULL, 0};
   cb_gate_result res;
+  cb_error err;
+  cb_error_clear(&err);
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, "nope", &res, &err), CB_ERR_NOT_FOUND);
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, "prod", &res, &err), CB_OK);
   /* prod requires ttft-p99-slo, ttft-p99-risk, e2e.p90@chat; throughput-drop is only

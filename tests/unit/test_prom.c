@@ -17,55 +17,71 @@
 #include "calibench/prom.h"
 #include "sim/metrics.h"
 
-static void load(const char *name, cb_buf *out) {
+/* The server quantities of tests/data/prom/NAME, which must read and extract. */
+static void extract_sample(const char *name, cb_prom_server *s) {
   char path[512];
   snprintf(path, sizeof path, "%s/prom/%s", getenv("CB_DATA_DIR"), name);
   cb_error err;
-  cb_buf_init(out, 0);
-  if (cb_file_read(path, 0, out, &err) != CB_OK) fail_msg("%s", err.msg);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  if (cb_file_read(path, 0, &b, &err) != CB_OK) fail_msg("%s", err.msg);
+  assert_int_equal(cb_prom_server_extract(b.data, b.len, s, &err), CB_OK);
+  cb_buf_free(&b);
 }
 
 static void close_to(const char *what, double got, double want) {
   if (!(fabs(got - want) <= 1e-9 * fabs(want) + 1e-12)) fail_msg("%s: got %.17g, want %.17g", what, got, want);
 }
 
-/* Values read off the file: sglang:num_running_reqs 162.0, num_queue_reqs 2826.0,
- * token_usage 0.28, cache_hit_rate 0.007507552643049313, prompt_tokens_total
- * 8.128902e+06, generation_tokens_total 7.557572e+06. */
-static void test_sglang_sample(void **state) {
-  (void)state;
-  cb_buf b;
-  load("sglang_metrics__docs_production_metrics_llama31_8b.prom", &b);
-  cb_prom_server s;
-  cb_error err;
-  assert_int_equal(cb_prom_server_extract(b.data, b.len, &s, &err), CB_OK);
-  assert_string_equal(s.dialect, "sglang");
-  close_to("running", s.running, 162);
-  close_to("waiting", s.waiting, 2826);
-  close_to("kv", s.kv_usage, 0.28);
-  close_to("hit rate", s.prefix_hit_rate, 0.007507552643049313);
-  close_to("prompt tokens", s.prompt_tokens, 8.128902e+06);
-  close_to("generation tokens", s.generation_tokens, 7.557572e+06);
-  assert_true(isnan(s.prefix_queries) && isnan(s.preemptions));
-  cb_buf_free(&b);
-}
+/* What a sample extracts to: each quantity's value, NAN where it must be NaN (absent),
+ * ANY where the sample says nothing the test relies on. */
+static const double ANY = INFINITY;
+static const struct sample_case {
+  const char *file, *dialect;
+  double running, waiting, kv_usage, prefix_hit_rate, prompt_tokens, generation_tokens,
+      prefix_queries, preemptions;
+} SAMPLES[] = {
+    /* Values read off the file: sglang:num_running_reqs 162.0, num_queue_reqs 2826.0,
+     * token_usage 0.28, cache_hit_rate 0.007507552643049313, prompt_tokens_total
+     * 8.128902e+06, generation_tokens_total 7.557572e+06. */
+    {"sglang_metrics__docs_production_metrics_llama31_8b.prom", "sglang", .running = 162,
+     .waiting = 2826, .kv_usage = 0.28, .prefix_hit_rate = 0.007507552643049313,
+     .prompt_tokens = 8.128902e+06, .generation_tokens = 7.557572e+06, .prefix_queries = NAN,
+     .preemptions = NAN},
+    /* vLLM V0 names (gpu_cache_usage_perc), a -1 hit rate meaning "no data" (not a
+     * rate), and an excerpt that stops mid-histogram. */
+    {"vllm_metrics__aibrix_docs_runtime_excerpt_v0engine_qwen25coder.prom", "vllm",
+     .running = 0, .waiting = ANY, .kv_usage = 0, .prefix_hit_rate = NAN, .prompt_tokens = 148,
+     .generation_tokens = ANY, .prefix_queries = ANY, .preemptions = 0},
+};
 
-/* vLLM V0 names (gpu_cache_usage_perc), a -1 hit rate meaning "no data", and an
- * excerpt that stops mid-histogram. */
-static void test_vllm_v0_sample(void **state) {
+static void test_samples(void **state) {
   (void)state;
-  cb_buf b;
-  load("vllm_metrics__aibrix_docs_runtime_excerpt_v0engine_qwen25coder.prom", &b);
-  cb_prom_server s;
-  cb_error err;
-  assert_int_equal(cb_prom_server_extract(b.data, b.len, &s, &err), CB_OK);
-  assert_string_equal(s.dialect, "vllm");
-  close_to("running", s.running, 0);
-  close_to("kv (gpu_cache_usage_perc)", s.kv_usage, 0);
-  close_to("prompt tokens", s.prompt_tokens, 148);
-  close_to("preemptions", s.preemptions, 0);
-  assert_true(isnan(s.prefix_hit_rate)); /* -1.0 is not a rate */
-  cb_buf_free(&b);
+  for (size_t i = 0; i < sizeof SAMPLES / sizeof SAMPLES[0]; i++) {
+    const struct sample_case *c = &SAMPLES[i];
+    cb_prom_server s;
+    extract_sample(c->file, &s);
+    assert_string_equal(s.dialect, c->dialect);
+    const struct {
+      const char *what;
+      double got, want;
+    } q[] = {{"running", s.running, c->running},
+             {"waiting", s.waiting, c->waiting},
+             {"kv", s.kv_usage, c->kv_usage},
+             {"hit rate", s.prefix_hit_rate, c->prefix_hit_rate},
+             {"prompt tokens", s.prompt_tokens, c->prompt_tokens},
+             {"generation tokens", s.generation_tokens, c->generation_tokens},
+             {"prefix queries", s.prefix_queries, c->prefix_queries},
+             {"preemptions", s.preemptions, c->preemptions}};
+    for (size_t k = 0; k < sizeof q / sizeof q[0]; k++) {
+      if (isinf(q[k].want)) continue;
+      if (isnan(q[k].want)) {
+        if (!isnan(q[k].got)) fail_msg("%s: %s: got %.17g, want NaN", c->dialect, q[k].what, q[k].got);
+      } else {
+        close_to(q[k].what, q[k].got, q[k].want);
+      }
+    }
+  }
 }
 
 /* The simulator's exposition, with two engines summed and the V1 names preferred. */
@@ -125,7 +141,7 @@ static void test_parse_edge_cases(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_sglang_sample), cmocka_unit_test(test_vllm_v0_sample),
+      cmocka_unit_test(test_samples),
       cmocka_unit_test(test_simulator_exposition), cmocka_unit_test(test_parse_edge_cases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
 #include "report/report_internal.h"
+#include "test_text.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -401,16 +402,6 @@ static void test_cdf_series(void **state) {
     if (s->x[i] < s->x[i - 1] || s->y[i] < s->y[i - 1]) fail_msg("CDF not monotone at point %zu", i);
   cb_free(big);
   cb__rep_chart_free(&c);
-}
-
-static int contains_word(const char *hay, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = strstr(hay, word); p; p = strstr(p + 1, word)) {
-    int before = p == hay || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z');
-    int after = !((p[n] | 32) >= 'a' && (p[n] | 32) <= 'z');
-    if (before && after) return 1;
-  }
-  return 0;
 }
 
 static void test_chart_svg(void **state) {

@@ -24,6 +24,8 @@
 #include "calibench/alloc.h"
 #include "calibench/report.h"
 #include "report/report_internal.h"
+#include "test_file.h"
+#include "test_text.h"
 
 #define MS 1000000ull
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -35,13 +37,11 @@ static const char *data_dir(void) {
 
 /* ---- result directories made here ------------------------------------------------------ */
 
-static void write_file(const char *dir, const char *name, const char *text) {
+/* Writes `text` to DIR/NAME. */
+static void write_in(const char *dir, const char *name, const char *text) {
   char path[1024];
   assert_true((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) < sizeof path);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
+  write_file(path, text);
 }
 
 static char *make_dir(void) {
@@ -139,7 +139,7 @@ static void write_records(const char *dir, cb_record *recs, size_t n) {
     cb_buf_append_char(&b, '\n');
     cb_record_free(&recs[i]);
   }
-  write_file(dir, "records.jsonl", b.data ? b.data : "");
+  write_in(dir, "records.jsonl", b.data ? b.data : "");
   cb_buf_free(&b);
 }
 
@@ -149,16 +149,6 @@ static const char SUMMARY_TTFT_SLO[] =
     "\"client\":{\"lag_warning_ms\":1,\"cpu_s\":0.1}}}\n";
 
 /* ---- rendering checks ------------------------------------------------------------------------ */
-
-static int contains_word(const char *hay, const char *word) {
-  size_t n = strlen(word);
-  for (const char *p = strstr(hay, word); p; p = strstr(p + 1, word)) {
-    int before = p == hay || !((p[-1] | 32) >= 'a' && (p[-1] | 32) <= 'z');
-    int after = !((p[n] | 32) >= 'a' && (p[n] | 32) <= 'z');
-    if (before && after) return 1;
-  }
-  return 0;
-}
 
 static void no_non_numbers(const char *what, const char *text) {
   static const char *const bad[] = {"nan", "NaN", "inf", "Infinity", "-nan"};
@@ -236,7 +226,7 @@ static void test_degenerate_runs(void **state) {
       if (k == 3) recs[i].warmup = 1;
     }
     write_records(dir, recs, n);
-    if (cases[k].summary) write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
+    if (cases[k].summary) write_in(dir, "summary.json", SUMMARY_TTFT_SLO);
     cb_report *r = NULL;
     char *html = render_all(cases[k].name, dir, 0, &r);
     charts_drawn_or_explained(cases[k].name, html);
@@ -265,7 +255,7 @@ static void test_untrusted_text_stays_text(void **state) {
   recs[2] = success(2, 3000, 5, payload);
   snprintf(recs[2].class_name, sizeof recs[2].class_name, "<script>alert('c')</script>");
   write_records(dir, recs, 3);
-  write_file(dir, "manifest.json",
+  write_in(dir, "manifest.json",
              "{\"schema_version\":1,\"model\":\"<script>alert('model')</script>\",\"origin_mono_ns\":1,"
              "\"config\":{\"label\":\"<img src=x onerror=alert(9)>\"},"
              "\"server\":{\"url\":\"http://x/<script>\",\"models\":{\"data\":[{\"id\":\"</pre><script>alert(5)</script>\"}]}},"
@@ -347,7 +337,7 @@ static void test_color_only_when_asked(void **state) {
   char *dir = make_dir();
   cb_record recs[2] = {success(0, 1000, 4, "a"), failure(1, 2000, "x")};
   write_records(dir, recs, 2);
-  write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
+  write_in(dir, "summary.json", SUMMARY_TTFT_SLO);
   for (int color = 0; color <= 1; color++) {
     cb_report_params p;
     cb_report_default_params(&p);
@@ -381,15 +371,15 @@ static void test_load_errors(void **state) {
   char *dir = make_dir();
   cb_record recs[1] = {success(0, 1000, 2, "a")};
   write_records(dir, recs, 1);
-  write_file(dir, "summary.json", "{\"schema_version\": 1,\n \"summary\": {\"slos\": [}\n");
+  write_in(dir, "summary.json", "{\"schema_version\": 1,\n \"summary\": {\"slos\": [}\n");
   const char *dirs[] = {dir};
   assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
   if (!strstr(err.msg, "summary.json:2")) fail_msg("error does not name file and line: %s", err.msg);
-  write_file(dir, "summary.json", "{\"summary\": {\"slos\": [{\"metric\": \"speed\", \"bound_ms\": 5}]}}\n");
+  write_in(dir, "summary.json", "{\"summary\": {\"slos\": [{\"metric\": \"speed\", \"bound_ms\": 5}]}}\n");
   assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
   if (!strstr(err.msg, "summary.slos[0]")) fail_msg("error does not name the field: %s", err.msg);
-  write_file(dir, "summary.json", SUMMARY_TTFT_SLO);
-  write_file(dir, "records.jsonl", "{\"index\": 0, \"sent_ns\": 1}\n{\"index\": \"x\", \"sent_ns\": 2}\n");
+  write_in(dir, "summary.json", SUMMARY_TTFT_SLO);
+  write_in(dir, "records.jsonl", "{\"index\": 0, \"sent_ns\": 1}\n{\"index\": \"x\", \"sent_ns\": 2}\n");
   assert_int_equal(cb_report_open(dirs, 1, NULL, &r, &err), CB_ERR_PARSE);
   if (!strstr(err.msg, "records.jsonl:2")) fail_msg("error does not name the record's line: %s", err.msg);
   remove_dir(dir);
@@ -403,7 +393,7 @@ static void test_load_errors(void **state) {
   mkdir(p0, 0777);
   cb_record one[1] = {success(0, 1000, 2, "a")};
   write_records(p0, one, 1);
-  write_file(sw, "sweep.json",
+  write_in(sw, "sweep.json",
              "{\"sweep\":\"concurrency\",\"slo_attainment\":0.99,\"points\":["
              "{\"label\":\"concurrency=1\",\"dir\":\"/elsewhere/points/00-concurrency=1\",\"load\":{\"kind\":\"concurrency\",\"value\":1}},"
              "{\"label\":\"concurrency=2\",\"dir\":\"/elsewhere/points/01-concurrency=2\",\"load\":{\"kind\":\"concurrency\",\"value\":2}}],"
@@ -417,7 +407,7 @@ static void test_load_errors(void **state) {
   char *html = render_all("sweep with one point", sw, 0, NULL);
   cb_free(html);
   cb_report_free(r);
-  write_file(sw, "sweep.json", "{\"points\":[{\"label\":\"x\",\"dir\":\"/nowhere/x\"}]}\n");
+  write_in(sw, "sweep.json", "{\"points\":[{\"label\":\"x\",\"dir\":\"/nowhere/x\"}]}\n");
   assert_int_equal(cb_report_open(sdirs, 1, NULL, &r, &err), CB_ERR_NOT_FOUND);
   char path[1300];
   snprintf(path, sizeof path, "%s/records.jsonl", p0);

@@ -18,6 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/results.h"
+#include "test_file.h"
 
 #define MS 1000000ull
 
@@ -67,11 +68,49 @@ static cb_record failed_record(uint64_t index, uint64_t sent, const char *cls) {
   return r;
 }
 
+/* A new temporary file from the template `path` (rewritten with its name), open. */
+static int make_temp(char *path) {
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  return fd;
+}
+
+/* Loads path into set (initialised here), which must succeed; the torn lines it
+ * skipped. */
+static size_t load_ok(const char *path, cb_record_set *set) {
+  cb_record_set_init(set);
+  size_t torn;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_record_set_load(set, path, &torn, &err), CB_OK);
+  return torn;
+}
+
+/* summary.json's summary object of s (the caller frees it). */
+static cb_buf summary_json(const cb_summary *s) {
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_summary_write_json(s, &b);
+  return b;
+}
+
+/* The vLLM benchmark JSON of set and s, parsed. */
+static json_t *vllm_json(const cb_record_set *set, const cb_summary *s,
+                         const cb_vllm_export_params *vp) {
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb_results_write_vllm_json(set, s, vp, &out);
+  json_error_t je;
+  json_t *o = json_loads(out.data, 0, &je);
+  if (!o) fail_msg("not JSON: %s", je.text);
+  cb_buf_free(&out);
+  return o;
+}
+
 static void test_record_round_trip(void **state) {
   (void)state;
   char path[] = "/tmp/cb_records_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  int fd = make_temp(path);
   double chunks[] = {100, 110, 130};
   uint32_t toks[] = {1, 3, 2};
   cb_record a = ok_record(7, 5 * MS, chunks, 3, toks);
@@ -109,11 +148,7 @@ static void test_record_round_trip(void **state) {
   close(fd);
 
   cb_record_set set;
-  cb_record_set_init(&set);
-  size_t torn;
-  cb_error err;
-  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_OK);
-  assert_int_equal(torn, 1);
+  assert_int_equal(load_ok(path, &set), 1);
   assert_int_equal(set.count, 2);
   const cb_record *x = &set.items[0];
   assert_int_equal(x->index, 7);
@@ -146,20 +181,15 @@ static void test_record_round_trip(void **state) {
   cb_record_set_free(&set);
 
   /* A bad field in the middle is an error naming the line and field. */
-  FILE *f = fopen(path, "w");
-  fputs(buf.data, f);
-  fclose(f);
-  f = fopen(path, "w");
-  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\n{\"index\":2,\"sent_ns\":5,\"output_tokens\":\"x\"}\n");
-  fclose(f);
+  write_file(path, "{\"index\":1,\"sent_ns\":5}\n{\"index\":2,\"sent_ns\":5,\"output_tokens\":\"x\"}\n");
   cb_record_set_init(&set);
+  size_t torn;
+  cb_error err;
   cb_error_clear(&err);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2: field 'output_tokens'"));
   cb_record_set_free(&set);
-  f = fopen(path, "w");
-  fprintf(f, "%s", "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
-  fclose(f);
+  write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2:"));
@@ -202,8 +232,7 @@ static void build_run(cb_record_set *set) {
 static void test_chunk_times_truncated(void **state) {
   (void)state;
   char path[] = "/tmp/cb_records_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
+  int fd = make_temp(path);
   double chunks[] = {100, 110, 130};
   cb_record a = ok_record(1, 5 * MS, chunks, 3, NULL);
   a.chunks_dropped = 1934464; /* 2,000,000 output tokens, 65,536 times kept */
@@ -218,11 +247,7 @@ static void test_chunk_times_truncated(void **state) {
   assert_int_equal(write(fd, buf.data, buf.len), (ssize_t)buf.len);
   close(fd);
   cb_record_set set;
-  cb_record_set_init(&set);
-  size_t torn;
-  cb_error err;
-  cb_error_clear(&err);
-  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_OK);
+  load_ok(path, &set);
   assert_int_equal(set.items[0].chunks_dropped, 1934464);
   assert_int_equal(set.items[1].chunks_dropped, 0);
   cb_summary_params p;
@@ -230,9 +255,7 @@ static void test_chunk_times_truncated(void **state) {
   cb_summary s;
   cb_summary_compute(&set, &p, &s);
   assert_int_equal(s.chunk_times_truncated, 1);
-  cb_buf js;
-  cb_buf_init(&js, 0);
-  cb_summary_write_json(&s, &js);
+  cb_buf js = summary_json(&s);
   assert_non_null(strstr(js.data, "\"chunk_times_truncated\":1"));
   cb_buf_free(&js);
   cb_record_set_free(&set);
@@ -308,9 +331,7 @@ static void test_summary_known_answers(void **state) {
   assert_string_equal(s.errors[0].error_class, "stream_cut");
   assert_int_equal(s.errors[0].count, 1);
 
-  cb_buf json;
-  cb_buf_init(&json, 0);
-  cb_summary_write_json(&s, &json);
+  cb_buf json = summary_json(&s);
   assert_non_null(strstr(json.data, "\"adjusted\":{\"count\":5,\"p50_ms\":300,\"p90_ms\":null"));
   assert_non_null(strstr(json.data, "\"verdict\":\"violated\""));
   assert_non_null(strstr(json.data, "\"fell_behind\":true"));
@@ -338,9 +359,7 @@ static void test_summary_degenerate(void **state) {
   cb_summary_compute(&set, &p, &s); /* empty */
   assert_int_equal(s.measured, 0);
   assert_true(isnan(s.metrics[CB_METRIC_TTFT].p50));
-  cb_buf json;
-  cb_buf_init(&json, 0);
-  cb_summary_write_json(&s, &json);
+  cb_buf json = summary_json(&s);
   assert_non_null(strstr(json.data, "\"p50_ms\":null"));
   /* Every request failed: no division by zero, adjusted percentiles all infinite. */
   cb_record r = failed_record(0, 0, "connect");
@@ -463,12 +482,8 @@ static void test_summary_invalid_times(void **state) {
   }
   cb_summary_params p;
   cb_summary_default_params(&p);
-  cb_slo slos[1];
-  size_t n = 0;
   cb_error err;
-  assert_int_equal(cb_slo_parse("itl=15ms", slos, &n, &err), CB_OK);
-  p.slos[0] = slos[0];
-  p.n_slos = 1;
+  assert_int_equal(cb_slo_parse("itl=15ms", p.slos, &p.n_slos, &err), CB_OK);
   cb_summary s;
   cb_summary_compute(&set, &p, &s);
   assert_int_equal(s.requests, 3);
@@ -483,9 +498,7 @@ static void test_summary_invalid_times(void **state) {
   close_to("e2e", s.metrics[CB_METRIC_E2E].max, 30 * MS, 1e-12);
   assert_int_equal(s.slos[0].units, 2); /* the valid record's two gaps only */
   assert_true(s.window_s < 1);
-  cb_buf json;
-  cb_buf_init(&json, 0);
-  cb_summary_write_json(&s, &json);
+  cb_buf json = summary_json(&s);
   assert_non_null(strstr(json.data, "\"invalid\":2"));
   cb_buf_free(&json);
   cb_record_set_free(&set);
@@ -585,12 +598,7 @@ static void test_vllm_export(void **state) {
   cb_vllm_export_params vp = {.backend = "openai-chat", .model_id = "llama-3.1-8b",
                               .request_rate = 1.0, .start_wall_ns = 1764680854000000000ull,
                               .duration_s = 4.5, .percentiles = pcts, .n_percentiles = 3};
-  cb_buf out;
-  cb_buf_init(&out, 0);
-  cb_results_write_vllm_json(&set, &s, &vp, &out);
-  json_error_t je;
-  json_t *o = json_loads(out.data, 0, &je);
-  if (!o) fail_msg("not JSON: %s", je.text);
+  json_t *o = vllm_json(&set, &s, &vp);
   assert_string_equal(json_string_value(json_object_get(o, "date")), "20251202-130734");
   assert_int_equal((int)jnum(o, "completed"), 4);
   assert_int_equal((int)jnum(o, "failed"), 1);
@@ -606,7 +614,6 @@ static void test_vllm_export(void **state) {
   assert_true(json_is_null(json_object_get(o, "request_goodput")));
   assert_int_equal(json_array_size(json_object_get(o, "ttfts")), 5);
   json_decref(o);
-  cb_buf_free(&out);
   cb_record_set_free(&set);
 }
 
@@ -635,19 +642,13 @@ static void test_vllm_export_definitions(void **state) {
   close_to("calibench tpot", s.metrics[CB_METRIC_TPOT].mean, 100 * MS, 1e-9);
   cb_vllm_export_params vp = {.backend = "openai-chat", .model_id = "m", .request_rate = 1.0,
                               .start_wall_ns = 1764680854000000000ull, .duration_s = 1.0};
-  cb_buf out;
-  cb_buf_init(&out, 0);
-  cb_results_write_vllm_json(&set, &s, &vp, &out);
-  json_error_t je;
-  json_t *o = json_loads(out.data, 0, &je);
-  if (!o) fail_msg("not JSON: %s", je.text);
+  json_t *o = vllm_json(&set, &s, &vp);
   close_to("vllm mean_ttft_ms", jnum(o, "mean_ttft_ms"), 50, 1e-9);
   close_to("vllm mean_itl_ms", jnum(o, "mean_itl_ms"), 250.0 / 3, 1e-9);
   close_to("vllm median_itl_ms", jnum(o, "median_itl_ms"), 70, 1e-9);
   close_to("vllm mean_e2el_ms", jnum(o, "mean_e2el_ms"), 300, 1e-9);
   close_to("vllm mean_tpot_ms", jnum(o, "mean_tpot_ms"), 125, 1e-9);
   json_decref(o);
-  cb_buf_free(&out);
   cb_record_set_free(&set);
 }
 

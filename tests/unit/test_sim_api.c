@@ -21,6 +21,7 @@
 #include "sim/api.h"
 #include "sim/metrics.h"
 #include "sim/responses.h"
+#include "test_file.h"
 
 #define VOCAB 128256u
 
@@ -328,13 +329,6 @@ static void test_faults(void **state) {
     if (cb_sim_fault_parse(bad[i], &f[0], &err) == CB_OK) fail_msg("'%s' was accepted", bad[i]);
     assert_non_null(strstr(err.msg, bad[i]));
   }
-}
-
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
 }
 
 static void test_responses(void **state) {

@@ -23,14 +23,10 @@
 
 #include "calibench/alloc.h"
 #include "calibench/sim.h"
-
-typedef struct loop_req {
-  uint64_t sent_ns, first_ns, last_ns;
-  int64_t tokens;
-} loop_req;
+#include "test_sim_common.h"
 
 typedef struct loop_run {
-  loop_req *r;           /* one per request sent */
+  sim_req_times *r;           /* one per request sent */
   size_t n_counted;      /* requests 0..n_counted-1 are the ones waited for */
   size_t n_counted_done; /* of those, finished */
   size_t n_finished_now; /* finished in the current advance() call */
@@ -45,11 +41,9 @@ typedef struct loop_result {
 
 static void on_event(void *ctx, const cb_sim_event *ev) {
   loop_run *lr = ctx;
-  loop_req *q = &lr->r[ev->request_id];
+  sim_req_times *q = &lr->r[ev->request_id];
   if (ev->kind == CB_SIM_EV_TOKEN) {
-    if (q->tokens == 0) q->first_ns = ev->time_ns;
-    q->last_ns = ev->time_ns;
-    q->tokens++;
+    sim_req_token(q, ev->time_ns);
   } else if (ev->kind == CB_SIM_EV_FINISHED) {
     lr->n_finished_now++;
     if (ev->request_id < lr->n_counted) lr->n_counted_done++;
@@ -80,7 +74,7 @@ static loop_result closed_loop(const cb_sim_params *p, size_t conc, size_t isl, 
   cb_error_clear(&err);
   if (cb_sim_engine_new(p, &e, &err) != CB_OK) fail_msg("engine: %s", err.msg);
   size_t total = warm + measured, cap = total + conc;
-  loop_run lr = {.r = cb_calloc(cap, sizeof(loop_req)), .n_counted = total};
+  loop_run lr = {.r = cb_calloc(cap, sizeof(sim_req_times)), .n_counted = total};
   uint32_t *prompt = cb_malloc(isl * sizeof *prompt);
   size_t sent = 0;
   for (; sent < conc; sent++) send_request(e, &lr, sent, isl, osl, 0, prompt);
@@ -96,7 +90,7 @@ static loop_result closed_loop(const cb_sim_params *p, size_t conc, size_t isl, 
   loop_result res = {0};
   double e2e_s = 0;
   for (size_t i = warm; i < total; i++) {
-    const loop_req *q = &lr.r[i];
+    const sim_req_times *q = &lr.r[i];
     assert_int_equal(q->tokens, osl);
     res.ttft_ms += (double)(q->first_ns - q->sent_ns) / 1e6;
     res.itl_ms += (double)(q->last_ns - q->first_ns) / (double)(osl - 1) / 1e6;
@@ -203,17 +197,12 @@ static void test_nim_llama70b_fp8_tp2_h100_5000_500(void **state) {
  * TP overheads being under-modelled).
  */
 static double batch_latency_ms(const char *model, const char *gpu, int tp) {
-  cb_sim_params p;
-  cb_sim_default_params(&p);
-  assert_int_equal(cb_sim_preset_model(model, &p.model, NULL), CB_OK);
-  assert_int_equal(cb_sim_preset_gpu(gpu, &p.gpu, NULL), CB_OK);
-  cb_sim_params_apply_gpu_defaults(&p);
-  p.tp = tp;
+  cb_sim_params p = sim_preset(model, gpu, tp);
   cb_sim_engine *e;
   cb_error err;
   cb_error_clear(&err);
   if (cb_sim_engine_new(&p, &e, &err) != CB_OK) fail_msg("engine: %s", err.msg);
-  loop_run lr = {.r = cb_calloc(8, sizeof(loop_req)), .n_counted = 8};
+  loop_run lr = {.r = cb_calloc(8, sizeof(sim_req_times)), .n_counted = 8};
   uint32_t prompt[32];
   for (size_t i = 0; i < 8; i++) send_request(e, &lr, i, 32, 128, 0, prompt);
   for (uint64_t now; (now = cb_sim_engine_next_event_ns(e)) != UINT64_MAX;)

@@ -71,6 +71,19 @@ static parsed feed_all(cb__sim_http_parser *p, const char *in, size_t len, size_
   }
 }
 
+/* Parse in[0..len) fed in pieces of `step` with the default limits: it must be one
+   complete request, all of it consumed. p is left for the caller to inspect and free. */
+static parsed parse_whole(cb__sim_http_parser *p, const char *in, size_t len, size_t step) {
+  cb__sim_http_parser_init(p, NULL);
+  parsed r = feed_all(p, in, len, step);
+  if (r.result != CB__SIM_HTTP_PARSE_DONE)
+    print_error("step %zu: result %d status %d (%s)\n", step, r.result, r.status,
+                p->error_msg ? p->error_msg : "");
+  assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
+  assert_int_equal(r.consumed, len);
+  return r;
+}
+
 /* Expect `status` (0 = a complete request) for every feeding pattern. */
 static void expect_status(const char *in, size_t len, const cb__sim_http_limits *lim,
                           int status) {
@@ -123,28 +136,71 @@ static void test_parse_bare_cr_names_part(void **state) {
     }
 }
 
-static void test_parse_simple_get(void **state) {
+static const char SIMPLE_GET[] =
+    "GET /v1/models?limit=2 HTTP/1.1\r\nHost: localhost:8000\r\n"
+    "User-Agent: test/1.0\r\nX-Empty:\r\nX-Spaces:   a b  \t\r\n\r\n";
+
+/* Whole requests and the request each parses into, in every feeding pattern: a GET
+ * with a query, a Content-Length body, a chunked body with extensions and trailers
+ * (dropped, not merged into the header fields). */
+static const struct whole_case {
+  const char *in;
+  const char *method, *target;
+  size_t path_len;
+  int keep_alive, chunked, has_content_length;
+  uint64_t content_length;
+  const char *body;
+  size_t body_len, header_count;
+  const char *absent; /* a field the request must not have */
+} WHOLE[] = {
+    {SIMPLE_GET, "GET", "/v1/models?limit=2", 10, 1, 0, 0, 0, "", 0, 4, "content-length"},
+    {"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+     "Content-Length: 17\r\n\r\n{\"prompt\":\"hi\"}\n\n",
+     "POST", "/v1/completions", 15, 1, 0, 1, 17, "{\"prompt\":\"hi\"}\n\n", 17, 3, NULL},
+    {"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+     "5;name=value;flag\r\nhello\r\n"
+     "6 ; ext=\"quoted; str\"\r\n world\r\n"
+     "A\r\n0123456789\r\n"
+     "000\r\n"
+     "Trailer-One: 1\r\nTrailer-Two:  two \r\n\r\n",
+     "POST", "/v1/chat/completions", 20, 1, 1, 0, 0, "hello world0123456789", 21, 2,
+     "trailer-one"},
+};
+
+static void test_parse_whole_requests(void **state) {
   (void)state;
-  static const char req[] =
-      "GET /v1/models?limit=2 HTTP/1.1\r\nHost: localhost:8000\r\n"
-      "User-Agent: test/1.0\r\nX-Empty:\r\nX-Spaces:   a b  \t\r\n\r\n";
+  for (size_t i = 0; i < sizeof WHOLE / sizeof WHOLE[0]; i++)
+    for (size_t si = 0; si < N_STEPS; si++) {
+      const struct whole_case *c = &WHOLE[i];
+      cb__sim_http_parser p;
+      parsed r = parse_whole(&p, c->in, strlen(c->in), STEPS[si]);
+      const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
+      assert_int_equal(r.heads, 1);
+      assert_string_equal(q->method, c->method);
+      assert_int_equal(q->method_len, strlen(c->method));
+      assert_string_equal(q->target, c->target);
+      assert_int_equal(q->path_len, c->path_len);
+      assert_int_equal(q->version_minor, 1);
+      assert_int_equal(q->keep_alive, c->keep_alive);
+      assert_int_equal(q->chunked, c->chunked);
+      assert_int_equal(q->has_content_length, c->has_content_length);
+      assert_int_equal(q->content_length, c->content_length);
+      assert_int_equal(q->body_len, c->body_len);
+      assert_memory_equal(q->body, c->body, c->body_len);
+      assert_int_equal(q->body[q->body_len], '\0');
+      assert_int_equal(q->header_count, c->header_count);
+      if (c->absent) assert_null(cb__sim_http_parser_header(&p, c->absent, NULL));
+      cb__sim_http_parser_free(&p);
+    }
+}
+
+/* Header lookup on SIMPLE_GET: names in any case, values trimmed, empty values, by
+ * index; and DONE stays until reset. */
+static void test_parse_header_lookup(void **state) {
+  (void)state;
   for (size_t si = 0; si < N_STEPS; si++) {
     cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
-    assert_int_equal(r.heads, 1);
-    assert_int_equal(r.consumed, sizeof req - 1);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_string_equal(q->method, "GET");
-    assert_int_equal(q->method_len, 3);
-    assert_string_equal(q->target, "/v1/models?limit=2");
-    assert_int_equal(q->path_len, strlen("/v1/models"));
-    assert_int_equal(q->version_minor, 1);
-    assert_int_equal(q->keep_alive, 1);
-    assert_int_equal(q->body_len, 0);
-    assert_string_equal(q->body, "");
-    assert_int_equal(q->header_count, 4);
+    parse_whole(&p, SIMPLE_GET, sizeof SIMPLE_GET - 1, STEPS[si]);
     size_t n = 0;
     assert_string_equal(cb__sim_http_parser_header(&p, "HOST", &n), "localhost:8000");
     assert_int_equal(n, 14);
@@ -152,12 +208,10 @@ static void test_parse_simple_get(void **state) {
     assert_string_equal(cb__sim_http_parser_header(&p, "x-empty", &n), "");
     assert_int_equal(n, 0);
     assert_string_equal(cb__sim_http_parser_header(&p, "X-SPACES", NULL), "a b");
-    assert_null(cb__sim_http_parser_header(&p, "content-length", NULL));
     const char *name, *value;
     cb__sim_http_parser_header_at(&p, 1, &name, &value, &n);
     assert_string_equal(name, "user-agent");
     assert_string_equal(value, "test/1.0");
-    /* DONE is sticky until reset. */
     size_t used = 1;
     assert_int_equal(cb__sim_http_parser_feed(&p, "GET", 3, &used), CB__SIM_HTTP_PARSE_DONE);
     assert_int_equal(used, 0);
@@ -167,25 +221,6 @@ static void test_parse_simple_get(void **state) {
 
 static void test_parse_content_length_body(void **state) {
   (void)state;
-  static const char req[] =
-      "POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-      "Content-Length: 17\r\n\r\n{\"prompt\":\"hi\"}\n\n";
-  for (size_t si = 0; si < N_STEPS; si++) {
-    cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
-    assert_int_equal(r.consumed, sizeof req - 1);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_string_equal(q->method, "POST");
-    assert_int_equal(q->has_content_length, 1);
-    assert_int_equal(q->content_length, 17);
-    assert_int_equal(q->chunked, 0);
-    assert_int_equal(q->body_len, 17);
-    assert_memory_equal(q->body, "{\"prompt\":\"hi\"}\n\n", 17);
-    assert_int_equal(q->body[17], '\0');
-    cb__sim_http_parser_free(&p);
-  }
   /* Repeated or listed identical lengths are one length. */
   EXPECT_STATUS("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 3\r\n"
                 "\r\nabc",
@@ -196,31 +231,6 @@ static void test_parse_content_length_body(void **state) {
 
 static void test_parse_chunked_body(void **state) {
   (void)state;
-  static const char req[] =
-      "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
-      "5;name=value;flag\r\nhello\r\n"
-      "6 ; ext=\"quoted; str\"\r\n world\r\n"
-      "A\r\n0123456789\r\n"
-      "000\r\n"
-      "Trailer-One: 1\r\nTrailer-Two:  two \r\n\r\n";
-  for (size_t si = 0; si < N_STEPS; si++) {
-    cb__sim_http_parser p;
-    cb__sim_http_parser_init(&p, NULL);
-    parsed r = feed_all(&p, req, sizeof req - 1, STEPS[si]);
-    if (r.result != CB__SIM_HTTP_PARSE_DONE)
-      print_error("step %zu: %d %s\n", STEPS[si], r.status, p.error_msg);
-    assert_int_equal(r.result, CB__SIM_HTTP_PARSE_DONE);
-    assert_int_equal(r.consumed, sizeof req - 1);
-    const cb__sim_http_request *q = cb__sim_http_parser_request(&p);
-    assert_int_equal(q->chunked, 1);
-    assert_int_equal(q->has_content_length, 0);
-    assert_int_equal(q->body_len, 21);
-    assert_string_equal(q->body, "hello world0123456789");
-    /* Trailer fields are dropped, not merged into the header fields. */
-    assert_null(cb__sim_http_parser_header(&p, "trailer-one", NULL));
-    assert_int_equal(q->header_count, 2);
-    cb__sim_http_parser_free(&p);
-  }
   /* No trailers, uppercase hex, "chunked" in any case. */
   EXPECT_STATUS("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ChUnKeD\r\n\r\n"
                 "1F\r\n0123456789012345678901234567890\r\n0\r\n\r\n",
@@ -622,6 +632,19 @@ static int tresp_header(const tresp *r, const char *name, char *out, size_t n) {
   return 0;
 }
 
+/* The response has header `name` with the value `want`. */
+static void expect_header(const tresp *r, const char *name, const char *want) {
+  char v[256];
+  if (!tresp_header(r, name, v, sizeof v)) fail_msg("no %s header in: %s", name, r->head);
+  assert_string_equal(v, want);
+}
+
+/* The response has no header `name`. */
+static void expect_no_header(const tresp *r, const char *name) {
+  char v[256];
+  if (tresp_header(r, name, v, sizeof v)) fail_msg("unexpected %s: %s", name, v);
+}
+
 /* Parse the response at data[0..len). head_request: no body follows. eof: the peer
  * closed (ends a close-delimited body). Returns r->complete. */
 static int tresp_parse(const char *data, size_t len, int head_request, int eof, tresp *r) {
@@ -925,42 +948,72 @@ static void read_responses(tsrv *t, tclient *c, want_resp *w, int count) {
 
 /* ---- Server tests ---- */
 
-static void test_server_plain(void **state) {
-  (void)state;
+/* The server tests' fixture: a test server and one client of it. Setup takes the
+ * default configuration, which a test may change before tfix_start; teardown closes
+ * the client, frees the responses and stops the server (a test may close its client
+ * earlier: closing twice is harmless). */
+typedef struct tfix {
+  cb__sim_http_config cfg;
   tsrv t;
-  tsrv_start(&t, NULL);
   tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /echo?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test: yes\r\n\r\n");
   want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 200);
-  assert_string_equal(w.r[0].body.data, "GET /echo?q=1||yes");
+  int started;
+} tfix;
+
+static int tfix_setup(void **state) {
+  tfix *f = calloc(1, sizeof *f);
+  if (!f) return -1;
+  cb__sim_http_default_config(&f->cfg);
+  f->c.fd = -1;
+  *state = f;
+  return 0;
+}
+
+static int tfix_teardown(void **state) {
+  tfix *f = *state;
+  if (f->started) {
+    tclient_close(&f->c);
+    want_free(&f->w);
+    tsrv_stop(&f->t);
+  }
+  free(f);
+  return 0;
+}
+
+/* Starts the server with f->cfg and connects the client. */
+static void tfix_start(tfix *f) {
+  tsrv_start(&f->t, &f->cfg);
+  tclient_open(&f->c, f->t.base, f->t.port);
+  f->started = 1;
+}
+
+static void test_server_plain(void **state) {
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "GET /echo?q=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Test: yes\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 200);
+  assert_string_equal(f->w.r[0].body.data, "GET /echo?q=1||yes");
   char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/plain");
-  assert_true(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_string_equal(v, "18");
-  assert_true(tresp_header(&w.r[0], "x-served-by", v, sizeof v));
-  assert_false(tresp_header(&w.r[0], "connection", v, sizeof v));
-  assert_true(!strncmp(w.r[0].head, "HTTP/1.1 200 OK\r\n", 17));
+  expect_header(&f->w.r[0], "content-type", "text/plain");
+  expect_header(&f->w.r[0], "content-length", "18");
+  assert_true(tresp_header(&f->w.r[0], "x-served-by", v, sizeof v));
+  expect_no_header(&f->w.r[0], "connection");
+  assert_true(!strncmp(f->w.r[0].head, "HTTP/1.1 200 OK\r\n", 17));
   /* Date in IMF-fixdate form: "Tue, 02 Dec 2025 13:07:34 GMT". */
-  assert_true(tresp_header(&w.r[0], "date", v, sizeof v));
+  assert_true(tresp_header(&f->w.r[0], "date", v, sizeof v));
   assert_int_equal(strlen(v), 29);
   assert_true(v[3] == ',' && !strcmp(v + 25, " GMT"));
   /* The connection stays open. */
-  run_for(t.base, 20);
-  assert_false(c.eof);
-  cb__sim_http_stats s = tsrv_stats(&t);
+  run_for(f->t.base, 20);
+  assert_false(f->c.eof);
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.connections_open, 1);
   assert_int_equal(s.connections_total, 1);
   assert_int_equal(s.requests, 1);
   assert_int_equal(s.responses, 1);
   /* Written directly by the flush, never through the socket's write event. */
   assert_int_equal(s.socket_full, 0);
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
 }
 
 static int conns_open_zero(void *arg) {
@@ -969,98 +1022,74 @@ static int conns_open_zero(void *arg) {
 }
 
 static void test_server_keep_alive_sequential(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /echo/1 HTTP/1.1\r\nHost: x\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_string_equal(w.r[0].body.data, "GET /echo/1||-");
-  cb_buf_consume(&c.in, w.r[0].used);
-  SEND_LIT(&c, "POST /echo/2 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody");
-  want_free(&w);
-  read_responses(&t, &c, &w, 1);
-  assert_string_equal(w.r[0].body.data, "POST /echo/2|body|-");
-  cb__sim_http_stats s = tsrv_stats(&t);
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "GET /echo/1 HTTP/1.1\r\nHost: x\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_string_equal(f->w.r[0].body.data, "GET /echo/1||-");
+  cb_buf_consume(&f->c.in, f->w.r[0].used);
+  SEND_LIT(&f->c, "POST /echo/2 HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nbody");
+  want_free(&f->w);
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_string_equal(f->w.r[0].body.data, "POST /echo/2|body|-");
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.connections_total, 1);
   assert_int_equal(s.requests, 2);
   /* Closing the idle client closes the server side. */
-  tclient_close(&c);
-  assert_true(run_until(t.base, conns_open_zero, &t, WAIT_MS));
-  assert_int_equal(tsrv_stats(&t).client_closed, 0);
-  want_free(&w);
-  tsrv_stop(&t);
+  tclient_close(&f->c);
+  assert_true(run_until(f->t.base, conns_open_zero, &f->t, WAIT_MS));
+  assert_int_equal(tsrv_stats(&f->t).client_closed, 0);
 }
 
 static void test_server_pipelined(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
+  tfix *f = *state;
+  tfix_start(f);
   /* Three requests in one write: the first is held by the test, so the others must
    * wait for its response; then they are answered in order. */
-  SEND_LIT(&c, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"
+  SEND_LIT(&f->c, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n"
                "POST /echo/2 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                "3\r\nabc\r\n0\r\n\r\n"
                "GET /echo/3 HTTP/1.1\r\nHost: x\r\n\r\n");
-  run_for(t.base, 30);
-  assert_int_equal(t.handled, 1);
-  assert_non_null(t.held);
-  assert_int_equal(c.in.len, 0);
-  const cb__sim_http_request *r = cb__sim_http_request_of(t.held);
+  run_for(f->t.base, 30);
+  assert_int_equal(f->t.handled, 1);
+  assert_non_null(f->t.held);
+  assert_int_equal(f->c.in.len, 0);
+  const cb__sim_http_request *r = cb__sim_http_request_of(f->t.held);
   assert_string_equal(r->target, "/hold");
-  assert_int_equal(cb__sim_http_respond(t.held, 200, NULL, 0, "first", 5), CB_OK);
-  t.held = NULL;
-  want_resp w;
-  read_responses(&t, &c, &w, 3);
-  assert_string_equal(w.r[0].body.data, "first");
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "application/octet-stream");
-  assert_string_equal(w.r[1].body.data, "POST /echo/2|abc|-");
-  assert_string_equal(w.r[2].body.data, "GET /echo/3||-");
-  assert_int_equal(t.handled, 3);
-  assert_int_equal(t.closes, 0);
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
+  assert_int_equal(cb__sim_http_respond(f->t.held, 200, NULL, 0, "first", 5), CB_OK);
+  f->t.held = NULL;
+  read_responses(&f->t, &f->c, &f->w, 3);
+  assert_string_equal(f->w.r[0].body.data, "first");
+  expect_header(&f->w.r[0], "content-type", "application/octet-stream");
+  assert_string_equal(f->w.r[1].body.data, "POST /echo/2|abc|-");
+  assert_string_equal(f->w.r[2].body.data, "GET /echo/3||-");
+  assert_int_equal(f->t.handled, 3);
+  assert_int_equal(f->t.closes, 0);
 }
 
 static void test_server_stream_chunked(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /stream?n=5 HTTP/1.1\r\nHost: x\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 200);
-  assert_int_equal(w.r[0].chunked, 1);
-  assert_int_equal(w.r[0].saw_last_chunk, 1);
-  assert_string_equal(w.r[0].body.data,
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "GET /stream?n=5 HTTP/1.1\r\nHost: x\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 200);
+  assert_int_equal(f->w.r[0].chunked, 1);
+  assert_int_equal(f->w.r[0].saw_last_chunk, 1);
+  assert_string_equal(f->w.r[0].body.data,
                       "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n");
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/event-stream");
-  assert_false(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_int_equal(tsrv_stats(&t).streams_open, 0);
-  assert_int_equal(tsrv_stats(&t).socket_full, 0);
+  expect_header(&f->w.r[0], "content-type", "text/event-stream");
+  expect_no_header(&f->w.r[0], "content-length");
+  assert_int_equal(tsrv_stats(&f->t).streams_open, 0);
+  assert_int_equal(tsrv_stats(&f->t).socket_full, 0);
   /* Keep-alive survives a stream. */
-  cb_buf_consume(&c.in, w.r[0].used);
-  SEND_LIT(&c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n");
-  want_free(&w);
-  read_responses(&t, &c, &w, 1);
-  assert_string_equal(w.r[0].body.data, "GET /echo||-");
-  cb__sim_http_stats s = tsrv_stats(&t);
+  cb_buf_consume(&f->c.in, f->w.r[0].used);
+  SEND_LIT(&f->c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n");
+  want_free(&f->w);
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_string_equal(f->w.r[0].body.data, "GET /echo||-");
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.connections_total, 1);
   assert_int_equal(s.responses, 2);
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
 }
 
 static void abort_mid_stream(int reset) {
@@ -1106,23 +1135,19 @@ static int handled_is_one(void *arg) { return ((tsrv *)arg)->handled == 1; }
 static int client_has_data(void *arg) { return ((tclient *)arg)->in.len > 0; }
 
 static void test_server_on_close_client_disconnect(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /stream?hold HTTP/1.1\r\nHost: x\r\n\r\n");
-  assert_true(run_until(t.base, client_has_data, &c, WAIT_MS));
-  assert_int_equal(tsrv_stats(&t).streams_open, 1);
-  tclient_close(&c);
-  assert_true(run_until(t.base, closes_is_one, &t, WAIT_MS));
-  run_for(t.base, 20);
-  assert_int_equal(t.closes, 1); /* exactly once */
-  cb__sim_http_stats s = tsrv_stats(&t);
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "GET /stream?hold HTTP/1.1\r\nHost: x\r\n\r\n");
+  assert_true(run_until(f->t.base, client_has_data, &f->c, WAIT_MS));
+  assert_int_equal(tsrv_stats(&f->t).streams_open, 1);
+  tclient_close(&f->c);
+  assert_true(run_until(f->t.base, closes_is_one, &f->t, WAIT_MS));
+  run_for(f->t.base, 20);
+  assert_int_equal(f->t.closes, 1); /* exactly once */
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.client_closed, 1);
   assert_int_equal(s.streams_open, 0);
   assert_int_equal(s.connections_open, 0);
-  tsrv_stop(&t);
 }
 
 static void test_server_free_fires_on_close(void **state) {
@@ -1150,88 +1175,69 @@ static void test_server_free_fires_on_close(void **state) {
 }
 
 static void test_server_limit_errors_use_formatter(void **state) {
-  (void)state;
-  cb__sim_http_config cfg;
-  cb__sim_http_default_config(&cfg);
-  cfg.limits.max_body_bytes = 100;
-  cfg.limits.max_header_bytes = 256;
-  cfg.format_error = json_format_error;
-  tsrv t;
-  tsrv_start(&t, &cfg);
+  tfix *f = *state;
+  f->cfg.limits.max_body_bytes = 100;
+  f->cfg.limits.max_header_bytes = 256;
+  f->cfg.format_error = json_format_error;
+  tfix_start(f);
 
   /* 413: declared length over the limit, answered before any body byte. */
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 413);
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "application/json");
-  assert_true(tresp_header(&w.r[0], "connection", v, sizeof v));
-  assert_string_equal(v, "close");
-  assert_string_equal(w.r[0].body.data,
+  SEND_LIT(&f->c, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 413);
+  expect_header(&f->w.r[0], "content-type", "application/json");
+  expect_header(&f->w.r[0], "connection", "close");
+  assert_string_equal(f->w.r[0].body.data,
                       "{\"error\":{\"code\":413,\"message\":\"request body too large "
                       "(limit: 100 bytes)\"}}");
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  tclient_close(&c);
-  want_free(&w);
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
+  tclient_close(&f->c);
+  want_free(&f->w);
 
   /* 431: a header block over 256 bytes. */
-  tclient_open(&c, t.base, t.port);
+  tclient_open(&f->c, f->t.base, f->t.port);
   char req[600];
   int n = snprintf(req, sizeof req, "GET /echo HTTP/1.1\r\nHost: x\r\nX-Pad: ");
   memset(req + n, 'p', 400);
   memcpy(req + n + 400, "\r\n\r\n", 4);
-  tclient_send(&c, req, (size_t)n + 404);
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 431);
-  assert_true(strstr(w.r[0].body.data, "\"code\":431") != NULL);
-  assert_true(strstr(w.r[0].body.data, "request header block too large") != NULL);
-  assert_true(!strncmp(w.r[0].head, "HTTP/1.1 431 Request Header Fields Too Large\r\n", 46));
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  tclient_close(&c);
-  want_free(&w);
+  tclient_send(&f->c, req, (size_t)n + 404);
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 431);
+  assert_true(strstr(f->w.r[0].body.data, "\"code\":431") != NULL);
+  assert_true(strstr(f->w.r[0].body.data, "request header block too large") != NULL);
+  assert_true(!strncmp(f->w.r[0].head, "HTTP/1.1 431 Request Header Fields Too Large\r\n", 46));
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
+  tclient_close(&f->c);
+  want_free(&f->w);
 
   /* 413 for a chunked body that grows past the limit. */
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+  tclient_open(&f->c, f->t.base, f->t.port);
+  SEND_LIT(&f->c, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                "65\r\n"); /* 101 bytes */
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 413);
-  tclient_close(&c);
-  want_free(&w);
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 413);
+  tclient_close(&f->c);
+  want_free(&f->w);
 
-  cb__sim_http_stats s = tsrv_stats(&t);
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.parse_errors, 3);
   assert_int_equal(s.parse_errors_413, 2);
   assert_int_equal(s.parse_errors_431, 1);
   assert_int_equal(s.requests, 0);
-  assert_int_equal(t.format_calls, 3);
-  assert_int_equal(t.handled, 0);
-  tsrv_stop(&t);
+  assert_int_equal(f->t.format_calls, 3);
+  assert_int_equal(f->t.handled, 0);
 }
 
 static void test_server_bad_request_default_body(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "\x01\x02garbage\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 400);
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-type", v, sizeof v));
-  assert_string_equal(v, "text/plain; charset=utf-8");
-  assert_string_equal(w.r[0].body.data, "malformed request line\n");
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  assert_int_equal(tsrv_stats(&t).parse_errors_400, 1);
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "\x01\x02garbage\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 400);
+  expect_header(&f->w.r[0], "content-type", "text/plain; charset=utf-8");
+  assert_string_equal(f->w.r[0].body.data, "malformed request line\n");
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
+  assert_int_equal(tsrv_stats(&f->t).parse_errors_400, 1);
 }
 
 static int client_has_continue(void *arg) {
@@ -1240,210 +1246,163 @@ static int client_has_continue(void *arg) {
 }
 
 static void test_server_expect_continue(void **state) {
-  (void)state;
-  cb__sim_http_config cfg;
-  cb__sim_http_default_config(&cfg);
-  cfg.limits.max_body_bytes = 1000;
-  tsrv t;
-  tsrv_start(&t, &cfg);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
-  assert_true(run_until(t.base, client_has_continue, &c, WAIT_MS));
-  assert_int_equal(c.in.len, 25);
-  assert_memory_equal(c.in.data, "HTTP/1.1 100 Continue\r\n\r\n", 25);
-  assert_int_equal(t.handled, 0);
-  cb_buf_consume(&c.in, 25);
-  SEND_LIT(&c, "hello");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 200);
-  assert_string_equal(w.r[0].body.data, "POST /echo|hello|-");
-  tclient_close(&c);
-  want_free(&w);
+  tfix *f = *state;
+  f->cfg.limits.max_body_bytes = 1000;
+  tfix_start(f);
+  SEND_LIT(&f->c, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n");
+  assert_true(run_until(f->t.base, client_has_continue, &f->c, WAIT_MS));
+  assert_int_equal(f->c.in.len, 25);
+  assert_memory_equal(f->c.in.data, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+  assert_int_equal(f->t.handled, 0);
+  cb_buf_consume(&f->c.in, 25);
+  SEND_LIT(&f->c, "hello");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 200);
+  assert_string_equal(f->w.r[0].body.data, "POST /echo|hello|-");
+  tclient_close(&f->c);
+  want_free(&f->w);
 
   /* Over the limit: a final 413 instead of 100 Continue. */
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c,
+  tclient_open(&f->c, f->t.base, f->t.port);
+  SEND_LIT(&f->c,
            "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 5000\r\n\r\n");
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 413);
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 413);
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
 }
 
 static void test_server_http10(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
+  tfix *f = *state;
+  tfix_start(f);
   /* Content-Length response, then close. */
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /echo HTTP/1.0\r\n\r\n");
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
+  SEND_LIT(&f->c, "GET /echo HTTP/1.0\r\n\r\n");
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
   tresp r;
   memset(&r, 0, sizeof r);
-  assert_true(tresp_parse(c.in.data, c.in.len, 0, 1, &r));
+  assert_true(tresp_parse(f->c.in.data, f->c.in.len, 0, 1, &r));
   assert_int_equal(r.status, 200);
   assert_int_equal(r.has_length, 1);
   assert_string_equal(r.body.data, "GET /echo||-");
-  char v[64];
-  assert_true(tresp_header(&r, "connection", v, sizeof v));
-  assert_string_equal(v, "close");
-  assert_int_equal(r.used, c.in.len);
-  tclient_close(&c);
+  expect_header(&r, "connection", "close");
+  assert_int_equal(r.used, f->c.in.len);
+  tclient_close(&f->c);
 
   /* A stream is close-delimited. */
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /stream?n=2 HTTP/1.0\r\n\r\n");
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  assert_true(tresp_parse(c.in.data, c.in.len, 0, 1, &r));
+  tclient_open(&f->c, f->t.base, f->t.port);
+  SEND_LIT(&f->c, "GET /stream?n=2 HTTP/1.0\r\n\r\n");
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
+  assert_true(tresp_parse(f->c.in.data, f->c.in.len, 0, 1, &r));
   assert_int_equal(r.chunked, 0);
   assert_int_equal(r.has_length, 0);
-  assert_false(tresp_header(&r, "transfer-encoding", v, sizeof v));
+  expect_no_header(&r, "transfer-encoding");
   assert_string_equal(r.body.data, "data: 0\n\ndata: 1\n\n");
-  tclient_close(&c);
+  tclient_close(&f->c);
 
   /* HTTP/1.0 keep-alive is honoured and said. */
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /echo HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
-  assert_true(tresp_header(&w.r[0], "connection", v, sizeof v));
-  assert_string_equal(v, "keep-alive");
-  run_for(t.base, 20);
-  assert_false(c.eof);
-  tclient_close(&c);
-  want_free(&w);
+  tclient_open(&f->c, f->t.base, f->t.port);
+  SEND_LIT(&f->c, "GET /echo HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  expect_header(&f->w.r[0], "connection", "keep-alive");
+  run_for(f->t.base, 20);
+  assert_false(f->c.eof);
+  tclient_close(&f->c);
+  want_free(&f->w);
   cb_buf_free(&r.body);
-  tsrv_stop(&t);
 }
 
 static void test_server_head_204_and_bad_fields(void **state) {
-  (void)state;
-  tsrv t;
-  tsrv_start(&t, NULL);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "HEAD /echo HTTP/1.1\r\nHost: x\r\n\r\n");
-  want_resp w;
-  memset(&w, 0, sizeof w);
-  w.c = &c;
-  w.count = 1;
-  w.head_req = 1;
-  assert_true(run_until(t.base, have_responses, &w, WAIT_MS));
-  char v[64];
-  assert_true(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_string_equal(v, "13"); /* the length "HEAD /echo||-" would have */
-  run_for(t.base, 20);
-  assert_int_equal(c.in.len, w.r[0].used); /* no body bytes followed */
-  cb_buf_consume(&c.in, w.r[0].used);
-  want_free(&w);
+  tfix *f = *state;
+  tfix_start(f);
+  SEND_LIT(&f->c, "HEAD /echo HTTP/1.1\r\nHost: x\r\n\r\n");
+  memset(&f->w, 0, sizeof f->w);
+  f->w.c = &f->c;
+  f->w.count = 1;
+  f->w.head_req = 1;
+  assert_true(run_until(f->t.base, have_responses, &f->w, WAIT_MS));
+  expect_header(&f->w.r[0], "content-length", "13"); /* the length "HEAD /echo||-" would have */
+  run_for(f->t.base, 20);
+  assert_int_equal(f->c.in.len, f->w.r[0].used); /* no body bytes followed */
+  cb_buf_consume(&f->c.in, f->w.r[0].used);
+  want_free(&f->w);
 
-  SEND_LIT(&c, "GET /badfields HTTP/1.1\r\nHost: x\r\n\r\n");
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 204);
-  assert_false(tresp_header(&w.r[0], "content-length", v, sizeof v));
-  assert_false(tresp_header(&w.r[0], "x-inject", v, sizeof v));
-  cb_buf_consume(&c.in, w.r[0].used);
-  want_free(&w);
+  SEND_LIT(&f->c, "GET /badfields HTTP/1.1\r\nHost: x\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 204);
+  expect_no_header(&f->w.r[0], "content-length");
+  expect_no_header(&f->w.r[0], "x-inject");
+  cb_buf_consume(&f->c.in, f->w.r[0].used);
+  want_free(&f->w);
 
-  SEND_LIT(&c, "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n");
-  read_responses(&t, &c, &w, 1);
-  assert_int_equal(w.r[0].status, 404);
-  assert_true(!strncmp(w.r[0].head, "HTTP/1.1 404 Not Found\r\n", 24));
-  tclient_close(&c);
-  want_free(&w);
-  tsrv_stop(&t);
+  SEND_LIT(&f->c, "GET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
+  assert_int_equal(f->w.r[0].status, 404);
+  assert_true(!strncmp(f->w.r[0].head, "HTTP/1.1 404 Not Found\r\n", 24));
 }
 
 static void test_server_idle_timeout(void **state) {
-  (void)state;
-  cb__sim_http_config cfg;
-  cb__sim_http_default_config(&cfg);
-  cfg.idle_timeout_ms = 50;
-  tsrv t;
-  tsrv_start(&t, &cfg);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
-  SEND_LIT(&c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n");
-  want_resp w;
-  read_responses(&t, &c, &w, 1);
+  tfix *f = *state;
+  f->cfg.idle_timeout_ms = 50;
+  tfix_start(f);
+  SEND_LIT(&f->c, "GET /echo HTTP/1.1\r\nHost: x\r\n\r\n");
+  read_responses(&f->t, &f->c, &f->w, 1);
   uint64_t t0 = cb_clock_now_ns();
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
   uint64_t waited_ms = (cb_clock_now_ns() - t0) / CB_NS_PER_MS;
   assert_true(waited_ms >= 30);
-  assert_int_equal(tsrv_stats(&t).idle_timeouts, 1);
+  assert_int_equal(tsrv_stats(&f->t).idle_timeouts, 1);
 
   /* A held exchange is not idle: no timeout while the handler works. */
   tclient c2;
-  tclient_open(&c2, t.base, t.port);
+  tclient_open(&c2, f->t.base, f->t.port);
   SEND_LIT(&c2, "GET /hold HTTP/1.1\r\nHost: x\r\n\r\n");
-  run_for(t.base, 150);
+  run_for(f->t.base, 150);
   assert_false(c2.eof);
-  assert_non_null(t.held);
-  assert_int_equal(cb__sim_http_respond(t.held, 200, NULL, 0, "ok", 2), CB_OK);
-  t.held = NULL;
-  assert_true(run_until(t.base, client_eof, &c2, WAIT_MS)); /* idle again afterwards */
-  assert_int_equal(tsrv_stats(&t).idle_timeouts, 2);
-  tclient_close(&c);
+  assert_non_null(f->t.held);
+  assert_int_equal(cb__sim_http_respond(f->t.held, 200, NULL, 0, "ok", 2), CB_OK);
+  f->t.held = NULL;
+  assert_true(run_until(f->t.base, client_eof, &c2, WAIT_MS)); /* idle again afterwards */
+  assert_int_equal(tsrv_stats(&f->t).idle_timeouts, 2);
+  tclient_close(&f->c);
   tclient_close(&c2);
-  want_free(&w);
-  tsrv_stop(&t);
 }
 
 /* A request trickling in a byte at a time restarts the idle timeout with every byte;
  * the header timeout, counted from its first byte, answers 408 and closes. */
 static void test_server_header_timeout(void **state) {
-  (void)state;
-  cb__sim_http_config cfg;
-  cb__sim_http_default_config(&cfg);
-  cfg.idle_timeout_ms = 100;
-  cfg.header_timeout_ms = 300;
-  tsrv t;
-  tsrv_start(&t, &cfg);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
+  tfix *f = *state;
+  f->cfg.idle_timeout_ms = 100;
+  f->cfg.header_timeout_ms = 300;
+  tfix_start(f);
   const char head[] = "GET /echo HTTP/1.1\r\nHost: x\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
   uint64_t t0 = cb_clock_now_ns();
-  for (size_t i = 0; i < sizeof head - 1 && !c.eof; i++) {
-    tclient_send(&c, head + i, 1);
-    run_for(t.base, 20); /* well inside the idle timeout */
+  for (size_t i = 0; i < sizeof head - 1 && !f->c.eof; i++) {
+    tclient_send(&f->c, head + i, 1);
+    run_for(f->t.base, 20); /* well inside the idle timeout */
   }
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
   uint64_t waited_ms = (cb_clock_now_ns() - t0) / CB_NS_PER_MS;
   if (waited_ms < 250) fail_msg("closed after %llu ms, before the header timeout", (unsigned long long)waited_ms);
-  assert_true(!strncmp(c.in.data ? c.in.data : "", "HTTP/1.1 408 Request Timeout\r\n", 30));
-  assert_int_equal(tsrv_stats(&t).header_timeouts, 1);
-  assert_int_equal(tsrv_stats(&t).idle_timeouts, 0);
-  tclient_close(&c);
-  tsrv_stop(&t);
+  assert_true(!strncmp(f->c.in.data ? f->c.in.data : "", "HTTP/1.1 408 Request Timeout\r\n", 30));
+  assert_int_equal(tsrv_stats(&f->t).header_timeouts, 1);
+  assert_int_equal(tsrv_stats(&f->t).idle_timeouts, 0);
 }
 
 static void test_server_output_cap(void **state) {
-  (void)state;
-  cb__sim_http_config cfg;
-  cb__sim_http_default_config(&cfg);
-  cfg.max_output_bytes = 256 * 1024;
-  tsrv t;
-  tsrv_start(&t, &cfg);
-  tclient c;
-  tclient_open(&c, t.base, t.port);
+  tfix *f = *state;
+  f->cfg.max_output_bytes = 256 * 1024;
+  tfix_start(f);
   /* The handler queues 64 KiB blocks without returning to the loop: the 4th would
    * put more than 256 KiB in the queue. */
-  SEND_LIT(&c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
-  assert_true(run_until(t.base, client_eof, &c, WAIT_MS));
-  assert_int_equal(t.cap_status, CB_ERR_CAPACITY);
-  assert_int_equal(t.cap_writes, 3);
-  assert_int_equal(t.closes, 0);
-  cb__sim_http_stats s = tsrv_stats(&t);
+  SEND_LIT(&f->c, "GET /big HTTP/1.1\r\nHost: x\r\n\r\n");
+  assert_true(run_until(f->t.base, client_eof, &f->c, WAIT_MS));
+  assert_int_equal(f->t.cap_status, CB_ERR_CAPACITY);
+  assert_int_equal(f->t.cap_writes, 3);
+  assert_int_equal(f->t.closes, 0);
+  cb__sim_http_stats s = tsrv_stats(&f->t);
   assert_int_equal(s.aborted_output_cap, 1);
   assert_int_equal(s.streams_open, 0);
-  tclient_close(&c);
-  assert_true(run_until(t.base, conns_open_zero, &t, WAIT_MS));
-  tsrv_stop(&t);
+  tclient_close(&f->c);
+  assert_true(run_until(f->t.base, conns_open_zero, &f->t, WAIT_MS));
 }
 
 static void test_server_bind_error(void **state) {
@@ -1466,7 +1425,8 @@ static void test_server_bind_error(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse_simple_get), cmocka_unit_test(test_parse_bare_cr_names_part),
+      cmocka_unit_test(test_parse_whole_requests),
+      cmocka_unit_test(test_parse_header_lookup), cmocka_unit_test(test_parse_bare_cr_names_part),
       cmocka_unit_test(test_parse_content_length_body),
       cmocka_unit_test(test_parse_chunked_body),
       cmocka_unit_test(test_parse_pipelined),
@@ -1476,21 +1436,21 @@ int main(void) {
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_parse_garbage),
       cmocka_unit_test(test_parse_reset_releases),
-      cmocka_unit_test(test_server_plain),
-      cmocka_unit_test(test_server_keep_alive_sequential),
-      cmocka_unit_test(test_server_pipelined),
-      cmocka_unit_test(test_server_stream_chunked),
+      cmocka_unit_test_setup_teardown(test_server_plain, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_keep_alive_sequential, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_pipelined, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_stream_chunked, tfix_setup, tfix_teardown),
       cmocka_unit_test(test_server_abort_mid_stream),
-      cmocka_unit_test(test_server_on_close_client_disconnect),
+      cmocka_unit_test_setup_teardown(test_server_on_close_client_disconnect, tfix_setup, tfix_teardown),
       cmocka_unit_test(test_server_free_fires_on_close),
-      cmocka_unit_test(test_server_limit_errors_use_formatter),
-      cmocka_unit_test(test_server_bad_request_default_body),
-      cmocka_unit_test(test_server_expect_continue),
-      cmocka_unit_test(test_server_http10),
-      cmocka_unit_test(test_server_head_204_and_bad_fields),
-      cmocka_unit_test(test_server_idle_timeout),
-      cmocka_unit_test(test_server_header_timeout),
-      cmocka_unit_test(test_server_output_cap),
+      cmocka_unit_test_setup_teardown(test_server_limit_errors_use_formatter, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_bad_request_default_body, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_expect_continue, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_http10, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_head_204_and_bad_fields, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_idle_timeout, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_header_timeout, tfix_setup, tfix_teardown),
+      cmocka_unit_test_setup_teardown(test_server_output_cap, tfix_setup, tfix_teardown),
       cmocka_unit_test(test_server_bind_error),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,16 +18,7 @@
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
 #include "calibench/sim.h"
-
-static cb_sim_params preset(const char *model, const char *gpu, int tp) {
-  cb_sim_params p;
-  cb_sim_default_params(&p);
-  assert_int_equal(cb_sim_preset_model(model, &p.model, NULL), CB_OK);
-  assert_int_equal(cb_sim_preset_gpu(gpu, &p.gpu, NULL), CB_OK);
-  cb_sim_params_apply_gpu_defaults(&p);
-  p.tp = tp;
-  return p;
-}
+#include "test_sim_common.h"
 
 static void near(double got, double want, double rel, const char *what) {
   if (fabs(got - want) > rel * fabs(want))
@@ -52,7 +43,7 @@ static void near(double got, double want, double rel, const char *what) {
  */
 static void test_decode_batch1_llama8b_h100(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
   cb_sim_step_cost c;
   cb_sim_step_cost_compute(&p, &it, 1, &c);
@@ -84,7 +75,7 @@ static void test_decode_batch1_llama8b_h100(void **state) {
  */
 static void test_decode_and_prefill_qwen7b_a100(void **state) {
   (void)state;
-  cb_sim_params p = preset("qwen2.5-7b", "a100-80g", 1);
+  cb_sim_params p = sim_preset("qwen2.5-7b", "a100-80g", 1);
   cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 500, .samples = 1};
   cb_sim_step_cost c;
   cb_sim_step_cost_compute(&p, &it, 1, &c);
@@ -115,8 +106,8 @@ static void test_decode_and_prefill_qwen7b_a100(void **state) {
  *   × 2 × 32 layers = 1,281,165 ns. */
 static void test_tensor_parallel(void **state) {
   (void)state;
-  cb_sim_params p1 = preset("llama-3.1-8b", "h100-sxm", 1);
-  cb_sim_params p2 = preset("llama-3.1-8b", "h100-sxm", 2);
+  cb_sim_params p1 = sim_preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p2 = sim_preset("llama-3.1-8b", "h100-sxm", 2);
   cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
   cb_sim_step_cost c1, c2;
   cb_sim_step_cost_compute(&p1, &it, 1, &c1);
@@ -126,7 +117,7 @@ static void test_tensor_parallel(void **state) {
   near(c2.allreduce_ns, 64.0 * (8192.0 / 450e9 * 1e9 + 20000.0), 1e-9, "allreduce_ns");
   near(c2.total_ns, c1.memory_ns / 2 + c2.allreduce_ns + 500000.0, 1e-9, "TP 2 total");
   /* L40S has no NVLink: the same all-reduce over PCIe (32 GB/s) costs more. */
-  cb_sim_params pl = preset("llama-3.1-8b", "l40s", 2);
+  cb_sim_params pl = sim_preset("llama-3.1-8b", "l40s", 2);
   cb_sim_batch_item big = {.new_tokens = 4096, .context_tokens = 0, .samples = 1};
   cb_sim_step_cost cl, ch;
   cb_sim_step_cost_compute(&pl, &big, 1, &cl);
@@ -141,7 +132,7 @@ static void test_tensor_parallel(void **state) {
  * 22,548,578,304 B of experts, B = 64 reads 32 × 8·(1 − 0.75^64) ≈ 90,194,312,306 B. */
 static void test_moe_expert_bytes(void **state) {
   (void)state;
-  cb_sim_params p = preset("mixtral-8x7b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("mixtral-8x7b", "h100-sxm", 1);
   cb_sim_batch_item items[64];
   for (int i = 0; i < 64; i++)
     items[i] = (cb_sim_batch_item){.new_tokens = 1, .context_tokens = 0, .samples = 1};
@@ -162,7 +153,7 @@ static void test_moe_expert_bytes(void **state) {
 /* fp8 and int4 weights shorten memory-bound decode; fp8 compute needs FP8 tensor cores. */
 static void test_quantized_weights(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
   cb_sim_step_cost bf, f8, i4;
   cb_sim_step_cost_compute(&p, &it, 1, &bf);
@@ -177,7 +168,7 @@ static void test_quantized_weights(void **state) {
 
   /* Compute-bound prefill: fp8 linear layers at the FP8 peak on H100, not on A100. */
   cb_sim_batch_item pre = {.new_tokens = 8192, .context_tokens = 0, .samples = 1};
-  cb_sim_params h = preset("llama-3.1-8b", "h100-sxm", 1), a = preset("llama-3.1-8b", "a100-80g", 1);
+  cb_sim_params h = sim_preset("llama-3.1-8b", "h100-sxm", 1), a = sim_preset("llama-3.1-8b", "a100-80g", 1);
   cb_sim_step_cost hb, hf, ab, af;
   cb_sim_step_cost_compute(&h, &pre, 1, &hb);
   cb_sim_step_cost_compute(&a, &pre, 1, &ab);
@@ -187,7 +178,7 @@ static void test_quantized_weights(void **state) {
   assert_true(hf.compute_ns < 0.6 * hb.compute_ns);
   near(af.compute_ns, ab.compute_ns, 1e-12, "A100 has no FP8: bf16 peak");
   /* fp8 KV halves the KV bytes. */
-  cb_sim_params k = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params k = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   k.kv_dtype = CB_SIM_DTYPE_FP8;
   cb_sim_step_cost kc;
   cb_sim_step_cost_compute(&k, &it, 1, &kc);
@@ -204,8 +195,8 @@ static void test_quantized_weights(void **state) {
 static void test_fp8_attention(void **state) {
   (void)state;
   cb_sim_batch_item pre = {.new_tokens = 4096, .context_tokens = 0, .samples = 1};
-  cb_sim_params h = preset("llama-3.1-8b", "h100-sxm", 1), l = preset("llama-3.1-8b", "l40s", 1);
-  cb_sim_params a = preset("llama-3.1-8b", "a100-80g", 1), g = preset("llama-3.1-8b", "h200", 1);
+  cb_sim_params h = sim_preset("llama-3.1-8b", "h100-sxm", 1), l = sim_preset("llama-3.1-8b", "l40s", 1);
+  cb_sim_params a = sim_preset("llama-3.1-8b", "a100-80g", 1), g = sim_preset("llama-3.1-8b", "h200", 1);
   cb_sim_step_cost hb, hf, lb, lf, ab, af, gb, gf;
   cb_sim_step_cost_compute(&h, &pre, 1, &hb);
   cb_sim_step_cost_compute(&l, &pre, 1, &lb);
@@ -229,23 +220,14 @@ static void test_fp8_attention(void **state) {
 
 /* ---- latency shapes through the engine -------------------------------------------- */
 
-typedef struct lat {
-  uint64_t arrival, first, last;
-  int64_t tokens;
-} lat;
-
 typedef struct sim_out {
-  lat *l;
+  sim_req_times *l;
 } sim_out;
 
 static void collect(void *ctx, const cb_sim_event *ev) {
   sim_out *o = ctx;
-  lat *l = &o->l[ev->request_id];
-  if (ev->kind == CB_SIM_EV_TOKEN) {
-    if (l->tokens == 0) l->first = ev->time_ns;
-    l->last = ev->time_ns;
-    l->tokens++;
-  }
+  sim_req_times *l = &o->l[ev->request_id];
+  if (ev->kind == CB_SIM_EV_TOKEN) sim_req_token(l, ev->time_ns);
 }
 
 typedef struct req_spec {
@@ -256,7 +238,7 @@ typedef struct req_spec {
 } req_spec;
 
 /* Run the requests to completion; out[i] gets request i's token times. */
-static void simulate(const cb_sim_params *p, const req_spec *rs, size_t n, lat *out) {
+static void simulate(const cb_sim_params *p, const req_spec *rs, size_t n, sim_req_times *out) {
   cb_sim_engine *e;
   cb_error err;
   cb_error_clear(&err);
@@ -277,7 +259,7 @@ static void simulate(const cb_sim_params *p, const req_spec *rs, size_t n, lat *
       cb_sim_request rq = {.id = next, .prompt_ids = prompt, .prompt_len = rs[next].prompt_len,
                            .output_len = rs[next].output_len, .output_seed = next};
       if (cb_sim_engine_add(e, &rq, now, &err) != CB_OK) fail_msg("%s", err.msg);
-      out[next].arrival = now;
+      out[next].sent_ns = now;
       cb_free(prompt);
       next++;
     }
@@ -285,20 +267,20 @@ static void simulate(const cb_sim_params *p, const req_spec *rs, size_t n, lat *
   cb_sim_engine_free(e);
 }
 
-static double ttft_ms(const lat *l) { return (double)(l->first - l->arrival) / 1e6; }
-static double tpot_ms(const lat *l) {
-  return (double)(l->last - l->first) / (double)(l->tokens - 1) / 1e6;
+static double ttft_ms(const sim_req_times *l) { return (double)(l->first_ns - l->sent_ns) / 1e6; }
+static double tpot_ms(const sim_req_times *l) {
+  return (double)(l->last_ns - l->first_ns) / (double)(l->tokens - 1) / 1e6;
 }
 
 static void test_itl_grows_with_batch(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   const int batches[] = {1, 8, 64, 256};
   double prev = 0;
   for (int b = 0; b < 4; b++) {
     int n = batches[b];
     req_spec *rs = cb_calloc((size_t)n, sizeof *rs);
-    lat *l = cb_calloc((size_t)n, sizeof *l);
+    sim_req_times *l = cb_calloc((size_t)n, sizeof *l);
     for (int i = 0; i < n; i++) rs[i] = (req_spec){0, 1000, 64, (uint32_t)i + 1};
     simulate(&p, rs, (size_t)n, l);
     double itl = tpot_ms(&l[0]);
@@ -313,12 +295,12 @@ static void test_itl_grows_with_batch(void **state) {
 
 static void test_ttft_grows_with_prompt_and_queueing(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   const size_t lens[] = {100, 1000, 4000, 16000};
   double prev = 0;
   for (int i = 0; i < 4; i++) {
     req_spec rs = {0, lens[i], 2, 7};
-    lat l;
+    sim_req_times l;
     simulate(&p, &rs, 1, &l);
     if (!(ttft_ms(&l) > prev)) fail_msg("TTFT at %zu tokens %.3f ms", lens[i], ttft_ms(&l));
     prev = ttft_ms(&l);
@@ -328,21 +310,21 @@ static void test_ttft_grows_with_prompt_and_queueing(void **state) {
 
   /* The same 1,000-token request alone, then behind 40 long prompts that arrived first. */
   req_spec alone = {0, 1000, 2, 9};
-  lat la;
+  sim_req_times la;
   simulate(&p, &alone, 1, &la);
   req_spec rs[41];
   for (int i = 0; i < 40; i++) rs[i] = (req_spec){0, 8000, 16, (uint32_t)(100 + i)};
   rs[40] = (req_spec){0, 1000, 2, 9};
-  lat lq[41];
+  sim_req_times lq[41];
   simulate(&p, rs, 41, lq);
   assert_true(ttft_ms(&lq[40]) > 10 * ttft_ms(&la));
 }
 
 static void test_prefix_cache_cuts_ttft(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   req_spec rs[2] = {{0, 6000, 4, 42}, {5000000000ull, 6000, 4, 42}}; /* same prompt, 5 s apart */
-  lat l[2];
+  sim_req_times l[2];
   simulate(&p, rs, 2, l);
   assert_true(ttft_ms(&l[1]) < 0.2 * ttft_ms(&l[0]));
   p.enable_prefix_caching = 0;
@@ -362,9 +344,9 @@ static void test_prefix_cache_cuts_ttft(void **state) {
  */
 static void test_published_h100_llama8b_batch1_tpot(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "h100-sxm", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   req_spec rs = {0, 128, 128, 1};
-  lat l;
+  sim_req_times l;
   simulate(&p, &rs, 1, &l);
   near(tpot_ms(&l), 6.48, 0.05, "H100 Llama-3.1-8B batch-1 TPOT (ms)");
 }
@@ -380,12 +362,12 @@ static void test_published_h100_llama8b_batch1_tpot(void **state) {
  */
 static void test_published_a100_llama8b_batch1_tpot(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "a100-80g", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "a100-80g", 1);
   strcpy(p.gpu.name, "a100-40g");
   p.gpu.mem_bytes = 40960.0 * 1024 * 1024;
   p.gpu.mem_bw = 1.555e12;
   req_spec rs = {0, 1024, 128, 1};
-  lat l;
+  sim_req_times l;
   simulate(&p, &rs, 1, &l);
   near(tpot_ms(&l), 1000.0 / 75.0, 0.05, "A100-40GB Llama-3.1-8B batch-1 TPOT (ms)");
 }
@@ -403,7 +385,7 @@ static void test_published_a100_llama8b_batch1_tpot(void **state) {
  */
 static void test_published_a100_prefill_ttft(void **state) {
   (void)state;
-  cb_sim_params p = preset("llama-3.1-8b", "a100-80g", 1);
+  cb_sim_params p = sim_preset("llama-3.1-8b", "a100-80g", 1);
   cb_sim_model m = {.name = "qwen3-14b", .num_layers = 40, .hidden_size = 5120, .num_heads = 40,
                     .num_kv_heads = 8, .head_dim = 128, .intermediate_size = 17408,
                     .vocab_size = 151936, .max_context = 40960};
@@ -411,7 +393,7 @@ static void test_published_a100_prefill_ttft(void **state) {
   p.weight_dtype = CB_SIM_DTYPE_INT4;
   p.max_num_batched_tokens = 2048;
   req_spec rs = {0, 16000, 2, 3};
-  lat l;
+  sim_req_times l;
   simulate(&p, &rs, 1, &l);
   near(ttft_ms(&l), 3345.37, 0.10, "A100 Qwen3-14B-AWQ 16k-token TTFT (ms)");
 }

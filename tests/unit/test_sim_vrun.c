@@ -26,6 +26,14 @@
 static const tv_load small_load = {.seed = 7, .n = 120, .rate = 6, .in_mean = 400, .in_sigma = 0.6,
                                    .out = 80};
 
+/* Chat requests of small_load at `rate` (0: closed loop), n of them, over p's vocabulary. */
+static void small_items(tv_items *t, const cb_sim_params *p, double rate, size_t n) {
+  tv_load l = small_load;
+  l.rate = rate;
+  l.n = n;
+  tv_items_make(t, &l, 1, 1, (uint32_t)p->model.vocab_size);
+}
+
 static void dump(const cb_record_set *s, cb_buf *out) {
   for (size_t i = 0; i < s->count; i++) cb_record_write_json(&s->items[i], out);
 }
@@ -187,15 +195,13 @@ static void test_closed_loop(void **state) {
   (void)state;
   cb_sim_params p;
   cb_sim_default_params(&p);
-  tv_load l = small_load;
-  l.rate = 0;
-  l.n = 60;
+  enum { N = 60 };
   tv_items t;
-  tv_items_make(&t, &l, 1, 1, (uint32_t)p.model.vocab_size);
+  small_items(&t, &p, 0, N);
   cb_record_set s;
   cb_runner_stats st;
   tv_run(&t, &p, 2, 1, 1, 4, &s, &st);
-  assert_int_equal(s.count, l.n);
+  assert_int_equal(s.count, N);
   /* At most 4 in flight; every send after the first 4 happens at some request's end. */
   size_t at_zero = 0;
   for (size_t i = 0; i < s.count; i++) {
@@ -220,11 +226,8 @@ static void test_max_concurrency_lag(void **state) {
   (void)state;
   cb_sim_params p;
   cb_sim_default_params(&p);
-  tv_load l = small_load;
-  l.rate = 50; /* far beyond what one slot serves */
-  l.n = 40;
   tv_items t;
-  tv_items_make(&t, &l, 1, 1, (uint32_t)p.model.vocab_size);
+  small_items(&t, &p, 50, 40); /* far beyond what one slot serves */
   cb_sim_vrun_params vp;
   cb_sim_vrun_default_params(&vp);
   vp.sim.engine = p;
@@ -451,11 +454,8 @@ static void test_replicas_share_load(void **state) {
   (void)state;
   cb_sim_params p;
   cb_sim_default_params(&p);
-  tv_load l = small_load;
-  l.rate = 30;
-  l.n = 400;
   tv_items t;
-  tv_items_make(&t, &l, 1, 1, (uint32_t)p.model.vocab_size);
+  small_items(&t, &p, 30, 400);
   cb_record_set one, four;
   cb_runner_stats a, b;
   cb_sim_engine_stats es;

@@ -24,6 +24,7 @@
 #include "calibench/rng.h"
 #include "calibench/stats.h"
 #include "calibench/store.h"
+#include "test_file.h"
 
 #define MS 1000000ull
 
@@ -272,9 +273,7 @@ static void test_load_dir(void **state) {
   /* not a result directory; a malformed summary names the file */
   assert_int_equal(cb_run_data_load(tmp_root, 0, &l, &err), CB_ERR_NOT_FOUND);
   snprintf(path, sizeof path, "%s/summary.json", dir);
-  FILE *f = fopen(path, "w");
-  fputs("{\"summary\": [1,\n2", f);
-  fclose(f);
+  write_file(path, "{\"summary\": [1,\n2");
   assert_int_equal(cb_run_data_load(dir, 0, &l, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, "summary.json:2:"));
 }
@@ -465,9 +464,7 @@ static void test_sqlite_migration(void **state) {
   /* not a database */
   char bad[128];
   snprintf(bad, sizeof bad, "%s/junk.db", tmp_root);
-  FILE *f = fopen(bad, "w");
-  fputs("this is not a database, it is text long enough to be noticed as such ........", f);
-  fclose(f);
+  write_file(bad, "this is not a database, it is text long enough to be noticed as such ........");
   assert_int_equal(cb_store_open(bad, 0, &s, &err), CB_ERR_IO);
   assert_non_null(strstr(err.msg, "junk.db"));
 }

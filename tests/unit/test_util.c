@@ -313,6 +313,11 @@ static void test_yaml_nodes(void **state) {
   assert_int_equal(cb__yaml_fail(&err, CB_ERR_RANGE, "t.yaml", v[1], NULL, "whole: %d", 3),
                    CB_ERR_RANGE);
   assert_string_equal(err.msg, "t.yaml:2: whole: 3");
+  cb__yaml_ctx y = {"t.yaml", &doc, &err};
+  assert_int_equal(cb__yaml_at(&y, v[2], CB_ERR_PARSE, "at: %s", "x"), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "t.yaml:3: at: x");
+  assert_int_equal(cb__yaml_key_at(&y, v[3], CB_ERR_RANGE, "d", "too %s", "long"), CB_ERR_RANGE);
+  assert_string_equal(err.msg, "t.yaml:4: key 'd': too long");
   yaml_document_delete(&doc);
 }
 

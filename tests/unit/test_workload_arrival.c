@@ -18,34 +18,35 @@
 
 #include "calibench/stats.h"
 #include "calibench/workload.h"
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(path, sizeof path, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return path;
-}
+#include "test_workload_common.h"
 
 static cb_workload_class_params one_class;
 
 /* A one-class workload (synthetic, short fixed lengths) with the given process. */
-static void base_params(cb_workload_params *p, cb_arrival_kind kind, double rate) {
+/* One small class, seeded, `kind` arrivals at `rate`; n requests (0: the default). */
+static cb_workload_params base_params(cb_arrival_kind kind, double rate, uint64_t n) {
   cb_workload_default_class(&one_class);
   one_class.data.input_len.mean = 8;
   one_class.data.output_len.mean = 4;
-  cb_workload_default_params(p);
-  p->seed = 20240917;
-  p->arrival.kind = kind;
-  p->arrival.rate = rate;
-  p->classes = &one_class;
-  p->num_classes = 1;
+  cb_workload_params p;
+  cb_workload_default_params(&p);
+  p.seed = 20240917;
+  p.arrival.kind = kind;
+  p.arrival.rate = rate;
+  p.classes = &one_class;
+  p.num_classes = 1;
+  if (n) p.num_requests = n;
+  return p;
 }
 
-static void build(const cb_workload_params *p, cb_workload **w, cb_schedule *s) {
+/* The workload of p (in *w) and its schedule, which must build. */
+static cb_schedule build(const cb_workload_params *p, cb_workload **w) {
   cb_error err;
   cb_error_clear(&err);
+  cb_schedule s;
   if (cb_workload_open(p, w, &err) != CB_OK) fail_msg("open: %s", err.msg);
-  if (cb_workload_schedule(*w, s, &err) != CB_OK) fail_msg("schedule: %s", err.msg);
+  if (cb_workload_schedule(*w, &s, &err) != CB_OK) fail_msg("schedule: %s", err.msg);
+  return s;
 }
 
 /* Gaps between consecutive entries, in seconds (n - 1 values). */
@@ -63,12 +64,9 @@ static double expon_cdf(void *ctx, double x) {
 
 static void test_poisson_ks(void **state) {
   (void)state;
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_POISSON, 50.0);
-  p.num_requests = 5001;
+  cb_workload_params p = base_params(CB_ARRIVAL_POISSON, 50.0, 5001);
   cb_workload *w;
-  cb_schedule s;
-  build(&p, &w, &s);
+  cb_schedule s = build(&p, &w);
   assert_int_equal(s.count, 5001);
   assert_int_equal(s.entries[0].offset_ns, 0); /* the run starts with a request */
   double *g = gaps_s(&s);
@@ -104,13 +102,10 @@ static void test_poisson_ks(void **state) {
  */
 static void check_gamma(double k) {
   enum { N = 20001 };
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_GAMMA, 10.0);
+  cb_workload_params p = base_params(CB_ARRIVAL_GAMMA, 10.0, N);
   p.arrival.burstiness = k;
-  p.num_requests = N;
   cb_workload *w;
-  cb_schedule s;
-  build(&p, &w, &s);
+  cb_schedule s = build(&p, &w);
   double *g = gaps_s(&s);
   cb_stats_moments m;
   cb_stats_moments_init(&m);
@@ -136,12 +131,9 @@ static void test_gamma_cv(void **state) {
 
 static void test_constant(void **state) {
   (void)state;
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_CONSTANT, 3.0);
-  p.num_requests = 100000;
+  cb_workload_params p = base_params(CB_ARRIVAL_CONSTANT, 3.0, 100000);
   cb_workload *w;
-  cb_schedule s;
-  build(&p, &w, &s);
+  cb_schedule s = build(&p, &w);
   /* Times are k / rate rounded to the ns: gaps within 1 ns of 1/3 s, no drift. */
   for (size_t i = 0; i < s.count; i++) {
     assert_int_equal(s.entries[i].offset_ns, (uint64_t)llround((double)i / 3.0 * 1e9));
@@ -157,14 +149,12 @@ static void test_constant(void **state) {
 
 static void test_duration_count_warmup(void **state) {
   (void)state;
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_POISSON, 100.0);
+  cb_workload_params p = base_params(CB_ARRIVAL_POISSON, 100.0, 0);
   p.duration_ns = UINT64_C(10000000000); /* 10 s */
   p.warmup_ns = UINT64_C(2000000000);
   p.warmup_requests = 10;
   cb_workload *w;
-  cb_schedule s;
-  build(&p, &w, &s);
+  cb_schedule s = build(&p, &w);
   /* All arrivals with t < 10 s: about 1 + 1000 (Poisson: +-4 sqrt(1000) = 126). */
   if (fabs((double)s.count - 1001) > 126) fail_msg("%zu arrivals in 10 s at 100/s", s.count);
   assert_int_equal(s.total_count, s.count);
@@ -184,7 +174,7 @@ static void test_duration_count_warmup(void **state) {
 
   /* Both bounds: whichever comes first. */
   p.num_requests = 50;
-  build(&p, &w, &s);
+  s = build(&p, &w);
   assert_int_equal(s.count, 50);
   cb_schedule_free(&s);
   cb_workload_free(w);
@@ -202,8 +192,7 @@ static void test_duration_count_warmup(void **state) {
 
 static void test_closed_loop(void **state) {
   (void)state;
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_CLOSED, 0);
+  cb_workload_params p = base_params(CB_ARRIVAL_CLOSED, 0, 0);
   p.concurrency = 8;
   cb_workload *w;
   cb_error err;
@@ -226,13 +215,11 @@ static void test_trace_times_and_speed(void **state) {
   (void)state;
   char spec[1100];
   snprintf(spec, sizeof spec, "trace:%s", fixture("mooncake_conversation_first200.jsonl"));
-  cb_workload_params p;
-  base_params(&p, CB_ARRIVAL_TRACE, 0);
+  cb_workload_params p = base_params(CB_ARRIVAL_TRACE, 0, 0);
   one_class.dataset = spec;
   p.arrival.trace_speed = 2.0;
   cb_workload *w;
-  cb_schedule s;
-  build(&p, &w, &s); /* bounded by the trace itself */
+  cb_schedule s = build(&p, &w); /* bounded by the trace itself */
   assert_int_equal(s.count, 200);
   assert_int_equal(s.entries[0].offset_ns, 0);
   assert_int_equal(s.entries[199].offset_ns, UINT64_C(36000000000)); /* 72 s / 2 */
@@ -244,7 +231,7 @@ static void test_trace_times_and_speed(void **state) {
 
   p.arrival.trace_speed = 1.0;
   p.duration_ns = UINT64_C(30000000000);
-  build(&p, &w, &s);
+  s = build(&p, &w);
   for (size_t i = 0; i < s.count; i++) assert_true(s.entries[i].offset_ns < p.duration_ns);
   assert_true(s.count > 0 && s.count < 200);
   cb_schedule_free(&s);
@@ -253,7 +240,7 @@ static void test_trace_times_and_speed(void **state) {
   /* Azure: 7-digit fractions to the ns. */
   snprintf(spec, sizeof spec, "trace:%s", fixture("azure_code_2023_first200.csv"));
   p.duration_ns = 0;
-  build(&p, &w, &s);
+  s = build(&p, &w);
   assert_int_equal(s.count, 200);
   assert_int_equal(s.entries[1].offset_ns, 52000000);
   assert_int_equal(s.entries[199].offset_ns, UINT64_C(199089585000));

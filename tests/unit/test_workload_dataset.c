@@ -20,13 +20,7 @@
 #include <cmocka.h>
 
 #include "calibench/workload.h"
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(path, sizeof path, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return path;
-}
+#include "test_workload_common.h"
 
 static cb_dataset *open_ok(const char *kind, const char *file, const cb_dataset_params *p) {
   char spec[1200];

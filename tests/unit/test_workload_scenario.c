@@ -16,15 +16,7 @@
 #include <cmocka.h>
 
 #include "calibench/workload.h"
-
-static const char *fixture(const char *name) {
-  static char path[2][1024];
-  static int next;
-  char *p = path[next++ % 2];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(p, 1024, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return p;
-}
+#include "test_workload_common.h"
 
 static cb_scenario *load_ok(const char *name) {
   cb_scenario *sc;

@@ -20,17 +20,9 @@
 #include "calibench/stats.h"
 #include "calibench/workload.h"
 #include "workload/workload_internal.h"
+#include "test_workload_common.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *fixture(const char *name) {
-  static char path[8][1024];
-  static int next;
-  char *p = path[next++ % 8];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(p, 1024, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return p;
-}
 
 static void open_build(const cb_workload_params *p, cb_workload **w, cb_schedule *s) {
   cb_error err;

@@ -17,15 +17,9 @@
 
 #include "calibench/sim.h"
 #include "calibench/workload.h"
+#include "test_workload_common.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static const char *fixture(const char *name) {
-  static char path[1024];
-  const char *dir = getenv("CB_DATA_DIR");
-  snprintf(path, sizeof path, "%s/workload/%s", dir ? dir : "../tests/data", name);
-  return path;
-}
 
 static size_t approx(const char *t, size_t n) { return cb_workload_approx_count(NULL, t, n); }
 
