@@ -13,9 +13,13 @@ python3-numpy. Output (one JSON object per line):
   totals, precisions, bp, sys_len, ref_len, line}, "sentences": [{score, line}]}
   or, for sacrebleu's tests that call BLEU.compute_bleu on statistics,
   {"source", "options", "stats", "corpus": {...}};
+- chrf_vectors.jsonl: {"source", "metric" (chrf or chrf++), "options", "sentence",
+  "hyps", "refs", "corpus": {score, stats (the summed [hyp, ref, match] per order),
+  line}, "sentences": [{score, line}]};
 - bleu_tokenize.jsonl: {"tok", "in", "out"}: out = " ".join(tokenizer(in).split()).
 
-Corpora: the cases of sacrebleu's own test/test_bleu.py and test/test_sentence_bleu.py,
+Corpora: the cases of sacrebleu's own test/test_bleu.py, test/test_sentence_bleu.py and
+test/test_chrf.py,
 then seeded random corpora (prose, code, CJK, Arabic, emoji, combining marks, Greek
 capital sigma, Turkish dotted I, Unicode spaces, empty and very long lines, 1-4
 references and a variable number of them).
@@ -34,6 +38,94 @@ def load(sacrebleu_dir):
     from sacrebleu.metrics import BLEU
     from sacrebleu.metrics.bleu import _get_tokenizer
     return BLEU, _get_tokenizer
+
+
+def chrf_metric(opts, metric):
+    from sacrebleu.metrics import CHRF
+    return CHRF(char_order=int(opts.get('char-order', 6)),
+                word_order=int(opts.get('word-order', 2 if metric == 'chrf++' else 0)),
+                beta=int(opts.get('beta', 2)), lowercase=bool(opts.get('lowercase')),
+                whitespace=bool(opts.get('whitespace')), eps_smoothing=bool(opts.get('eps-smoothing')))
+
+
+def chrf_case(source, metric, hyps, refs, opts, sentence=False):
+    """A chrF vector: corpus score, line and summed statistics; sentence scores."""
+    from sacrebleu.utils import sum_of_lists
+    m = chrf_metric(opts, metric)
+    corpus = m.corpus_score(hyps, streams(refs))
+    stats = sum_of_lists(m._extract_corpus_statistics(hyps, streams(refs)))
+    out = {'source': source, 'metric': metric, 'options': opts, 'sentence': sentence, 'hyps': hyps,
+           'refs': refs, 'corpus': {'score': corpus.score, 'stats': list(stats),
+                                    'line': corpus.format(width=1, signature=str(m.get_signature()))}}
+    if sentence:
+        out['sentences'] = []
+        for h, r in zip(hyps, refs):
+            sc = m.sentence_score(h, r)
+            out['sentences'].append({'score': sc.score,
+                                     'line': sc.format(width=1, signature=str(m.get_signature()))})
+    return out
+
+
+def chrf_cases():
+    """test/test_chrf.py's cases, then seeded random corpora."""
+    out = []
+    t = 'test/test_chrf.py'
+    sent = [('Co nás nejvíc trápí, protože lékaři si vybírají, kdo bude žít a kdo zemře.',
+             'Nejvíce smutní jsme z toho, že musíme rozhodovat o tom, kdo bude žít a kdo zemře.'),
+            ('Nebo prostě nemají vybavení, které by jim pomohlo, uvedli lékaři.',
+             'A někdy nemáme ani potřebný materiál, abychom jim pomohli, popsali lékaři.'),
+            ('Lapali po dechu, jejich životy skončily dřív, než skutečně začaly.',
+             'Lapali po dechu a pak jejich život skončil - dřív, než skutečně mohl začít, připomněli.')]
+    for i, (h, r) in enumerate(sent):
+        out.append(chrf_case(f'{t} test_sentence_level_chrf[{i}]', 'chrf', [h], [[r]],
+                             {'eps-smoothing': True}, sentence=True))
+    basic = [(["abcdefg"], ["hijklmnop"]), (["a"], ["b"]), ([""], ["b"]), ([""], ["ref"]),
+             ([""], ["reference"]), (["aa"], ["ab"]), (["a", "b"], ["a", "c"]), (["a"], ["a"]),
+             (["a b c"], ["a b c"]), (["a b c"], ["abc"]),
+             ([" risk assessment must be made of those who are qualified and expertise in the sector - these are the scientists ."],
+              ["risk assessment has to be undertaken by those who are qualified and expert in that area - that is the scientists ."]),
+             ([" Die    Beziehung zwischen  Obama und Netanjahu ist nicht gerade  freundlich. "],
+              ["Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."]),
+             (["Niemand hat die Absicht, eine Mauer zu errichten"], ["Niemand hat die Absicht, eine Mauer zu errichten"])]
+    for i, (h, r) in enumerate(basic):
+        out.append(chrf_case(f'{t} test_cases[{i}]', 'chrf', h, [[x] for x in r],
+                             {'beta': '3', 'eps-smoothing': True}))
+    eff = [(["a"], ["a"]), ([""], ["reference"]), (["a b c"], ["a b c"]), (["a b c"], ["abc"]),
+           ([""], ["c"]), (["a", "b"], ["a", "c"]), (["aa"], ["ab"])]
+    for i, (h, r) in enumerate(eff):
+        out.append(chrf_case(f'{t} test_cases_effective_order[{i}]', 'chrf', h, [[x] for x in r], {'beta': '3'}))
+    ws = basic[11:12] + basic[10:11]
+    for i, (h, r) in enumerate(ws):
+        out.append(chrf_case(f'{t} test_cases_keep_whitespace[{i}]', 'chrf', [h[0].strip()], [[r[0]]],
+                             {'beta': '3', 'whitespace': True}))
+    rng = random.Random(SEED + 2)
+    kinds = ['prose', 'code', 'cjk', 'arabic', 'emoji', 'marks', 'case', 'mixed']
+    idx = 0
+    for kind in kinds:
+        for metric in ('chrf', 'chrf++'):
+            for variant in range(3):
+                opts = {}
+                if rng.random() < 0.3:
+                    opts['lowercase'] = True
+                if rng.random() < 0.25:
+                    opts['eps-smoothing'] = True
+                if rng.random() < 0.2:
+                    opts['whitespace'] = True
+                if rng.random() < 0.2:
+                    opts['beta'] = str(rng.choice([0, 1, 3]))
+                if rng.random() < 0.2:
+                    opts['char-order'] = str(rng.choice([1, 3, 4, 8]))
+                if rng.random() < 0.15:
+                    opts['word-order'] = str(rng.choice([1, 3]))
+                nrefs = rng.choice([1, 1, 2, 3, 4])
+                hyps, refs = random_corpus(rng, kind, rng.randint(1, 25), nrefs,
+                                           var_refs=variant == 1 and nrefs > 1,
+                                           long_lines=1 if variant == 0 and rng.random() < 0.3 else 0,
+                                           newlines=variant == 1)
+                out.append(chrf_case(f'random seed {SEED + 2} #{idx} ({kind})', metric, hyps, refs, opts,
+                                     sentence=variant == 2))
+                idx += 1
+    return out
 
 
 def bleu_kwargs(opts, sentence):
@@ -286,6 +378,9 @@ def main():
     BLEU, get_tok = load(os.path.abspath(a.sacrebleu))
     with open(os.path.join(a.out, 'bleu_vectors.jsonl'), 'w', encoding='utf-8') as f:
         for c in sacrebleu_test_cases(BLEU) + random_cases(BLEU):
+            f.write(json.dumps(c, ensure_ascii=False) + '\n')
+    with open(os.path.join(a.out, 'chrf_vectors.jsonl'), 'w', encoding='utf-8') as f:
+        for c in chrf_cases():
             f.write(json.dumps(c, ensure_ascii=False) + '\n')
     with open(os.path.join(a.out, 'bleu_tokenize.jsonl'), 'w', encoding='utf-8') as f:
         for c in tokenize_cases(get_tok):

@@ -100,7 +100,7 @@ typedef struct cb_eval_sig_info {
 
 typedef struct cb_eval_result {
   double score;
-  const char *display; /* the name on the score line ("BLEU") */
+  char display[32];    /* the name on the score line ("BLEU", "chrF2++") */
   cb_buf signature;    /* "nrefs:1|case:mixed|...|version:2.6.0" */
   cb_buf verbose;      /* the score line after the score ("" when none) */
   json_t *stats;       /* owned: the statistics (counts, lengths, ...) */

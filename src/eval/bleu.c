@@ -232,7 +232,7 @@ static void bleu_result(const void *state, const double *stats, const cb_eval_si
   memcpy(total, stats + 2 + N, N * sizeof *total);
   double sys_len = stats[0], ref_len = stats[1];
   out->score = compute_bleu(b, correct, total, sys_len, ref_len, prec, &bp);
-  out->display = "BLEU";
+  snprintf(out->display, sizeof out->display, "BLEU");
   cb_buf *s = &out->signature;
   cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
   if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);

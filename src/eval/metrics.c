@@ -8,10 +8,12 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 
-extern const cb_eval_metric cb_eval_metric_bleu;
+extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp;
 
 static const cb_eval_metric *const METRICS[] = {
     &cb_eval_metric_bleu,
+    &cb_eval_metric_chrf,
+    &cb_eval_metric_chrfpp,
 };
 
 const cb_eval_metric *const *cb_eval_metrics(size_t *n) {

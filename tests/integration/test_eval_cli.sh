@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `calibench eval score` from the command line: the score line and signature as
-# sacrebleu 2.6.0 prints them (the expected lines below are sacrebleu's output for these
+# `calibench eval score` from the command line: the score lines and signatures (BLEU,
+# chrF, chrF++) as sacrebleu 2.6.0 prints them (the expected lines below are sacrebleu's output for these
 # files: `python3 -m sacrebleu REF... -i HYP -f text [-tok T]`, see
 # tests/data/eval/README.md), plain text and JSONL giving the same numbers, --json's
 # layout, --sentence; and every input error: a clear message naming what and where,
@@ -30,6 +30,11 @@ expect_line 'BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 4
 expect_line 'BLEU|nrefs:2|case:mixed|eff:no|tok:intl|smooth:exp|version:2.6.0 = 43.9 73.7/43.8/38.5/30.0 (BP = 1.000 ratio = 1.056 hyp_len = 19 ref_len = 18)' --tokenize intl
 expect_line 'BLEU|nrefs:2|case:lc|eff:no|tok:char|smooth:floor[0.10]|version:2.6.0 = 72.27 89.7/76.4/67.3/59.2 (BP = 1.000 ratio = 1.018 hyp_len = 58 ref_len = 57)' \
   --tokenize char --lowercase --smooth floor --width 2
+# chrF and chrF++ beside BLEU, one line each in the order given.
+expect_line 'chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 = 59.7
+chrF2++|nrefs:2|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0 = 59.2
+BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.5 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)' \
+  --metric chrf,chrf++,bleu
 
 # --json: metrics.bleu.score etc.; the same numbers from JSONL with a list of references.
 "$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" --json >"$TMP/text.json"
@@ -37,6 +42,9 @@ paste -d '\t' "$TMP/hyp.txt" "$TMP/ref1.txt" "$TMP/ref2.txt" |
   jq -R -c 'split("\t") | {out: .[0], refs: .[1:]}' >"$TMP/data.jsonl"
 "$CALIBENCH" eval score --hyp "$TMP/data.jsonl" --field out --ref-field refs --json >"$TMP/jsonl.json"
 cmp -s "$TMP/text.json" "$TMP/jsonl.json" || fail "JSONL and plain text differ: $(diff "$TMP/text.json" "$TMP/jsonl.json")"
+"$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" --metric chrf++ --json |
+  jq -e '(.metrics["chrf++"].score * 10 | round) == 592 and .metrics["chrf++"].name == "chrF2++" and
+         (.metrics["chrf++"].stats.words | length) == 2' >/dev/null || fail "--json chrf++"
 jq -e '.segments == 3 and .nrefs == "2" and (.metrics.bleu.score - 48.530827) < 1e-6 and
        (.metrics.bleu.score - 48.530827) > -1e-6 and
        .metrics.bleu.signature == "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" and
@@ -70,6 +78,11 @@ expect_error "\-\-smooth-value: only --smooth floor and add-k" "${H[@]}" --smoot
 expect_error "\-\-max-ngram-order: expected an integer in \[1, 32\], got '0'" "${H[@]}" --max-ngram-order 0
 expect_error "\-\-no-effective-order: only with --sentence" "${H[@]}" --no-effective-order
 expect_error "\-\-width: expected" "${H[@]}" --width 40
+expect_error "chrf: --beta: expected an integer in \[0, 1000\], got 'x'" "${H[@]}" --metric chrf --beta x
+expect_error "chrf++: --word-order: expected an integer in \[0, 8\], got '9'" "${H[@]}" --metric chrf++ --word-order 9
+expect_error "\-\-char-order and --word-order are both 0" "${H[@]}" --metric chrf --char-order 0
+expect_error "\-\-tokenize: none of the metrics given takes it" "${H[@]}" --metric chrf --tokenize intl
+expect_error "'bleu' given twice" "${H[@]}" --metric bleu,bleu
 expect_error "unknown option '--bogus'" "${H[@]}" --bogus
 expect_error "\-\-hyp FILE is required" --ref "$TMP/ref1.txt"
 expect_error "\-\-ref FILE is required" --hyp "$TMP/hyp.txt"
@@ -98,7 +111,8 @@ rc=0; "$CALIBENCH" eval frobnicate >/dev/null 2>"$TMP/err" || rc=$?
 # --help names every option the metric table gives.
 "$CALIBENCH" eval --help >"$TMP/help"
 for o in --metric --hyp --ref --field --ref-field --json --sentence --width --tokenize --smooth \
-  --smooth-value --max-ngram-order --effective-order --no-effective-order --lowercase; do
+  --smooth-value --max-ngram-order --effective-order --no-effective-order --lowercase \
+  --char-order --word-order --beta --whitespace --eps-smoothing; do
   grep -q -- "  $o" "$TMP/help" || fail "eval --help lacks $o"
 done
 echo "eval cli: ok"
