@@ -16,10 +16,11 @@ python3-numpy. Output (one JSON object per line):
 - chrf_vectors.jsonl: {"source", "metric" (chrf or chrf++), "options", "sentence",
   "hyps", "refs", "corpus": {score, stats (the summed [hyp, ref, match] per order),
   line}, "sentences": [{score, line}]};
+- ter_vectors.jsonl: as chrF's, "stats" the summed [edits, average reference length];
 - bleu_tokenize.jsonl: {"tok", "in", "out"}: out = " ".join(tokenizer(in).split()).
 
 Corpora: the cases of sacrebleu's own test/test_bleu.py, test/test_sentence_bleu.py and
-test/test_chrf.py,
+test/test_chrf.py, test/test_ter.py and test/test_tokenizer_ter.py,
 then seeded random corpora (prose, code, CJK, Arabic, emoji, combining marks, Greek
 capital sigma, Turkish dotted I, Unicode spaces, empty and very long lines, 1-4
 references and a variable number of them).
@@ -63,6 +64,107 @@ def chrf_case(source, metric, hyps, refs, opts, sentence=False):
             sc = m.sentence_score(h, r)
             out['sentences'].append({'score': sc.score,
                                      'line': sc.format(width=1, signature=str(m.get_signature()))})
+    return out
+
+
+def ter_metric(opts):
+    from sacrebleu.metrics import TER
+    return TER(normalized=bool(opts.get('ter-normalized')), no_punct=bool(opts.get('ter-no-punct')),
+               asian_support=bool(opts.get('ter-asian-support')),
+               case_sensitive=bool(opts.get('ter-case-sensitive')))
+
+
+def ter_case(source, hyps, refs, opts, sentence=False):
+    """A TER vector: corpus score, line and summed [edits, average reference length]."""
+    from sacrebleu.utils import sum_of_lists
+    m = ter_metric(opts)
+    corpus = m.corpus_score(hyps, streams(refs))
+    stats = sum_of_lists(m._extract_corpus_statistics(hyps, streams(refs)))
+    out = {'source': source, 'metric': 'ter', 'options': opts, 'sentence': sentence, 'hyps': hyps,
+           'refs': refs, 'corpus': {'score': corpus.score, 'stats': [float(x) for x in stats],
+                                    'line': corpus.format(width=1, signature=str(m.get_signature()))}}
+    if sentence:
+        out['sentences'] = []
+        for h, r in zip(hyps, refs):
+            sc = m.sentence_score(h, r)
+            out['sentences'].append({'score': sc.score,
+                                     'line': sc.format(width=1, signature=str(m.get_signature()))})
+    return out
+
+
+def shuffled_blocks(rng, words):
+    """The words with a few blocks moved, some words changed: text that needs shifts."""
+    w = list(words)
+    for _ in range(rng.randint(0, 3)):
+        if len(w) < 3:
+            break
+        a = rng.randrange(len(w))
+        b = min(len(w), a + rng.randint(1, 12))
+        block, rest = w[a:b], w[:a] + w[b:]
+        t = rng.randrange(len(rest) + 1)
+        w = rest[:t] + block + rest[t:]
+    return [x if rng.random() > 0.1 else rng.choice(PROSE) for x in w if rng.random() > 0.05]
+
+
+def ter_cases():
+    """test/test_ter.py's and test/test_tokenizer_ter.py's cases, then seeded random corpora."""
+    out = []
+    t = 'test/test_ter.py'
+    basic = [(['aaaa bbbb cccc dddd'], ['aaaa bbbb cccc dddd']), (['dddd eeee ffff'], ['aaaa bbbb cccc']),
+             ([''], ['a']), (['a'], ['']), ([''], ['']), (['d e f g h a b c'], ['a b c d e f g h'])]
+    for i, (h, r) in enumerate(basic):
+        out.append(ter_case(f'{t} test_cases[{i}]', h, [[x] for x in r], {}))
+    wmt_h = ['wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , damit das Bild ungefähr dieselbe Größe aufweist wie die andere Größe .',
+             'wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "',
+             'klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie Werte für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " ein .',
+             'Sie können beispielsweise ein Dokument erstellen , das ein Auto über die Bühne enthält .',
+             'wählen Sie im Dialogfeld " Neu aus Vorlage " eine Vorlage aus und klicken Sie auf " Neu . "']
+    wmt_r = ['wählen Sie " Bild neu berechnen , " um beim Ändern der Bildgröße Pixel hinzuzufügen oder zu entfernen , damit die Darstellung des Bildes in einer anderen Größe beibehalten wird .',
+             'wenn Sie alle Aufgaben im aktuellen Dokument aktualisieren möchten , wählen Sie im Menü des Aufgabenbedienfelds die Option " Alle Aufgaben aktualisieren . "',
+             'klicken Sie auf der Registerkarte " Optionen " auf die Schaltfläche " Benutzerdefiniert " und geben Sie für " Fehlerkorrektur-Level " und " Y / X-Verhältnis " niedrigere Werte ein .',
+             'Sie können beispielsweise ein Dokument erstellen , das ein Auto enthalt , das sich über die Bühne bewegt .',
+             'wählen Sie im Dialogfeld " Neu aus Vorlage " eine Vorlage aus und klicken Sie auf " Neu . "']
+    out.append(ter_case(f'{t} test_cases[6] (WMT 2019 dev)', wmt_h, [[x] for x in wmt_r], {}, sentence=True))
+    t = 'test/test_tokenizer_ter.py'
+    tok_cases = [({}, ["a b c d", "", "a b c d.", "A B C D."]),
+                 ({'ter-no-punct': True}, ["a b c d.", "A ; B ) C : D."]),
+                 ({'ter-normalized': True}, ["a b (c) d.", "Jim's car.", "4.2"]),
+                 ({'ter-normalized': True, 'ter-asian-support': True}, ["美众院公布对特", "りの拳銃を持"])]
+    for i, (opts, texts) in enumerate(tok_cases):
+        out.append(ter_case(f'{t} case set {i} (as hypothesis and reference)', texts,
+                            [[x.upper() + " x"] for x in texts], opts, sentence=True))
+    # Alignments far off the diagonal, where the beam of 25 cells decides the distance.
+    a = [f'a{i}' for i in range(35)]
+    b = [f'b{i}' for i in range(40)]
+    c = [f'c{i}' for i in range(35)]
+    far = [(a + b, b + c), (b + a, a), (a[:5] + b, c + b + a), (b, a + a + b)]
+    for i, (h, r) in enumerate(far):
+        out.append(ter_case(f'beam: alignment far off the diagonal #{i}', [" ".join(h)], [[" ".join(r)]], {},
+                            sentence=True))
+    rng = random.Random(SEED + 3)
+    kinds = ['prose', 'code', 'cjk', 'arabic', 'emoji', 'marks', 'case', 'mixed']
+    flags = ['ter-case-sensitive', 'ter-normalized', 'ter-no-punct', 'ter-asian-support']
+    idx = 0
+    for kind in kinds:
+        for variant in range(6):
+            opts = {f: True for f in flags if rng.random() < 0.35}
+            nrefs = rng.choice([1, 1, 2, 3])
+            hyps, refs = [], []
+            for i in range(rng.randint(1, 15)):
+                base = rand_text(rng, kind).split(' ')
+                if variant == 4 and i == 0:   # very different lengths: the beam widens
+                    base = (base * 40)[:rng.randint(100, 160)]
+                if variant == 5 and i == 0:   # many repeats: the candidate limit
+                    base = [rng.choice(['a', 'b', 'c']) for _ in range(rng.randint(60, 90))]
+                k = rng.randint(1, nrefs) if variant == 1 else nrefs
+                refs.append([" ".join(shuffled_blocks(rng, base)) for _ in range(k)])
+                h = shuffled_blocks(rng, base)
+                if variant == 4 and i == 0:
+                    h = h[:rng.randint(0, 3)]
+                hyps.append(" ".join(h))
+            out.append(ter_case(f'random seed {SEED + 3} #{idx} ({kind})', hyps, refs, opts,
+                                sentence=variant in (2, 5)))
+            idx += 1
     return out
 
 
@@ -381,6 +483,9 @@ def main():
             f.write(json.dumps(c, ensure_ascii=False) + '\n')
     with open(os.path.join(a.out, 'chrf_vectors.jsonl'), 'w', encoding='utf-8') as f:
         for c in chrf_cases():
+            f.write(json.dumps(c, ensure_ascii=False) + '\n')
+    with open(os.path.join(a.out, 'ter_vectors.jsonl'), 'w', encoding='utf-8') as f:
+        for c in ter_cases():
             f.write(json.dumps(c, ensure_ascii=False) + '\n')
     with open(os.path.join(a.out, 'bleu_tokenize.jsonl'), 'w', encoding='utf-8') as f:
         for c in tokenize_cases(get_tok):

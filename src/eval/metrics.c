@@ -8,12 +8,14 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 
-extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp;
+extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp,
+    cb_eval_metric_ter;
 
 static const cb_eval_metric *const METRICS[] = {
     &cb_eval_metric_bleu,
     &cb_eval_metric_chrf,
     &cb_eval_metric_chrfpp,
+    &cb_eval_metric_ter,
 };
 
 const cb_eval_metric *const *cb_eval_metrics(size_t *n) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `calibench eval score` from the command line: the score lines and signatures (BLEU,
-# chrF, chrF++) as sacrebleu 2.6.0 prints them (the expected lines below are sacrebleu's output for these
+# chrF, chrF++, TER) as sacrebleu 2.6.0 prints them (the expected lines below are sacrebleu's output for these
 # files: `python3 -m sacrebleu REF... -i HYP -f text [-tok T]`, see
 # tests/data/eval/README.md), plain text and JSONL giving the same numbers, --json's
 # layout, --sentence; and every input error: a clear message naming what and where,
@@ -35,6 +35,9 @@ expect_line 'chrF2|nrefs:2|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 =
 chrF2++|nrefs:2|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0 = 59.2
 BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.5 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)' \
   --metric chrf,chrf++,bleu
+expect_line 'TER|nrefs:2|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0 = 40.0' --metric ter
+expect_line 'TER|nrefs:2|case:mixed|tok:tercom|norm:yes|punct:yes|asian:no|version:2.6.0 = 33.333' \
+  --metric ter --ter-normalized --ter-case-sensitive --width 3
 
 # --json: metrics.bleu.score etc.; the same numbers from JSONL with a list of references.
 "$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" --json >"$TMP/text.json"
@@ -83,6 +86,7 @@ expect_error "chrf++: --word-order: expected an integer in \[0, 8\], got '9'" "$
 expect_error "\-\-char-order and --word-order are both 0" "${H[@]}" --metric chrf --char-order 0
 expect_error "\-\-tokenize: none of the metrics given takes it" "${H[@]}" --metric chrf --tokenize intl
 expect_error "'bleu' given twice" "${H[@]}" --metric bleu,bleu
+expect_error "\-\-ter-normalized: none of the metrics given takes it" "${H[@]}" --metric bleu --ter-normalized
 expect_error "unknown option '--bogus'" "${H[@]}" --bogus
 expect_error "\-\-hyp FILE is required" --ref "$TMP/ref1.txt"
 expect_error "\-\-ref FILE is required" --hyp "$TMP/hyp.txt"
@@ -112,7 +116,8 @@ rc=0; "$CALIBENCH" eval frobnicate >/dev/null 2>"$TMP/err" || rc=$?
 "$CALIBENCH" eval --help >"$TMP/help"
 for o in --metric --hyp --ref --field --ref-field --json --sentence --width --tokenize --smooth \
   --smooth-value --max-ngram-order --effective-order --no-effective-order --lowercase \
-  --char-order --word-order --beta --whitespace --eps-smoothing; do
+  --char-order --word-order --beta --whitespace --eps-smoothing --ter-case-sensitive \
+  --ter-normalized --ter-no-punct --ter-asian-support; do
   grep -q -- "  $o" "$TMP/help" || fail "eval --help lacks $o"
 done
 echo "eval cli: ok"
