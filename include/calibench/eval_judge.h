@@ -132,7 +132,6 @@ typedef struct cb_judge_items {
   cb_judge_item *v;
   size_t n;
   int pair;                /* 1: every item is a pair */
-  char *owned;             /* the loader's storage */
   void *json;              /* the loader's storage */
 } cb_judge_items;
 

@@ -16,5 +16,6 @@ int cli_store_main(int argc, char **argv);
 int cli_history_main(int argc, char **argv);
 int cli_gate_main(int argc, char **argv);
 int cli_eval_main(int argc, char **argv);
+int cli_eval_judge_main(int argc, char **argv);
 
 #endif
