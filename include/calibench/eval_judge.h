@@ -101,6 +101,8 @@ typedef struct cb_judge_item_result {
                              pair: 1 = A better, 0 = tie, -1 = B better */
   size_t parsed;          /* repeats (pair: repeats with both orders) that parsed */
   size_t parse_failures;  /* answers that did not parse (pair: per order) */
+  size_t request_failures;/* cb_judge_run: requests that failed (no answer to parse);
+                             the combine functions count those in parse_failures */
   size_t consistent;      /* pair: repeats whose two orders agree */
   size_t inconsistent;    /* pair: repeats whose two orders disagree (counted as ties) */
   double agreement;       /* share of pairs of parsed repeats that agree; NAN below 2 */
@@ -128,11 +130,12 @@ typedef struct cb_judge_item {
   double human;            /* NAN when none: single, a score; pair, 1 / 0 / -1 */
 } cb_judge_item;
 
+/* Items in memory: fill v, n and pair yourself (json NULL), or load a file. */
 typedef struct cb_judge_items {
   cb_judge_item *v;
   size_t n;
   int pair;                /* 1: every item is a pair */
-  void *json;              /* the loader's storage */
+  void *json;              /* the loader's storage; NULL for items of the caller's */
 } cb_judge_items;
 
 /* Read a JSONL of items: {"prompt", "answer"} or {"prompt", "answer_a", "answer_b"},
@@ -189,7 +192,8 @@ typedef struct cb_judge_result {
  * p->url; writes OUT/judge_requests.jsonl (the prompts, a chat: dataset), the run's
  * files (records.jsonl, summary.json, manifest.json...) and OUT/judge.json. Returns
  * calibench's exit status as the session does: 0, 1 (the judge or the disk failed),
- * 2 (bad input); err says why. *out is filled on 0 (cb_judge_result_free it).
+ * 2 (bad input: an item without its texts is "item N: 'answer' is missing"); err
+ * says why. *out is filled on 0 (cb_judge_result_free it).
  */
 int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge_result *out,
                  cb_error *err);

@@ -75,6 +75,7 @@ static json_t *item(const cb_judge_items *items, size_t i, size_t k,
   json_object_set_new(o, "human", num(it->human));
   json_object_set_new(o, "parsed", json_integer((json_int_t)r->parsed));
   json_object_set_new(o, "parse_failures", json_integer((json_int_t)r->parse_failures));
+  json_object_set_new(o, "request_failures", json_integer((json_int_t)r->request_failures));
   json_object_set_new(o, "agreement", num(r->agreement));
   if (items->pair) {
     json_object_set_new(o, "consistent", json_integer((json_int_t)r->consistent));

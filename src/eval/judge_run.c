@@ -113,6 +113,12 @@ static void combine_items(const cb_judge_items *items, const cb_judge_params *p,
     }
     if (items->pair) cb_judge_combine_pair(ab, ba, k, &out->items[i]);
     else cb_judge_combine_single(ab, k, p->reduce, &out->items[i]);
+    size_t per_item = k * (items->pair ? 2 : 1);
+    for (size_t j = i * per_item; j < (i + 1) * per_item; j++) {
+      int failed = !c->answers[j].returned || c->answers[j].request_failed;
+      out->items[i].request_failures += failed;
+      out->items[i].parse_failures -= failed;
+    }
   }
   cb_free(ab);
   cb_free(ba);
@@ -179,9 +185,26 @@ static void summarize(const cb_judge_items *items, const cb_judge_params *p, con
   s->latency_p99_s = run->all.metrics[CB_METRIC_E2E].p99 / 1e9;
 }
 
+/* Every item has the texts its kind needs. */
+static cb_status check_items(const cb_judge_items *items, cb_error *err) {
+  for (size_t i = 0; i < items->n; i++) {
+    const cb_judge_item *it = &items->v[i];
+    const char *missing = !it->prompt                    ? "prompt"
+                          : items->pair && !it->answer_a ? "answer_a"
+                          : items->pair && !it->answer_b ? "answer_b"
+                          : !items->pair && !it->answer  ? "answer"
+                                                         : NULL;
+    if (missing)
+      return cb_error_set(err, CB_ERR_INVALID, "judge: item %zu: '%s' is missing", i + 1, missing);
+  }
+  if (!items->n) return cb_error_set(err, CB_ERR_INVALID, "judge: no items");
+  return CB_OK;
+}
+
 int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge_result *out,
                  cb_error *err) {
   memset(out, 0, sizeof *out);
+  if (check_items(items, err) != CB_OK) return 2;
   if (!p->rubric || !p->out_dir || !p->url || p->repeats < 1 || p->concurrency < 1) {
     cb_error_set(err, CB_ERR_INVALID, "judge: url, rubric, out_dir, repeats >= 1 and concurrency >= 1 are needed");
     return 2;
