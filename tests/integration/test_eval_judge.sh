@@ -104,6 +104,16 @@ expect single1 '.summary.agreement | [.pearson.estimate, .kendall_tau_b.estimate
 jq -e '.summary | .cost == (.prompt_tokens * 0.5 + .output_tokens * 2) / 1000 and .cost > 0' \
   "$TMP/single1/judge.json" >/dev/null || fail "single1: cost"
 
+# A judge that fails: request 0 gets a 500, request 5 stalls past the timeout. Those
+# are failed requests, not parse failures, and the rest are still scored.
+start_sim --time-scale 0.01 --responses "$TMP/single_script.jsonl" --fault 500:index=0 \
+  --fault stall:after=0,ms=3000,index=5
+judge "$SIM_URL" single2 --input "$TMP/single.jsonl" --rubric "$TMP/rubric.yaml" --concurrency 1 --request-timeout 1s
+expect single2 '.summary | [.scored, .parse_failures, .request_failures]' '[6,4,2]'
+expect single2 '[.items[0].request_failures, .items[0].answers[0].status, .items[5].request_failures, .items[1].score]' \
+  '[1,"request_failed",1,2]'
+grep -q "12 requests, 2 failed; 4 parse failures" "$TMP/single2.txt" || fail "single2: $(cat "$TMP/single2.txt")"
+
 # ---- repeats: a judge that changes its mind on a planted share ------------------------------
 # 10 items, K = 2: items 1-4 get 4 then 2, the rest 3 both times: self-agreement 6/10.
 judge "$SIM_URL" rep0 --input <(head -10 "$TMP/single.jsonl") --rubric "$TMP/rubric.yaml" --repeats 2
