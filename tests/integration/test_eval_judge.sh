@@ -157,6 +157,11 @@ expect_error 2 "bad_human.jsonl:1: field 'human': expected a number" $U --input 
 expect_error 2 "--input is required" $U --out "$TMP/e5"
 expect_error 2 "--repeats: expected" $U --input "$TMP/single.jsonl" --out "$TMP/e6" --repeats 0
 expect_error 2 "already exists: choose another --out directory" $U --input "$TMP/single.jsonl" --out "$TMP/single1"
+expect_error 2 "the variable CB_JUDGE_TEST_NO_KEY (the judge's API key) is not set" $U --input "$TMP/single.jsonl" --out "$TMP/e8" --api-key-env CB_JUDGE_TEST_NO_KEY
+# a key given through the environment reaches no file of the output
+CB_JUDGE_TEST_KEY=sk-judge-secret-5f2a9c judge "$SIM_URL" keyed --input "$TMP/single.jsonl" --api-key-env CB_JUDGE_TEST_KEY
+if grep -rq "sk-judge-secret-5f2a9c" "$TMP/keyed" "$TMP/keyed.txt" "$TMP/keyed.err"; then fail "the judge's key was written"; fi
+grep -q CB_JUDGE_TEST_KEY "$TMP/keyed/manifest.json" || fail "keyed: the manifest does not name the key's variable"
 # a port nothing listens on: bind one, then close it
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 expect_error 1 "judge http://127.0.0.1:$port/v1" --judge-url "http://127.0.0.1:$port/v1" --input "$TMP/single.jsonl" --out "$TMP/e7"
