@@ -53,6 +53,7 @@ static void eval_usage(FILE *out) {
   fprintf(out,
           "usage: calibench eval score --metric M[,M...] --hyp FILE --ref FILE [--ref FILE...]\n"
           "                            [options]\n"
+          "       calibench eval judge --judge-url URL --input FILE --out DIR  (an LLM judge: --help)\n"
           "\n"
           "Score hypotheses against references with reference metrics, identical to their\n"
           "reference implementations (BLEU: sacrebleu " CB_EVAL_SACREBLEU_VERSION
