@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "calibench/alloc.h"
 #include "calibench/eval_judge.h"
@@ -207,6 +208,13 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
   if (check_items(items, err) != CB_OK) return 2;
   if (!p->rubric || !p->out_dir || !p->url || p->repeats < 1 || p->concurrency < 1) {
     cb_error_set(err, CB_ERR_INVALID, "judge: url, rubric, out_dir, repeats >= 1 and concurrency >= 1 are needed");
+    return 2;
+  }
+  /* a directory holding a run is refused before its prompts file is replaced */
+  char records[1200];
+  snprintf(records, sizeof records, "%s/records.jsonl", p->out_dir);
+  if (access(records, F_OK) == 0) {
+    cb_error_at(err, CB_ERR_STATE, records, 0, 0, "already exists: choose another --out directory");
     return 2;
   }
   if (mkdir(p->out_dir, 0777) != 0 && errno != EEXIST) {

@@ -156,7 +156,9 @@ expect_error 2 "mixed.jsonl:2: a pair (answer_a, answer_b) among single answers"
 expect_error 2 "bad_human.jsonl:1: field 'human': expected a number" $U --input "$TMP/bad_human.jsonl" --out "$TMP/e4"
 expect_error 2 "--input is required" $U --out "$TMP/e5"
 expect_error 2 "--repeats: expected" $U --input "$TMP/single.jsonl" --out "$TMP/e6" --repeats 0
-expect_error 2 "already exists: choose another --out directory" $U --input "$TMP/single.jsonl" --out "$TMP/single1"
+before=$(cksum <"$TMP/single1/judge_requests.jsonl")
+expect_error 2 "already exists: choose another --out directory" $U --input "$TMP/pairs.jsonl" --out "$TMP/single1"
+[ "$(cksum <"$TMP/single1/judge_requests.jsonl")" = "$before" ] || fail "a refused --out had its prompts replaced"
 expect_error 2 "the variable CB_JUDGE_TEST_NO_KEY (the judge's API key) is not set" $U --input "$TMP/single.jsonl" --out "$TMP/e8" --api-key-env CB_JUDGE_TEST_NO_KEY
 # a key given through the environment reaches no file of the output
 CB_JUDGE_TEST_KEY=sk-judge-secret-5f2a9c judge "$SIM_URL" keyed --input "$TMP/single.jsonl" --api-key-env CB_JUDGE_TEST_KEY
