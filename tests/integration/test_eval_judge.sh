@@ -28,9 +28,12 @@ expect() { # OUT JQ-EXPR WANT
 }
 
 # ---- pairs: 20 items --------------------------------------------------------------
+# People's verdicts: tie on 1-8, B on 9, A on 10-13, B on 14-18, none on 19-20.
+human() { if [ "$1" -le 8 ]; then echo '"tie"'; elif [ "$1" -eq 9 ] || [ "$1" -ge 14 ]; then echo '"B"';
+          else echo '"A"'; fi; }
 for i in $(seq 1 20); do
-  printf '{"id":"p%d","prompt":"Question %d?","answer_a":"first answer %d","answer_b":"second answer %d"}\n' \
-    "$i" "$i" "$i" "$i"
+  printf '{"id":"p%d","prompt":"Question %d?","answer_a":"first answer %d","answer_b":"second answer %d","human":%s}\n' \
+    "$i" "$i" "$i" "$i" "$([ "$i" -le 18 ] && human "$i" || echo null)"
 done >"$TMP/pairs.jsonl"
 
 start_sim --time-scale 0.01
@@ -61,6 +64,16 @@ expect pairs1 '.summary | [.wins_a, .wins_b, .ties, .win_rate_a, .position_consi
   "[5,5,8,0.5,$(jq -n '10/18')]"
 expect pairs1 '[.items[0].inconsistent, .items[0].score, .items[8].score, .items[13].score]' '[1,0,1,-1]'
 expect pairs1 '.items[19] | [.score, .parse_failures, .answers[1].status]' '[null,1,"parse_failure"]'
+# judge (0 x8, 1 x5, -1 x5) against people (0 x8, -1, 1 x4, -1 x5): SciPy 1.10.1 and
+# scikit-learn 1.2.1 give these (/usr/bin/python3: pearsonr, spearmanr, kendalltau,
+# cohen_kappa_score with weights None, linear, quadratic)
+jq -e '.summary.human_items == 18 and ([.summary.agreement | .pearson, .spearman, .kendall_tau_b,
+        .kappa, .kappa_linear, .kappa_quadratic | .estimate] as $got
+      | [0.8090398349558904, 0.802377419802878, 0.8038369524685005, 0.9142857142857143,
+         0.8615384615384616, 0.8] as $want
+      | [range(6) | ($got[.] - $want[.]) | fabs < 1e-12] | all)
+      and (.summary.agreement.pearson | .lo < .estimate and .estimate <= .hi and .replicates == 1000)' \
+  "$TMP/pairs1/judge.json" >/dev/null || fail "pairs1: agreement with people: $(jq -c .summary.agreement "$TMP/pairs1/judge.json")"
 grep -q "position consistency: 0.5556 (8 of 18 repeats inconsistent" "$TMP/pairs1.txt" ||
   fail "pairs1: $(cat "$TMP/pairs1.txt")"
 # the judge's run is a run: records, summary and manifest beside judge.json
