@@ -98,15 +98,21 @@ static void test_items_in_memory(void **state) {
       {.prompt = "3+3?", .answer = "7", .reference = "6", .human = 2},
       {.prompt = "4+4?", .answer = "8", .reference = "8", .human = 7},
       {.prompt = "5+5?", .answer = "ten", .reference = "10", .human = NAN},
+      {.prompt = "6+6?", .answer = "12", .reference = "12", .human = NAN},
   };
+  /* item 5: a long explanation whose rating comes after the 4096 bytes kept */
+  char verbose[4600];
+  size_t at = 0;
+  while (at < 4300) at += (size_t)snprintf(verbose + at, sizeof verbose - at, "reasoning ");
+  snprintf(verbose + at, sizeof verbose - at, "Rating: [[9]]");
   const char *planted[] = {"Correct. Rating: [[9]]", "{\"score\": 2, \"reason\": \"wrong\"}",
-                           "Rating: [[8]]", "I cannot decide."};
+                           "Rating: [[8]]", "I cannot decide.", verbose};
   /* the scripted answers, keyed by the very prompt the library sends */
   char responses[300];
   snprintf(responses, sizeof responses, "%s/responses.jsonl", dir);
   FILE *f = fopen(responses, "w");
   assert_non_null(f);
-  for (size_t i = 0; i < 4; i++) {
+  for (size_t i = 0; i < 5; i++) {
     cb_buf b = {0};
     cb_judge_prompt_single(&r, v[i].prompt, v[i].answer, v[i].reference, &b);
     json_t *line = json_pack("{s:s%, s:s}", "prompt", b.data, b.len, "response", planted[i]);
@@ -123,7 +129,7 @@ static void test_items_in_memory(void **state) {
   char url[64], out[300];
   snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", s.port);
   snprintf(out, sizeof out, "%s/run", dir);
-  cb_judge_items items = {.v = v, .n = 4, .pair = 0, .json = NULL};
+  cb_judge_items items = {.v = v, .n = 5, .pair = 0, .json = NULL};
   cb_judge_params p;
   cb_judge_default_params(&p);
   p.url = url;
@@ -135,14 +141,15 @@ static void test_items_in_memory(void **state) {
   cb_error_clear(&err);
   int rc = cb_judge_run(&items, &p, &res, &err);
   if (rc) fail_msg("cb_judge_run: %d: %s", rc, err.msg);
-  assert_int_equal(res.n, 4);
+  assert_int_equal(res.n, 5);
   assert_true(res.items[0].ok && res.items[0].score == 9);
   assert_true(res.items[1].ok && res.items[1].score == 2);
   assert_true(res.items[2].ok && res.items[2].score == 8);
   assert_true(!res.items[3].ok && res.items[3].parse_failures == 1 &&
               res.items[3].request_failures == 0);
+  assert_true(!res.items[4].ok && res.items[4].parse_failures == 1);
   assert_int_equal(res.summary.scored, 3);
-  assert_int_equal(res.summary.parse_failures, 1);
+  assert_int_equal(res.summary.parse_failures, 2);
   assert_true(fabs(res.summary.mean_score - 19.0 / 3) < 1e-12);
   assert_int_equal(res.summary.human_items, 3);
   /* judge (9, 2, 8) against people (9, 2, 7): scipy.stats.pearsonr gives 0.9889822382736464 */
@@ -155,7 +162,9 @@ static void test_items_in_memory(void **state) {
   json_error_t je;
   json_t *j = json_load_file(path, 0, &je);
   assert_non_null(j);
-  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "parse_failures")), 1);
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "parse_failures")), 2);
+  json_t *a5 = json_array_get(json_object_get(json_array_get(json_object_get(j, "items"), 4), "answers"), 0);
+  assert_non_null(strstr(json_string_value(json_object_get(a5, "why")), "first 4096 bytes"));
   json_decref(j);
 
   /* an item without its answer is refused before anything is sent */
