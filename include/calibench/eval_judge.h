@@ -27,6 +27,7 @@
 #ifndef CALIBENCH_EVAL_JUDGE_H
 #define CALIBENCH_EVAL_JUDGE_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -160,6 +161,8 @@ typedef struct cb_judge_params {
   double price_output_per_1k;
   const char *out_dir;      /* created: the judge's run (records.jsonl, ...) and judge.json */
   FILE *log;                /* notes and warnings; NULL: nothing */
+  volatile sig_atomic_t *stop; /* NULL, or signals seen: 1 drains, 2 cuts (session.h);
+                                  a stopped run still writes judge.json */
 } cb_judge_params;
 
 void cb_judge_default_params(cb_judge_params *p);
@@ -179,6 +182,7 @@ typedef struct cb_judge_summary {
   int64_t prompt_tokens, output_tokens; /* from the judge's usage (-1: unknown) */
   double cost;               /* with the prices given; NAN without */
   double latency_p50_s, latency_p99_s;  /* end-to-end latency of the judge's requests */
+  int interrupted;           /* stopped through params.stop: unsent requests are failed */
 } cb_judge_summary;
 
 typedef struct cb_judge_result {

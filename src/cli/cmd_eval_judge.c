@@ -5,6 +5,7 @@
  */
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,13 @@ static const struct option OPTIONS[] = {
     {NULL, 0, NULL, 0},
 };
 
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig) {
+  (void)sig;
+  stop_signals++;
+}
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: calibench eval judge --judge-url URL --input FILE --out DIR [options]\n"
@@ -51,7 +59,8 @@ static void usage(FILE *out) {
           "The judge answers JSON {\"score\": n, \"reason\": \"...\"} or MT-Bench's [[rating]] /\n"
           "[[A]] [[B]] [[C]]; anything else is a counted parse failure.\n"
           "DIR gets the judge's run (records.jsonl, summary.json, manifest.json) and\n"
-          "judge.json.\n"
+          "judge.json. Ctrl-C drains the requests in flight (twice: cuts them), writes\n"
+          "what came back and exits 130.\n"
           "\n"
           "  --judge-url URL        the judge's base URL, ending in /v1 (required)\n"
           "  --judge-model M        the judge model [the first the server lists]\n"
@@ -188,10 +197,24 @@ int cli_eval_judge_main(int argc, char **argv) {
     return 2;
   }
   p.log = stderr;
+  /* SIGINT / SIGTERM: the first drains the requests in flight, the second cuts them;
+   * either way what came back is judged and written, and the exit status is 130 */
+  p.stop = &stop_signals;
+  struct sigaction sa = {.sa_handler = on_stop_signal};
+  sigemptyset(&sa.sa_mask);
+  struct sigaction old_int, old_term;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
   cb_judge_result r;
   int rc = cb_judge_run(&items, &p, &r, &err);
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
   if (rc == 0) print_summary(&items, &p, &r);
   else fprintf(stderr, "calibench: eval judge: %s\n", err.msg);
+  if (rc == 0 && r.summary.interrupted) {
+    fprintf(stderr, "calibench: eval judge: stopped: the requests not answered are counted as failed\n");
+    rc = 130;
+  }
   cb_judge_result_free(&r);
   cb_judge_items_free(&items);
   cb_judge_rubric_free(&rubric);

@@ -39,6 +39,7 @@ static json_t *summary(const cb_judge_items *items, const cb_judge_summary *s) {
       "prompt_tokens", (json_int_t)s->prompt_tokens, "cost", num(s->cost), "latency_s",
       json_pack("{s:o, s:o}", "p50", num(s->latency_p50_s), "p99", num(s->latency_p99_s)));
   json_object_set_new(o, "output_tokens", json_integer(s->output_tokens));
+  json_object_set_new(o, "interrupted", json_boolean(s->interrupted));
   if (items->pair)
     json_object_update_new(
         o, json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:o}", "win_rate_a", num(s->win_rate_a),
@@ -49,12 +50,15 @@ static json_t *summary(const cb_judge_items *items, const cb_judge_summary *s) {
   return o;
 }
 
-static json_t *answer(const cb__judge_answer *a, int pair, size_t repeat, int order) {
+static json_t *answer(const cb__judge_answer *a, int pair, size_t repeat, int order,
+                      int interrupted) {
   json_t *o = json_pack("{s:I}", "repeat", (json_int_t)repeat);
   if (pair) json_object_set_new(o, "order", json_string(order ? "b_first" : "a_first"));
   if (!a->returned || a->request_failed) {
     json_object_set_new(o, "status", json_string("request_failed"));
-    json_object_set_new(o, "error", json_string(a->returned ? a->error : "no record"));
+    json_object_set_new(o, "error", json_string(a->returned ? a->error
+                                                : interrupted ? "not answered: the run was stopped"
+                                                              : "no record"));
   } else if (!a->parsed.ok) {
     json_object_set_new(o, "status", json_string("parse_failure"));
     json_object_set_new(o, "why", json_string(a->parsed.why));
@@ -67,7 +71,8 @@ static json_t *answer(const cb__judge_answer *a, int pair, size_t repeat, int or
 }
 
 static json_t *item(const cb_judge_items *items, size_t i, size_t k,
-                    const cb__judge_answer *answers, const cb_judge_item_result *r) {
+                    const cb__judge_answer *answers, const cb_judge_item_result *r,
+                    int interrupted) {
   const cb_judge_item *it = &items->v[i];
   json_t *o = json_object();
   json_object_set_new(o, "id", it->id ? json_string(it->id) : json_integer((json_int_t)i + 1));
@@ -86,7 +91,7 @@ static json_t *item(const cb_judge_items *items, size_t i, size_t k,
   for (size_t rep = 0; rep < k; rep++)
     for (int ord = 0; ord < orders; ord++)
       json_array_append_new(list, answer(&answers[(i * k + rep) * (size_t)orders + (size_t)ord],
-                                         items->pair, rep, ord));
+                                         items->pair, rep, ord, interrupted));
   json_object_set_new(o, "answers", list);
   return o;
 }
@@ -105,7 +110,8 @@ cb_status cb__judge_write_json(const char *path, const cb_judge_items *items,
   json_object_set_new(root, "summary", summary(items, &r->summary));
   json_t *list = json_array();
   for (size_t i = 0; i < r->n; i++)
-    json_array_append_new(list, item(items, i, p->repeats, answers, &r->items[i]));
+    json_array_append_new(list, item(items, i, p->repeats, answers, &r->items[i],
+                                     r->summary.interrupted));
   json_object_set_new(root, "items", list);
   char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
   json_decref(root);

@@ -184,6 +184,7 @@ static void summarize(const cb_judge_items *items, const cb_judge_params *p, con
                 : NAN;
   s->latency_p50_s = run->all.metrics[CB_METRIC_E2E].p50 / 1e9;
   s->latency_p99_s = run->all.metrics[CB_METRIC_E2E].p99 / 1e9;
+  s->interrupted = run->all.interrupted;
 }
 
 /* Every item has the texts its kind needs. */
@@ -255,6 +256,7 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
   cfg.no_report = 1;
   cfg.log = p->log;
   cfg.quiet = 1;
+  cfg.stop = p->stop;
   cfg.on_record = on_record;
   cfg.record_ctx = &c;
   snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s", p->out_dir);

@@ -127,6 +127,24 @@ expect single2 '[.items[0].request_failures, .items[0].answers[0].status, .items
   '[1,"request_failed",1,2]'
 grep -q "12 requests, 2 failed; 4 parse failures" "$TMP/single2.txt" || fail "single2: $(cat "$TMP/single2.txt")"
 
+# Stopped by SIGINT while request 3 stalls (concurrency 1): the request in flight is
+# drained, nothing more is sent, what came back is judged and written, exit 130.
+start_sim --time-scale 0.01 --responses "$TMP/single_script.jsonl" --fault stall:after=0,ms=3000,index=3
+"$CALIBENCH" eval judge --judge-url "$SIM_URL/v1" --out "$TMP/stopped" --input "$TMP/single.jsonl" \
+  --rubric "$TMP/rubric.yaml" --concurrency 1 >"$TMP/stopped.txt" 2>"$TMP/stopped.err" &
+judge_pid=$!
+for _ in $(seq 1 200); do # wait (at most 20 s) until requests 0-2 are recorded
+  [ "$(cat "$TMP/stopped/records.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
+  sleep 0.1
+done
+kill -INT "$judge_pid"
+rc=0
+wait "$judge_pid" || rc=$?
+[ "$rc" -eq 130 ] || fail "stopped: exit $rc, want 130: $(cat "$TMP/stopped.err")"
+expect stopped '.summary | [.interrupted, .scored, .request_failures, .parse_failures]' '[true,4,8,0]'
+expect stopped '.items[4].answers[0].error' '"not answered: the run was stopped"'
+grep -q "stopped: the requests not answered are counted as failed" "$TMP/stopped.err" || fail "stopped: $(cat "$TMP/stopped.err")"
+
 # ---- repeats: a judge that changes its mind on a planted share ------------------------------
 # 10 items, K = 2: items 1-4 get 4 then 2, the rest 3 both times: self-agreement 6/10.
 judge "$SIM_URL" rep0 --input <(head -10 "$TMP/single.jsonl") --rubric "$TMP/rubric.yaml" --repeats 2
