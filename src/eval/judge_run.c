@@ -211,6 +211,12 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
     cb_error_set(err, CB_ERR_INVALID, "judge: url, rubric, out_dir, repeats >= 1 and concurrency >= 1 are needed");
     return 2;
   }
+  const char *key = p->api_key_env ? getenv(p->api_key_env) : NULL;
+  if (p->api_key_env && (!key || !*key)) {
+    cb_error_set(err, CB_ERR_INVALID, "judge: the variable %s (the judge's API key) is not set",
+                 p->api_key_env);
+    return 2;
+  }
   /* a directory holding a run is refused before its prompts file is replaced */
   char records[1200];
   snprintf(records, sizeof records, "%s/records.jsonl", p->out_dir);
@@ -235,15 +241,7 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
   cb_session_config_init(&cfg);
   cfg.url = cb_strdup(p->url);
   cfg.model = p->model;
-  if (p->api_key_env) {
-    const char *key = getenv(p->api_key_env);
-    if (!key || !*key) {
-      cb_session_config_free(&cfg);
-      cb_free(c.answers);
-      cb_error_set(err, CB_ERR_INVALID, "judge: the variable %s (the judge's API key) is not set",
-                   p->api_key_env);
-      return 2;
-    }
+  if (key) {
     cfg.api_key = cb_strdup(key);
     cfg.api_key_env = p->api_key_env;
   }

@@ -191,6 +191,7 @@ before=$(cksum <"$TMP/single1/judge_requests.jsonl")
 expect_error 2 "already exists: choose another --out directory" $U --input "$TMP/pairs.jsonl" --out "$TMP/single1"
 [ "$(cksum <"$TMP/single1/judge_requests.jsonl")" = "$before" ] || fail "a refused --out had its prompts replaced"
 expect_error 2 "the variable CB_JUDGE_TEST_NO_KEY (the judge's API key) is not set" $U --input "$TMP/single.jsonl" --out "$TMP/e8" --api-key-env CB_JUDGE_TEST_NO_KEY
+[ ! -e "$TMP/e8" ] || fail "a missing key left an output directory behind"
 # a key given through the environment reaches no file of the output
 CB_JUDGE_TEST_KEY=sk-judge-secret-5f2a9c judge "$SIM_URL" keyed --input "$TMP/single.jsonl" --api-key-env CB_JUDGE_TEST_KEY
 if grep -rq "sk-judge-secret-5f2a9c" "$TMP/keyed" "$TMP/keyed.txt" "$TMP/keyed.err"; then fail "the judge's key was written"; fi
