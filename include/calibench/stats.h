@@ -537,6 +537,66 @@ cb_status cb_stats_tukey_fences(const double *values, size_t n, double k, double
  */
 void cb_stats_holm(const double *p, size_t m, double *adjusted);
 
+
+/* ==== agreement between two raters (src/stats/agreement.c, agreement_boot.c) ==========
+ * A judge against people, or against itself. Each equals its reference's definition
+ * (tests/unit/test_stats_agreement.c, vectors from SciPy 1.10.1 / scikit-learn 1.2.1);
+ * NAN where the reference gives nan (n < 2, or an input whose values are all equal). */
+
+/* scipy.stats.pearsonr(x, y).statistic */
+double cb_stats_pearson(const double *x, const double *y, size_t n);
+/* scipy.stats.spearmanr(x, y).statistic: Pearson's r of the average ranks */
+double cb_stats_spearman(const double *x, const double *y, size_t n);
+/* scipy.stats.kendalltau(x, y).statistic, tau-b (ties in x and y corrected); O(n log n) */
+double cb_stats_kendall_tau_b(const double *x, const double *y, size_t n);
+/* 1-based ranks, ties given their average (scipy.stats.rankdata's "average") */
+void cb_stats_rank_average(const double *x, size_t n, double *ranks);
+
+typedef enum {
+  CB_STATS_KAPPA_UNWEIGHTED = 0,
+  CB_STATS_KAPPA_LINEAR,
+  CB_STATS_KAPPA_QUADRATIC
+} cb_stats_kappa_weights;
+/* sklearn.metrics.cohen_kappa_score(a, b, weights=None|"linear"|"quadratic"): labels
+ * are the sorted distinct values of a and b; weights are distances between label
+ * indices. NAN when n == 0, a value is not a whole number (NaN included: sklearn
+ * refuses those), or every value is one label. */
+double cb_stats_cohen_kappa(const double *a, const double *b, size_t n,
+                            cb_stats_kappa_weights weights);
+
+typedef enum {
+  CB_STATS_AGREE_PEARSON = 0,
+  CB_STATS_AGREE_SPEARMAN,
+  CB_STATS_AGREE_KENDALL_TAU_B,
+  CB_STATS_AGREE_KAPPA,
+  CB_STATS_AGREE_KAPPA_LINEAR,
+  CB_STATS_AGREE_KAPPA_QUADRATIC,
+  CB_STATS_AGREE_COUNT
+} cb_stats_agreement_kind;
+
+/* "pearson", "spearman", "kendall_tau_b", "kappa", "kappa_linear", "kappa_quadratic" */
+const char *cb_stats_agreement_name(cb_stats_agreement_kind kind);
+/* The statistic `kind` of (x, y). */
+double cb_stats_agreement(cb_stats_agreement_kind kind, const double *x, const double *y,
+                          size_t n);
+
+typedef struct cb_stats_agreement_interval {
+  double estimate;   /* on the data */
+  double lo, hi;     /* percentile interval; NAN when no replicate is defined */
+  double level;
+  size_t replicates;
+  size_t undefined;  /* replicates left out: the statistic is undefined on them */
+} cb_stats_agreement_interval;
+
+/* Percentile bootstrap: `replicates` resamples of the n pairs with replacement
+ * (replicate r draws from cb_rng_init_stream(seed, kind, r)), the (1 -+ level) / 2
+ * quantiles of the defined replicates. CB_ERR_INVALID for replicates < 2 or level
+ * outside (0, 1). */
+cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const double *x,
+                                       const double *y, size_t n, size_t replicates,
+                                       double level, uint64_t seed,
+                                       cb_stats_agreement_interval *out, cb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
