@@ -20,7 +20,7 @@
 #define VOCAB_RESET_WORDS (1u << 22)
 
 typedef struct {
-  uint64_t hash;
+  uint64_t hash;   /* bigrams: the two ids themselves */
   uint32_t start1; /* where the n-gram first occurs in the reference, + 1; 0 = empty */
   uint32_t left;   /* its occurrences in the reference not yet matched */
 } ngram_slot;
@@ -28,18 +28,15 @@ typedef struct {
 struct cb_eval_rouge {
   int *types;
   size_t n_types;
-  int need_whole, need_sents;
   cb__rouge_tokenizer tok;
-  cb__rouge_toks ref, hyp;     /* whole texts */
-  cb__rouge_toks ref_s, hyp_s; /* rougeLsum: the sentences back to back */
-  size_t *ref_end, *hyp_end;   /* where each sentence ends in ref_s / hyp_s */
+  /* each text's tokens, line by line back to back (no token spans a newline, so they
+   * are also the whole text's tokens), and where each non-empty line ends */
+  cb__rouge_toks ref, hyp;
+  size_t *ref_end, *hyp_end;
   size_t n_ref_sent, n_hyp_sent, ref_end_cap, hyp_end_cap;
   ngram_slot *slots;
   size_t n_slots;
-  uint32_t *row;
-  size_t row_cap;
-  uint64_t *bits;
-  size_t bits_cap;
+  cb__rouge_lcs lcs;
   unsigned char *hit;
   size_t hit_cap;
   uint32_t *cnt_r, *cnt_c;
@@ -83,10 +80,6 @@ cb_status cb_eval_rouge_new(const cb_eval_rouge_config *cfg, cb_eval_rouge **out
   r->types = cb_reallocarray(NULL, cfg->n_types, sizeof r->types[0]);
   memcpy(r->types, cfg->types, cfg->n_types * sizeof r->types[0]);
   r->n_types = cfg->n_types;
-  for (size_t i = 0; i < cfg->n_types; i++) {
-    if (cfg->types[i] == CB_EVAL_ROUGE_LSUM) r->need_sents = 1;
-    else r->need_whole = 1;
-  }
   r->tmp = cb_reallocarray(NULL, cfg->n_types, sizeof r->tmp[0]);
   *out = r;
   return CB_OK;
@@ -97,13 +90,10 @@ void cb_eval_rouge_free(cb_eval_rouge *r) {
   cb__rouge_tokenizer_free(&r->tok);
   cb_free(r->ref.ids);
   cb_free(r->hyp.ids);
-  cb_free(r->ref_s.ids);
-  cb_free(r->hyp_s.ids);
   cb_free(r->ref_end);
   cb_free(r->hyp_end);
   cb_free(r->slots);
-  cb_free(r->row);
-  cb_free(r->bits);
+  cb__rouge_lcs_free(&r->lcs);
   cb_free(r->hit);
   cb_free(r->cnt_r);
   cb_free(r->cnt_c);
@@ -140,8 +130,9 @@ static void push_end(size_t **ends, size_t *n, size_t *cap, size_t v) {
   (*ends)[(*n)++] = v;
 }
 
-/* rougeLsum's get_sents: split at '\n', drop empty pieces, tokenize each. */
-static cb_status tokenize_sents(cb_eval_rouge *r, const char *s, size_t n, cb__rouge_toks *out,
+/* The text's tokens line by line: rougeLsum's get_sents (split at '\n', empty
+ * pieces dropped, each tokenized) and, back to back, tokenize(text) too. */
+static cb_status tokenize_lines(cb_eval_rouge *r, const char *s, size_t n, cb__rouge_toks *out,
                                 size_t **ends, size_t *n_ends, size_t *cap, cb_error *err) {
   out->n = 0;
   *n_ends = 0;
@@ -161,26 +152,22 @@ static cb_status tokenize_sents(cb_eval_rouge *r, const char *s, size_t n, cb__r
 static cb_status tokenize_pair(cb_eval_rouge *r, const char *ref, size_t ref_len,
                                const char *hyp, size_t hyp_len, cb_error *err) {
   if (r->tok.vocab.n > VOCAB_RESET_WORDS) cb__rouge_vocab_clear(&r->tok.vocab);
-  cb_status st = CB_OK;
-  if (r->need_whole) {
-    r->ref.n = r->hyp.n = 0;
-    st = cb__rouge_tokenize(&r->tok, ref, ref_len, 0, &r->ref, err);
-    if (st != CB_OK) return cb_error_wrap(err, "reference");
-    st = cb__rouge_tokenize(&r->tok, hyp, hyp_len, 0, &r->hyp, err);
-    if (st != CB_OK) return cb_error_wrap(err, "hypothesis");
-  }
-  if (r->need_sents) {
-    st = tokenize_sents(r, ref, ref_len, &r->ref_s, &r->ref_end, &r->n_ref_sent,
-                        &r->ref_end_cap, err);
-    if (st != CB_OK) return cb_error_wrap(err, "reference");
-    st = tokenize_sents(r, hyp, hyp_len, &r->hyp_s, &r->hyp_end, &r->n_hyp_sent,
-                        &r->hyp_end_cap, err);
-    if (st != CB_OK) return cb_error_wrap(err, "hypothesis");
-  }
+  cb_status st = tokenize_lines(r, ref, ref_len, &r->ref, &r->ref_end, &r->n_ref_sent,
+                                &r->ref_end_cap, err);
+  if (st != CB_OK) return cb_error_wrap(err, "reference");
+  st = tokenize_lines(r, hyp, hyp_len, &r->hyp, &r->hyp_end, &r->n_hyp_sent,
+                      &r->hyp_end_cap, err);
+  if (st != CB_OK) return cb_error_wrap(err, "hypothesis");
   return CB_OK;
 }
 
 /* ---- rougeN ---------------------------------------------------------------------- */
+
+static int same_ids(const uint32_t *a, const uint32_t *b, int n) {
+  for (int i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
 
 static uint64_t hash_ids(const uint32_t *ids, int n) {
   uint64_t h = 0x9E3779B97F4A7C15ull;
@@ -192,12 +179,34 @@ static uint64_t hash_ids(const uint32_t *ids, int n) {
   return h;
 }
 
+/* The per-token counts rougeLsum and rouge1 use, as large as the vocabulary. */
+static void need_counts(cb_eval_rouge *r) {
+  size_t vocab = r->tok.vocab.n;
+  if (vocab <= r->cnt_cap) return;
+  size_t cap = r->cnt_cap ? r->cnt_cap : 1024;
+  while (cap < vocab) cap *= 2;
+  cb_free(r->cnt_r);
+  cb_free(r->cnt_c);
+  r->cnt_r = cb_calloc(cap, sizeof r->cnt_r[0]);
+  r->cnt_c = cb_calloc(cap, sizeof r->cnt_c[0]);
+  r->cnt_cap = cap;
+}
+
 static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
   const uint32_t *t = r->ref.ids, *p = r->hyp.ids;
   size_t n_t = r->ref.n >= (size_t)n ? r->ref.n - (size_t)n + 1 : 0;
   size_t n_p = r->hyp.n >= (size_t)n ? r->hyp.n - (size_t)n + 1 : 0;
   size_t hits = 0;
-  if (n_t && n_p) {
+  if (n == 1 && n_t && n_p) { /* unigrams: a count per token id */
+    need_counts(r);
+    for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]]++;
+    for (size_t j = 0; j < n_p; j++)
+      if (r->cnt_r[p[j]]) {
+        r->cnt_r[p[j]]--;
+        hits++;
+      }
+    for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]] = 0;
+  } else if (n == 2 && n_t && n_p) { /* bigrams: both ids in one 64-bit key */
     size_t want = 16;
     while (want < n_t * 2) want *= 2;
     if (want > r->n_slots) {
@@ -207,12 +216,37 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
     }
     size_t mask = want - 1;
     memset(r->slots, 0, want * sizeof r->slots[0]);
-    size_t bytes = (size_t)n * sizeof t[0];
+    for (size_t i = 0; i < n_t; i++) {
+      uint64_t key = (uint64_t)t[i] << 32 | t[i + 1], h = key * 0x9E3779B97F4A7C15ull;
+      size_t k = (size_t)(h >> 40) & mask;
+      while (r->slots[k].start1 && r->slots[k].hash != key) k = (k + 1) & mask;
+      if (r->slots[k].start1) r->slots[k].left++;
+      else r->slots[k] = (ngram_slot){key, 1, 1};
+    }
+    for (size_t j = 0; j < n_p; j++) {
+      uint64_t key = (uint64_t)p[j] << 32 | p[j + 1], h = key * 0x9E3779B97F4A7C15ull;
+      size_t k = (size_t)(h >> 40) & mask;
+      while (r->slots[k].start1 && r->slots[k].hash != key) k = (k + 1) & mask;
+      if (r->slots[k].start1 && r->slots[k].left) {
+        r->slots[k].left--;
+        hits++;
+      }
+    }
+  } else if (n_t && n_p) {
+    size_t want = 16;
+    while (want < n_t * 2) want *= 2;
+    if (want > r->n_slots) {
+      cb_free(r->slots);
+      r->slots = cb_reallocarray(NULL, want, sizeof r->slots[0]);
+      r->n_slots = want;
+    }
+    size_t mask = want - 1;
+    memset(r->slots, 0, want * sizeof r->slots[0]);
     for (size_t i = 0; i < n_t; i++) { /* the reference's n-gram counts */
       uint64_t h = hash_ids(t + i, n);
       size_t k = (size_t)h & mask;
       while (r->slots[k].start1 &&
-             (r->slots[k].hash != h || memcmp(t + r->slots[k].start1 - 1, t + i, bytes) != 0))
+             (r->slots[k].hash != h || !same_ids(t + r->slots[k].start1 - 1, t + i, n)))
         k = (k + 1) & mask;
       if (r->slots[k].start1) r->slots[k].left++;
       else r->slots[k] = (ngram_slot){h, (uint32_t)i + 1, 1};
@@ -221,7 +255,7 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
       uint64_t h = hash_ids(p + j, n);
       size_t k = (size_t)h & mask;
       while (r->slots[k].start1 &&
-             (r->slots[k].hash != h || memcmp(t + r->slots[k].start1 - 1, p + j, bytes) != 0))
+             (r->slots[k].hash != h || !same_ids(t + r->slots[k].start1 - 1, p + j, n)))
         k = (k + 1) & mask;
       if (r->slots[k].start1 && r->slots[k].left) {
         r->slots[k].left--;
@@ -238,9 +272,8 @@ static void *grow(void *p, size_t *cap, size_t want, size_t size) {
   if (want <= *cap) return p;
   size_t c = *cap ? *cap : 64;
   while (c < want) c *= 2;
-  cb_free(p);
   *cap = c;
-  return cb_reallocarray(NULL, c, size);
+  return cb_reallocarray(p, c, size);
 }
 
 static cb_status score_lcs(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
@@ -250,59 +283,51 @@ static cb_status score_lcs(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
     return CB_OK;
   }
   if (nt > CB_EVAL_ROUGE_MAX_LCS_CELLS / np) return too_long("rougeL", nt, np, err);
-  r->row = grow(r->row, &r->row_cap, 2 * (np + 1), sizeof r->row[0]);
-  size_t lcs = cb__rouge_lcs_len(r->ref.ids, nt, r->hyp.ids, np, r->row);
+  cb__rouge_lcs_cols(&r->lcs, r->hyp.ids, np, r->tok.vocab.n);
+  size_t lcs = cb__rouge_lcs_len(&r->lcs, r->ref.ids, nt);
+  cb__rouge_lcs_cols_done(&r->lcs);
   *out = prf(lcs, np, nt);
   return CB_OK;
 }
 
 static cb_status score_lsum(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
-  size_t m = r->ref_s.n, n = r->hyp_s.n;
+  size_t m = r->ref.n, n = r->hyp.n;
   *out = (cb_eval_prf){0, 0, 0};
   if (!r->n_ref_sent || !r->n_hyp_sent || !m || !n) return CB_OK;
-  size_t vocab = r->tok.vocab.n;
-  if (vocab > r->cnt_cap) {
-    size_t cap = r->cnt_cap;
-    r->cnt_r = grow(r->cnt_r, &cap, vocab, sizeof r->cnt_r[0]);
-    r->cnt_c = cb_reallocarray(r->cnt_c, cap, sizeof r->cnt_c[0]);
-    memset(r->cnt_r, 0, cap * sizeof r->cnt_r[0]);
-    memset(r->cnt_c, 0, cap * sizeof r->cnt_c[0]);
-    r->cnt_cap = cap;
-  }
-  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref_s.ids[i]]++;
-  for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp_s.ids[i]]++;
-  size_t hits = 0;
-  cb_status st = CB_OK;
-  for (size_t a = 0, ra = 0; a < r->n_ref_sent && st == CB_OK; ra = r->ref_end[a++]) {
-    const uint32_t *ref = r->ref_s.ids + ra;
-    size_t nr = r->ref_end[a] - ra;
-    if (!nr) continue;
-    r->hit = grow(r->hit, &r->hit_cap, nr, 1);
-    memset(r->hit, 0, nr);
-    for (size_t b = 0, cb = 0; b < r->n_hyp_sent; cb = r->hyp_end[b++]) {
-      size_t nc = r->hyp_end[b] - cb;
-      if (!nc) continue;
+  /* each reference sentence's union LCS with the hypothesis sentences, as marks */
+  r->hit = grow(r->hit, &r->hit_cap, m, 1);
+  memset(r->hit, 0, m);
+  for (size_t b = 0, cs = 0; b < r->n_hyp_sent; cs = r->hyp_end[b++]) {
+    size_t nc = r->hyp_end[b] - cs;
+    if (!nc) continue;
+    cb__rouge_lcs_cols(&r->lcs, r->hyp.ids + cs, nc, r->tok.vocab.n);
+    for (size_t a = 0, rs = 0; a < r->n_ref_sent; rs = r->ref_end[a++]) {
+      size_t nr = r->ref_end[a] - rs;
       if (nr > CB_EVAL_ROUGE_MAX_LCS_CELLS / nc) {
-        st = too_long("rougeLsum sentences", nr, nc, err);
-        break;
+        cb__rouge_lcs_cols_done(&r->lcs);
+        return too_long("rougeLsum sentences", nr, nc, err);
       }
-      r->row = grow(r->row, &r->row_cap, 2 * (nc + 1), sizeof r->row[0]);
-      r->bits = grow(r->bits, &r->bits_cap, (nr * nc + 63) / 64, sizeof r->bits[0]);
-      cb__rouge_lcs_mark(ref, nr, r->hyp_s.ids + cb, nc, r->row, r->bits, r->hit);
+      cb__rouge_lcs_mark(&r->lcs, r->ref.ids + rs, nr, r->hit + rs);
     }
-    for (size_t i = 0; i < nr && st == CB_OK; i++) { /* the union, in reference order */
-      uint32_t t = ref[i];
-      if (r->hit[i] && r->cnt_c[t] && r->cnt_r[t]) {
-        hits++;
-        r->cnt_c[t]--;
-        r->cnt_r[t]--;
-      }
+    cb__rouge_lcs_cols_done(&r->lcs);
+  }
+  /* then the tokens of each union, in reference order, while unused on both sides */
+  need_counts(r);
+  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref.ids[i]]++;
+  for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]]++;
+  size_t hits = 0;
+  for (size_t i = 0; i < m; i++) {
+    uint32_t t = r->ref.ids[i];
+    if (r->hit[i] && r->cnt_c[t] && r->cnt_r[t]) {
+      hits++;
+      r->cnt_c[t]--;
+      r->cnt_r[t]--;
     }
   }
-  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref_s.ids[i]] = 0;
-  for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp_s.ids[i]] = 0;
-  if (st == CB_OK) *out = prf(hits, n, m);
-  return st;
+  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref.ids[i]] = 0;
+  for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]] = 0;
+  *out = prf(hits, n, m);
+  return CB_OK;
 }
 
 /* ---- public ---------------------------------------------------------------------- */

@@ -43,7 +43,10 @@ typedef struct cb__rouge_vocab {
     uint32_t stem;
   } *words;
   uint32_t n, cap;
-  uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+  struct cb__rouge_slot { /* open addressing */
+    uint32_t id1; /* id + 1, 0 = empty */
+    uint32_t tag; /* the hash's high half: most misses end here */
+  } *slots;
   uint32_t n_slots; /* a power of two */
 } cb__rouge_vocab;
 
@@ -89,13 +92,26 @@ void cb__eval_put_utf8(cb_buf *out, uint32_t cp);
 /* Decode the well-formed sequence at s[0..n) (n >= 1): its length, 0 when ill-formed. */
 size_t cb__eval_utf8_next(const char *s, size_t n, uint32_t *cp);
 
-/* Length of the LCS of a and b (rouge_scorer._lcs_table's last cell). */
-size_t cb__rouge_lcs_len(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-                         uint32_t *row);
-/* Mark in hit[0..nr) the indices of ref in the LCS that rouge_scorer.lcs_ind reads
- * out of its table (_backtrack_norec's tie-breaking). `bits` has room for
- * nr * nc bits. */
-void cb__rouge_lcs_mark(const uint32_t *ref, size_t nr, const uint32_t *can, size_t nc,
-                        uint32_t *row, uint64_t *bits, unsigned char *hit);
+/* LCS of token sequences against one set of columns (rouge_lcs.c). */
+typedef struct cb__rouge_lcs {
+  uint32_t *slot; /* per token id: its match mask's number + 1, 0 = not a column */
+  size_t slot_cap;
+  uint64_t *pm;   /* match masks, k words each */
+  size_t pm_cap;
+  uint64_t *rows; /* the table's rows as bit vectors */
+  size_t rows_cap;
+  const uint32_t *cols;
+  size_t m, k; /* columns, words per row */
+} cb__rouge_lcs;
+
+void cb__rouge_lcs_free(cb__rouge_lcs *l);
+/* Make b[0..nb) the columns (ids < vocab); cols_done before the next set. */
+void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t vocab);
+void cb__rouge_lcs_cols_done(cb__rouge_lcs *l);
+/* Length of the LCS of a and the columns (rouge_scorer._lcs_table's last cell). */
+size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na);
+/* Set hit[i] for each index i of ref in the LCS that rouge_scorer.lcs_ind(ref,
+ * columns) reads out of its table (_backtrack_norec's tie-breaking). */
+void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsigned char *hit);
 
 #endif

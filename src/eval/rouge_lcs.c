@@ -1,66 +1,131 @@
 /*
  * rouge_lcs.c - longest common subsequences of token id sequences, as
- * rouge_scorer.py's _lcs_table / _backtrack_norec compute them.
+ * rouge_scorer.py's _lcs_table / _backtrack_norec compute them, 64 cells at a time.
  *
- * The length needs two rows of the table. Which LCS the backtrack reads out
- * matters for rougeLsum (its union over candidate sentences, then the clipped
- * counts), so the readout follows _backtrack_norec exactly: on equal tokens go
- * diagonally, else left when table[i][j-1] > table[i-1][j], else up. That choice
- * is all the backtrack needs from the table, so it is kept as one bit per cell.
+ * Bit-parallel LCS (L. Allison and T. I. Dix, 1986; H. Hyyrö, "Bit-parallel
+ * LCS-length computation revisited", 2004): with the columns' match masks PM[s]
+ * (bit j set when column token j is s), row i of the table is a bit vector V_i
+ * whose bit j is 0 where table[i][j+1] = table[i][j] + 1; V_0 is all ones and
+ * V_i = (V + (V & PM[a_i])) | (V & ~PM[a_i]), so table[i][x] = x - popcount(V_i's
+ * bits below x) and the LCS length is the number of 0 bits among the m columns.
+ *
+ * Which LCS the backtrack reads out matters for rougeLsum (its union over candidate
+ * sentences, then the clipped counts), so the readout follows _backtrack_norec: on
+ * equal tokens go diagonally, else left when table[i][j-1] > table[i-1][j], else up;
+ * both cells come from the stored rows.
  */
 #include <string.h>
 
+#include "calibench/alloc.h"
 #include "rouge_internal.h"
 
-size_t cb__rouge_lcs_len(const uint32_t *a, size_t na, const uint32_t *b, size_t nb,
-                         uint32_t *row) {
-  memset(row, 0, (nb + 1) * sizeof row[0]);
-  for (size_t i = 0; i < na; i++) {
-    uint32_t ai = a[i], diag = 0;
-    for (size_t j = 1; j <= nb; j++) {
-      uint32_t up = row[j];
-      if (ai == b[j - 1]) row[j] = diag + 1;
-      else if (row[j - 1] > up) row[j] = row[j - 1];
-      diag = up;
-    }
-  }
-  return row[nb];
+static void *grow(void *p, size_t *cap, size_t want, size_t size) {
+  if (want <= *cap) return p;
+  size_t c = *cap ? *cap : 64;
+  while (c < want) c *= 2;
+  *cap = c;
+  return cb_reallocarray(p, c, size);
 }
 
-void cb__rouge_lcs_mark(const uint32_t *ref, size_t nr, const uint32_t *can, size_t nc,
-                        uint32_t *row, uint64_t *bits, unsigned char *hit) {
-  uint32_t *prev = row, *cur = row + nc + 1;
-  memset(prev, 0, (nc + 1) * sizeof prev[0]);
-  cur[0] = 0;
-  memset(bits, 0, ((nr * nc + 63) / 64) * sizeof bits[0]);
-  for (size_t i = 1; i <= nr; i++) {
-    uint32_t ri = ref[i - 1];
-    size_t at = (i - 1) * nc;
-    for (size_t j = 1; j <= nc; j++, at++) {
-      if (ri == can[j - 1]) {
-        cur[j] = prev[j - 1] + 1;
-      } else if (cur[j - 1] > prev[j]) {
-        cur[j] = cur[j - 1];
-        bits[at >> 6] |= (uint64_t)1 << (at & 63); /* the backtrack goes left here */
-      } else {
-        cur[j] = prev[j];
-      }
-    }
-    uint32_t *t = prev;
-    prev = cur;
-    cur = t;
-    cur[0] = 0;
+void cb__rouge_lcs_free(cb__rouge_lcs *l) {
+  cb_free(l->slot);
+  cb_free(l->pm);
+  cb_free(l->rows);
+  memset(l, 0, sizeof *l);
+}
+
+void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t vocab) {
+  if (vocab > l->slot_cap) {
+    size_t old = l->slot_cap;
+    l->slot = grow(l->slot, &l->slot_cap, vocab, sizeof l->slot[0]);
+    memset(l->slot + old, 0, (l->slot_cap - old) * sizeof l->slot[0]);
   }
-  size_t i = nr, j = nc;
+  l->cols = b;
+  l->m = nb;
+  l->k = (nb + 63) / 64;
+  size_t distinct = 0;
+  for (size_t j = 0; j < nb; j++) {
+    uint32_t *s = &l->slot[b[j]];
+    if (!*s) {
+      *s = (uint32_t)++distinct;
+      l->pm = grow(l->pm, &l->pm_cap, distinct * l->k, sizeof l->pm[0]);
+      for (size_t w = 0; w < l->k; w++) l->pm[(distinct - 1) * l->k + w] = 0;
+    }
+    l->pm[(*s - 1) * l->k + j / 64] |= (uint64_t)1 << (j % 64);
+  }
+}
+
+void cb__rouge_lcs_cols_done(cb__rouge_lcs *l) {
+  for (size_t j = 0; j < l->m; j++) l->slot[l->cols[j]] = 0;
+  l->m = 0;
+}
+
+/* V = (V + (V & pm)) | (V & ~pm), with the carry across words */
+static void next_row(uint64_t *v, const uint64_t *pm, size_t k) {
+  uint64_t carry = 0;
+  for (size_t w = 0; w < k; w++) {
+    uint64_t x = v[w], u = x & pm[w], s = x + u, t = s + carry;
+    carry = (s < x) | (t < s);
+    v[w] = t | (x & ~pm[w]);
+  }
+}
+
+/* Bits set in x (SWAR: the build targets plain x86-64, where the builtin is a call). */
+static inline size_t popcount64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return (size_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* table[i][x] from row V_i: x minus the 1 bits below x */
+static size_t cell(const uint64_t *v, size_t x) {
+  size_t ones = 0, w = 0;
+  for (; w < x / 64; w++) ones += popcount64(v[w]);
+  if (x % 64) ones += popcount64(v[w] & (((uint64_t)1 << (x % 64)) - 1));
+  return x - ones;
+}
+
+size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na) {
+  size_t k = l->k;
+  if (!k) return 0;
+  l->rows = grow(l->rows, &l->rows_cap, k, sizeof l->rows[0]);
+  uint64_t *v = l->rows;
+  memset(v, 0xFF, k * sizeof v[0]);
+  for (size_t i = 0; i < na; i++) {
+    uint32_t s = l->slot[a[i]];
+    if (s) next_row(v, l->pm + (size_t)(s - 1) * k, k);
+  }
+  return cell(v, l->m);
+}
+
+void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsigned char *hit) {
+  size_t k = l->k, m = l->m;
+  if (!k || !nr) return;
+  l->rows = grow(l->rows, &l->rows_cap, (nr + 1) * k, sizeof l->rows[0]);
+  uint64_t *rows = l->rows; /* rows[i * k ..] = V_i */
+  for (size_t w = 0; w < k; w++) rows[w] = ~(uint64_t)0;
+  int any = 0;
+  for (size_t i = 1; i <= nr; i++) {
+    uint64_t *v = rows + i * k;
+    for (size_t w = 0; w < k; w++) v[w] = v[w - k]; /* k is small: no call */
+    uint32_t s = l->slot[ref[i - 1]];
+    if (s) {
+      next_row(v, l->pm + (size_t)(s - 1) * k, k);
+      any = 1;
+    }
+  }
+  if (!any) return; /* no token in common: the LCS is empty */
+  size_t i = nr, j = m;
   while (i > 0 && j > 0) {
-    if (ref[i - 1] == can[j - 1]) {
+    if (ref[i - 1] == l->cols[j - 1]) {
       hit[i - 1] = 1;
       i--;
       j--;
+    } else if (cell(rows + i * k, j - 1) > cell(rows + (i - 1) * k, j)) {
+      j--;
     } else {
-      size_t at = (i - 1) * nc + (j - 1);
-      if (bits[at >> 6] >> (at & 63) & 1) j--;
-      else i--;
+      i--;
     }
   }
 }

@@ -26,13 +26,22 @@ static const char unicode_token_pattern[] = "[" CJK "]|(?:(?![" CJK "])[\\p{L}\\
 
 /* ---- vocabulary ---------------------------------------------------------------- */
 
+/* Eight bytes at a time, each word multiplied in: tokens are short and many. */
 static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull; /* FNV-1a 64 */
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= 1099511628211ull;
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  for (; n >= 8; s += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
   }
-  return h ^ (h >> 29);
+  if (n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 32;
+  }
+  return h;
 }
 
 void cb__rouge_vocab_free(cb__rouge_vocab *v) {
@@ -55,20 +64,29 @@ static void grow_slots(cb__rouge_vocab *v) {
   v->n_slots = n_slots;
   for (uint32_t id = 0; id < v->n; id++) {
     uint32_t s = (uint32_t)v->words[id].hash & (n_slots - 1);
-    while (v->slots[s]) s = (s + 1) & (n_slots - 1);
-    v->slots[s] = id + 1;
+    while (v->slots[s].id1) s = (s + 1) & (n_slots - 1);
+    v->slots[s] = (struct cb__rouge_slot){id + 1, (uint32_t)(v->words[id].hash >> 32)};
   }
+}
+
+static int same_text(const char *a, const char *b, size_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  for (size_t i = 0; i < n; i++) /* most tokens are short: no call */
+    if (a[i] != b[i]) return 0;
+  return 1;
 }
 
 uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
   uint64_t h = hash_bytes(s, len);
-  uint32_t slot = (uint32_t)h & (v->n_slots - 1);
+  uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
   for (;;) {
-    uint32_t e = v->slots[slot];
-    if (!e) break;
-    const struct cb__rouge_word *w = &v->words[e - 1];
-    if (w->hash == h && w->len == len && memcmp(v->text + w->off, s, len) == 0) return e - 1;
+    struct cb__rouge_slot e = v->slots[slot];
+    if (!e.id1) break;
+    if (e.tag == tag) {
+      const struct cb__rouge_word *w = &v->words[e.id1 - 1];
+      if (w->len == len && same_text(v->text + w->off, s, len)) return e.id1 - 1;
+    }
     slot = (slot + 1) & (v->n_slots - 1);
   }
   if (v->n == v->cap) {
@@ -85,7 +103,7 @@ uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   uint32_t id = v->n++;
   v->words[id] = (struct cb__rouge_word){h, v->text_len, (uint32_t)len, UINT32_MAX};
   v->text_len += len;
-  v->slots[slot] = id + 1;
+  v->slots[slot] = (struct cb__rouge_slot){id + 1, tag};
   return id;
 }
 
@@ -156,57 +174,70 @@ static cb_status bad_utf8(size_t at, cb_error *err) {
   return cb_error_set(err, CB_ERR_PARSE, "rouge: byte %zu: invalid UTF-8", at);
 }
 
-/* The token being read: in `small` until it outgrows it, then in the scratch buffer. */
-typedef struct {
-  char small[256];
-  size_t k;
-  int in_big;
-  cb_buf *big;
-} token_text;
+/* The bytes the default tokenizer keeps as they are: [a-z0-9]. */
+static const unsigned char keep[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
+    ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
 
-static inline void put(token_text *tt, char c) {
-  if (!tt->in_big && tt->k == sizeof tt->small) {
-    cb_buf_reset(tt->big);
-    cb_buf_append(tt->big, tt->small, tt->k);
-    tt->in_big = 1;
-  }
-  if (tt->in_big) cb_buf_append_char(tt->big, c);
-  else tt->small[tt->k] = c;
-  tt->k++;
-}
+static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 
-static inline void flush(cb__rouge_tokenizer *t, token_text *tt, cb__rouge_toks *out) {
-  if (tt->k) emit(t, tt->in_big ? tt->big->data : tt->small, tt->k, out);
-  tt->k = 0;
-  tt->in_big = 0;
-}
-
-static cb_status tokenize_default(cb__rouge_tokenizer *t, const char *s, size_t n,
-                                  size_t base, cb__rouge_toks *out, cb_error *err) {
-  token_text tt = {.big = &t->scratch};
-  for (size_t i = 0; i < n;) {
+/* One token that needs rewriting (capitals, the Kelvin sign, U+0130) from s[*at],
+ * lowercased into the scratch buffer; *at ends past what ends it. */
+static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n, size_t *at,
+                                 size_t base, cb__rouge_toks *out, cb_error *err) {
+  cb_buf *b = &t->scratch;
+  cb_buf_reset(b);
+  size_t i = *at;
+  while (i < n) {
     unsigned char c = (unsigned char)s[i];
-    if (c < 0x80) {
-      if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) put(&tt, (char)c);
-      else if (c >= 'A' && c <= 'Z') put(&tt, (char)(c + 32));
-      else flush(t, &tt, out);
+    if (keep[c] || is_upper(c)) {
+      cb_buf_append_char(b, is_upper(c) ? (char)(c + 32) : (char)c);
       i++;
       continue;
+    }
+    if (c < 0x80) {
+      i++;
+      break;
     }
     uint32_t cp;
     size_t len = cb__eval_utf8_next(s + i, n - i, &cp);
     if (!len) return bad_utf8(base + i, err);
-    if (cp == 0x212A) { /* KELVIN SIGN lowercases to ASCII 'k' */
-      put(&tt, 'k');
-    } else if (cp == 0x130) { /* lowercases to 'i' + U+0307, which ends the token */
-      put(&tt, 'i');
-      flush(t, &tt, out);
-    } else {
-      flush(t, &tt, out);
-    }
     i += len;
+    if (cp == 0x212A) { /* KELVIN SIGN lowercases to ASCII 'k' */
+      cb_buf_append_char(b, 'k');
+      continue;
+    }
+    if (cp == 0x130) cb_buf_append_char(b, 'i'); /* 'i' + U+0307, which ends the token */
+    break;
   }
-  flush(t, &tt, out);
+  if (b->len) emit(t, b->data, b->len, out);
+  *at = i;
+  return CB_OK;
+}
+
+static cb_status tokenize_default(cb__rouge_tokenizer *t, const char *s, size_t n,
+                                  size_t base, cb__rouge_toks *out, cb_error *err) {
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)s[i];
+    if (keep[c]) { /* the common case: a run of [a-z0-9] taken in place */
+      size_t j = i + 1;
+      while (j < n && keep[(unsigned char)s[j]]) j++;
+      unsigned char e = j < n ? (unsigned char)s[j] : ' ';
+      if (e < 0x80 && !is_upper(e)) {
+        emit(t, s + i, j - i, out);
+        i = j + 1;
+        continue;
+      }
+    } else if (c < 0x80 && !is_upper(c)) {
+      i++;
+      continue;
+    }
+    cb_status st = rewritten_token(t, s, n, &i, base, out, err);
+    if (st != CB_OK) return st;
+  }
   return CB_OK;
 }
 
