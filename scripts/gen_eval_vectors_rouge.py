@@ -335,7 +335,13 @@ def main():
                                     'scores': {k: prf(res[k]) for k in TYPES}}, ensure_ascii=False) + '\n')
 
     # Tokens: tokenize_test.py's cases and every text above.
-    texts = ['one Two three', 'one\n Two \nthree'] + [t for _, refs, hyp in cases for t in refs + [hyp]]
+    # marks without a letter before them (emoji presentation, a text's first character)
+    # are no token in the unicode tokenizer; marks after a letter stay in its token
+    marks = ['\u2764\ufe0f love \u2764\ufe0f', '\u0301abc \u0301', 'a\u0301b', '\u65e5\u672c\u3099\u8a9e',
+             'x \ufe0f y', '\u0928\u092e\u0938\u094d\u0924\u0947 \u0926\u0941\u0928\u093f\u092f\u093e',
+             '\u0645\u064e\u0631\u0652\u062d\u064e\u0628\u064b\u0627', 'K\u212aelvin \u0130I\u0131',
+             '\u1100\u1161\u11a8 \uac01']
+    texts = ['one Two three', 'one\n Two \nthree'] + marks + [t for _, refs, hyp in cases for t in refs + [hyp]]
     with open(os.path.join(rouge_dir, 'tokenize.jsonl'), 'w', encoding='utf-8') as f:
         for text in [t for t in texts if len(t) < 1500][:300]:
             for (tok, stem), t in tokenizers.items():

@@ -10,10 +10,10 @@
  * which ends the token).
  *
  * Unicode (calibench's extension, docs/eval-rouge.md): simple lowercase (U+0130 ->
- * "i", final sigma folded to sigma), then tokens are runs of letters, digits and
- * combining marks (\p{L}\p{N}\p{M}), except that every Han, Hiragana and Katakana
- * character is a token by itself (those scripts put no spaces between words). Only
- * tokens of ASCII letters and digits are stemmed.
+ * "i", final sigma folded to sigma), then tokens are runs of letters and digits
+ * (\p{L}\p{N}), each with the combining marks (\p{M}) after it, except that every
+ * Han, Hiragana and Katakana character is a token by itself (those scripts put no
+ * spaces between words). Only tokens of ASCII letters and digits are stemmed.
  */
 #include <string.h>
 
@@ -22,7 +22,10 @@
 #include "rouge_internal.h"
 
 #define CJK "\\p{Han}\\p{Hiragana}\\p{Katakana}"
-static const char unicode_token_pattern[] = "[" CJK "]|(?:(?![" CJK "])[\\p{L}\\p{N}\\p{M}])+";
+/* a CJK character, or a run of other letters and digits; each takes the combining
+ * marks after it (a mark with no letter before it is no token) */
+static const char unicode_token_pattern[] =
+    "[" CJK "]\\p{M}*|(?:(?![" CJK "])[\\p{L}\\p{N}]\\p{M}*)+";
 
 /* ---- vocabulary ---------------------------------------------------------------- */
 
