@@ -152,13 +152,17 @@ static cb_status tokenize_lines(cb_eval_rouge *r, const char *s, size_t n, cb__r
 static cb_status tokenize_pair(cb_eval_rouge *r, const char *ref, size_t ref_len,
                                const char *hyp, size_t hyp_len, cb_error *err) {
   if (r->tok.vocab.n > VOCAB_RESET_WORDS) cb__rouge_vocab_clear(&r->tok.vocab);
+  /* cb_error_wrap returns CB_OK when err is NULL: keep the status apart */
   cb_status st = tokenize_lines(r, ref, ref_len, &r->ref, &r->ref_end, &r->n_ref_sent,
                                 &r->ref_end_cap, err);
-  if (st != CB_OK) return cb_error_wrap(err, "reference");
+  if (st != CB_OK) {
+    cb_error_wrap(err, "reference");
+    return st;
+  }
   st = tokenize_lines(r, hyp, hyp_len, &r->hyp, &r->hyp_end, &r->n_hyp_sent,
                       &r->hyp_end_cap, err);
-  if (st != CB_OK) return cb_error_wrap(err, "hypothesis");
-  return CB_OK;
+  if (st != CB_OK) cb_error_wrap(err, "hypothesis");
+  return st;
 }
 
 /* ---- rougeN ---------------------------------------------------------------------- */

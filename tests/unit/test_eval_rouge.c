@@ -190,6 +190,9 @@ static void test_invalid_utf8(void **state) {
     assert_int_equal(cb_eval_rouge_score_multi(r, refs, lens, 2, good, 7, s, &err), CB_ERR_PARSE);
     assert_non_null(strstr(err.msg, "reference 2"));
     assert_int_equal(cb_eval_rouge_score_multi(r, refs, lens, 0, good, 7, s, &err), CB_ERR_INVALID);
+    /* without an error to fill, the status alone still says it failed */
+    assert_int_equal(cb_eval_rouge_score(r, good, 7, bad, sizeof bad - 1, s, NULL), CB_ERR_PARSE);
+    assert_int_equal(cb_eval_rouge_score(r, trunc, sizeof trunc - 1, good, 7, s, NULL), CB_ERR_PARSE);
     /* still usable after an error */
     assert_int_equal(cb_eval_rouge_score(r, good, 7, good, 7, s, &err), CB_OK);
     assert_true(s[0].fmeasure == 1.0);

@@ -87,6 +87,7 @@ static void test_bad_input(void **state) {
   assert_non_null(strstr(err.msg, "reference 2"));
   assert_non_null(strstr(err.msg, "byte 3"));
   assert_int_equal(cb_eval_squad_score("\xED\xA0\x80", 3, refs, lens, 1, &s, &err), CB_ERR_PARSE);
+  assert_int_equal(cb_eval_squad_score("\xED\xA0\x80", 3, refs, lens, 1, &s, NULL), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, "hypothesis"));
   assert_int_equal(cb_eval_squad_score("answer", 6, refs, lens, 0, &s, &err), CB_ERR_INVALID);
   assert_int_equal(cb_eval_squad_score("An answer!", 10, refs, lens, 1, &s, &err), CB_OK);
