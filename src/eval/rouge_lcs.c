@@ -12,7 +12,7 @@
  * Which LCS the backtrack reads out matters for rougeLsum (its union over candidate
  * sentences, then the clipped counts), so the readout follows _backtrack_norec: on
  * equal tokens go diagonally, else left when table[i][j-1] > table[i-1][j], else up;
- * both cells come from the stored rows.
+ * the cells come from the stored rows.
  */
 #include <string.h>
 
@@ -116,13 +116,20 @@ void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsign
     }
   }
   if (!any) return; /* no token in common: the LCS is empty */
-  size_t i = nr, j = m;
+  /* cur = table[i][j] along the path; h = table[i][j] - table[i][j-1] is row i's bit
+   * j-1. Off a match, table[i][j] = max(left, up): when h is 1 the left cell is
+   * smaller, so up equals cur and the path goes up; when h is 0, left = cur and the
+   * path goes left only if up < cur, the one case that needs row i-1's cell. */
+  size_t i = nr, j = m, cur = cell(rows + nr * k, m);
   while (i > 0 && j > 0) {
     if (ref[i - 1] == l->cols[j - 1]) {
       hit[i - 1] = 1;
       i--;
       j--;
-    } else if (cell(rows + i * k, j - 1) > cell(rows + (i - 1) * k, j)) {
+      cur--;
+    } else if (!(rows[i * k + (j - 1) / 64] >> ((j - 1) % 64) & 1)) { /* h = 1 */
+      i--;
+    } else if (cell(rows + (i - 1) * k, j) < cur) {
       j--;
     } else {
       i--;
