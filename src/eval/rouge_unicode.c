@@ -3,12 +3,11 @@
  * normalisation share: code points out of UTF-8 and back, case mapping, and PCRE2
  * patterns (with \p{..} classes) scanned match by match.
  *
- * Case mapping is glibc's C.UTF-8 locale (towlower_l/towupper_l), opened once. Its
+ * Lowercase is glibc's C.UTF-8 locale (towlower_l), opened once. Its
  * tables are UnicodeData.txt's simple mappings; on Debian 12 (glibc 2.36, Unicode
  * 14) towlower_l equals Python 3.11's str.lower for every code point whose lowercase
  * is one character (checked over all of U+0000..U+10FFFF when this was written).
  */
-#define _GNU_SOURCE /* newlocale, towlower_l */
 #include <locale.h>
 #include <pthread.h>
 #include <string.h>
@@ -33,12 +32,6 @@ uint32_t cb__eval_towlower(uint32_t cp) {
   if (cp < 0x80) return (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
   if (!cb__eval_unicode_ready()) return cp;
   return (uint32_t)towlower_l((wint_t)cp, c_utf8);
-}
-
-uint32_t cb__eval_towupper(uint32_t cp) {
-  if (cp < 0x80) return (cp >= 'a' && cp <= 'z') ? cp - 32 : cp;
-  if (!cb__eval_unicode_ready()) return cp;
-  return (uint32_t)towupper_l((wint_t)cp, c_utf8);
 }
 
 void cb__eval_put_utf8(cb_buf *out, uint32_t cp) {
