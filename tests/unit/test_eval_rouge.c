@@ -240,6 +240,63 @@ static void test_lcs_limit(void **state) {
   cb_eval_rouge_free(r);
 }
 
+/* Seeded random bytes (valid and ill-formed UTF-8, newlines, NULs, capitals, the
+ * Kelvin sign, CJK) through every type and both tokenizers: either scores in [0, 1]
+ * with P(ref, hyp) = R(hyp, ref), or CB_ERR_PARSE; never a crash (run under ASan). */
+static void test_random_bytes(void **state) {
+  (void)state;
+  static const char *const pieces[] = {"a", "B", "the", " ", "\n", "\r\n", "\0", "\xE2\x84\xAA",
+                                       "\xC4\xB0", "\xE4\xB8\x96", "\xCC\x81", "\xF0\x9F\x98\x80",
+                                       "9", ".", "running", "\xCE\xA3"};
+  static const char *const bad[] = {"\xC3", "\xED\xA0\x80", "\xFF", "\xF4\x90\x80\x80"};
+  size_t n_pieces = sizeof pieces / sizeof pieces[0], scored = 0, refused = 0;
+  uint64_t x = 88172645463325252ull;
+  for (int u = 0; u < 2; u++)
+    for (int stem = 0; stem < 2; stem++) {
+      cb_eval_rouge_config cfg = {all_types, N_TYPES, stem,
+                                  u ? CB_EVAL_ROUGE_TOK_UNICODE : CB_EVAL_ROUGE_TOK_DEFAULT};
+      cb_eval_rouge *r;
+      assert_int_equal(cb_eval_rouge_new(&cfg, &r, NULL), CB_OK);
+      for (int iter = 0; iter < 1500; iter++) {
+        char text[2][512];
+        size_t len[2];
+        for (int side = 0; side < 2; side++) {
+          len[side] = 0;
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          size_t parts = x % 40;
+          for (size_t k = 0; k < parts; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* one piece in 150 ill-formed: most texts are valid */
+            const char *p = x % 150 == 0 ? bad[(x >> 8) % 4] : pieces[(x >> 8) % n_pieces];
+            size_t pl = p[0] ? strlen(p) : 1; /* "\0": one NUL byte */
+            memcpy(text[side] + len[side], p, pl);
+            len[side] += pl;
+          }
+        }
+        cb_eval_prf ab[N_TYPES], ba[N_TYPES];
+        cb_error err = {0};
+        cb_status st = cb_eval_rouge_score(r, text[0], len[0], text[1], len[1], ab, &err);
+        if (st == CB_ERR_PARSE) {
+          assert_non_null(strstr(err.msg, "invalid UTF-8"));
+          refused++;
+          continue;
+        }
+        scored++;
+        assert_int_equal(st, CB_OK);
+        assert_int_equal(cb_eval_rouge_score(r, text[1], len[1], text[0], len[0], ba, &err), CB_OK);
+        for (size_t t = 0; t < N_TYPES; t++) {
+          assert_true(ab[t].precision >= 0 && ab[t].precision <= 1);
+          assert_true(ab[t].recall >= 0 && ab[t].recall <= 1);
+          assert_true(ab[t].fmeasure >= 0 && ab[t].fmeasure <= 1);
+          if (all_types[t] != CB_EVAL_ROUGE_LSUM) /* rougeLsum's union is not symmetric */
+            assert_true(ab[t].precision == ba[t].recall && ab[t].recall == ba[t].precision);
+        }
+      }
+      cb_eval_rouge_free(r);
+    }
+  assert_true(scored > 4000 && refused > 1000); /* both paths taken, of 6000 pairs */
+}
+
 static void test_mean(void **state) {
   (void)state;
   cb_eval_prf seg[] = {{1, 0.5, 0.25}, {0, 0.5, 0.75}};
@@ -258,6 +315,7 @@ int main(void) {
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),
       cmocka_unit_test(test_lcs_limit),
+      cmocka_unit_test(test_random_bytes),
       cmocka_unit_test(test_mean),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
