@@ -7,6 +7,7 @@
  * sharp s, CJK, fullwidth letters, Unicode spaces and NULs. Then bad input.
  */
 #include <math.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,10 +97,56 @@ static void test_bad_input(void **state) {
   assert_true(none.exact == 0 && none.f1 == 0);
 }
 
+/* Seeded random answers (articles, punctuation, capitals, sigmas, dotted I, spaces,
+ * NULs, now and then ill-formed UTF-8): an answer against itself is an exact match,
+ * with F1 1 unless it normalises to nothing (then 0, as the script's f1_score);
+ * ill-formed input is CB_ERR_PARSE. Never a crash (run under ASan). */
+static void test_random_answers(void **state) {
+  (void)state;
+  static const char *const pieces[] = {"the", "A", "an", " ", "\t", "\xC2\xA0", ".", "!",
+                                       "\xCE\xA3", "\xCE\xA9", "\xC4\xB0", "x", "\0", "_",
+                                       "\xE4\xB8\x96", "\xCC\x81", "'", "1"};
+  static const char *const bad[] = {"\xC3", "\xED\xA0\x80", "\xFF"};
+  size_t n_pieces = sizeof pieces / sizeof pieces[0], ok = 0, refused = 0, empty = 0;
+  uint64_t x = 2463534242ull;
+  for (int iter = 0; iter < 3000; iter++) {
+    char text[256];
+    size_t len = 0;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    for (size_t k = 0, parts = x % 20; k < parts; k++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      const char *p = x % 100 == 0 ? bad[(x >> 8) % 3] : pieces[(x >> 8) % n_pieces];
+      size_t pl = p[0] ? strlen(p) : 1;
+      memcpy(text + len, p, pl);
+      len += pl;
+    }
+    const char *refs[] = {text};
+    size_t lens[] = {len};
+    cb_eval_squad s;
+    cb_error err = {0};
+    cb_status st = cb_eval_squad_score(text, len, refs, lens, 1, &s, &err);
+    if (st == CB_ERR_PARSE) {
+      assert_non_null(strstr(err.msg, "invalid UTF-8"));
+      refused++;
+      continue;
+    }
+    assert_int_equal(st, CB_OK);
+    cb_buf norm = {0};
+    assert_int_equal(cb_eval_squad_normalize(text, len, &norm, NULL), CB_OK);
+    assert_true(s.exact == 1);
+    assert_true(s.f1 == (norm.len ? 1.0 : 0.0));
+    empty += norm.len == 0;
+    cb_buf_free(&norm);
+    ok++;
+  }
+  assert_true(ok > 2500 && refused > 200 && empty > 250); /* 2,729, 271 and 320 */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_equals_official_script),
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_random_answers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
