@@ -1,0 +1,138 @@
+/*
+ * rouge_lcs.c - longest common subsequences of token id sequences, as
+ * rouge_scorer.py's _lcs_table / _backtrack_norec compute them, 64 cells at a time.
+ *
+ * Bit-parallel LCS (L. Allison and T. I. Dix, 1986; H. Hyyrö, "Bit-parallel
+ * LCS-length computation revisited", 2004): with the columns' match masks PM[s]
+ * (bit j set when column token j is s), row i of the table is a bit vector V_i
+ * whose bit j is 0 where table[i][j+1] = table[i][j] + 1; V_0 is all ones and
+ * V_i = (V + (V & PM[a_i])) | (V & ~PM[a_i]), so table[i][x] = x - popcount(V_i's
+ * bits below x) and the LCS length is the number of 0 bits among the m columns.
+ *
+ * Which LCS the backtrack reads out matters for rougeLsum (its union over candidate
+ * sentences, then the clipped counts), so the readout follows _backtrack_norec: on
+ * equal tokens go diagonally, else left when table[i][j-1] > table[i-1][j], else up;
+ * the cells come from the stored rows.
+ */
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "rouge_internal.h"
+
+static void *grow(void *p, size_t *cap, size_t want, size_t size) {
+  if (want <= *cap) return p;
+  size_t c = *cap ? *cap : 64;
+  while (c < want) c *= 2;
+  *cap = c;
+  return cb_reallocarray(p, c, size);
+}
+
+void cb__rouge_lcs_free(cb__rouge_lcs *l) {
+  cb_free(l->slot);
+  cb_free(l->pm);
+  cb_free(l->rows);
+  memset(l, 0, sizeof *l);
+}
+
+void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t vocab) {
+  if (vocab > l->slot_cap) {
+    size_t old = l->slot_cap;
+    l->slot = grow(l->slot, &l->slot_cap, vocab, sizeof l->slot[0]);
+    memset(l->slot + old, 0, (l->slot_cap - old) * sizeof l->slot[0]);
+  }
+  l->cols = b;
+  l->m = nb;
+  l->k = (nb + 63) / 64;
+  size_t distinct = 0;
+  for (size_t j = 0; j < nb; j++) {
+    uint32_t *s = &l->slot[b[j]];
+    if (!*s) {
+      *s = (uint32_t)++distinct;
+      l->pm = grow(l->pm, &l->pm_cap, distinct * l->k, sizeof l->pm[0]);
+      for (size_t w = 0; w < l->k; w++) l->pm[(distinct - 1) * l->k + w] = 0;
+    }
+    l->pm[(*s - 1) * l->k + j / 64] |= (uint64_t)1 << (j % 64);
+  }
+}
+
+void cb__rouge_lcs_cols_done(cb__rouge_lcs *l) {
+  for (size_t j = 0; j < l->m; j++) l->slot[l->cols[j]] = 0;
+  l->m = 0;
+}
+
+/* V = (V + (V & pm)) | (V & ~pm), with the carry across words */
+static void next_row(uint64_t *v, const uint64_t *pm, size_t k) {
+  uint64_t carry = 0;
+  for (size_t w = 0; w < k; w++) {
+    uint64_t x = v[w], u = x & pm[w], s = x + u, t = s + carry;
+    carry = (s < x) | (t < s);
+    v[w] = t | (x & ~pm[w]);
+  }
+}
+
+/* Bits set in x (SWAR: the build targets plain x86-64, where the builtin is a call). */
+static inline size_t popcount64(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ull);
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return (size_t)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* table[i][x] from row V_i: x minus the 1 bits below x */
+static size_t cell(const uint64_t *v, size_t x) {
+  size_t ones = 0, w = 0;
+  for (; w < x / 64; w++) ones += popcount64(v[w]);
+  if (x % 64) ones += popcount64(v[w] & (((uint64_t)1 << (x % 64)) - 1));
+  return x - ones;
+}
+
+size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na) {
+  size_t k = l->k;
+  if (!k) return 0;
+  l->rows = grow(l->rows, &l->rows_cap, k, sizeof l->rows[0]);
+  uint64_t *v = l->rows;
+  memset(v, 0xFF, k * sizeof v[0]);
+  for (size_t i = 0; i < na; i++) {
+    uint32_t s = l->slot[a[i]];
+    if (s) next_row(v, l->pm + (size_t)(s - 1) * k, k);
+  }
+  return cell(v, l->m);
+}
+
+void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsigned char *hit) {
+  size_t k = l->k, m = l->m;
+  if (!k || !nr) return;
+  l->rows = grow(l->rows, &l->rows_cap, (nr + 1) * k, sizeof l->rows[0]);
+  uint64_t *rows = l->rows; /* rows[i * k ..] = V_i */
+  for (size_t w = 0; w < k; w++) rows[w] = ~(uint64_t)0;
+  int any = 0;
+  for (size_t i = 1; i <= nr; i++) {
+    uint64_t *v = rows + i * k;
+    for (size_t w = 0; w < k; w++) v[w] = v[w - k]; /* k is small: no call */
+    uint32_t s = l->slot[ref[i - 1]];
+    if (s) {
+      next_row(v, l->pm + (size_t)(s - 1) * k, k);
+      any = 1;
+    }
+  }
+  if (!any) return; /* no token in common: the LCS is empty */
+  /* cur = table[i][j] along the path; h = table[i][j] - table[i][j-1] is row i's bit
+   * j-1. Off a match, table[i][j] = max(left, up): when h is 1 the left cell is
+   * smaller, so up equals cur and the path goes up; when h is 0, left = cur and the
+   * path goes left only if up < cur, the one case that needs row i-1's cell. */
+  size_t i = nr, j = m, cur = cell(rows + nr * k, m);
+  while (i > 0 && j > 0) {
+    if (ref[i - 1] == l->cols[j - 1]) {
+      hit[i - 1] = 1;
+      i--;
+      j--;
+      cur--;
+    } else if (!(rows[i * k + (j - 1) / 64] >> ((j - 1) % 64) & 1)) { /* h = 1 */
+      i--;
+    } else if (cell(rows + (i - 1) * k, j) < cur) {
+      j--;
+    } else {
+      i--;
+    }
+  }
+}

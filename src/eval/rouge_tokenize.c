@@ -1,0 +1,276 @@
+/*
+ * rouge_tokenize.c - text to token ids: the vocabulary and ROUGE's two tokenizers.
+ *
+ * Default: rouge-score's tokenize.py: text.lower(), every run of characters other
+ * than [a-z0-9] replaced by a space, split, and (use_stemmer) the Porter stem of each
+ * token longer than 3 characters. Only ASCII letters and digits survive, so this is
+ * a scan for runs of [A-Za-z0-9], lowercased. Two non-ASCII characters lowercase to
+ * ASCII under Python's str.lower and so make tokens there too: U+212A KELVIN SIGN
+ * ("k") and U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE ("i" and a combining dot,
+ * which ends the token).
+ *
+ * Unicode (calibench's extension, docs/eval-rouge.md): simple lowercase (U+0130 ->
+ * "i", final sigma folded to sigma), then tokens are runs of letters and digits
+ * (\p{L}\p{N}), each with the combining marks (\p{M}) after it, except that every
+ * Han, Hiragana and Katakana character is a token by itself (those scripts put no
+ * spaces between words). Only tokens of ASCII letters and digits are stemmed.
+ */
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/utf8.h"
+#include "rouge_internal.h"
+
+#define CJK "\\p{Han}\\p{Hiragana}\\p{Katakana}"
+/* a CJK character, or a run of other letters and digits; each takes the combining
+ * marks after it (a mark with no letter before it is no token) */
+static const char unicode_token_pattern[] =
+    "[" CJK "]\\p{M}*|(?:(?![" CJK "])[\\p{L}\\p{N}]\\p{M}*)+";
+
+/* ---- vocabulary ---------------------------------------------------------------- */
+
+/* Eight bytes at a time, each word multiplied in: tokens are short and many. */
+static uint64_t hash_bytes(const char *s, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+  for (; n >= 8; s += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, s, 8);
+    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    h ^= h >> 32;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
+    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+void cb__rouge_vocab_free(cb__rouge_vocab *v) {
+  cb_free(v->text);
+  cb_free(v->words);
+  cb_free(v->slots);
+  memset(v, 0, sizeof *v);
+}
+
+void cb__rouge_vocab_clear(cb__rouge_vocab *v) {
+  v->n = 0;
+  v->text_len = 0;
+  if (v->slots) memset(v->slots, 0, (size_t)v->n_slots * sizeof v->slots[0]);
+}
+
+static void grow_slots(cb__rouge_vocab *v) {
+  uint32_t n_slots = v->n_slots ? v->n_slots * 2 : 1024;
+  cb_free(v->slots);
+  v->slots = cb_calloc(n_slots, sizeof v->slots[0]);
+  v->n_slots = n_slots;
+  for (uint32_t id = 0; id < v->n; id++) {
+    uint32_t s = (uint32_t)v->words[id].hash & (n_slots - 1);
+    while (v->slots[s].id1) s = (s + 1) & (n_slots - 1);
+    v->slots[s] = (struct cb__rouge_slot){id + 1, (uint32_t)(v->words[id].hash >> 32)};
+  }
+}
+
+static int same_text(const char *a, const char *b, size_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  for (size_t i = 0; i < n; i++) /* most tokens are short: no call */
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
+  if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
+  uint64_t h = hash_bytes(s, len);
+  uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
+  for (;;) {
+    struct cb__rouge_slot e = v->slots[slot];
+    if (!e.id1) break;
+    if (e.tag == tag) {
+      const struct cb__rouge_word *w = &v->words[e.id1 - 1];
+      if (w->len == len && same_text(v->text + w->off, s, len)) return e.id1 - 1;
+    }
+    slot = (slot + 1) & (v->n_slots - 1);
+  }
+  if (v->n == v->cap) {
+    v->cap = v->cap ? v->cap * 2 : 512;
+    v->words = cb_reallocarray(v->words, v->cap, sizeof v->words[0]);
+  }
+  if (v->text_len + len > v->text_cap) {
+    size_t cap = v->text_cap ? v->text_cap * 2 : 4096;
+    while (cap < v->text_len + len) cap *= 2;
+    v->text = cb_realloc(v->text, cap);
+    v->text_cap = cap;
+  }
+  memcpy(v->text + v->text_len, s, len);
+  uint32_t id = v->n++;
+  v->words[id] = (struct cb__rouge_word){h, v->text_len, (uint32_t)len, UINT32_MAX};
+  v->text_len += len;
+  v->slots[slot] = (struct cb__rouge_slot){id + 1, tag};
+  return id;
+}
+
+static int ascii_alnum_lower(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) return 0;
+  }
+  return 1;
+}
+
+uint32_t cb__rouge_vocab_stem(cb__rouge_vocab *v, uint32_t id) {
+  if (v->words[id].stem != UINT32_MAX) return v->words[id].stem;
+  uint32_t stem = id;
+  size_t len = v->words[id].len;
+  /* tokenize.py: only tokens of more than 3 characters are stemmed */
+  if (len > 3 && ascii_alnum_lower(v->text + v->words[id].off, len)) {
+    char small[64];
+    char *buf = len <= sizeof small ? small : cb_malloc(len);
+    size_t n = cb__eval_porter_stem(v->text + v->words[id].off, len, buf);
+    stem = cb__rouge_vocab_id(v, buf, n); /* may move v->words and v->text */
+    if (buf != small) cb_free(buf);
+  }
+  v->words[id].stem = stem;
+  return stem;
+}
+
+void cb__rouge_toks_push(cb__rouge_toks *t, uint32_t id) {
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 64;
+    t->ids = cb_reallocarray(t->ids, t->cap, sizeof t->ids[0]);
+  }
+  t->ids[t->n++] = id;
+}
+
+/* ---- tokenizers ---------------------------------------------------------------- */
+
+cb_status cb__rouge_tokenizer_init(cb__rouge_tokenizer *t, cb_eval_rouge_tokenizer kind,
+                                   int use_stemmer, cb_error *err) {
+  memset(t, 0, sizeof *t);
+  t->kind = kind;
+  t->use_stemmer = use_stemmer;
+  if (kind == CB_EVAL_ROUGE_TOK_UNICODE) {
+    if (!cb__eval_unicode_ready())
+      return cb_error_set(err, CB_ERR_UNSUPPORTED,
+                          "rouge: the unicode tokenizer needs the C.UTF-8 locale, which "
+                          "this system does not have");
+    return cb__eval_re_init(&t->unicode, unicode_token_pattern, err);
+  }
+  if (kind != CB_EVAL_ROUGE_TOK_DEFAULT)
+    return cb_error_set(err, CB_ERR_INVALID, "rouge: unknown tokenizer %d", (int)kind);
+  return CB_OK;
+}
+
+void cb__rouge_tokenizer_free(cb__rouge_tokenizer *t) {
+  cb__rouge_vocab_free(&t->vocab);
+  cb__eval_re_free(&t->unicode);
+  cb_buf_free(&t->scratch);
+}
+
+static void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
+  uint32_t id = cb__rouge_vocab_id(&t->vocab, s, n);
+  if (t->use_stemmer) id = cb__rouge_vocab_stem(&t->vocab, id);
+  cb__rouge_toks_push(out, id);
+}
+
+static cb_status bad_utf8(size_t at, cb_error *err) {
+  return cb_error_set(err, CB_ERR_PARSE, "rouge: byte %zu: invalid UTF-8", at);
+}
+
+/* The bytes the default tokenizer keeps as they are: [a-z0-9]. */
+static const unsigned char keep[256] = {
+    ['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1, ['7'] = 1,
+    ['8'] = 1, ['9'] = 1, ['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+    ['g'] = 1, ['h'] = 1, ['i'] = 1, ['j'] = 1, ['k'] = 1, ['l'] = 1, ['m'] = 1, ['n'] = 1,
+    ['o'] = 1, ['p'] = 1, ['q'] = 1, ['r'] = 1, ['s'] = 1, ['t'] = 1, ['u'] = 1, ['v'] = 1,
+    ['w'] = 1, ['x'] = 1, ['y'] = 1, ['z'] = 1};
+
+static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
+
+/* One token that needs rewriting (capitals, the Kelvin sign, U+0130) from s[*at],
+ * lowercased into the scratch buffer; *at ends past what ends it. */
+static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n, size_t *at,
+                                 size_t base, cb__rouge_toks *out, cb_error *err) {
+  cb_buf *b = &t->scratch;
+  cb_buf_reset(b);
+  size_t i = *at;
+  while (i < n) {
+    unsigned char c = (unsigned char)s[i];
+    if (keep[c] || is_upper(c)) {
+      cb_buf_append_char(b, is_upper(c) ? (char)(c + 32) : (char)c);
+      i++;
+      continue;
+    }
+    if (c < 0x80) {
+      i++;
+      break;
+    }
+    uint32_t cp;
+    size_t len = cb__eval_utf8_next(s + i, n - i, &cp);
+    if (!len) return bad_utf8(base + i, err);
+    i += len;
+    if (cp == 0x212A) { /* KELVIN SIGN lowercases to ASCII 'k' */
+      cb_buf_append_char(b, 'k');
+      continue;
+    }
+    if (cp == 0x130) cb_buf_append_char(b, 'i'); /* 'i' + U+0307, which ends the token */
+    break;
+  }
+  if (b->len) emit(t, b->data, b->len, out);
+  *at = i;
+  return CB_OK;
+}
+
+static cb_status tokenize_default(cb__rouge_tokenizer *t, const char *s, size_t n,
+                                  size_t base, cb__rouge_toks *out, cb_error *err) {
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)s[i];
+    if (keep[c]) { /* the common case: a run of [a-z0-9] taken in place */
+      size_t j = i + 1;
+      while (j < n && keep[(unsigned char)s[j]]) j++;
+      unsigned char e = j < n ? (unsigned char)s[j] : ' ';
+      if (e < 0x80 && !is_upper(e)) {
+        emit(t, s + i, j - i, out);
+        i = j + 1;
+        continue;
+      }
+    } else if (c < 0x80 && !is_upper(c)) {
+      i++;
+      continue;
+    }
+    cb_status st = rewritten_token(t, s, n, &i, base, out, err);
+    if (st != CB_OK) return st;
+  }
+  return CB_OK;
+}
+
+static cb_status tokenize_unicode(cb__rouge_tokenizer *t, const char *s, size_t n,
+                                  size_t base, cb__rouge_toks *out, cb_error *err) {
+  cb_buf *low = &t->scratch;
+  cb_buf_reset(low);
+  for (size_t i = 0; i < n;) {
+    uint32_t cp;
+    size_t len = cb__eval_utf8_next(s + i, n - i, &cp);
+    if (!len) return bad_utf8(base + i, err);
+    if (cp == 0x130) cp = 'i';        /* simple lowercase of U+0130 */
+    else if (cp == 0x3C2) cp = 0x3C3; /* final sigma matches sigma */
+    else cp = cb__eval_towlower(cp);
+    cb__eval_put_utf8(low, cp);
+    i += len;
+  }
+  size_t pos = 0, a, b;
+  int rc;
+  while ((rc = cb__eval_re_next(&t->unicode, low->data ? low->data : "", low->len, pos, &a,
+                                &b, err)) > 0) {
+    emit(t, low->data + a, b - a, out);
+    pos = b;
+  }
+  return rc < 0 ? CB_ERR_CAPACITY : CB_OK;
+}
+
+cb_status cb__rouge_tokenize(cb__rouge_tokenizer *t, const char *text, size_t len,
+                             size_t base, cb__rouge_toks *out, cb_error *err) {
+  if (t->kind == CB_EVAL_ROUGE_TOK_UNICODE)
+    return tokenize_unicode(t, text, len, base, out, err);
+  return tokenize_default(t, text, len, base, out, err);
+}

@@ -1,0 +1,322 @@
+/*
+ * test_eval_rouge.c - ROUGE against rouge-score itself: every vector of
+ * tests/data/eval/rouge/scores.jsonl (rouge-score's own test cases and seeded random
+ * corpora: prose, code, CJK, Arabic, Devanagari, Greek, emoji, empty and long lines,
+ * several references, with and without the stemmer, both tokenizers) to 1e-9, the
+ * tokens of tokenize.jsonl, and the API's errors.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "calibench/eval_rouge.h"
+#include "eval/rouge_internal.h"
+#include "test_eval_rouge_vectors.h"
+
+static const int all_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, CB_EVAL_ROUGE_L, CB_EVAL_ROUGE_LSUM};
+#define N_TYPES (sizeof all_types / sizeof all_types[0])
+
+typedef struct {
+  cb_eval_rouge *r[2][2]; /* [unicode][stem] */
+  size_t checked;
+} score_ctx;
+
+static cb_eval_rouge_tokenizer tokenizer_of(json_t *v) {
+  return strcmp(json_string_value(json_object_get(v, "tokenizer")), "unicode") == 0
+             ? CB_EVAL_ROUGE_TOK_UNICODE
+             : CB_EVAL_ROUGE_TOK_DEFAULT;
+}
+
+static void check_score(json_t *v, size_t line, void *vctx) {
+  score_ctx *ctx = vctx;
+  int uni = tokenizer_of(v) == CB_EVAL_ROUGE_TOK_UNICODE;
+  int stem = json_is_true(json_object_get(v, "stem"));
+  json_t *refs = json_object_get(v, "refs"), *hyp = json_object_get(v, "hyp");
+  size_t n = json_array_size(refs);
+  const char *ref_s[8];
+  size_t ref_n[8];
+  assert_true(n >= 1 && n <= 8);
+  for (size_t i = 0; i < n; i++) {
+    ref_s[i] = json_string_value(json_array_get(refs, i));
+    ref_n[i] = json_string_length(json_array_get(refs, i));
+  }
+  cb_eval_prf got[N_TYPES];
+  cb_error err = {0};
+  cb_status st = n == 1 ? cb_eval_rouge_score(ctx->r[uni][stem], ref_s[0], ref_n[0],
+                                              json_string_value(hyp), json_string_length(hyp),
+                                              got, &err)
+                        : cb_eval_rouge_score_multi(ctx->r[uni][stem], ref_s, ref_n, n,
+                                                    json_string_value(hyp),
+                                                    json_string_length(hyp), got, &err);
+  if (st != CB_OK) fail_msg("scores.jsonl:%zu: %s", line, err.msg);
+  json_t *want = json_object_get(v, "scores");
+  for (size_t t = 0; t < N_TYPES; t++) {
+    json_t *w = json_object_get(want, cb_eval_rouge_type_name(all_types[t]));
+    double e[3] = {json_number_value(json_array_get(w, 0)), json_number_value(json_array_get(w, 1)),
+                   json_number_value(json_array_get(w, 2))};
+    double g[3] = {got[t].precision, got[t].recall, got[t].fmeasure};
+    for (int k = 0; k < 3; k++)
+      if (!(fabs(g[k] - e[k]) <= VEC_TOL))
+        fail_msg("scores.jsonl:%zu (%s, %s%s): %s %s: got %.17g, rouge-score %.17g", line,
+                 json_string_value(json_object_get(v, "src")), uni ? "unicode" : "default",
+                 stem ? ", stemmer" : "", cb_eval_rouge_type_name(all_types[t]),
+                 k == 0 ? "precision" : k == 1 ? "recall" : "fmeasure", g[k], e[k]);
+  }
+  ctx->checked++;
+}
+
+static void test_scores_equal_rouge_score(void **state) {
+  (void)state;
+  score_ctx ctx = {0};
+  for (int u = 0; u < 2; u++)
+    for (int s = 0; s < 2; s++) {
+      cb_eval_rouge_config cfg = {all_types, N_TYPES, s,
+                                  u ? CB_EVAL_ROUGE_TOK_UNICODE : CB_EVAL_ROUGE_TOK_DEFAULT};
+      cb_error err = {0};
+      if (cb_eval_rouge_new(&cfg, &ctx.r[u][s], &err) != CB_OK) fail_msg("%s", err.msg);
+    }
+  size_t n = read_vectors("rouge/scores.jsonl", check_score, &ctx);
+  assert_true(n > 1000);
+  assert_int_equal(ctx.checked, n);
+  for (int u = 0; u < 2; u++)
+    for (int s = 0; s < 2; s++) cb_eval_rouge_free(ctx.r[u][s]);
+}
+
+/* rougeLsum alone takes rouge-score's other path (no whole-text tokens): same scores */
+static void test_lsum_alone(void **state) {
+  (void)state;
+  int lsum = CB_EVAL_ROUGE_LSUM;
+  cb_eval_rouge_config cfg = {&lsum, 1, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  cb_eval_rouge *r;
+  assert_int_equal(cb_eval_rouge_new(&cfg, &r, NULL), CB_OK);
+  cb_eval_prf s;
+  /* rouge_scorer_test.py testRougeLsum: recall 4/5, precision 4/10 */
+  const char *ref = "w1 w2 w3 w4 w5", *hyp = "w1 w2 w6 w7 w8\nw1 w3 w8 w9 w5";
+  assert_int_equal(cb_eval_rouge_score(r, ref, strlen(ref), hyp, strlen(hyp), &s, NULL), CB_OK);
+  assert_true(s.recall == 0.8 && s.precision == 0.4);
+  assert_true(fabs(s.fmeasure - 2 * 0.4 * 0.8 / 1.2) < 1e-15);
+  cb_eval_rouge_free(r);
+}
+
+typedef struct {
+  size_t checked;
+} tok_ctx;
+
+static void check_tokens(json_t *v, size_t line, void *vctx) {
+  tok_ctx *ctx = vctx;
+  int uni = tokenizer_of(v) == CB_EVAL_ROUGE_TOK_UNICODE;
+  int stem = json_is_true(json_object_get(v, "stem"));
+  json_t *text = json_object_get(v, "text"), *want = json_object_get(v, "tokens");
+  cb__rouge_tokenizer tk, *t = &tk;
+  cb_error err = {0};
+  assert_int_equal(cb__rouge_tokenizer_init(&tk, uni ? CB_EVAL_ROUGE_TOK_UNICODE
+                                                     : CB_EVAL_ROUGE_TOK_DEFAULT,
+                                            stem, &err),
+                   CB_OK);
+  cb__rouge_toks toks = {0};
+  if (cb__rouge_tokenize(t, json_string_value(text), json_string_length(text), 0, &toks, &err) != CB_OK)
+    fail_msg("tokenize.jsonl:%zu: %s", line, err.msg);
+  if (toks.n != json_array_size(want))
+    fail_msg("tokenize.jsonl:%zu: %zu tokens, rouge-score %zu", line, toks.n, json_array_size(want));
+  for (size_t i = 0; i < toks.n; i++) {
+    const struct cb__rouge_word *w = &t->vocab.words[toks.ids[i]];
+    json_t *e = json_array_get(want, i);
+    if (w->len != json_string_length(e) || memcmp(t->vocab.text + w->off, json_string_value(e), w->len))
+      fail_msg("tokenize.jsonl:%zu: token %zu is '%.*s', rouge-score '%s'", line, i, (int)w->len,
+               t->vocab.text + w->off, json_string_value(e));
+  }
+  free(toks.ids);
+  cb__rouge_tokenizer_free(t);
+  ctx->checked++;
+}
+
+static void test_tokens_equal_rouge_score(void **state) {
+  (void)state;
+  tok_ctx ctx = {0};
+  size_t n = read_vectors("rouge/tokenize.jsonl", check_tokens, &ctx);
+  assert_true(n > 500);
+  assert_int_equal(ctx.checked, n);
+}
+
+static void test_types(void **state) {
+  (void)state;
+  int t = 0;
+  cb_error err = {0};
+  assert_int_equal(cb_eval_rouge_type_parse("rouge1", &t, &err), CB_OK);
+  assert_int_equal(t, 1);
+  assert_int_equal(cb_eval_rouge_type_parse("rouge9", &t, &err), CB_OK);
+  assert_int_equal(t, 9);
+  assert_int_equal(cb_eval_rouge_type_parse("rougeLsum", &t, &err), CB_OK);
+  assert_int_equal(t, CB_EVAL_ROUGE_LSUM);
+  assert_string_equal(cb_eval_rouge_type_name(CB_EVAL_ROUGE_L), "rougeL");
+  /* rouge_scorer_test.py testInvalidRougeTypes */
+  const char *bad[] = {"rougen", "rouge0", "rouge10", "rougel", "", "rouge1 "};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(cb_eval_rouge_type_parse(bad[i], &t, &err), CB_ERR_INVALID);
+    assert_non_null(strstr(err.msg, "invalid rouge type"));
+  }
+  cb_eval_rouge *r = (cb_eval_rouge *)1;
+  cb_eval_rouge_config none = {all_types, 0, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  assert_int_equal(cb_eval_rouge_new(&none, &r, &err), CB_ERR_INVALID);
+  assert_null(r);
+  int zero = 0;
+  cb_eval_rouge_config zero_type = {&zero, 1, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  assert_int_equal(cb_eval_rouge_new(&zero_type, &r, &err), CB_ERR_INVALID);
+}
+
+/* Ill-formed UTF-8 is an error naming the side and the byte, never a score. */
+static void test_invalid_utf8(void **state) {
+  (void)state;
+  for (int u = 0; u < 2; u++) {
+    cb_eval_rouge_config cfg = {all_types, N_TYPES, 1,
+                                u ? CB_EVAL_ROUGE_TOK_UNICODE : CB_EVAL_ROUGE_TOK_DEFAULT};
+    cb_eval_rouge *r;
+    cb_error err = {0};
+    assert_int_equal(cb_eval_rouge_new(&cfg, &r, &err), CB_OK);
+    cb_eval_prf s[N_TYPES];
+    const char good[] = "one two", bad[] = "one \xC3\x28 two", trunc[] = "x\xE2\x82";
+    assert_int_equal(cb_eval_rouge_score(r, good, 7, bad, sizeof bad - 1, s, &err), CB_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "hypothesis"));
+    assert_non_null(strstr(err.msg, "byte 4"));
+    assert_int_equal(cb_eval_rouge_score(r, trunc, sizeof trunc - 1, good, 7, s, &err), CB_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "reference"));
+    assert_non_null(strstr(err.msg, "byte 1"));
+    const char *refs[] = {good, "\xFF"};
+    size_t lens[] = {7, 1};
+    assert_int_equal(cb_eval_rouge_score_multi(r, refs, lens, 2, good, 7, s, &err), CB_ERR_PARSE);
+    assert_non_null(strstr(err.msg, "reference 2"));
+    assert_int_equal(cb_eval_rouge_score_multi(r, refs, lens, 0, good, 7, s, &err), CB_ERR_INVALID);
+    /* without an error to fill, the status alone still says it failed */
+    assert_int_equal(cb_eval_rouge_score(r, good, 7, bad, sizeof bad - 1, s, NULL), CB_ERR_PARSE);
+    assert_int_equal(cb_eval_rouge_score(r, trunc, sizeof trunc - 1, good, 7, s, NULL), CB_ERR_PARSE);
+    /* still usable after an error */
+    assert_int_equal(cb_eval_rouge_score(r, good, 7, good, 7, s, &err), CB_OK);
+    assert_true(s[0].fmeasure == 1.0);
+    cb_eval_rouge_free(r);
+  }
+}
+
+/* score_multi keeps, per type, the reference of highest F; the first on a tie. */
+static void test_multi_takes_best_per_type(void **state) {
+  (void)state;
+  int types[] = {1, 2};
+  cb_eval_rouge_config cfg = {types, 2, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  cb_eval_rouge *r;
+  assert_int_equal(cb_eval_rouge_new(&cfg, &r, NULL), CB_OK);
+  /* ref A: all words, wrong order (rouge1 1.0, rouge2 low); ref B: one bigram */
+  const char *refs[] = {"c b a", "a b x y z w"};
+  size_t lens[] = {5, 11};
+  cb_eval_prf s[2];
+  assert_int_equal(cb_eval_rouge_score_multi(r, refs, lens, 2, "a b c", 5, s, NULL), CB_OK);
+  assert_true(s[0].fmeasure == 1.0);        /* rouge1 from A */
+  assert_true(s[1].precision == 0.5);       /* rouge2 from B: "a b" of 2 bigrams */
+  assert_true(fabs(s[1].recall - 0.2) < 1e-15);
+  cb_eval_rouge_free(r);
+}
+
+/* A pair whose LCS would take more than the cell limit is refused, not run for hours. */
+static void test_lcs_limit(void **state) {
+  (void)state;
+  int types[] = {CB_EVAL_ROUGE_L};
+  cb_eval_rouge_config cfg = {types, 1, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  cb_eval_rouge *r;
+  assert_int_equal(cb_eval_rouge_new(&cfg, &r, NULL), CB_OK);
+  size_t words = 50000; /* 50,000^2 > 2^31 */
+  char *text = malloc(words * 2);
+  for (size_t i = 0; i < words; i++) {
+    text[2 * i] = 'a';
+    text[2 * i + 1] = ' ';
+  }
+  cb_eval_prf s;
+  cb_error err = {0};
+  assert_int_equal(cb_eval_rouge_score(r, text, words * 2, text, words * 2, &s, &err),
+                   CB_ERR_CAPACITY);
+  assert_non_null(strstr(err.msg, "50000 x 50000"));
+  free(text);
+  cb_eval_rouge_free(r);
+}
+
+/* Seeded random bytes (valid and ill-formed UTF-8, newlines, NULs, capitals, the
+ * Kelvin sign, CJK) through every type and both tokenizers: either scores in [0, 1]
+ * with P(ref, hyp) = R(hyp, ref), or CB_ERR_PARSE; never a crash (run under ASan). */
+static void test_random_bytes(void **state) {
+  (void)state;
+  static const char *const pieces[] = {"a", "B", "the", " ", "\n", "\r\n", "\0", "\xE2\x84\xAA",
+                                       "\xC4\xB0", "\xE4\xB8\x96", "\xCC\x81", "\xF0\x9F\x98\x80",
+                                       "9", ".", "running", "\xCE\xA3"};
+  static const char *const bad[] = {"\xC3", "\xED\xA0\x80", "\xFF", "\xF4\x90\x80\x80"};
+  size_t n_pieces = sizeof pieces / sizeof pieces[0], scored = 0, refused = 0;
+  uint64_t x = 88172645463325252ull;
+  for (int u = 0; u < 2; u++)
+    for (int stem = 0; stem < 2; stem++) {
+      cb_eval_rouge_config cfg = {all_types, N_TYPES, stem,
+                                  u ? CB_EVAL_ROUGE_TOK_UNICODE : CB_EVAL_ROUGE_TOK_DEFAULT};
+      cb_eval_rouge *r;
+      assert_int_equal(cb_eval_rouge_new(&cfg, &r, NULL), CB_OK);
+      for (int iter = 0; iter < 1500; iter++) {
+        char text[2][512];
+        size_t len[2];
+        for (int side = 0; side < 2; side++) {
+          len[side] = 0;
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          size_t parts = x % 40;
+          for (size_t k = 0; k < parts; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            /* one piece in 150 ill-formed: most texts are valid */
+            const char *p = x % 150 == 0 ? bad[(x >> 8) % 4] : pieces[(x >> 8) % n_pieces];
+            size_t pl = p[0] ? strlen(p) : 1; /* "\0": one NUL byte */
+            memcpy(text[side] + len[side], p, pl);
+            len[side] += pl;
+          }
+        }
+        cb_eval_prf ab[N_TYPES], ba[N_TYPES];
+        cb_error err = {0};
+        cb_status st = cb_eval_rouge_score(r, text[0], len[0], text[1], len[1], ab, &err);
+        if (st == CB_ERR_PARSE) {
+          assert_non_null(strstr(err.msg, "invalid UTF-8"));
+          refused++;
+          continue;
+        }
+        scored++;
+        assert_int_equal(st, CB_OK);
+        assert_int_equal(cb_eval_rouge_score(r, text[1], len[1], text[0], len[0], ba, &err), CB_OK);
+        for (size_t t = 0; t < N_TYPES; t++) {
+          assert_true(ab[t].precision >= 0 && ab[t].precision <= 1);
+          assert_true(ab[t].recall >= 0 && ab[t].recall <= 1);
+          assert_true(ab[t].fmeasure >= 0 && ab[t].fmeasure <= 1);
+          if (all_types[t] != CB_EVAL_ROUGE_LSUM) /* rougeLsum's union is not symmetric */
+            assert_true(ab[t].precision == ba[t].recall && ab[t].recall == ba[t].precision);
+        }
+      }
+      cb_eval_rouge_free(r);
+    }
+  assert_true(scored > 4000 && refused > 1000); /* both paths taken, of 6000 pairs */
+}
+
+static void test_mean(void **state) {
+  (void)state;
+  cb_eval_prf seg[] = {{1, 0.5, 0.25}, {0, 0.5, 0.75}};
+  cb_eval_prf m = cb_eval_rouge_mean(seg, 2);
+  assert_true(m.precision == 0.5 && m.recall == 0.5 && m.fmeasure == 0.5);
+  m = cb_eval_rouge_mean(seg, 0);
+  assert_true(m.precision == 0 && m.recall == 0 && m.fmeasure == 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scores_equal_rouge_score),
+      cmocka_unit_test(test_lsum_alone),
+      cmocka_unit_test(test_tokens_equal_rouge_score),
+      cmocka_unit_test(test_types),
+      cmocka_unit_test(test_invalid_utf8),
+      cmocka_unit_test(test_multi_takes_best_per_type),
+      cmocka_unit_test(test_lcs_limit),
+      cmocka_unit_test(test_random_bytes),
+      cmocka_unit_test(test_mean),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
