@@ -9,12 +9,13 @@ const base = process.argv[2];
 
 // Streams a completion; returns {status, headers, events (raw SSE blocks), times, error}.
 async function stream(maxTokens = 8) {
+  const t0 = performance.now();
   const r = await fetch(`${base}/v1/completions`, {
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ prompt: "fault test", max_tokens: maxTokens, ignore_eos: true, stream: true }),
   });
-  const out = { status: r.status, headers: r.headers, events: [], times: [], error: null, body: "" };
+  const out = { status: r.status, headers: r.headers, events: [], times: [], error: null, body: "", t0 };
   if (!r.body || r.status !== 200) {
     out.body = await r.text();
     return out;
@@ -90,9 +91,13 @@ await check("6: stall of 400 ms after 2 tokens, then all tokens arrive", async (
   const r = await stream();
   const data = dataEvents(r);
   assert.equal(data.length, 8 + 1, "8 tokens and the finish chunk");
+  // The third event cannot arrive before the stall has passed, counted from the request's
+  // start: a hard bound. A gap between two arrivals is not one (a late read of the second
+  // event on a loaded machine shrinks it: 389 ms was seen), so it only has to stand out.
+  assert.ok(r.times[2] - r.t0 >= 400, `third event ${(r.times[2] - r.t0).toFixed(1)} ms after the request`);
   const gaps = r.times.slice(1).map((t, i) => t - r.times[i]);
   const biggest = Math.max(...gaps);
-  assert.ok(biggest >= 390, `longest gap ${biggest.toFixed(1)} ms`);
+  assert.ok(biggest >= 200, `longest gap ${biggest.toFixed(1)} ms`);
   // The gap is right after the second token event.
   assert.equal(gaps.indexOf(biggest), 1);
 });
