@@ -150,7 +150,10 @@ cb_status cb_calib_claims_add(cb_calib_claims *c, const char *spec, cb_error *er
   if ((size_t)(eq - spec) >= sizeof metric)
     return cb_error_set(err, CB_ERR_PARSE, "--claim: metric name too long in '%s'", spec);
   snprintf(metric, sizeof metric, "%.*s", (int)(eq - spec), spec);
-  if (!claim_value(metric, eq + 1, &v, err)) return cb_error_wrap(err, "--claim '%s'", spec);
+  if (!claim_value(metric, eq + 1, &v, err)) {
+    cb_error_wrap(err, "--claim '%s'", spec);
+    return CB_ERR_PARSE; /* not wrap's value: that is CB_OK when err is NULL */
+  }
   cb_status st = put_claim(c, metric, v, NULL, 0, err);
   if (st != CB_OK) cb_error_wrap(err, "--claim '%s'", spec);
   return st;

@@ -44,7 +44,10 @@ cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err) 
     cb_slo *slo = &out[*n];
     slo->percentile = 99;
     cb_status st = cb_metric_parse(item, &slo->metric, err);
-    if (st != CB_OK) return cb_error_wrap(err, "--slo");
+    if (st != CB_OK) {
+      cb_error_wrap(err, "--slo");
+      return st; /* not wrap's value: that is CB_OK when err is NULL */
+    }
     char *at = strchr(eq + 1, '@');
     if (at) {
       *at = '\0';
@@ -57,8 +60,11 @@ cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err) 
       slo->percentile = p;
     }
     uint64_t bound_ns;
-    if (cb_workload_parse_slo_bound(eq + 1, &bound_ns, err) != CB_OK)
-      return cb_error_wrap(err, "--slo: %s=%s", item, eq + 1);
+    st = cb_workload_parse_slo_bound(eq + 1, &bound_ns, err);
+    if (st != CB_OK) {
+      cb_error_wrap(err, "--slo: %s=%s", item, eq + 1);
+      return st;
+    }
     slo->bound_ns = (double)bound_ns;
     (*n)++;
   }

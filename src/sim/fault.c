@@ -38,8 +38,11 @@ static cb_status parse_duration(const char *spec, const char *key, const char *v
                                 uint64_t unit_ns, uint64_t max_units, uint64_t *out,
                                 cb_error *err) {
   uint64_t ns;
-  if (cb_duration_parse(val, unit_ns, &ns, err) != CB_OK)
-    return cb_error_wrap(err, "--fault '%s': %s=%s", spec, key, val);
+  cb_status st = cb_duration_parse(val, unit_ns, &ns, err);
+  if (st != CB_OK) {
+    cb_error_wrap(err, "--fault '%s': %s=%s", spec, key, val);
+    return st; /* not wrap's value: that is CB_OK when err is NULL */
+  }
   if (ns % unit_ns || ns / unit_ns > max_units)
     return cb_error_set(err, CB_ERR_INVALID,
                         "--fault '%s': %s=%s is not a whole number of %s in [0, %llu]", spec,

@@ -324,6 +324,8 @@ static void test_claims_errors(void **state) {
   assert_true(cb_calib_claims_add(&c, "ttft_p99_ms", &err) != CB_OK);
   assert_int_equal(cb_calib_claims_add(&c, "ttft_p99_ms=soon", &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, "--claim 'ttft_p99_ms=soon': expected a duration such as"));
+  /* Without an error struct the failure is still a failure. */
+  assert_int_equal(cb_calib_claims_add(&c, "ttft_p99_ms=soon", NULL), CB_ERR_PARSE);
 }
 
 /* A latency claim (a key ending in _ms) takes the one duration syntax, a bare number in

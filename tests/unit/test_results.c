@@ -518,6 +518,9 @@ static void test_slo_parse(void **state) {
   close_to("itl bound", slos[3].bound_ns, 8e5, 0);
   /* The one duration syntax (cb_duration_parse): minutes too, bare numbers in ms. */
   assert_int_equal(cb_slo_parse("e2e=1m,ttft=1.5@p95", slos, &n, &err), CB_OK);
+  /* Without an error struct a failure is still a failure. */
+  assert_true(cb_slo_parse("speed=1s", slos, &n, NULL) != CB_OK);
+  assert_true(cb_slo_parse("e2e=soon", slos, &n, NULL) != CB_OK);
   close_to("e2e=1m", slos[0].bound_ns, 6e10, 0);
   close_to("ttft=1.5 (ms)", slos[1].bound_ns, 1.5e6, 0);
   close_to("ttft percentile", slos[1].percentile, 95, 0);

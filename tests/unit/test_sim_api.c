@@ -312,6 +312,9 @@ static void test_faults(void **state) {
   assert_int_equal(cb_sim_fault_parse("stall:p=1,ms=2parsecs", &g, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, "--fault 'stall:p=1,ms=2parsecs': ms=2parsecs: expected a "
                                   "duration such as 500ms, 2s or 1m"));
+  /* Without an error struct the failure is still a failure (the message's wrap used to
+   * return its own CB_OK then). */
+  assert_int_equal(cb_sim_fault_parse("stall:p=1,ms=2parsecs", &g, NULL), CB_ERR_PARSE);
   assert_ptr_equal(cb_sim_fault_pick(&f[1], 2, 1, 4), &f[1]);
   assert_ptr_equal(cb_sim_fault_pick(&f[1], 2, 1, 9), &f[2]);
   assert_null(cb_sim_fault_pick(&f[1], 2, 1, 5));
