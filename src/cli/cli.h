@@ -15,5 +15,6 @@ int cli_calibrate_main(int argc, char **argv);
 int cli_store_main(int argc, char **argv);
 int cli_history_main(int argc, char **argv);
 int cli_gate_main(int argc, char **argv);
+int cli_eval_main(int argc, char **argv);
 
 #endif

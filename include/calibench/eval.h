@@ -1,0 +1,169 @@
+/*
+ * eval.h - reference quality metrics over a corpus of hypothesis/reference segments
+ * (`calibench eval score`, docs/eval.md), each identical to its reference
+ * implementation (BLEU: sacrebleu 2.6.0).
+ *
+ * Every metric works the way sacrebleu's do: each segment gives a fixed-width vector of
+ * sufficient statistics (BLEU: lengths, matched and total n-grams per order); the
+ * corpus score is computed from the sum of the segments' vectors, a sentence score
+ * from one segment's vector, and a bootstrap resample from the sum over resampled
+ * segments. So the driver never needs to know a metric's insides.
+ *
+ * How a metric plugs in (one row of the table in src/eval/metrics.c):
+ *  1. Write src/eval/<metric>.c defining `const cb_eval_metric cb_eval_metric_<x>`:
+ *     - name: what --metric takes ("bleu"); the JSON key metrics.<name>;
+ *     - options: the command-line options it reads ({"tokenize", "NAME", "help"},
+ *       {NULL} last). The CLI builds its option list and --help from these, so a new
+ *       option needs no CLI edit; an option shared by two metrics (--lowercase) is
+ *       listed by each, and means the same to both;
+ *     - create: reads its options with cb_eval_opt_*() (which validate and name the
+ *       option in the error), returns its state;
+ *     - n_stats, segment: the statistics vector of one segment;
+ *     - result: score, display name, signature, score-line tail and JSON statistics
+ *       from a (summed) statistics vector.
+ *  2. Add `&cb_eval_metric_<x>` to the table in src/eval/metrics.c.
+ *  3. Vectors from the reference under tests/data/eval/ and a tests/unit/test_eval_<x>.c.
+ */
+#ifndef CALIBENCH_EVAL_H
+#define CALIBENCH_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "calibench/buf.h"
+#include "calibench/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The version of sacrebleu whose numbers and signatures calibench reproduces. */
+#define CB_EVAL_SACREBLEU_VERSION "2.6.0"
+
+typedef struct cb_eval_text {
+  const char *s; /* well-formed UTF-8, no NUL */
+  size_t n;
+} cb_eval_text;
+
+/* One segment: the hypothesis and its references (at least one). */
+typedef struct cb_eval_segment {
+  cb_eval_text hyp;
+  const cb_eval_text *refs;
+  size_t nrefs;
+} cb_eval_segment;
+
+/* --- options ------------------------------------------------------------------ */
+
+typedef struct cb_eval_option_def {
+  const char *name; /* without the dashes */
+  const char *arg;  /* the value's placeholder in --help; NULL for a flag */
+  const char *help;
+} cb_eval_option_def;
+
+/* One option as given (value NULL for a flag); `used` is set when a metric reads it. */
+typedef struct cb_eval_option {
+  const char *name;
+  const char *value;
+  int used;
+} cb_eval_option;
+
+typedef struct cb_eval_options {
+  cb_eval_option *v;
+  size_t n;
+  int sentence; /* scoring segment by segment (--sentence) */
+} cb_eval_options;
+
+/* The option's value (the last one given), NULL when absent; marks it used. */
+const char *cb_eval_opt(cb_eval_options *o, const char *name);
+/* 1 when the flag was given; marks it used. */
+int cb_eval_opt_flag(cb_eval_options *o, const char *name);
+/* The option as a number in [lo, hi] (*out unchanged when absent); CB_ERR_INVALID
+ * "--NAME: expected ..., got '...'" otherwise. */
+cb_status cb_eval_opt_long(cb_eval_options *o, const char *name, long lo, long hi, long *out,
+                           cb_error *err);
+cb_status cb_eval_opt_double(cb_eval_options *o, const char *name, double lo, double hi,
+                             double *out, cb_error *err);
+/* The option's value as one of choices[] (NULL-terminated): its index in *out. */
+cb_status cb_eval_opt_choice(cb_eval_options *o, const char *name, const char *const *choices,
+                             int *out, cb_error *err);
+
+/* --- metrics ------------------------------------------------------------------ */
+
+/* What the signature carries beside the metric's own settings. */
+typedef struct cb_eval_sig_info {
+  const char *nrefs;  /* "1", "2", ... or "var" */
+  long bootstrap;     /* resamples, 0 when none */
+  uint64_t seed;
+} cb_eval_sig_info;
+
+typedef struct cb_eval_result {
+  double score;
+  char display[32];    /* the name on the score line ("BLEU", "chrF2++") */
+  cb_buf signature;    /* "nrefs:1|case:mixed|...|version:2.6.0" */
+  cb_buf verbose;      /* the score line after the score ("" when none) */
+  json_t *stats;       /* owned: the statistics (counts, lengths, ...) */
+} cb_eval_result;
+
+void cb_eval_result_free(cb_eval_result *r);
+
+typedef struct cb_eval_metric {
+  const char *name;
+  const cb_eval_option_def *options;
+  cb_status (*create)(cb_eval_options *opts, void **state, cb_error *err);
+  void (*destroy)(void *state);
+  size_t (*n_stats)(const void *state);
+  /* stats[0 .. n_stats) of one segment (zeroed by the caller). */
+  void (*segment)(void *state, const cb_eval_segment *seg, double *stats);
+  /* From a statistics vector (one segment's or the sum); out is zeroed by the caller. */
+  void (*result)(const void *state, const double *stats, const cb_eval_sig_info *sig,
+                 cb_eval_result *out);
+} cb_eval_metric;
+
+/* The metrics calibench has, in the order --help lists them. */
+const cb_eval_metric *const *cb_eval_metrics(size_t *n);
+/* The metric --metric NAME selects, NULL when none. */
+const cb_eval_metric *cb_eval_metric_find(const char *name);
+
+/* sacrebleu's score line: "DISPLAY|SIGNATURE = SCORE VERBOSE", SCORE with `width`
+ * decimals (sacrebleu's --width, 1 by default), appended to out. */
+void cb_eval_score_line(const cb_eval_result *r, int width, cb_buf *out);
+
+/* --- corpus ------------------------------------------------------------------- */
+
+typedef struct cb_eval_corpus {
+  cb_eval_segment *segs;
+  size_t n;
+  size_t nrefs_min, nrefs_max;
+  /* storage */
+  cb_eval_text *ref_texts;
+  cb_buf *bufs;
+  size_t nbufs;
+  json_t *json; /* the JSONL records, when read from JSONL */
+} cb_eval_corpus;
+
+void cb_eval_corpus_free(cb_eval_corpus *c);
+/* sacrebleu's nrefs in the signature: the count, or "var" when segments differ. */
+const char *cb_eval_corpus_nrefs(const cb_eval_corpus *c, char buf[24]);
+
+/* Plain text: one segment per line (a last line without newline counts; trailing
+ * whitespace is dropped, as sacrebleu's CLI does), one file per reference stream.
+ * Errors name the file and line: unreadable file, invalid UTF-8, line counts that
+ * differ, no segments. */
+cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
+                            size_t nref, cb_error *err);
+/* JSONL: one object per line; `field` holds the hypothesis (a string), `ref_field`
+ * the reference (a string, or a non-empty list of strings for several). */
+cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
+                             const char *ref_field, cb_error *err);
+
+/* Every segment's statistics: rows[i * n_stats ...] for segment i. */
+double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c);
+/* The column sums of rows (n rows of k) into sum[0..k). */
+void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,342 @@
+/*
+ * cmd_eval.c - `calibench eval score`: reference metrics over hypothesis/reference
+ * files (docs/eval.md). The metric options come from the metric table (eval.h), so
+ * this file lists only the options every metric shares.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "calibench/alloc.h"
+#include "calibench/eval.h"
+#include "cli.h"
+
+enum { OPT_METRIC = 256, OPT_HYP, OPT_REF, OPT_FIELD, OPT_REF_FIELD, OPT_JSON, OPT_SENTENCE,
+       OPT_WIDTH, OPT_METRIC_BASE = 1000 };
+
+static const struct option BASE_OPTIONS[] = {
+    {"metric", required_argument, NULL, OPT_METRIC},
+    {"hyp", required_argument, NULL, OPT_HYP},
+    {"ref", required_argument, NULL, OPT_REF},
+    {"field", required_argument, NULL, OPT_FIELD},
+    {"ref-field", required_argument, NULL, OPT_REF_FIELD},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"sentence", no_argument, NULL, OPT_SENTENCE},
+    {"width", required_argument, NULL, OPT_WIDTH},
+    {"help", no_argument, NULL, 'h'},
+};
+#define N_BASE (sizeof BASE_OPTIONS / sizeof BASE_OPTIONS[0])
+
+/* Every metric's options, each name once (a shared option means the same to all). */
+typedef struct metric_opts {
+  const cb_eval_option_def *defs[64];
+  size_t n;
+} metric_opts;
+
+static void collect_metric_options(metric_opts *mo) {
+  size_t nm;
+  const cb_eval_metric *const *ms = cb_eval_metrics(&nm);
+  mo->n = 0;
+  for (size_t i = 0; i < nm; i++)
+    for (const cb_eval_option_def *d = ms[i]->options; d && d->name; d++) {
+      size_t j = 0;
+      while (j < mo->n && strcmp(mo->defs[j]->name, d->name)) j++;
+      if (j == mo->n && mo->n < sizeof mo->defs / sizeof mo->defs[0]) mo->defs[mo->n++] = d;
+    }
+}
+
+static void eval_usage(FILE *out) {
+  size_t nm;
+  const cb_eval_metric *const *ms = cb_eval_metrics(&nm);
+  fprintf(out,
+          "usage: calibench eval score --metric M[,M...] --hyp FILE --ref FILE [--ref FILE...]\n"
+          "                            [options]\n"
+          "\n"
+          "Score hypotheses against references with reference metrics, identical to their\n"
+          "reference implementations (BLEU: sacrebleu " CB_EVAL_SACREBLEU_VERSION
+          "; docs/eval.md).\n"
+          "Plain text: one segment per line; each --ref FILE is one reference stream with\n"
+          "as many lines as the hypotheses. JSONL (--field or --ref-field given, or --hyp\n"
+          "ending in .jsonl): one record per line in --hyp, no --ref.\n"
+          "\n"
+          "metrics:");
+  for (size_t i = 0; i < nm; i++) fprintf(out, " %s", ms[i]->name);
+  fprintf(out,
+          "\n\n"
+          "  --metric LIST        metrics to compute, comma-separated [bleu]\n"
+          "  --hyp FILE           hypotheses (system output)\n"
+          "  --ref FILE           a reference stream; repeat for several references\n"
+          "  --field NAME         JSONL: the hypothesis field [hypothesis]\n"
+          "  --ref-field NAME     JSONL: the reference field, a string or a list of strings\n"
+          "                       [reference]\n"
+          "  --sentence           also score every segment on its own (sacrebleu's\n"
+          "                       --sentence-level): one score line per segment\n"
+          "  --json               print JSON: metrics.<name>.score, signature, stats\n"
+          "  --width N            decimals of the score on the score line [1]\n");
+  metric_opts mo;
+  collect_metric_options(&mo);
+  for (size_t i = 0; i < mo.n; i++) {
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", mo.defs[i]->name, mo.defs[i]->arg ? " " : "",
+             mo.defs[i]->arg ? mo.defs[i]->arg : "");
+    fprintf(out, "  %-20s %s\n", left, mo.defs[i]->help);
+  }
+  fprintf(out, "  -h, --help           show this help\n");
+}
+
+typedef struct eval_args {
+  char *metrics;
+  const char *hyp, *field, *ref_field;
+  const char **refs;
+  size_t nrefs;
+  int json, sentence;
+  long long width;
+  cb_eval_options opts;
+} eval_args;
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a >= b && !strcmp(s + a - b, suffix);
+}
+
+typedef struct metric_run {
+  const cb_eval_metric *m;
+  const char *name;
+  void *state;
+  size_t k;
+  double *rows, *sum;
+} metric_run;
+
+static json_t *result_json(const cb_eval_result *r, int width) {
+  cb_buf line = {0};
+  cb_eval_score_line(r, width, &line);
+  json_t *o = json_pack("{s:s, s:f, s:s, s:s, s:O}", "name", r->display, "score", r->score,
+                        "signature", r->signature.data ? r->signature.data : "", "score_line",
+                        line.data, "stats", r->stats);
+  cb_buf_free(&line);
+  return o;
+}
+
+static int score(eval_args *a, const cb_eval_corpus *c) {
+  metric_run runs[16];
+  size_t nrun = 0;
+  int rc = 0;
+  cb_error err;
+  cb_error_clear(&err);
+  for (char *save = NULL, *name = strtok_r(a->metrics, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
+    const cb_eval_metric *m = cb_eval_metric_find(name);
+    if (!m) {
+      size_t nm;
+      const cb_eval_metric *const *ms = cb_eval_metrics(&nm);
+      fprintf(stderr, "calibench: eval: --metric: unknown metric '%s' (known:", name);
+      for (size_t i = 0; i < nm; i++) fprintf(stderr, " %s", ms[i]->name);
+      fprintf(stderr, ")\n");
+      rc = 2;
+      goto out;
+    }
+    for (size_t i = 0; i < nrun; i++)
+      if (runs[i].m == m) {
+        fprintf(stderr, "calibench: eval: --metric: '%s' given twice\n", name);
+        rc = 2;
+        goto out;
+      }
+    if (nrun == sizeof runs / sizeof runs[0]) {
+      fprintf(stderr, "calibench: eval: --metric: at most %zu metrics\n", nrun);
+      rc = 2;
+      goto out;
+    }
+    metric_run *r = &runs[nrun];
+    memset(r, 0, sizeof *r);
+    r->m = m;
+    r->name = name;
+    if (m->create(&a->opts, &r->state, &err) != CB_OK) {
+      fprintf(stderr, "calibench: eval: %s: %s\n", name, err.msg);
+      rc = 2;
+      goto out;
+    }
+    nrun++;
+  }
+  if (!nrun) {
+    fprintf(stderr, "calibench: eval: --metric: no metric given\n");
+    rc = 2;
+    goto out;
+  }
+  for (size_t i = 0; i < a->opts.n; i++)
+    if (!a->opts.v[i].used) {
+      fprintf(stderr, "calibench: eval: --%s: none of the metrics given takes it\n",
+              a->opts.v[i].name);
+      rc = 2;
+      goto out;
+    }
+
+  char nrefs_buf[24];
+  cb_eval_sig_info sig = {cb_eval_corpus_nrefs(c, nrefs_buf), 0, 0};
+  json_t *doc = json_pack("{s:I, s:s, s:{}}", "segments", (json_int_t)c->n, "nrefs", sig.nrefs,
+                          "metrics");
+  cb_buf text = {0};
+  for (size_t i = 0; i < nrun; i++) {
+    metric_run *r = &runs[i];
+    r->k = r->m->n_stats(r->state);
+    r->rows = cb_eval_segment_stats(r->m, r->state, c);
+    r->sum = cb_calloc(r->k, sizeof *r->sum);
+    cb_eval_sum_stats(r->rows, c->n, r->k, r->sum);
+    cb_eval_result res = {0};
+    r->m->result(r->state, r->sum, &sig, &res);
+    json_t *mj = result_json(&res, (int)a->width);
+    json_object_set_new(json_object_get(doc, "metrics"), r->name, mj);
+    if (!a->sentence) {
+      cb_eval_score_line(&res, (int)a->width, &text);
+      cb_buf_append_char(&text, '\n');
+    }
+    cb_eval_result_free(&res);
+    if (a->sentence) {
+      json_t *sents = json_array();
+      for (size_t s = 0; s < c->n; s++) {
+        char nb[24];
+        snprintf(nb, sizeof nb, "%zu", c->segs[s].nrefs);
+        cb_eval_sig_info ssig = {nb, 0, 0};
+        cb_eval_result sr = {0};
+        r->m->result(r->state, r->rows + s * r->k, &ssig, &sr);
+        json_array_append_new(sents, result_json(&sr, (int)a->width));
+        cb_eval_result_free(&sr);
+      }
+      json_object_set_new(mj, "sentences", sents);
+    }
+  }
+  if (a->sentence && !a->json) /* segment by segment, every metric's line */
+    for (size_t s = 0; s < c->n; s++)
+      for (size_t i = 0; i < nrun; i++) {
+        json_t *sj = json_array_get(json_object_get(json_object_get(json_object_get(doc, "metrics"), runs[i].name), "sentences"), s);
+        cb_buf_append_str(&text, json_string_value(json_object_get(sj, "score_line")));
+        cb_buf_append_char(&text, '\n');
+      }
+  if (a->json) {
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    printf("%s\n", s);
+    free(s);
+  } else if (text.len) {
+    fwrite(text.data, 1, text.len, stdout);
+  }
+  cb_buf_free(&text);
+  json_decref(doc);
+  if (fflush(stdout)) {
+    perror("calibench: eval: writing output");
+    rc = 1;
+  }
+out:
+  for (size_t i = 0; i < nrun; i++) {
+    runs[i].m->destroy(runs[i].state);
+    cb_free(runs[i].rows);
+    cb_free(runs[i].sum);
+  }
+  return rc;
+}
+
+static int eval_score_main(int argc, char **argv) {
+  metric_opts mo;
+  collect_metric_options(&mo);
+  struct option *longopts = cb_calloc(N_BASE + mo.n + 1, sizeof *longopts);
+  memcpy(longopts, BASE_OPTIONS, sizeof BASE_OPTIONS);
+  for (size_t i = 0; i < mo.n; i++)
+    longopts[N_BASE + i] = (struct option){mo.defs[i]->name,
+                                           mo.defs[i]->arg ? required_argument : no_argument, NULL,
+                                           OPT_METRIC_BASE + (int)i};
+  eval_args a = {.width = 1};
+  a.refs = cb_calloc((size_t)argc, sizeof *a.refs);
+  a.opts.v = cb_calloc((size_t)argc, sizeof *a.opts.v);
+  char *metrics = NULL;
+  int rc = 0, c;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'h': eval_usage(stdout); goto out;
+    case OPT_METRIC: free(metrics), metrics = strdup(optarg); break;
+    case OPT_HYP: a.hyp = optarg; break;
+    case OPT_REF: a.refs[a.nrefs++] = optarg; break;
+    case OPT_FIELD: a.field = optarg; break;
+    case OPT_REF_FIELD: a.ref_field = optarg; break;
+    case OPT_JSON: a.json = 1; break;
+    case OPT_SENTENCE: a.sentence = 1; break;
+    case OPT_WIDTH:
+      if (cli_parse_int("--width", optarg, 0, 17, &a.width)) rc = 2;
+      break;
+    case ':':
+      fprintf(stderr, "calibench: eval: %s needs a value\n", argv[optind - 1]);
+      rc = 2;
+      break;
+    case '?':
+      fprintf(stderr, "calibench: eval: unknown option '%s' (see calibench eval --help)\n",
+              argv[optind - 1]);
+      rc = 2;
+      break;
+    default: {
+      const cb_eval_option_def *d = mo.defs[c - OPT_METRIC_BASE];
+      a.opts.v[a.opts.n++] = (cb_eval_option){d->name, d->arg ? optarg : NULL, 0};
+    }
+    }
+    if (rc) goto out;
+  }
+  if (optind < argc) {
+    fprintf(stderr, "calibench: eval: unexpected argument '%s'\n", argv[optind]);
+    rc = 2;
+    goto out;
+  }
+  if (!a.hyp) {
+    fprintf(stderr, "calibench: eval: --hyp FILE is required\n");
+    rc = 2;
+    goto out;
+  }
+  a.metrics = metrics ? metrics : strdup("bleu");
+  metrics = NULL;
+  a.opts.sentence = a.sentence;
+  int jsonl = a.field || a.ref_field || ends_with(a.hyp, ".jsonl");
+  cb_eval_corpus corpus;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_status st;
+  if (jsonl) {
+    if (a.nrefs) {
+      fprintf(stderr, "calibench: eval: --ref: with JSONL input the references are each record's "
+                      "--ref-field\n");
+      rc = 2;
+      goto out;
+    }
+    st = cb_eval_read_jsonl(&corpus, a.hyp, a.field ? a.field : "hypothesis",
+                            a.ref_field ? a.ref_field : "reference", &err);
+  } else {
+    if (!a.nrefs) {
+      fprintf(stderr, "calibench: eval: --ref FILE is required (one per reference stream)\n");
+      rc = 2;
+      goto out;
+    }
+    st = cb_eval_read_text(&corpus, a.hyp, a.refs, a.nrefs, &err);
+  }
+  if (st != CB_OK) {
+    fprintf(stderr, "calibench: eval: %s\n", err.msg);
+    rc = 2;
+    goto out;
+  }
+  rc = score(&a, &corpus);
+  cb_eval_corpus_free(&corpus);
+out:
+  free(metrics);
+  free(a.metrics);
+  cb_free(a.refs);
+  cb_free(a.opts.v);
+  cb_free(longopts);
+  return rc;
+}
+
+int cli_eval_main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+    eval_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "score")) return eval_score_main(argc - 1, argv + 1);
+  fprintf(stderr, "calibench: eval: unknown subcommand '%s' (known: score)\n", argv[1]);
+  return 2;
+}

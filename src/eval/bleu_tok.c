@@ -1,0 +1,297 @@
+/*
+ * bleu_tok.c - the BLEU tokenizers, each a sequence of the passes sacrebleu 2.6.0
+ * applies (files named per function). Every regular-expression pass of the reference
+ * is a left-to-right scan with non-overlapping matches of one or two characters, which
+ * is what re.sub does with these patterns; each scan below says which pattern it is.
+ */
+#include "bleu_tok.h"
+
+#include <string.h>
+
+#include "eval_text.h"
+
+static const char *const TOK_NAMES[] = {"13a", "intl", "zh", "char", "none"};
+
+int cb__bleu_tok_from_name(const char *name) {
+  for (int i = 0; i < (int)(sizeof TOK_NAMES / sizeof TOK_NAMES[0]); i++)
+    if (!strcmp(name, TOK_NAMES[i])) return i;
+  return -1;
+}
+
+const char *cb__bleu_tok_name(cb__bleu_tok tok) { return TOK_NAMES[tok]; }
+
+void cb__bleu_tok_scratch_free(cb__bleu_tok_scratch *s) {
+  cb_buf_free(&s->a);
+  cb_buf_free(&s->b);
+}
+
+void cb__eval_join_words(const char *s, size_t n, cb_buf *out) {
+  size_t pos = 0, st, en;
+  int first = 1;
+  while (cb__eval_next_word(s, n, &pos, &st, &en)) {
+    if (!first) cb_buf_append_char(out, ' ');
+    cb_buf_append(out, s + st, en - st);
+    first = 0;
+  }
+}
+
+static size_t char_len(const char *s, size_t n) {
+  size_t len;
+  cb__eval_decode(s, n, &len);
+  return len;
+}
+
+/* The first pat[0..pl) in s[0..n), NULL when none (memmem is not POSIX). */
+static const char *find(const char *s, size_t n, const char *pat, size_t pl) {
+  const char *end = s + n;
+  while ((size_t)(end - s) >= pl) {
+    const char *c = memchr(s, pat[0], (size_t)(end - s) - pl + 1);
+    if (!c) return NULL;
+    if (!memcmp(c, pat, pl)) return c;
+    s = c + 1;
+  }
+  return NULL;
+}
+
+/* in.replace(pat, rep) (str.replace: non-overlapping, left to right) into out. */
+static void replace_all(const cb_buf *in, const char *pat, const char *rep, cb_buf *out) {
+  size_t pl = strlen(pat), rl = strlen(rep), i = 0;
+  cb_buf_reset(out);
+  while (i < in->len) {
+    const char *hit = find(in->data + i, in->len - i, pat, pl);
+    size_t end = hit ? (size_t)(hit - in->data) : in->len;
+    cb_buf_append(out, in->data + i, end - i);
+    if (!hit) break;
+    cb_buf_append(out, rep, rl);
+    i = end + pl;
+  }
+  if (!out->data) cb_buf_append(out, "", 0);
+}
+
+static void swap(cb_buf *a, cb_buf *b) {
+  cb_buf t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+static int is_dot_comma(unsigned char c) { return c == '.' || c == ','; }
+
+/* tokenizer_re.py's first pattern: ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '. */
+static int is_13a_punct(unsigned char c) {
+  return (c >= 0x7B && c <= 0x7E) || (c >= 0x5B && c <= 0x60) || (c >= 0x20 && c <= 0x26) ||
+         (c >= 0x28 && c <= 0x2B) || (c >= 0x3A && c <= 0x40) || c == 0x2F;
+}
+
+/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()). */
+static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
+  const char *s = in->data;
+  size_t n = in->len;
+  cb_buf_reset(tmp);
+  for (size_t i = 0; i < n; i++) {
+    if (is_13a_punct((unsigned char)s[i])) {
+      cb_buf_append_char(tmp, ' ');
+      cb_buf_append_char(tmp, s[i]);
+      cb_buf_append_char(tmp, ' ');
+    } else {
+      cb_buf_append_char(tmp, s[i]);
+    }
+  }
+  /* ([^0-9])([\.,]) -> '\1 \2 ' */
+  s = tmp->data, n = tmp->len;
+  cb_buf_reset(out);
+  for (size_t i = 0; i < n;) {
+    size_t l = char_len(s + i, n - i);
+    if (!is_digit((unsigned char)s[i]) && i + l < n && is_dot_comma((unsigned char)s[i + l])) {
+      cb_buf_append(out, s + i, l);
+      cb_buf_append_char(out, ' ');
+      cb_buf_append_char(out, s[i + l]);
+      cb_buf_append_char(out, ' ');
+      i += l + 1;
+    } else {
+      cb_buf_append(out, s + i, l);
+      i += l;
+    }
+  }
+  /* ([\.,])([^0-9]) -> ' \1 \2' */
+  s = out->data, n = out->len;
+  cb_buf_reset(tmp);
+  for (size_t i = 0; i < n;) {
+    if (is_dot_comma((unsigned char)s[i]) && i + 1 < n && !is_digit((unsigned char)s[i + 1])) {
+      size_t l = char_len(s + i + 1, n - i - 1);
+      cb_buf_append_char(tmp, ' ');
+      cb_buf_append_char(tmp, s[i]);
+      cb_buf_append_char(tmp, ' ');
+      cb_buf_append(tmp, s + i + 1, l);
+      i += 1 + l;
+    } else {
+      size_t l = char_len(s + i, n - i);
+      cb_buf_append(tmp, s + i, l);
+      i += l;
+    }
+  }
+  /* ([0-9])(-) -> '\1 \2 ' */
+  s = tmp->data, n = tmp->len;
+  cb_buf_reset(out);
+  for (size_t i = 0; i < n; i++) {
+    if (is_digit((unsigned char)s[i]) && i + 1 < n && s[i + 1] == '-') {
+      cb_buf_append_char(out, s[i]);
+      cb_buf_append(out, " - ", 3);
+      i++;
+    } else {
+      cb_buf_append_char(out, s[i]);
+    }
+  }
+  cb_buf_reset(tmp);
+  cb__eval_join_words(out->data, out->len, tmp);
+  swap(tmp, out);
+}
+
+/* tokenizer_13a.py */
+static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+  cb_buf_reset(&sc->a);
+  cb_buf_append(&sc->a, s, n);
+  static const char *const steps[][2] = {{"<skipped>", ""}, {"-\n", ""}, {"\n", " "}};
+  static const char *const entities[][2] = {
+      {"&quot;", "\""}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};
+  for (size_t i = 0; i < 3; i++) {
+    replace_all(&sc->a, steps[i][0], steps[i][1], &sc->b);
+    swap(&sc->a, &sc->b);
+  }
+  if (memchr(sc->a.data, '&', sc->a.len))
+    for (size_t i = 0; i < 4; i++) {
+      replace_all(&sc->a, entities[i][0], entities[i][1], &sc->b);
+      swap(&sc->a, &sc->b);
+    }
+  cb_buf_reset(&sc->b);
+  cb_buf_append_char(&sc->b, ' ');
+  cb_buf_append(&sc->b, sc->a.data, sc->a.len);
+  cb_buf_append_char(&sc->b, ' ');
+  regexp_post(&sc->b, &sc->a, out);
+}
+
+#define IS_N(cp) cb__eval_in(cb__eval_intl_n, cb__eval_intl_n_len, cp)
+#define IS_P(cp) cb__eval_in(cb__eval_intl_p, cb__eval_intl_p_len, cp)
+#define IS_S(cp) cb__eval_in(cb__eval_intl_s, cb__eval_intl_s_len, cp)
+
+/* tokenizer_intl.py: (\P{N})(\p{P}) -> '\1 \2 ', (\p{P})(\P{N}) -> ' \1 \2',
+ * (\p{S}) -> ' \1 ', then ' '.join(split()). */
+static void tok_intl(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+  cb_buf *a = &sc->a, *b = &sc->b;
+  cb_buf_reset(a);
+  for (size_t i = 0; i < n;) {
+    size_t l1, l2 = 0;
+    uint32_t c1 = cb__eval_decode(s + i, n - i, &l1), c2 = 0;
+    if (i + l1 < n) c2 = cb__eval_decode(s + i + l1, n - i - l1, &l2);
+    if (l2 && !IS_N(c1) && IS_P(c2)) {
+      cb_buf_append(a, s + i, l1);
+      cb_buf_append_char(a, ' ');
+      cb_buf_append(a, s + i + l1, l2);
+      cb_buf_append_char(a, ' ');
+      i += l1 + l2;
+    } else {
+      cb_buf_append(a, s + i, l1);
+      i += l1;
+    }
+  }
+  s = a->data, n = a->len;
+  cb_buf_reset(b);
+  for (size_t i = 0; i < n;) {
+    size_t l1, l2 = 0;
+    uint32_t c1 = cb__eval_decode(s + i, n - i, &l1), c2 = 0;
+    if (i + l1 < n) c2 = cb__eval_decode(s + i + l1, n - i - l1, &l2);
+    if (l2 && IS_P(c1) && !IS_N(c2)) {
+      cb_buf_append_char(b, ' ');
+      cb_buf_append(b, s + i, l1);
+      cb_buf_append_char(b, ' ');
+      cb_buf_append(b, s + i + l1, l2);
+      i += l1 + l2;
+    } else {
+      cb_buf_append(b, s + i, l1);
+      i += l1;
+    }
+  }
+  s = b->data, n = b->len;
+  cb_buf_reset(a);
+  for (size_t i = 0; i < n;) {
+    size_t l;
+    uint32_t c = cb__eval_decode(s + i, n - i, &l);
+    int sym = c >= 0x80 ? IS_S(c) : (c == '$' || c == '+' || c == '<' || c == '=' || c == '>' ||
+                                     c == '^' || c == '`' || c == '|' || c == '~');
+    if (sym) cb_buf_append_char(a, ' ');
+    cb_buf_append(a, s + i, l);
+    if (sym) cb_buf_append_char(a, ' ');
+    i += l;
+  }
+  cb_buf_reset(out);
+  cb__eval_join_words(a->data, a->len, out);
+}
+
+/* tokenizer_zh.py's _UCODE_RANGES. Two of its entries are written as '\u20000' and
+ * '\u2f800', which Python reads as two-character strings ('\u2000' '0'); compared
+ * with one character they act as the ranges U+2001..U+2A6D and U+2F81..U+2FA1, which
+ * is what the reference tests, so those are the ranges here. */
+static const cb__eval_range ZH_RANGES[] = {
+    {0x2001, 0x2A6D}, {0x2E80, 0x2EFF}, {0x2F00, 0x2FDF}, {0x2F81, 0x2FA1}, {0x2FF0, 0x2FFF},
+    {0x3000, 0x303F}, {0x3100, 0x312F}, {0x31A0, 0x31BF}, {0x31C0, 0x31EF}, {0x3200, 0x32FF},
+    {0x3300, 0x33FF}, {0x3400, 0x4DB5}, {0x4E00, 0x9FA5}, {0x9FA6, 0x9FBB}, {0xF900, 0xFA2D},
+    {0xFA30, 0xFA6A}, {0xFA70, 0xFAD9}, {0xFE10, 0xFE1F}, {0xFE30, 0xFE4F}, {0xFF00, 0xFFEF},
+    {0x2600, 0x26FF}, {0x2700, 0x27BF},
+};
+
+static int is_zh(uint32_t cp) {
+  if (cp < 0x2001) return 0;
+  for (size_t i = 0; i < sizeof ZH_RANGES / sizeof ZH_RANGES[0]; i++)
+    if (cp >= ZH_RANGES[i].lo && cp <= ZH_RANGES[i].hi) return 1;
+  return 0;
+}
+
+/* tokenizer_zh.py: strip, spaces around each Chinese character, then TokenizerRegexp
+ * (without 13a's entity step and without its padding spaces). */
+static void tok_zh(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+  size_t st = cb__eval_lstrip(s, n);
+  n = cb__eval_rstrip(s, n);
+  if (st > n) st = n;
+  cb_buf_reset(&sc->b);
+  for (size_t i = st; i < n;) {
+    size_t l;
+    uint32_t c = cb__eval_decode(s + i, n - i, &l);
+    if (is_zh(c)) cb_buf_append_char(&sc->b, ' ');
+    cb_buf_append(&sc->b, s + i, l);
+    if (is_zh(c)) cb_buf_append_char(&sc->b, ' ');
+    i += l;
+  }
+  if (!sc->b.data) cb_buf_append(&sc->b, "", 0);
+  regexp_post(&sc->b, &sc->a, out);
+}
+
+/* tokenizer_char.py: " ".join(line) - one token per non-whitespace character. */
+static void tok_char(const char *s, size_t n, cb_buf *out) {
+  cb_buf_reset(out);
+  for (size_t i = 0; i < n;) {
+    size_t sp = cb__eval_space_len(s + i, n - i);
+    if (sp) {
+      i += sp;
+      continue;
+    }
+    size_t l = char_len(s + i, n - i);
+    if (out->len) cb_buf_append_char(out, ' ');
+    cb_buf_append(out, s + i, l);
+    i += l;
+  }
+}
+
+void cb__bleu_tokenize(cb__bleu_tok tok, const char *s, size_t n, cb__bleu_tok_scratch *scratch,
+                       cb_buf *out) {
+  switch (tok) {
+  case CB__BLEU_TOK_13A: tok_13a(s, n, scratch, out); break;
+  case CB__BLEU_TOK_INTL: tok_intl(s, n, scratch, out); break;
+  case CB__BLEU_TOK_ZH: tok_zh(s, n, scratch, out); break;
+  case CB__BLEU_TOK_CHAR: tok_char(s, n, out); break;
+  case CB__BLEU_TOK_NONE:
+    cb_buf_reset(out);
+    cb__eval_join_words(s, n, out);
+    break;
+  }
+  if (!out->data) cb_buf_append(out, "", 0);
+}

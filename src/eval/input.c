@@ -1,0 +1,191 @@
+/*
+ * input.c - the corpus `eval score` scores: plain-text streams (sacrebleu's CLI:
+ * sacrebleu.py reads each file line by line with newline="\n" and rstrip()s every
+ * line) or JSONL records. Every text is checked to be well-formed UTF-8 here, so the
+ * metrics never see anything else.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/eval.h"
+#include "calibench/limits.h"
+#include "calibench/utf8.h"
+#include "eval_text.h"
+
+void cb_eval_corpus_free(cb_eval_corpus *c) {
+  cb_free(c->segs);
+  cb_free(c->ref_texts);
+  for (size_t i = 0; i < c->nbufs; i++) cb_buf_free(&c->bufs[i]);
+  cb_free(c->bufs);
+  json_decref(c->json);
+  memset(c, 0, sizeof *c);
+}
+
+const char *cb_eval_corpus_nrefs(const cb_eval_corpus *c, char buf[24]) {
+  if (c->nrefs_min != c->nrefs_max) return "var";
+  snprintf(buf, 24, "%zu", c->nrefs_min);
+  return buf;
+}
+
+/* Offset of the first ill-formed byte of s[0..n), n when none. */
+static size_t bad_utf8(const char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    if ((unsigned char)s[i] < 0x80) {
+      i++;
+      continue;
+    }
+    size_t l = cb_utf8_seq_len(s + i, n - i, NULL);
+    if (!l) return i;
+    i += l;
+  }
+  return n;
+}
+
+/* The file's lines as texts (newline and trailing whitespace dropped). */
+static cb_status read_lines(cb_buf *buf, const char *path, cb_eval_text **lines, size_t *count,
+                            cb_error *err) {
+  cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, buf, err);
+  if (st) return st;
+  size_t n = 0, cap = 0;
+  cb_eval_text *v = NULL;
+  for (size_t pos = 0; pos < buf->len;) {
+    const char *nl = memchr(buf->data + pos, '\n', buf->len - pos);
+    size_t end = nl ? (size_t)(nl - buf->data) : buf->len;
+    size_t bad = bad_utf8(buf->data + pos, end - pos);
+    if (bad < end - pos) {
+      cb_free(v);
+      return cb_error_at(err, CB_ERR_PARSE, path, (long)n + 1, (long)bad + 1,
+                         "invalid UTF-8 (byte 0x%02X)", (unsigned char)buf->data[pos + bad]);
+    }
+    if (n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      v = cb_reallocarray(v, cap, sizeof *v);
+    }
+    v[n++] = (cb_eval_text){buf->data + pos, cb__eval_rstrip(buf->data + pos, end - pos)};
+    pos = end + 1;
+  }
+  *lines = v;
+  *count = n;
+  return CB_OK;
+}
+
+cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
+                            size_t nref, cb_error *err) {
+  memset(c, 0, sizeof *c);
+  if (!nref) return cb_error_set(err, CB_ERR_INVALID, "no reference file (--ref FILE)");
+  c->nbufs = nref + 1;
+  c->bufs = cb_calloc(c->nbufs, sizeof *c->bufs);
+  cb_eval_text *hyps = NULL, **refs = cb_calloc(nref, sizeof *refs);
+  size_t nhyp = 0;
+  cb_status st = read_lines(&c->bufs[0], hyp_path, &hyps, &nhyp, err);
+  if (!st && !nhyp)
+    st = cb_error_at(err, CB_ERR_PARSE, hyp_path, 0, 0, "no segments: the file is empty");
+  for (size_t r = 0; !st && r < nref; r++) {
+    size_t cnt = 0;
+    st = read_lines(&c->bufs[r + 1], ref_paths[r], &refs[r], &cnt, err);
+    if (!st && cnt != nhyp)
+      st = cb_error_at(err, CB_ERR_PARSE, ref_paths[r], 0, 0,
+                       "%zu lines, but the hypotheses (%s) have %zu: every reference stream "
+                       "needs one line per hypothesis",
+                       cnt, hyp_path, nhyp);
+  }
+  if (!st) {
+    c->n = nhyp;
+    c->segs = cb_calloc(nhyp, sizeof *c->segs);
+    c->ref_texts = cb_calloc(nhyp * nref, sizeof *c->ref_texts);
+    for (size_t i = 0; i < nhyp; i++) {
+      for (size_t r = 0; r < nref; r++) c->ref_texts[i * nref + r] = refs[r][i];
+      c->segs[i] = (cb_eval_segment){hyps[i], c->ref_texts + i * nref, nref};
+    }
+    c->nrefs_min = c->nrefs_max = nref;
+  }
+  cb_free(hyps);
+  for (size_t r = 0; r < nref; r++) cb_free(refs[r]);
+  cb_free(refs);
+  if (st) cb_eval_corpus_free(c);
+  return st;
+}
+
+static cb_status json_text(json_t *v, const char *path, long line, const char *field,
+                           cb_eval_text *out, cb_error *err) {
+  if (!json_is_string(v))
+    return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "%s: expected a string", field);
+  out->s = json_string_value(v);
+  out->n = json_string_length(v);
+  if (memchr(out->s, '\0', out->n))
+    return cb_error_at(err, CB_ERR_PARSE, path, line, 0, "%s: a NUL character", field);
+  return CB_OK;
+}
+
+cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
+                             const char *ref_field, cb_error *err) {
+  memset(c, 0, sizeof *c);
+  c->nbufs = 1;
+  c->bufs = cb_calloc(1, sizeof *c->bufs);
+  c->json = json_array();
+  cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &c->bufs[0], err);
+  cb_buf *buf = &c->bufs[0];
+  size_t cap = 0, rcap = 0, nref_total = 0;
+  size_t *ref_first = NULL; /* per segment: its first reference in ref_texts */
+  long line = 0;
+  for (size_t pos = 0; !st && pos < buf->len;) {
+    const char *nl = memchr(buf->data + pos, '\n', buf->len - pos);
+    size_t end = nl ? (size_t)(nl - buf->data) : buf->len;
+    const char *s = buf->data + pos;
+    size_t len = end - pos;
+    line++;
+    pos = end + 1;
+    if (cb__eval_lstrip(s, len) == len) continue; /* a blank line */
+    json_error_t je;
+    json_t *rec = json_loadb(s, len, JSON_DECODE_ANY, &je);
+    if (!rec) {
+      st = cb_error_at(err, CB_ERR_PARSE, path, line, je.column, "not JSON: %s", je.text);
+      break;
+    }
+    json_array_append_new(c->json, rec);
+    if (!json_is_object(rec)) {
+      st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "expected a JSON object");
+      break;
+    }
+    json_t *h = json_object_get(rec, field), *r = json_object_get(rec, ref_field);
+    if (!h || !r) {
+      st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "no field '%s' (--%s)", !h ? field : ref_field,
+                       !h ? "field" : "ref-field");
+      break;
+    }
+    if (c->n == cap) {
+      cap = cap ? cap * 2 : 1024;
+      c->segs = cb_reallocarray(c->segs, cap, sizeof *c->segs);
+      ref_first = cb_reallocarray(ref_first, cap, sizeof *ref_first);
+    }
+    cb_eval_segment *seg = &c->segs[c->n];
+    memset(seg, 0, sizeof *seg);
+    st = json_text(h, path, line, field, &seg->hyp, err);
+    size_t nr = json_is_array(r) ? json_array_size(r) : 1;
+    if (!st && json_is_array(r) && !nr)
+      st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "%s: an empty list: a segment needs a reference",
+                       ref_field);
+    if (st) break;
+    if (nref_total + nr > rcap) {
+      rcap = (nref_total + nr) * 2;
+      c->ref_texts = cb_reallocarray(c->ref_texts, rcap, sizeof *c->ref_texts);
+    }
+    for (size_t k = 0; !st && k < nr; k++)
+      st = json_text(json_is_array(r) ? json_array_get(r, k) : r, path, line, ref_field,
+                     &c->ref_texts[nref_total + k], err);
+    if (st) break;
+    ref_first[c->n] = nref_total;
+    seg->nrefs = nr;
+    nref_total += nr;
+    if (!c->n || nr < c->nrefs_min) c->nrefs_min = nr;
+    if (nr > c->nrefs_max) c->nrefs_max = nr;
+    c->n++;
+  }
+  if (!st && !c->n) st = cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no segments: no JSON records");
+  if (!st)
+    for (size_t i = 0; i < c->n; i++) c->segs[i].refs = c->ref_texts + ref_first[i];
+  cb_free(ref_first);
+  if (st) cb_eval_corpus_free(c);
+  return st;
+}

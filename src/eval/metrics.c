@@ -1,0 +1,64 @@
+/*
+ * metrics.c - the table of metrics `eval score` knows (eval.h says how one plugs in),
+ * and what every metric shares: the score line and the corpus statistics.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/eval.h"
+
+extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp,
+    cb_eval_metric_ter;
+
+static const cb_eval_metric *const METRICS[] = {
+    &cb_eval_metric_bleu,
+    &cb_eval_metric_chrf,
+    &cb_eval_metric_chrfpp,
+    &cb_eval_metric_ter,
+};
+
+const cb_eval_metric *const *cb_eval_metrics(size_t *n) {
+  *n = sizeof METRICS / sizeof METRICS[0];
+  return METRICS;
+}
+
+const cb_eval_metric *cb_eval_metric_find(const char *name) {
+  for (size_t i = 0; i < sizeof METRICS / sizeof METRICS[0]; i++)
+    if (!strcmp(METRICS[i]->name, name)) return METRICS[i];
+  return NULL;
+}
+
+void cb_eval_result_free(cb_eval_result *r) {
+  cb_buf_free(&r->signature);
+  cb_buf_free(&r->verbose);
+  json_decref(r->stats);
+  memset(r, 0, sizeof *r);
+}
+
+/* sacrebleu/metrics/base.py, Score.format (without confidence, which the driver adds). */
+void cb_eval_score_line(const cb_eval_result *r, int width, cb_buf *out) {
+  cb_buf_append_str(out, r->display);
+  if (r->signature.len) {
+    cb_buf_append_char(out, '|');
+    cb_buf_append(out, r->signature.data, r->signature.len);
+  }
+  cb_buf_appendf(out, " = %.*f", width, r->score);
+  if (r->verbose.len) {
+    cb_buf_append_char(out, ' ');
+    cb_buf_append(out, r->verbose.data, r->verbose.len);
+  }
+}
+
+double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c) {
+  size_t k = m->n_stats(state);
+  double *rows = cb_calloc(c->n ? c->n * k : 1, sizeof *rows);
+  for (size_t i = 0; i < c->n; i++) m->segment(state, &c->segs[i], rows + i * k);
+  return rows;
+}
+
+void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum) {
+  for (size_t j = 0; j < k; j++) sum[j] = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < k; j++) sum[j] += rows[i * k + j];
+}

@@ -1,0 +1,156 @@
+/*
+ * test_eval_bleu.c - BLEU against sacrebleu 2.6.0 on every vector of
+ * tests/data/eval/bleu_vectors.jsonl (sacrebleu's own test cases and seeded random
+ * corpora; tests/data/eval/README.md says how they were made): corpus and sentence
+ * scores to 1e-9, statistics exactly, score lines and signatures character for
+ * character; and the five tokenizers on bleu_tokenize.jsonl. Plus the pieces of
+ * Python's str behaviour the metrics rely on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "calibench/alloc.h"
+#include "calibench/eval.h"
+#include "eval/bleu_tok.h"
+#include "eval/eval_text.h"
+#include "test_eval_vectors.h"
+#include "test_skip.h"
+
+/* BLEU's statistics as sacrebleu reports them: counts, totals and lengths exactly,
+ * precisions and brevity penalty to 1e-9. */
+static void check_bleu_stats(long line, json_t *want, const cb_eval_result *r) {
+  static const char *const exact[] = {"counts", "totals", "sys_len", "ref_len"};
+  for (size_t i = 0; i < 4; i++) {
+    json_t *w = json_object_get(want, exact[i]), *g = json_object_get(r->stats, exact[i]);
+    if (json_is_array(w)) {
+      assert_int_equal(json_array_size(w), json_array_size(g));
+      for (size_t k = 0; k < json_array_size(w); k++)
+        if (json_number_value(json_array_get(w, k)) != json_number_value(json_array_get(g, k)))
+          fail_msg("line %ld: %s[%zu]: sacrebleu %g, calibench %g", line, exact[i], k,
+                   json_number_value(json_array_get(w, k)), json_number_value(json_array_get(g, k)));
+    } else if (json_number_value(w) != json_number_value(g)) {
+      fail_msg("line %ld: %s: sacrebleu %g, calibench %g", line, exact[i], json_number_value(w),
+               json_number_value(g));
+    }
+  }
+  json_t *wp = json_object_get(want, "precisions"), *gp = json_object_get(r->stats, "precisions");
+  for (size_t k = 0; k < json_array_size(wp); k++)
+    eval_check_close("precision", line, json_number_value(json_array_get(wp, k)),
+                     json_number_value(json_array_get(gp, k)));
+  eval_check_close("bp", line, json_number_value(json_object_get(want, "bp")),
+                   json_number_value(json_object_get(r->stats, "bp")));
+}
+
+static void bleu_stats_check(long line, json_t *want, const double *sum, size_t k,
+                             const cb_eval_result *r) {
+  (void)sum, (void)k;
+  check_bleu_stats(line, want, r);
+}
+
+static void test_bleu_vectors(void **state) {
+  (void)state;
+  const cb_eval_metric *m = cb_eval_metric_find("bleu");
+  assert_non_null(m);
+  FILE *f = eval_open_data("bleu_vectors.jsonl");
+  long line = 0, cases = 0, sentences = 0;
+  json_t *v;
+  while ((v = eval_next_vector(f, &line))) {
+    cb_eval_options o;
+    void *st = eval_create(m, v, line, &o);
+    json_t *stats = json_object_get(v, "stats");
+    if (stats) { /* BLEU.compute_bleu on given statistics */
+      size_t k = m->n_stats(st);
+      double *s = cb_calloc(k, sizeof *s);
+      assert_int_equal(json_array_size(stats), k);
+      for (size_t i = 0; i < k; i++) s[i] = json_number_value(json_array_get(stats, i));
+      cb_eval_sig_info sig = {"1", 0, 0};
+      cb_eval_result r = {0};
+      m->result(st, s, &sig, &r);
+      eval_check_line(line, json_object_get(v, "corpus"), &r);
+      check_bleu_stats(line, json_object_get(v, "corpus"), &r);
+      cb_eval_result_free(&r);
+      cb_free(s);
+    } else {
+      sentences += eval_replay(m, st, v, line, bleu_stats_check);
+    }
+    m->destroy(st);
+    cb_free(o.v);
+    json_decref(v);
+    cases++;
+  }
+  fclose(f);
+  /* The file holds 46 cases from sacrebleu's tests and 120 random corpora. */
+  assert_true(cases >= 166);
+  assert_true(sentences >= 300);
+}
+
+static void test_bleu_tokenizers(void **state) {
+  (void)state;
+  FILE *f = eval_open_data("bleu_tokenize.jsonl");
+  long line = 0, cases = 0;
+  json_t *v;
+  cb__bleu_tok_scratch sc = {0};
+  cb_buf out = {0};
+  while ((v = eval_next_vector(f, &line))) {
+    int tok = cb__bleu_tok_from_name(json_string_value(json_object_get(v, "tok")));
+    assert_true(tok >= 0);
+    json_t *in = json_object_get(v, "in");
+    cb__bleu_tokenize((cb__bleu_tok)tok, json_string_value(in), json_string_length(in), &sc, &out);
+    const char *want = json_string_value(json_object_get(v, "out"));
+    if (strcmp(want, out.data))
+      fail_msg("line %ld (%s): sacrebleu '%s', calibench '%s'", line,
+               cb__bleu_tok_name((cb__bleu_tok)tok), want, out.data);
+    json_decref(v);
+    cases++;
+  }
+  fclose(f);
+  cb__bleu_tok_scratch_free(&sc);
+  cb_buf_free(&out);
+  assert_true(cases >= 3700);
+}
+
+/* str.lower(): capital sigma's final form and U+0130's two code points. */
+static void test_python_lower(void **state) {
+  (void)state;
+  static const char *const cases[][2] = {
+      {"\xCE\x91\xCE\xA3", "\xCE\xB1\xCF\x82"},          /* ΑΣ -> ας */
+      {"\xCE\xA3", "\xCF\x83"},                          /* Σ alone -> σ */
+      {"\xCE\x91\xCE\xA3\xCE\x91", "\xCE\xB1\xCF\x83\xCE\xB1"}, /* ΑΣΑ -> ασα */
+      {"\xCE\x91.\xCE\xA3", "\xCE\xB1.\xCF\x82"},        /* '.' is case-ignorable */
+      {"\xC4\xB0", "i\xCC\x87"},                         /* İ -> i + U+0307 */
+      {"ABC xyz", "abc xyz"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    cb_buf out = {0};
+    cb__eval_lower_text(cases[i][0], strlen(cases[i][0]), &out);
+    assert_string_equal(out.data, cases[i][1]);
+    cb_buf_free(&out);
+  }
+}
+
+/* str.split() and rstrip() whitespace: CPython's set, not C's isspace. */
+static void test_python_space(void **state) {
+  (void)state;
+  assert_int_equal(cb__eval_space_len("\x1c", 1), 1);
+  assert_int_equal(cb__eval_space_len("\xC2\x85", 2), 2);
+  assert_int_equal(cb__eval_space_len("\xE3\x80\x80", 3), 3);
+  assert_int_equal(cb__eval_space_len("\xE2\x80\x8B", 3), 0); /* U+200B is not a space */
+  assert_int_equal(cb__eval_rstrip("a\xC2\xA0 \t", 5), 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bleu_vectors),
+      cmocka_unit_test(test_bleu_tokenizers),
+      cmocka_unit_test(test_python_lower),
+      cmocka_unit_test(test_python_space),
+  };
+  return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
+}
