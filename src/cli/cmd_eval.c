@@ -337,6 +337,7 @@ int cli_eval_main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "score")) return eval_score_main(argc - 1, argv + 1);
-  fprintf(stderr, "calibench: eval: unknown subcommand '%s' (known: score)\n", argv[1]);
+  if (!strcmp(argv[1], "run")) return cli_eval_run_main(argc - 1, argv + 1);
+  fprintf(stderr, "calibench: eval: unknown subcommand '%s' (known: score, run)\n", argv[1]);
   return 2;
 }

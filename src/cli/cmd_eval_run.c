@@ -1,0 +1,191 @@
+/*
+ * cmd_eval_run.c - `calibench eval run`: a measured run (every option of `run`,
+ * run_config.c) whose prompts come from an evaluation dataset, each answer scored
+ * against its references (eval_run.h), eval.json written beside summary.json in the
+ * result directory and, for a sweep, in every point's. docs/eval.md, "eval run".
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "calibench/eval_run.h"
+#include "cli.h"
+#include "run_config.h"
+
+enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP };
+
+static const struct option EVAL_RUN_OPTIONS[] = {
+    {"metrics", required_argument, NULL, O_METRICS},
+    {"bootstrap", required_argument, NULL, O_BOOTSTRAP},
+    {NULL, 0, NULL, 0},
+};
+
+typedef struct eval_run_ctx {
+  char *metrics;           /* owned: --metrics as given */
+  cb_eval_run_params params;
+  char spec[1100];         /* the workload dataset spec of --dataset */
+} eval_run_ctx;
+
+static void eval_run_usage(FILE *out) {
+  fprintf(out,
+          "usage: calibench eval run --dataset FILE [--metrics M[,M...]] [run options]\n"
+          "\n"
+          "Measure a run whose prompts come from an evaluation dataset and score every\n"
+          "answer against the item's references: eval.json beside summary.json in the\n"
+          "result directory (every point's, with --sweep). FILE is JSONL, one item a line:\n"
+          "id, prompt or messages, reference (a string or a list), optional max_tokens.\n"
+          "With --scenario, each class whose jsonl:/chat: dataset has references is\n"
+          "scored. A failed or timed-out request scores as an empty answer (wrong, and\n"
+          "counted); an answer cut by max_tokens is scored as it came (docs/eval.md).\n"
+          "\n"
+          "evaluation:\n"
+          "  --dataset FILE             the evaluation dataset (or jsonl:FILE / chat:FILE)\n"
+          "  --metrics LIST             metrics of `calibench eval score`, comma-separated\n"
+          "                             [bleu]; judge:RUBRIC is not available yet\n"
+          "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
+          "                             of the requests (as sacrebleu's --confidence) [none]\n"
+          "\n"
+          "Each request is one item: without --num-requests or --duration, every item is\n"
+          "sent once (in a seeded order; --concurrency, --rate as for run).\n"
+          "\n");
+}
+
+static int eval_run_option(void *vctx, int val, const char *arg) {
+  eval_run_ctx *ctx = vctx;
+  long long v;
+  switch (val) {
+    case O_METRICS:
+      free(ctx->metrics);
+      ctx->metrics = strdup(arg);
+      return 0;
+    case O_BOOTSTRAP:
+      if (cli_parse_int("--bootstrap", arg, 1, 1000000, &v)) return 2;
+      ctx->params.bootstrap = (long)v;
+      return 0;
+    default: return 2;
+  }
+}
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig) {
+  (void)sig;
+  stop_signals++;
+}
+
+/* Score one result directory and print its corpus scores. */
+static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, const char *dir,
+                     const char *label) {
+  cb_error err;
+  json_t *doc = NULL;
+  cb_status st = cb_eval_run_score(&ctx->params, &cfg->workload, dir, &doc, &err);
+  if (st != CB_OK) {
+    fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
+    return st == CB_ERR_IO ? 1 : 2;
+  }
+  if (!cfg->quiet) {
+    json_t *status = json_object_get(doc, "status");
+    printf("quality%s%s: %lld requests: %lld ok, %lld truncated, %lld error, %lld timeout\n",
+           label[0] ? " " : "", label, (long long)json_integer_value(json_object_get(doc, "requests")),
+           (long long)json_integer_value(json_object_get(status, "ok")),
+           (long long)json_integer_value(json_object_get(status, "truncated")),
+           (long long)json_integer_value(json_object_get(status, "error")),
+           (long long)json_integer_value(json_object_get(status, "timeout")));
+    const char *name;
+    json_t *m;
+    json_object_foreach(json_object_get(doc, "metrics"), name, m) {
+      printf("  %-8s %8.2f  %s\n", name, json_real_value(json_object_get(m, "score")),
+             json_string_value(json_object_get(m, "signature")));
+    }
+    printf("  %s/eval.json\n", dir);
+  }
+  json_decref(doc);
+  return 0;
+}
+
+static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_session_config *cfg) {
+  cb_error err;
+  int rc;
+  if (cfg->sweep) {
+    cb_session_sweep sw;
+    cb_session_outcome o = cb_session_run_sweep(s, &sw, &err);
+    rc = (int)o;
+    if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    for (size_t i = 0; i < sw.n_points; i++)
+      if (sw.points[i].ran) {
+        int src = score_dir(ctx, cfg, sw.points[i].dir, sw.points[i].label);
+        if (!rc) rc = src;
+      }
+    cb_session_sweep_free(&sw);
+  } else {
+    cb_session_result r;
+    cb_session_outcome o = cb_session_run(s, &r, &err);
+    rc = (int)o;
+    if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    if (r.ran) {
+      int src = score_dir(ctx, cfg, r.dir, "");
+      if (!rc) rc = src;
+    }
+    cb_session_result_free(&r);
+  }
+  return rc == 0 && stop_signals ? 130 : rc;
+}
+
+int cli_eval_run_main(int argc, char **argv) {
+  eval_run_ctx ctx = {0};
+  cb_eval_run_params_init(&ctx.params);
+  run_config_extra extra = {.command = "eval run", .options = EVAL_RUN_OPTIONS,
+                            .option = eval_run_option, .usage = eval_run_usage, .ctx = &ctx};
+  cb_session_config cfg;
+  int solo = 0;
+  cb_error err;
+  int rc = run_config_parse_extra(argc, argv, &cfg, &solo, &extra);
+  if (rc >= 0) goto out;
+  rc = 2;
+  if (solo) {
+    fprintf(stderr, "calibench: eval run: --solo-baseline does not apply (use calibench run)\n");
+    goto out;
+  }
+  if (!ctx.metrics) ctx.metrics = strdup("bleu");
+  if (cb_eval_run_parse_metrics(&ctx.params, ctx.metrics, &err) != CB_OK) {
+    fprintf(stderr, "calibench: eval run: %s\n", err.msg);
+    goto out;
+  }
+  if (!cfg.scenario_path) {
+    size_t items = 0;
+    if (!cfg.cls.dataset || !strcmp(cfg.cls.dataset, "synthetic")) {
+      fprintf(stderr, "calibench: eval run: --dataset FILE is required (JSONL items with id, "
+                      "prompt or messages, and reference)\n");
+      goto out;
+    }
+    if (cb_eval_dataset_spec(cfg.cls.dataset, ctx.spec, sizeof ctx.spec, &items, &err) != CB_OK) {
+      fprintf(stderr, "calibench: eval run: --dataset: %s\n", err.msg);
+      goto out;
+    }
+    cfg.cls.dataset = ctx.spec;
+    if (!extra.load_count_given) cfg.workload.num_requests = items;
+  }
+  cfg.stop = &stop_signals;
+  cb_session *s = NULL;
+  cb_session_outcome o = cb_session_open(&cfg, &s, &err);
+  rc = (int)o;
+  if (o != CB_SESSION_OK) {
+    fprintf(stderr, "calibench: eval run: %s\n", err.msg);
+  } else {
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = run_and_score(s, &ctx, &cfg);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+  }
+  cb_session_close(s);
+out:
+  cb_session_config_free(&cfg);
+  free(ctx.metrics);
+  return rc;
+}
