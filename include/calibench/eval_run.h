@@ -73,6 +73,29 @@ cb_status cb_eval_dataset_spec(const char *file, char *spec, size_t n, size_t *i
 cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_params *w,
                             const char *dir, json_t **doc, cb_error *err);
 
+/* Two runs' corpus scores compared item by item (the gate's paired-bootstrap test). */
+typedef struct cb_eval_paired {
+  double baseline, current; /* corpus scores over the paired items */
+  double p_value;           /* one-sided: that the current run is worse */
+  double ci_low, ci_high;   /* interval of the change current - baseline */
+  size_t n;                 /* items paired */
+} cb_eval_paired;
+
+/*
+ * sacrebleu's paired bootstrap (significance.py, _paired_bs_test): the items of both
+ * runs' eval.json paired by request index (their ids must agree: the same dataset in
+ * the same seeded order), `resamples` resamples of the pairs drawn with `seed`, each
+ * side's corpus score from its summed statistics. sacrebleu's test is two-sided on
+ * |difference|; here the difference is signed toward "worse" (so an improvement is
+ * never significant), the resampled differences are centred on their mean as there,
+ * and p = (#{centred >= observed} + 1) / (resamples + 1). class_name "" = every item.
+ * Errors name the file: no eval.json, items that do not pair, no metric's statistics.
+ */
+cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
+                             const char *metric, const char *class_name, size_t resamples,
+                             double confidence, uint64_t seed, cb_eval_paired *out,
+                             cb_error *err);
+
 #ifdef __cplusplus
 }
 #endif
