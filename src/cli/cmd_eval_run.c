@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "calibench/eval_run.h"
+#include "calibench/report.h"
 #include "cli.h"
 #include "run_config.h"
 
@@ -85,6 +86,10 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
     fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
     return st == CB_ERR_IO ? 1 : 2;
   }
+  /* The session wrote report.html before the answers were scored: again, with them. */
+  if (!cfg->no_report && cb_report_write_html_file(dir, NULL, NULL, &err) != CB_OK)
+    fprintf(stderr, "calibench: eval run: report.html not rewritten with the quality section: %s\n",
+            err.msg);
   if (!cfg->quiet) {
     json_t *status = json_object_get(doc, "status");
     printf("quality%s%s: %lld requests: %lld ok, %lld truncated, %lld error, %lld timeout\n",
