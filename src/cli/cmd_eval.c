@@ -53,6 +53,8 @@ static void eval_usage(FILE *out) {
   fprintf(out,
           "usage: calibench eval score --metric M[,M...] --hyp FILE --ref FILE [--ref FILE...]\n"
           "                            [options]\n"
+          "       calibench eval run --dataset FILE [--metrics M[,M...]] [run options]\n"
+          "                            (see calibench eval run --help, docs/eval-run.md)\n"
           "\n"
           "Score hypotheses against references with reference metrics, identical to their\n"
           "reference implementations (BLEU: sacrebleu " CB_EVAL_SACREBLEU_VERSION
