@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "calibench/error.h"
+#include "calibench/eval.h"
 #include "calibench/workload.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,10 @@ extern "C" {
 typedef struct cb_eval_run_params {
   const char *metrics[CB_EVAL_RUN_MAX_METRICS]; /* names in the metric table */
   size_t n_metrics;
+  /* The metrics' options as `eval score` takes them (--tokenize intl, --lowercase);
+   * borrowed, NULL or empty for the defaults. Recorded in eval.json ("options"). */
+  const cb_eval_option *opts;
+  size_t n_opts;
   long bootstrap;  /* resamples for each corpus score's 95% interval; 0: none */
   uint64_t seed;   /* of the resampling */
 } cb_eval_run_params;
@@ -50,6 +55,13 @@ void cb_eval_run_params_init(cb_eval_run_params *p);
  * twice, or none is CB_ERR_INVALID naming it; "judge:RUBRIC" is CB_ERR_UNSUPPORTED
  * (the judge is not available yet). */
 cb_status cb_eval_run_parse_metrics(cb_eval_run_params *p, char *list, cb_error *err);
+
+/* Every metric's options, each name once (an option shared by two metrics means the
+ * same to both), in the table's order: *n of them into out (room for max). */
+size_t cb_eval_option_defs(const cb_eval_option_def **out, size_t max);
+/* Create each metric with p's options: CB_ERR_INVALID naming the option when a value
+ * is wrong or none of the metrics takes it. */
+cb_status cb_eval_run_check_options(const cb_eval_run_params *p, cb_error *err);
 
 /* 1 when higher scores are better for the metric (TER is an error rate: 0). */
 int cb_eval_metric_higher_is_better(const char *name);

@@ -15,19 +15,33 @@
 #include "cli.h"
 #include "run_config.h"
 
-enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP };
-
-static const struct option EVAL_RUN_OPTIONS[] = {
-    {"metrics", required_argument, NULL, O_METRICS},
-    {"bootstrap", required_argument, NULL, O_BOOTSTRAP},
-    {NULL, 0, NULL, 0},
-};
+/* The metric table's options follow at O_METRIC_OPT + i. */
+enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_METRIC_OPT };
+#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - 3)
 
 typedef struct eval_run_ctx {
   char *metrics;           /* owned: --metrics as given */
   cb_eval_run_params params;
   char spec[1100];         /* the workload dataset spec of --dataset */
+  const cb_eval_option_def *defs[MAX_METRIC_OPTS];
+  size_t n_defs;
+  cb_eval_option *opts;    /* owned: the metric options given */
+  struct option options[RUN_CONFIG_EXTRA_MAX + 1];
 } eval_run_ctx;
+
+static void build_options(eval_run_ctx *ctx) {
+  size_t n = 0;
+  ctx->options[n++] = (struct option){"metrics", required_argument, NULL, O_METRICS};
+  ctx->options[n++] = (struct option){"bootstrap", required_argument, NULL, O_BOOTSTRAP};
+  ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
+  for (size_t i = 0; i < ctx->n_defs; i++)
+    ctx->options[n++] = (struct option){ctx->defs[i]->name,
+                                        ctx->defs[i]->arg ? required_argument : no_argument, NULL,
+                                        O_METRIC_OPT + (int)i};
+  ctx->options[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+static eval_run_ctx *usage_ctx; /* the usage printer lists the metric options */
 
 static void eval_run_usage(FILE *out) {
   fprintf(out,
@@ -46,7 +60,14 @@ static void eval_run_usage(FILE *out) {
           "  --metrics LIST             metrics of `calibench eval score`, comma-separated\n"
           "                             [bleu]; judge:RUBRIC is not available yet\n"
           "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
-          "                             of the requests (as sacrebleu's --confidence) [none]\n"
+          "                             of the requests (as sacrebleu's --confidence) [none]\n");
+  for (size_t i = 0; usage_ctx && i < usage_ctx->n_defs; i++) {
+    const cb_eval_option_def *d = usage_ctx->defs[i];
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+    fprintf(out, "  %-26s %s\n", left, d->help);
+  }
+  fprintf(out,
           "\n"
           "Each request is one item: without --num-requests or --duration, every item is\n"
           "sent once (in a seeded order; --concurrency, --rate as for run).\n"
@@ -65,7 +86,11 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
       if (cli_parse_int("--bootstrap", arg, 1, 1000000, &v)) return 2;
       ctx->params.bootstrap = (long)v;
       return 0;
-    default: return 2;
+    default: {
+      const cb_eval_option_def *d = ctx->defs[val - O_METRIC_OPT];
+      ctx->opts[ctx->params.n_opts++] = (cb_eval_option){d->name, d->arg ? arg : NULL, 0};
+      return 0;
+    }
   }
 }
 
@@ -141,7 +166,11 @@ static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_sessio
 int cli_eval_run_main(int argc, char **argv) {
   eval_run_ctx ctx = {0};
   cb_eval_run_params_init(&ctx.params);
-  run_config_extra extra = {.command = "eval run", .options = EVAL_RUN_OPTIONS,
+  build_options(&ctx);
+  usage_ctx = &ctx;
+  ctx.opts = calloc((size_t)argc + 1, sizeof *ctx.opts);
+  ctx.params.opts = ctx.opts;
+  run_config_extra extra = {.command = "eval run", .options = ctx.options,
                             .option = eval_run_option, .usage = eval_run_usage, .ctx = &ctx};
   cb_session_config cfg;
   int solo = 0;
@@ -154,7 +183,8 @@ int cli_eval_run_main(int argc, char **argv) {
     goto out;
   }
   if (!ctx.metrics) ctx.metrics = strdup("bleu");
-  if (cb_eval_run_parse_metrics(&ctx.params, ctx.metrics, &err) != CB_OK) {
+  if (cb_eval_run_parse_metrics(&ctx.params, ctx.metrics, &err) != CB_OK ||
+      cb_eval_run_check_options(&ctx.params, &err) != CB_OK) {
     fprintf(stderr, "calibench: eval run: %s\n", err.msg);
     goto out;
   }
@@ -192,5 +222,7 @@ int cli_eval_run_main(int argc, char **argv) {
 out:
   cb_session_config_free(&cfg);
   free(ctx.metrics);
+  free(ctx.opts);
+  usage_ctx = NULL;
   return rc;
 }

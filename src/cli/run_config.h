@@ -13,7 +13,7 @@
 /* A command built on `run` (`eval run`): run's options for target, load and output,
  * plus its own. Their values start at RUN_CONFIG_EXTRA_OPT. */
 #define RUN_CONFIG_EXTRA_OPT 5000
-#define RUN_CONFIG_EXTRA_MAX 16
+#define RUN_CONFIG_EXTRA_MAX 64
 typedef struct run_config_extra {
   const char *command;          /* "eval run": in messages */
   const struct option *options; /* {NULL} last, at most RUN_CONFIG_EXTRA_MAX */

@@ -40,4 +40,12 @@ const cb__eval_item *cb__eval_items_at_line(const cb__eval_items *it, long line)
  * message's string content; "" when neither. */
 const char *cb__eval_item_prompt(const cb__eval_item *item);
 
+/* p's metric options as a fresh cb_eval_options (v owned: cb_free it; the strings
+ * stay p's), used flags cleared. */
+void cb__eval_run_options(const cb_eval_run_params *p, int sentence, cb_eval_options *out);
+/* eval.json's "options": {"tokenize": "intl", "lowercase": true}. */
+json_t *cb__eval_options_json(const cb_eval_run_params *p);
+/* Back from that object (strings point into o; v owned). */
+cb_status cb__eval_options_from_json(json_t *o, cb_eval_options *out, cb_error *err);
+
 #endif

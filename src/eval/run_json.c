@@ -78,6 +78,7 @@ json_t *cb__eval_run_json(const cb__eval_scoring *sc, const cb_eval_run_params *
   size_t requests;
   json_t *doc = json_object();
   json_object_set_new(doc, "version", json_integer(1));
+  json_object_set_new(doc, "options", cb__eval_options_json(p));
   json_object_set_new(doc, "status", status_counts(sc, -1, &requests));
   json_object_set_new(doc, "requests", json_integer((json_int_t)requests));
   json_t *metrics = json_object();

@@ -115,6 +115,13 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
   size_t n = 0;
   cb_status st = load_side(&b, baseline_dir, class_name, err);
   if (!st) st = load_side(&c, current_dir, class_name, err);
+  /* Both sides scored with the same settings, which the comparison uses. */
+  json_t *bo = b.doc ? json_object_get(b.doc, "options") : NULL;
+  json_t *co = c.doc ? json_object_get(c.doc, "options") : NULL;
+  if (!st && (json_object_size(bo) || json_object_size(co)) && !(bo && co && json_equal(bo, co)))
+    st = cb_error_set(err, CB_ERR_INVALID, "%s and %s were scored with different metric options",
+                      b.path, c.path);
+  if (!st && bo) st = cb__eval_options_from_json(bo, &opts, err);
   if (!st) st = m->create(&opts, &state, err);
   size_t k = state ? m->n_stats(state) : 0;
   if (!st) st = pair_items(&b, &c, metric, k, &brows, &crows, &n, err);
@@ -163,6 +170,7 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
     out->ci_high = changes[hi < resamples ? hi : resamples - 1];
   }
   if (state) m->destroy(state);
+  cb_free(opts.v);
   cb_free(brows);
   cb_free(crows);
   cb_free(diffs);

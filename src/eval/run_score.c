@@ -194,11 +194,16 @@ static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p
     m->name = p->metrics[i];
     m->m = cb_eval_metric_find(m->name);
     if (!m->m) return cb_error_set(err, CB_ERR_INVALID, "--metrics: unknown metric '%s'", m->name);
-    cb_eval_options corpus = {0}, sentence = {.sentence = 1};
+    cb_eval_options corpus, sentence;
+    cb__eval_run_options(p, 0, &corpus);
+    cb__eval_run_options(p, 1, &sentence);
     cb_status st = m->m->create(&corpus, &m->state, err);
-    if (st) return st;
-    sc->n_metrics++;
-    st = m->m->create(&sentence, &m->sentence_state, err);
+    if (!st) {
+      sc->n_metrics++;
+      st = m->m->create(&sentence, &m->sentence_state, err);
+    }
+    cb_free(corpus.v);
+    cb_free(sentence.v);
     if (st) return st;
     m->k = m->m->n_stats(m->state);
     m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);

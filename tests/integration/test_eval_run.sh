@@ -68,6 +68,22 @@ q1 = next(it for it in ev["items"] if it["id"] == "q1")
 assert abs(q1["scores"]["bleu"] - 100) < 1e-9 and q1["scores"]["ter"] == 0, q1["scores"]
 assert ev["classes"]["default"]["metrics"]["bleu"]["score"] == ev["metrics"]["bleu"]["score"]
 PY
+
+# The metric options of eval score: the same scores as eval score with them, recorded.
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,chrf --tokenize char --lowercase \
+  --url "$SIM_URL/v1" --out "$TMP/opts" --quiet --no-report || fail "eval run with options exited $?"
+"$CALIBENCH" eval score --hyp "$TMP/scored.jsonl" --metric bleu,chrf --tokenize char --lowercase \
+  --json >"$TMP/score-opts.json" || fail "eval score with options exited $?"
+python3 - "$TMP/opts/eval.json" "$TMP/score-opts.json" "$TMP/planted/eval.json" <<'PY' || fail "metric options"
+import json, sys
+ev, sc, plain = (json.load(open(f)) for f in sys.argv[1:])
+assert ev["options"] == {"tokenize": "char", "lowercase": True}, ev["options"]
+assert plain["options"] == {}, plain["options"]
+for m in ("bleu", "chrf"):
+    assert ev["metrics"][m]["score"] == sc["metrics"][m]["score"], m
+    assert ev["metrics"][m]["signature"] == sc["metrics"][m]["signature"], m
+assert "tok:char" in ev["metrics"]["bleu"]["signature"] and "case:lc" in ev["metrics"]["bleu"]["signature"]
+PY
 stop_sims
 
 # A request the server fails (500 on the 2nd): counted as an error, scored as "".
@@ -118,7 +134,9 @@ printf '%s\n' '{"id": "a", "prompt": "p", "reference": "r"}' '{"id": "b", "promp
 expect_2 "torn.jsonl:2:.*invalid JSON" --dataset "$TMP/torn.jsonl" --out "$TMP/x8"
 expect_2 '--bootstrap' --dataset "$TMP/ds.jsonl" --bootstrap 0 --out "$TMP/x9"
 expect_2 'solo-baseline' --dataset "$TMP/ds.jsonl" --solo-baseline --out "$TMP/x10"
-for i in 1 2 3 4 5 6 7 8 9 10; do [ ! -e "$TMP/x$i" ] || fail "bad input $i left a result directory"; done
+expect_2 '--ter-normalized: none of the metrics given takes it' --dataset "$TMP/ds.jsonl" --ter-normalized --out "$TMP/x11"
+expect_2 '--tokenize' --dataset "$TMP/ds.jsonl" --tokenize klingon --out "$TMP/x12"
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do [ ! -e "$TMP/x$i" ] || fail "bad input $i left a result directory"; done
 "$CALIBENCH" eval run --help >"$TMP/help" || fail "eval run --help exited $?"
 grep -q -- '--metrics LIST' "$TMP/help" || fail "eval run --help lacks --metrics"
 grep -q -- '--concurrency N' "$TMP/help" || fail "eval run --help lacks run's options"

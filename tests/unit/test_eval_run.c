@@ -200,8 +200,18 @@ static void test_paired(void **state) {
   assert_int_equal(cb_eval_run_paired(base, shifted, "bleu", "", 100, 0.9, 1, &r, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "request 0 is item 'i0'"));
   assert_non_null(strstr(err.msg, "not the same dataset"));
+  /* Scored with other settings: no comparison. */
+  char path[600];
+  snprintf(path, sizeof path, "%s/eval.json", same);
+  json_t *doc = json_load_file(path, 0, NULL);
+  json_object_set_new(doc, "options", json_pack("{s:b}", "lowercase", 1));
+  assert_int_equal(json_dump_file(doc, path, 0), 0);
+  json_decref(doc);
+  assert_int_equal(cb_eval_run_paired(base, same, "bleu", "", 100, 0.9, 1, &r, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "different metric options"));
+  assert_int_equal(cb_eval_run_paired(same, same, "bleu", "", 100, 0.9, 1, &r, &err), CB_OK);
   /* A metric the runs were not scored with; a directory without eval.json. */
-  assert_int_not_equal(cb_eval_run_paired(base, same, "chrf", "", 100, 0.9, 1, &r, &err), CB_OK);
+  assert_int_not_equal(cb_eval_run_paired(base, base, "chrf", "", 100, 0.9, 1, &r, &err), CB_OK);
   assert_non_null(strstr(err.msg, "stats.chrf"));
   assert_int_not_equal(cb_eval_run_paired(tmpdir, same, "bleu", "", 100, 0.9, 1, &r, &err), CB_OK);
   assert_non_null(strstr(err.msg, "eval.json"));
