@@ -205,6 +205,43 @@ static void run_quality(const cb_report *r, cb__rep_doc *d, const cb__rep_run *r
   worst_items(r, d, doc);
 }
 
+/* HTML: each metric's score at each sweep point (the points as categories, so any
+ * sweep draws the same way), and the share of requests counted as wrong. */
+static void quality_chart(cb__rep_doc *d, const cb__rep_input *in, json_t **docs) {
+  cb__rep_chart c;
+  cb__rep_doc_chart_begin(d, &c, "quality-load", "Quality against load");
+  snprintf(c.y.label, sizeof c.y.label, "score");
+  c.y.from_zero = 1;
+  c.y.min = 0;
+  c.y.max = 100;
+  snprintf(c.x.label, sizeof c.x.label, "sweep point");
+  size_t pos = 0;
+  for (size_t k = 0; k < in->n_runs; k++)
+    if (docs[k]) cb__rep_chart_category(&c, in->runs[k].label);
+  json_t *metrics = NULL;
+  for (size_t k = 0; k < in->n_runs && !metrics; k++)
+    if (docs[k]) metrics = json_object_get(docs[k], "metrics");
+  const char *name;
+  json_t *m;
+  int color = 0;
+  json_object_foreach(metrics, name, m) {
+    cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, color++ % CB__REP_PALETTE, "%s", name);
+    s->markers = 1;
+    pos = 0;
+    for (size_t k = 0; k < in->n_runs; k++)
+      if (docs[k]) cb__rep_series_add(s, (double)pos++, num(json_object_get(json_object_get(docs[k], "metrics"), name), "score"));
+  }
+  cb__rep_series *w = cb__rep_chart_series(&c, CB__REP_BARS, CB__REP_COLOR_BAD, "wrong (%% of requests)");
+  w->bar_w = 0.3;
+  pos = 0;
+  for (size_t k = 0; k < in->n_runs; k++)
+    if (docs[k]) {
+      double req = num(docs[k], "requests");
+      cb__rep_series_add(w, (double)pos++ - 0.15, req > 0 ? 100.0 * (double)count(docs[k], "wrong") / req : 0);
+    }
+  cb__rep_doc_chart_end(d, &c, NULL);
+}
+
 /* Across a sweep: the score at each load, and the fall from the lightest load to the
  * heaviest flagged. */
 static void sweep_quality(cb__rep_doc *d, const cb__rep_input *in, json_t **docs) {
@@ -241,6 +278,7 @@ static void sweep_quality(cb__rep_doc *d, const cb__rep_input *in, json_t **docs
   }
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);
+  quality_chart(d, in, docs);
   if (first == last) return;
   json_object_foreach(metrics, name, m) {
     double lo = num(json_object_get(json_object_get(docs[first], "metrics"), name), "score");

@@ -57,4 +57,13 @@ PY
 grep -q 'quality at each load' "$TMP/sweep.txt" || fail "no quality table across the sweep"
 grep -q 'Quality falls as load rises: bleu .* at concurrency=1, .* at concurrency=8' "$TMP/sweep.txt" ||
   fail "the fall is not flagged: $(sed -n '/^Quality/,/^Worst/p' "$TMP/sweep.txt")"
+"$CALIBENCH" report "$TMP/sweep" --html "$TMP/sweep.html" --quiet || fail "report --html of the sweep exited $?"
+python3 - "$TMP/sweep.html" <<'PY' || fail "the quality chart"
+import sys
+h = open(sys.argv[1]).read()
+i = h.index('data-chart="quality-load')
+fig = h[h.rfind("<figure", 0, i):h.index("</figure>", i)]
+for want in ("Quality against load", "concurrency=1", "concurrency=8", ">bleu<", "wrong (% of requests)"):
+    assert want in fig, want
+PY
 echo "ok - quality in the report"
