@@ -41,9 +41,9 @@ static void build_options(eval_run_ctx *ctx) {
   ctx->options[n] = (struct option){NULL, 0, NULL, 0};
 }
 
-static eval_run_ctx *usage_ctx; /* the usage printer lists the metric options */
 
-static void eval_run_usage(FILE *out) {
+static void eval_run_usage(void *vctx, FILE *out) {
+  const eval_run_ctx *ctx = vctx;
   fprintf(out,
           "usage: calibench eval run --dataset FILE [--metrics M[,M...]] [run options]\n"
           "\n"
@@ -61,8 +61,8 @@ static void eval_run_usage(FILE *out) {
           "                             [bleu]; judge:RUBRIC is not available yet\n"
           "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
           "                             of the requests (as sacrebleu's --confidence) [none]\n");
-  for (size_t i = 0; usage_ctx && i < usage_ctx->n_defs; i++) {
-    const cb_eval_option_def *d = usage_ctx->defs[i];
+  for (size_t i = 0; i < ctx->n_defs; i++) {
+    const cb_eval_option_def *d = ctx->defs[i];
     char left[64];
     snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
     fprintf(out, "  %-26s %s\n", left, d->help);
@@ -167,7 +167,6 @@ int cli_eval_run_main(int argc, char **argv) {
   eval_run_ctx ctx = {0};
   cb_eval_run_params_init(&ctx.params);
   build_options(&ctx);
-  usage_ctx = &ctx;
   ctx.opts = calloc((size_t)argc + 1, sizeof *ctx.opts);
   ctx.params.opts = ctx.opts;
   run_config_extra extra = {.command = "eval run", .options = ctx.options,
@@ -223,6 +222,5 @@ out:
   cb_session_config_free(&cfg);
   free(ctx.metrics);
   free(ctx.opts);
-  usage_ctx = NULL;
   return rc;
 }

@@ -484,7 +484,7 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
     switch (c) {
       case 'h':
         if (extra) {
-          extra->usage(stdout);
+          extra->usage(extra->ctx, stdout);
           usage_target(stdout);
         } else {
           virtual_time ? usage_virtual(stdout) : usage(stdout);

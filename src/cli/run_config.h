@@ -20,7 +20,7 @@ typedef struct run_config_extra {
   /* One of its options: 0, or the exit status after printing why. */
   int (*option)(void *ctx, int val, const char *arg);
   /* Its usage line, what it does and its own options; run's follow. */
-  void (*usage)(FILE *out);
+  void (*usage)(void *ctx, FILE *out);
   void *ctx;
   int load_count_given;         /* out: --num-requests or --duration was given */
 } run_config_extra;

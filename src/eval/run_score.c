@@ -153,10 +153,11 @@ static cb_status match_records(cb__eval_scoring *sc, const char *records_path, c
   return st;
 }
 
-/* sacrebleu's bootstrap (significance.py: resample the segments with replacement,
+/* sacrebleu's bootstrap (significance.py: resample the segments (segs: their rows)
+ * with replacement,
  * score each resample from its summed statistics; the interval's ends are the
  * sorted scores at n//40 and n - n//40 - 1). Our generator, not numpy's. */
-static void bootstrap(const cb__eval_metric_run *m, const cb__eval_scoring *sc, long n,
+static void bootstrap(const cb__eval_metric_run *m, const size_t *segs, size_t n_segs, long n,
                       uint64_t seed, const cb_eval_sig_info *sig, cb__eval_interval *out) {
   double *scores = cb_calloc((size_t)n, sizeof *scores);
   double *sum = cb_calloc(m->k, sizeof *sum);
@@ -165,8 +166,8 @@ static void bootstrap(const cb__eval_metric_run *m, const cb__eval_scoring *sc, 
   double mean = 0;
   for (long b = 0; b < n; b++) {
     memset(sum, 0, m->k * sizeof *sum);
-    for (size_t i = 0; i < sc->n_segs; i++) {
-      const double *row = m->rows + cb_rng_below(&rng, sc->n_segs) * m->k;
+    for (size_t i = 0; i < n_segs; i++) {
+      const double *row = m->rows + segs[cb_rng_below(&rng, n_segs)] * m->k;
       for (size_t j = 0; j < m->k; j++) sum[j] += row[j];
     }
     cb_eval_result r = {0};
@@ -232,13 +233,14 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
                             const cb_eval_run_params *p, cb_eval_result *out,
                             cb__eval_interval *interval) {
   double *sum = cb_calloc(m->k, sizeof *sum);
+  size_t *segs = cb_calloc(sc->n_segs + 1, sizeof *segs);
   size_t nmin = 0, nmax = 0, n = 0;
   for (size_t s = 0; s < sc->n_segs; s++) {
     if (class_id >= 0 && sc->segs[s].class_id != (size_t)class_id) continue;
     size_t nr = sc->segs[s].seg.nrefs;
     if (!n || nr < nmin) nmin = nr;
     if (nr > nmax) nmax = nr;
-    n++;
+    segs[n++] = s;
     for (size_t j = 0; j < m->k; j++) sum[j] += m->rows[s * m->k + j];
   }
   char nb[24];
@@ -249,7 +251,8 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
   memset(out, 0, sizeof *out);
   m->m->result(m->state, sum, &sig, out);
   if (interval) memset(interval, 0, sizeof *interval);
-  if (boot && class_id < 0) bootstrap(m, sc, p->bootstrap, p->seed, &sig, interval);
+  if (boot) bootstrap(m, segs, n, p->bootstrap, p->seed, &sig, interval);
+  cb_free(segs);
   cb_free(sum);
 }
 

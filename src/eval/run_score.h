@@ -52,7 +52,7 @@ typedef struct cb__eval_scoring {
 
 void cb__eval_scoring_free(cb__eval_scoring *sc);
 /* The corpus result of metric m over every segment (class_id -1) or one class's;
- * interval (NULL: none) gets the bootstrap when p->bootstrap and class_id is -1. */
+ * interval (NULL: none) gets the bootstrap over those segments when p->bootstrap. */
 void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_run *m, int class_id,
                             const cb_eval_run_params *p, cb_eval_result *out,
                             cb__eval_interval *interval);

@@ -49,7 +49,7 @@ YAML
 
 start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01
 "$CALIBENCH" eval run --scenario "$TMP/scenario.yaml" --metrics bleu,chrf --url "$SIM_URL/v1" \
-  --out "$TMP/run" --quiet || fail "eval run --scenario exited $?"
+  --bootstrap 300 --out "$TMP/run" --quiet || fail "eval run --scenario exited $?"
 stop_sims
 
 # Each class's answers and references as eval score's JSONL, from the records alone.
@@ -89,7 +89,12 @@ for c in ("qa", "chat"):
     want = json.load(open(f"{d}/{c}.score.json"))["metrics"]
     for m in ("bleu", "chrf"):
         assert cl[c]["metrics"][m]["score"] == want[m]["score"], (c, m, cl[c]["metrics"][m]["score"], want[m]["score"])
+        assert cl[c]["metrics"][m]["stats"] == want[m]["stats"], (c, m)
 assert cl["qa"]["metrics"]["bleu"]["score"] > cl["chat"]["metrics"]["bleu"]["score"] + 10, cl
+for c in ("qa", "chat"):  # each class's own interval, around its own score
+    iv, sc = cl[c]["metrics"]["bleu"]["interval"], cl[c]["metrics"]["bleu"]["score"]
+    assert iv["resamples"] == 300 and iv["low"] <= sc <= iv["high"], (c, iv, sc)
+assert cl["chat"]["metrics"]["bleu"]["interval"]["high"] < ev["metrics"]["bleu"]["interval"]["high"] + 1e-9
 PY
 "$CALIBENCH" report "$TMP/run" >"$TMP/report.txt" || fail "report exited $?"
 sed -n '/Quality and latency per class/,/^$/p' "$TMP/report.txt" >"$TMP/classes.txt"
