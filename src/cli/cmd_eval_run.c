@@ -14,6 +14,7 @@
 #include "calibench/report.h"
 #include "cli.h"
 #include "run_config.h"
+#include "run_output.h"
 
 /* The metric table's options follow at O_METRIC_OPT + i. */
 enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_METRIC_OPT };
@@ -143,6 +144,9 @@ static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_sessio
     cb_session_outcome o = cb_session_run_sweep(s, &sw, &err);
     rc = (int)o;
     if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    size_t ran = 0;
+    for (size_t i = 0; i < sw.n_points; i++) ran += sw.points[i].ran;
+    if (ran && !cfg->quiet) run_print_sweep(stdout, cfg, &sw);
     for (size_t i = 0; i < sw.n_points; i++)
       if (sw.points[i].ran) {
         int src = score_dir(ctx, cfg, sw.points[i].dir, sw.points[i].label);
@@ -154,6 +158,8 @@ static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_sessio
     cb_session_outcome o = cb_session_run(s, &r, &err);
     rc = (int)o;
     if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    if ((o == CB_SESSION_OK || r.all.requests) && !cfg->quiet)
+      run_print_summary(stdout, &r, cb_session_target(s), cb_session_model(s), cfg->out_dir);
     if (r.ran) {
       int src = score_dir(ctx, cfg, r.dir, "");
       if (!rc) rc = src;
