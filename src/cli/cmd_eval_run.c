@@ -130,6 +130,21 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
       printf("  %-8s %8.2f  %s\n", name, json_real_value(json_object_get(m, "score")),
              json_string_value(json_object_get(m, "signature")));
     }
+    json_t *classes = json_object_get(doc, "classes"), *c;
+    const char *cname;
+    if (json_object_size(classes) > 1) json_object_foreach(classes, cname, c) {
+        if (!json_is_true(json_object_get(c, "scored"))) {
+          printf("  class %s: not scored (no references)\n", cname);
+          continue;
+        }
+        printf("  class %s: %lld requests, %lld wrong:", cname,
+               (long long)json_integer_value(json_object_get(c, "requests")),
+               (long long)json_integer_value(json_object_get(json_object_get(c, "status"), "wrong")));
+        json_object_foreach(json_object_get(c, "metrics"), name, m) {
+          printf(" %s %.2f", name, json_real_value(json_object_get(m, "score")));
+        }
+        printf("\n");
+      }
     printf("  %s/eval.json\n", dir);
   }
   json_decref(doc);

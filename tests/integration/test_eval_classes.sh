@@ -49,7 +49,9 @@ YAML
 
 start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01
 "$CALIBENCH" eval run --scenario "$TMP/scenario.yaml" --metrics bleu,chrf --url "$SIM_URL/v1" \
-  --bootstrap 300 --out "$TMP/run" --quiet || fail "eval run --scenario exited $?"
+  --bootstrap 300 --out "$TMP/run" >"$TMP/stdout" || fail "eval run --scenario exited $?"
+grep -q '^  class qa: .* requests, 0 wrong: bleu 100.00 chrf 100.00$' "$TMP/stdout" &&
+  grep -q '^  class load: not scored' "$TMP/stdout" || fail "per-class quality lines: $(cat "$TMP/stdout")"
 stop_sims
 
 # Each class's answers and references as eval score's JSONL, from the records alone.
