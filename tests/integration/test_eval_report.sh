@@ -40,6 +40,27 @@ grep -q 'Worst items by bleu' "$TMP/report.md" || fail "Markdown has no worst it
 "$CALIBENCH" report "$TMP/run" >"$TMP/report.txt" || fail "report (text) exited $?"
 grep -q '^  i3 ' "$TMP/report.txt" || fail "the worst item (i3) is not listed first: $(grep -A4 'Worst items' "$TMP/report.txt")"
 
+# An eval.json with every field of the wrong type: the report shows what it can, the
+# registry stores what it can (and refuses one without its objects, naming the file);
+# nothing crashes.
+cp -r "$TMP/run" "$TMP/odd"
+cat >"$TMP/odd/eval.json" <<'JSON'
+{"metrics": {"bleu": {"score": "x", "interval": 5, "signature": 3, "higher_is_better": "no"}, "chrf": 7},
+ "status": [], "requests": "many", "classes": {"a": 1, "b": {"scored": true, "metrics": []}},
+ "items": [7, {"scores": 3, "id": 5, "status": 9, "references": "r", "hypothesis": ["h"]}, {"scores": {"bleu": 1}, "prompt": 2}]}
+JSON
+"$CALIBENCH" report "$TMP/odd" --html "$TMP/odd.html" --md "$TMP/odd.md" --quiet || fail "report of an odd eval.json exited $?"
+"$CALIBENCH" report "$TMP/odd" >/dev/null || fail "report (text) of an odd eval.json exited $?"
+rc=0
+"$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/odd" >/dev/null 2>"$TMP/err" || rc=$?
+[ "$rc" = 0 ] || { [ "$rc" = 2 ] && grep -q "odd/eval.json" "$TMP/err"; } ||
+  fail "store of an odd eval.json: exit $rc: $(cat "$TMP/err")"
+echo '{"metrics": {"bleu": {"score": 1}}, "classes": []}' >"$TMP/odd/eval.json"
+rc=0
+"$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/odd" >/dev/null 2>"$TMP/err" || rc=$?
+[ "$rc" = 2 ] && grep -q "odd/eval.json: fields 'metrics' and 'classes': expected objects" "$TMP/err" ||
+  fail "store of an eval.json without classes: exit $rc: $(cat "$TMP/err")"
+
 # Quality under load: one slot, so requests queue at concurrency 8 and time out.
 start_sim --responses "$TMP/resp.jsonl" --max-num-seqs 1
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --url "$SIM_URL/v1" --sweep concurrency=1,8 \
