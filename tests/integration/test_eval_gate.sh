@@ -94,6 +94,26 @@ rc=0
 [ "$rc" = 2 ] && grep -q "bad.yaml:6:.*quality.bleu is a corpus score" "$TMP/err" ||
   fail "mann-whitney on quality: exit $rc: $(cat "$TMP/err")"
 
+# Sweeps: each point judged against the baseline's point of the same load.
+evalsweep() { # OUT RESPONSES
+  start_sim --responses "$TMP/$2" --time-scale 0.01
+  "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --url "$SIM_URL/v1" --sweep concurrency=1,4 \
+    --seed 7 --out "$TMP/$1" --quiet --no-report || fail "eval run --sweep $1 exited $?"
+  stop_sims
+}
+evalsweep sbase good.jsonl
+evalsweep sworse bad.jsonl
+rc=0
+"$CALIBENCH" gate --policy "$TMP/policy.yaml" --current "$TMP/sworse" --baseline "$TMP/sbase" \
+  --json "$TMP/g-sweep.json" --quiet --no-snapshot || rc=$?
+[ "$rc" = 1 ] || fail "quality policy on a sweep with a drop: exit $rc, want 1"
+python3 - "$TMP/g-sweep.json" <<'PY' || fail "sweep verdicts"
+import json, sys
+v = [v for v in json.load(open(sys.argv[1]))["verdicts"] if v["rule"] == "bleu"]
+assert sorted(x["point"] for x in v) == ["concurrency=1", "concurrency=4"], v
+assert all(x["status"] == "fail" and x["test"]["n_current"] == 40 for x in v), v
+PY
+
 # store and history: quality.bleu per run.
 "$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/base" "$TMP/worse" >/dev/null || fail "store exited $?"
 "$CALIBENCH" history --registry "$TMP/reg.db" --metric quality.bleu --format json >"$TMP/hist.json" || fail "history exited $?"
