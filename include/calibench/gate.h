@@ -39,9 +39,13 @@ typedef enum {
   CB_GATE_TEST_AUTO,         /* bootstrap for a tail percentile (p90 and above, min, max),
                                 Mann-Whitney U for everything else */
   CB_GATE_TEST_MANNWHITNEY,  /* one-sided U test on the per-request samples */
-  CB_GATE_TEST_BOOTSTRAP     /* one-sided percentile bootstrap of the metric's quantile */
+  CB_GATE_TEST_BOOTSTRAP,    /* one-sided percentile bootstrap of the metric's quantile */
+  CB_GATE_TEST_PAIRED        /* quality.* (auto resolves to it): paired bootstrap of the
+                                corpus score over the items both runs answered, through
+                                the pair's `paired` (docs/eval-run.md, "Gate") */
 } cb_gate_test;
-const char *cb_gate_test_name(cb_gate_test t); /* "", "auto", "mann-whitney", "bootstrap" */
+/* "", "auto", "mann-whitney", "bootstrap", "paired-bootstrap" */
+const char *cb_gate_test_name(cb_gate_test t);
 
 typedef enum { CB_GATE_CORRECT_HOLM = 0, CB_GATE_CORRECT_BONFERRONI, CB_GATE_CORRECT_NONE } cb_gate_correction;
 
@@ -94,6 +98,11 @@ typedef struct cb_gate_policy {
 
 /* The documented default policy (docs/gate.md, "Default policy"). */
 void cb_gate_policy_default(cb_gate_policy *p);
+/* The default rules for quality (docs/eval-run.md, "Gate"): for each quality.<m> the
+ * current run has (whole run; not wrong_rate), a blocking rule "quality-<m>" that fails
+ * on a drop of more than 1 point (0-100 scale) that is significant by the paired
+ * bootstrap. */
+void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current);
 /*
  * Load a policy file (YAML, docs/gate.md). Errors are CB_ERR_PARSE / CB_ERR_NOT_FOUND /
  * CB_ERR_RANGE with "FILE:LINE: key 'rules[2].direction': ..." messages (err->file and
@@ -138,6 +147,18 @@ typedef struct cb_gate_verdict {
   char note[320];           /* what decided it, for people */
 } cb_gate_verdict;
 
+/* The paired test of a quality metric (the gate scores no text; the caller can): for
+ * metric ("bleu") and class ("" = whole run) of two runs, the one-sided p-value that
+ * the current run is worse than the baseline, from `resamples` paired resamples with
+ * `seed`, the `confidence` interval of the change (current - baseline) and the items
+ * paired. Not CB_OK: err says why the condition could not be evaluated. */
+typedef cb_status (*cb_gate_paired_fn)(void *ctx, const cb_run_data *current,
+                                       const cb_run_data *baseline, const char *metric,
+                                       const char *class_name, size_t resamples,
+                                       double confidence, uint64_t seed, double *p_value,
+                                       double *ci_low, double *ci_high, size_t *n,
+                                       cb_error *err);
+
 /* A current run and what it is compared with. */
 typedef struct cb_gate_pair {
   const cb_run_data *current;  /* with samples for statistical rules */
@@ -146,6 +167,8 @@ typedef struct cb_gate_pair {
                                   cb_gate_history_metrics: that rule's metric (one value
                                   per row) over the series' recent runs; NULL = none */
   size_t n_history;
+  cb_gate_paired_fn paired;    /* NULL: paired tests cannot be evaluated */
+  void *paired_ctx;
 } cb_gate_pair;
 
 typedef struct cb_gate_result {

@@ -115,6 +115,9 @@ cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, 
 /* Names of the per-request samples a run may carry (per class). */
 #define CB_SAMPLE_NAMES "ttft, tpot, e2e, ttft_sched, e2e_sched, lag, error, " \
   "throughput.requests_per_s, throughput.output_tokens_per_s, throughput.total_tokens_per_s"
+/* The sample of the quality.* metrics: eval.json's items, which the gate pairs between
+ * two runs (a paired bootstrap of the corpus score, not a sample of values). */
+#define CB_SAMPLE_EVAL_ITEMS "eval.items"
 /* Equal-width bins of the measured window for the throughput samples. */
 #define CB_THROUGHPUT_BINS 20
 

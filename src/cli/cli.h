@@ -17,5 +17,7 @@ int cli_history_main(int argc, char **argv);
 int cli_gate_main(int argc, char **argv);
 int cli_eval_main(int argc, char **argv);
 int cli_eval_judge_main(int argc, char **argv);
+/* `eval run` (argv[0] = "run"): run's options plus an evaluation dataset (cmd_eval_run.c). */
+int cli_eval_run_main(int argc, char **argv);
 
 #endif

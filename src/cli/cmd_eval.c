@@ -53,6 +53,8 @@ static void eval_usage(FILE *out) {
   fprintf(out,
           "usage: calibench eval score --metric M[,M...] --hyp FILE --ref FILE [--ref FILE...]\n"
           "                            [options]\n"
+          "       calibench eval run --dataset FILE [--metrics M[,M...]] [run options]\n"
+          "                            (see calibench eval run --help, docs/eval-run.md)\n"
           "       calibench eval judge --judge-url URL --input FILE --out DIR  (an LLM judge: --help)\n"
           "\n"
           "Score hypotheses against references with reference metrics, identical to their\n"
@@ -338,7 +340,8 @@ int cli_eval_main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "score")) return eval_score_main(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "run")) return cli_eval_run_main(argc - 1, argv + 1);
   if (!strcmp(argv[1], "judge")) return cli_eval_judge_main(argc - 1, argv + 1);
-  fprintf(stderr, "calibench: eval: unknown subcommand '%s' (known: score, judge)\n", argv[1]);
+  fprintf(stderr, "calibench: eval: unknown subcommand '%s' (known: score, run, judge)\n", argv[1]);
   return 2;
 }

@@ -158,6 +158,7 @@ int gate_cli_load(const gate_load_opts *o, cb_store *st, gate_inputs *in) {
     in->pairs[i].baseline = in->baselines[i].run_id[0] ? &in->baselines[i] : NULL;
     in->pairs[i].history = in->n_tukey ? &in->histories[i * in->n_tukey] : NULL;
     in->pairs[i].n_history = in->n_tukey;
+    in->pairs[i].paired = gate_cli_paired;
   }
   return 0;
 }

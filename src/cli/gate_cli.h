@@ -42,5 +42,11 @@ typedef struct gate_load_opts {
  * returns 0 or the exit status (2). */
 int gate_cli_load(const gate_load_opts *o, cb_store *store, gate_inputs *in);
 void gate_cli_inputs_free(gate_inputs *in);
+/* The paired test of quality metrics for cb_gate_pair.paired (cmd_gate_quality.c): both
+ * runs' eval.json, from their result directories. */
+cb_status gate_cli_paired(void *ctx, const cb_run_data *current, const cb_run_data *baseline,
+                          const char *metric, const char *class_name, size_t resamples,
+                          double confidence, uint64_t seed, double *p_value, double *ci_low,
+                          double *ci_high, size_t *n, cb_error *err);
 
 #endif

@@ -19,6 +19,8 @@
 
 static void usage_shared(FILE *out, int virtual_time);
 
+static void usage_target(FILE *out);
+
 static void usage(FILE *out) {
   fprintf(out,
           "usage: calibench run [options]\n"
@@ -26,7 +28,12 @@ static void usage(FILE *out) {
           "Load-test an OpenAI-compatible endpoint under production-like load and write a\n"
           "result directory (records.jsonl, summary.json, manifest.json). Without --url, the\n"
           "built-in simulator is started on 127.0.0.1 and measured.\n"
-          "\n"
+          "\n");
+  usage_target(out);
+}
+
+static void usage_target(FILE *out) {
+  fprintf(out,
           "target:\n"
           "  --url BASE                 e.g. http://127.0.0.1:8000/v1 (default: the built-in simulator)\n"
           "  --api chat|completions     endpoint dialect [chat]\n"
@@ -340,14 +347,20 @@ static int parse_sweep(const char *spec, cb_session_config *cfg) {
   return 0;
 }
 
-static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo);
+static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo,
+                 run_config_extra *x);
 
 int run_config_parse(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
-  return parse(argc, argv, cfg, 0, solo_baseline);
+  return parse(argc, argv, cfg, 0, solo_baseline, NULL);
 }
 
 int run_config_parse_virtual(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
-  return parse(argc, argv, cfg, 1, solo_baseline);
+  return parse(argc, argv, cfg, 1, solo_baseline, NULL);
+}
+
+int run_config_parse_extra(int argc, char **argv, cb_session_config *cfg, int *solo_baseline,
+                           run_config_extra *extra) {
+  return parse(argc, argv, cfg, 0, solo_baseline, extra);
 }
 
 /* Options of a run against HTTP targets, meaningless in virtual time: their names. */
@@ -426,7 +439,9 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
   return -1;
 }
 
-static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo) {
+static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo,
+                 run_config_extra *extra) {
+  const char *command = extra ? extra->command : virtual_time ? "sim run" : "run";
   cb_session_config_init(cfg);
   cfg->virtual_time = virtual_time;
   cfg->log = stderr;
@@ -440,10 +455,15 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
   cb_error_clear(&err);
   *solo = 0;
   enum { N_BASE = sizeof options / sizeof options[0] - 1 };
-  struct option opts[N_BASE + 2 * SIM_OPTIONS_MAX + 1];
-  sim_options_getopt(opts, 1, O_SIM_DEPLOY);
-  sim_options_getopt(opts + sim_options_count, 0, O_DEPLOY);
-  memcpy(opts + 2 * sim_options_count, options, sizeof options);
+  struct option opts[RUN_CONFIG_EXTRA_MAX + N_BASE + 2 * SIM_OPTIONS_MAX + 1];
+  size_t n_extra = 0;
+  while (extra && extra->options[n_extra].name && n_extra < RUN_CONFIG_EXTRA_MAX) {
+    opts[n_extra] = extra->options[n_extra];
+    n_extra++;
+  }
+  sim_options_getopt(opts + n_extra, 1, O_SIM_DEPLOY);
+  sim_options_getopt(opts + n_extra + sim_options_count, 0, O_DEPLOY);
+  memcpy(opts + n_extra + 2 * sim_options_count, options, sizeof options);
   optind = 1;
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -456,8 +476,20 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       if (deploy && !g.virtual_only) g.virtual_only = sim_options[i].name;
       continue;
     }
+    if (extra && c >= RUN_CONFIG_EXTRA_OPT) {
+      int rc = extra->option(extra->ctx, c, optarg);
+      if (rc) return rc;
+      continue;
+    }
     switch (c) {
-      case 'h': virtual_time ? usage_virtual(stdout) : usage(stdout); return 0;
+      case 'h':
+        if (extra) {
+          extra->usage(extra->ctx, stdout);
+          usage_target(stdout);
+        } else {
+          virtual_time ? usage_virtual(stdout) : usage(stdout);
+        }
+        return 0;
       case O_URL: /* owned from the start: run_config_free frees it on every path */
         cb_free((char *)cfg->url);
         cfg->url = cb_strdup(optarg);
@@ -614,13 +646,12 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         break;
       }
       default:
-        fprintf(stderr, "Run 'calibench %s --help' for the options.\n", virtual_time ? "sim run" : "run");
+        fprintf(stderr, "Run 'calibench %s --help' for the options.\n", command);
         return 2;
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "calibench: %s: unexpected argument '%s'\n", virtual_time ? "sim run" : "run",
-            argv[optind]);
+    fprintf(stderr, "calibench: %s: unexpected argument '%s'\n", command, argv[optind]);
     return 2;
   }
   if (virtual_time && g.http_only) {
@@ -665,6 +696,7 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
     fprintf(stderr, "calibench: --arrival %s needs --rate\n", cb_arrival_kind_name(w->arrival.kind));
     return 2;
   }
+  if (extra) extra->load_count_given = g.num_requests || g.duration;
   if (!g.num_requests && !g.duration && !trace) w->num_requests = 100;
   w->classes = &cfg->cls;
   w->num_classes = 1;

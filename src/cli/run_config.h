@@ -5,7 +5,25 @@
 #ifndef CALIBENCH_CLI_RUN_CONFIG_H
 #define CALIBENCH_CLI_RUN_CONFIG_H
 
+#include <getopt.h>
+#include <stdio.h>
+
 #include "calibench/session.h"
+
+/* A command built on `run` (`eval run`): run's options for target, load and output,
+ * plus its own. Their values start at RUN_CONFIG_EXTRA_OPT. */
+#define RUN_CONFIG_EXTRA_OPT 5000
+#define RUN_CONFIG_EXTRA_MAX 64
+typedef struct run_config_extra {
+  const char *command;          /* "eval run": in messages */
+  const struct option *options; /* {NULL} last, at most RUN_CONFIG_EXTRA_MAX */
+  /* One of its options: 0, or the exit status after printing why. */
+  int (*option)(void *ctx, int val, const char *arg);
+  /* Its usage line, what it does and its own options; run's follow. */
+  void (*usage)(void *ctx, FILE *out);
+  void *ctx;
+  int load_count_given;         /* out: --num-requests or --duration was given */
+} run_config_extra;
 
 /* Parse argv (argv[0] = "run") into *cfg (cb_session_config_init first, then the
  * options; log is stderr). Returns -1 when the run should go ahead; otherwise the
@@ -16,5 +34,8 @@ int run_config_parse(int argc, char **argv, cb_session_config *cfg, int *solo_ba
 /* The same for `sim run` (argv[0] = "run"): the workload and output options of `run`,
  * the engine from --profile/--model/--gpu/--tp/--replicas, no HTTP options. */
 int run_config_parse_virtual(int argc, char **argv, cb_session_config *cfg, int *solo_baseline);
+/* run_config_parse with the command's own options beside run's. */
+int run_config_parse_extra(int argc, char **argv, cb_session_config *cfg, int *solo_baseline,
+                           run_config_extra *extra);
 
 #endif

@@ -58,8 +58,33 @@ static double *sample_of(const cb_run_data *r, const cb_gate_rule *rule, size_t 
 
 static cb_gate_test resolve_test(const cb_gate_rule *r) {
   if (r->test != CB_GATE_TEST_AUTO) return r->test;
+  if (!strcmp(r->metric->sample, CB_SAMPLE_EVAL_ITEMS)) return CB_GATE_TEST_PAIRED;
   double q = r->metric->quantile;
   return (q >= 0.9 || q == 0) ? CB_GATE_TEST_BOOTSTRAP : CB_GATE_TEST_MANNWHITNEY;
+}
+
+/* The paired test of a quality metric, through the caller's pair->paired. */
+static void run_paired(const cb_gate_policy *p, const cb_gate_pair *pair, const cb_gate_rule *r,
+                       uint64_t seed, cb_gate_verdict *v, cond *c) {
+  const char *name = cb_gate_test_name(v->test);
+  cb_error err;
+  cb_error_clear(&err);
+  if (!pair->baseline) {
+    snprintf(c->text, sizeof c->text, "%s: no baseline", name);
+  } else if (!pair->paired) {
+    snprintf(c->text, sizeof c->text, "%s: not available here", name);
+  } else {
+    double conf = 1 - 2 * p->alpha;
+    size_t n = 0;
+    if (pair->paired(pair->paired_ctx, pair->current, pair->baseline, r->metric->name + 8,
+                     r->class_name, p->resamples, conf > 0 ? conf : 0.5, seed, &v->p_value,
+                     &v->ci_low, &v->ci_high, &n, &err) == CB_OK) {
+      v->n_current = v->n_baseline = n;
+      c->avail = 1;
+    } else {
+      snprintf(c->text, sizeof c->text, "%s: %.100s", name, err.msg);
+    }
+  }
 }
 
 /* Pass 1 for the statistical condition: the raw p-value (and CI). */
@@ -67,6 +92,10 @@ static void run_test(const cb_gate_policy *p, const cb_gate_pair *pair, const cb
                      size_t rule_idx, size_t pair_idx, cb_gate_verdict *v, cond *c) {
   c->given = 1;
   v->test = resolve_test(r);
+  if (v->test == CB_GATE_TEST_PAIRED) {
+    run_paired(p, pair, r, cb_hash3_u64(p->seed, rule_idx, pair_idx), v, c);
+    return;
+  }
   size_t nc = 0, nb = 0;
   int oc = 0, ob = 0;
   double *xc = sample_of(pair->current, r, &nc, &oc);

@@ -23,6 +23,7 @@ const char *cb_gate_test_name(cb_gate_test t) {
     case CB_GATE_TEST_AUTO: return "auto";
     case CB_GATE_TEST_MANNWHITNEY: return "mann-whitney";
     case CB_GATE_TEST_BOOTSTRAP: return "bootstrap";
+    case CB_GATE_TEST_PAIRED: return "paired-bootstrap";
     default: return "";
   }
 }
@@ -66,6 +67,19 @@ void cb_gate_policy_default(cb_gate_policy *p) {
   rule(p, "ttft-p99", "ttft.p99", CB_BETTER_LOWER, 1, 0.25, 0, 0, CB_GATE_TEST_BOOTSTRAP);
   rule(p, "tpot-p50", "tpot.p50", CB_BETTER_LOWER, 1, 0.10, 0, 0, CB_GATE_TEST_MANNWHITNEY);
   rule(p, "tpot-p99", "tpot.p99", CB_BETTER_LOWER, 1, 0.25, 0, 0, CB_GATE_TEST_BOOTSTRAP);
+}
+
+void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current) {
+  for (size_t i = 0; i < current->n_values; i++) {
+    const cb_run_value *v = &current->values[i];
+    if (v->class_name[0] || strncmp(v->metric->name, "quality.", 8) ||
+        strcmp(v->metric->sample, CB_SAMPLE_EVAL_ITEMS))
+      continue;
+    p->rules = cb_reallocarray(p->rules, p->n_rules + 1, sizeof *p->rules);
+    char name[64];
+    snprintf(name, sizeof name, "quality-%s", v->metric->name + 8);
+    rule(p, name, v->metric->name, v->metric->better, 0, 0, 1, 1.0, CB_GATE_TEST_PAIRED);
+  }
 }
 
 void cb_gate_policy_free(cb_gate_policy *p) {

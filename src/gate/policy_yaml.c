@@ -235,14 +235,25 @@ static cb_status load_rule(const cb__yaml_ctx *y, const yaml_node_t *map, size_t
       else if (!strcmp(t, "mann-whitney") || !strcmp(t, "mannwhitney") || !strcmp(t, "mwu"))
         r->test = CB_GATE_TEST_MANNWHITNEY;
       else if (!strcmp(t, "bootstrap")) r->test = CB_GATE_TEST_BOOTSTRAP;
+      else if (!strcmp(t, "paired-bootstrap")) r->test = CB_GATE_TEST_PAIRED;
       else if (!strcmp(t, "none")) r->test = CB_GATE_TEST_NONE;
-      else return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected auto, mann-whitney, bootstrap or none, got '%s'", t);
+      else return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected auto, mann-whitney, bootstrap, paired-bootstrap or none, got '%s'", t);
+      int quality = !strcmp(r->metric->sample, CB_SAMPLE_EVAL_ITEMS);
+      if (quality && r->test != CB_GATE_TEST_NONE && r->test != CB_GATE_TEST_AUTO &&
+          r->test != CB_GATE_TEST_PAIRED)
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
+                  "%s is a corpus score: it is tested paired (paired-bootstrap or auto)",
+                  r->metric->name);
+      if (!quality && r->test == CB_GATE_TEST_PAIRED)
+        return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
+                  "paired-bootstrap tests quality.* metrics (eval run), and %s is not one",
+                  r->metric->name);
       if (r->test != CB_GATE_TEST_NONE && !r->metric->sample[0])
         return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
                   "%s has no per-request sample to test (statistical tests work on "
                   "%s); use a static, relative, absolute or tukey condition",
                   r->metric->name, CB_SAMPLE_NAMES);
-      if (r->test == CB_GATE_TEST_BOOTSTRAP && !(r->metric->quantile >= 0))
+      if (r->test == CB_GATE_TEST_BOOTSTRAP && !(r->metric->quantile >= 0) && !quality)
         return cb__yaml_key_at(y, v, CB_ERR_PARSE, key,
                   "bootstrap tests a percentile, and %s is not one; use mann-whitney", r->metric->name);
       conditions += r->test != CB_GATE_TEST_NONE;

@@ -250,7 +250,7 @@ static void test_evaluate_conditions(void **state) {
   rules[5].static_limit = 50;
   cb_gate_policy p = policy_of(rules, 6);
 
-  cb_gate_pair pair = {&same, &base, NULL, 0};
+  cb_gate_pair pair = {&same, &base, NULL, 0, NULL, NULL};
   cb_gate_result res;
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
   assert_int_equal(res.n_verdicts, 6);
@@ -342,7 +342,7 @@ static void test_evaluate_class(void **state) {
   }
   snprintf(rules[1].class_name, sizeof rules[1].class_name, "chat");
   cb_gate_policy p = policy_of(rules, 2);
-  cb_gate_pair pair = {&cur, &base, NULL, 0};
+  cb_gate_pair pair = {&cur, &base, NULL, 0, NULL, NULL};
   cb_gate_result res;
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
   assert_int_equal(res.verdicts[0].status, CB_GATE_PASS);
@@ -372,7 +372,7 @@ static void test_evaluate_tukey(void **state) {
   cb_run_data cur;
   cb_run_data_init(&cur);
   put(&cur, "ttft.p50", 14.0);
-  cb_gate_pair pair = {&cur, NULL, &h, 1};
+  cb_gate_pair pair = {&cur, NULL, &h, 1, NULL, NULL};
   cb_gate_result res;
   assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
   assert_int_equal(res.verdicts[0].status, CB_GATE_PASS);
@@ -433,7 +433,7 @@ static void test_stages_and_outputs(void **state) {
   make_run(&base, "base", 1, 1.0, 1000);
   make_run(&cur, "cur", 2, 1.0, 800); /* -20% throughput */
   put(&cur, "tpot.p50", 10.0);
-  cb_gate_pair pair = {&cur, &base, NULL, 0};
+  cb_gate_pair pair = {&cur, &base, NULL, 0, NULL, NULL};
   cb_gate_result res;
   cb_error err;
   cb_error_clear(&err);
@@ -516,7 +516,7 @@ static void test_family_false_alarms(void **state) {
     cb_run_data a, b;
     make_run(&a, "a", 1000 + 2 * (uint64_t)t, 1.0, 1000);
     make_run(&b, "b", 1001 + 2 * (uint64_t)t, 1.0, 1000);
-    cb_gate_pair pair = {&a, &b, NULL, 0};
+    cb_gate_pair pair = {&a, &b, NULL, 0, NULL, NULL};
     cb_gate_result res;
     assert_int_equal(cb_gate_evaluate(&p, &pair, 1, NULL, &res, NULL), CB_OK);
     alarms += res.blocked;

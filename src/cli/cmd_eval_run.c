@@ -1,0 +1,247 @@
+/*
+ * cmd_eval_run.c - `calibench eval run`: a measured run (every option of `run`,
+ * run_config.c) whose prompts come from an evaluation dataset, each answer scored
+ * against its references (eval_run.h), eval.json written beside summary.json in the
+ * result directory and, for a sweep, in every point's. docs/eval.md, "eval run".
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "calibench/eval_run.h"
+#include "calibench/report.h"
+#include "cli.h"
+#include "run_config.h"
+#include "run_output.h"
+
+/* The metric table's options follow at O_METRIC_OPT + i. */
+enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_METRIC_OPT };
+#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - 3)
+
+typedef struct eval_run_ctx {
+  char *metrics;           /* owned: --metrics as given */
+  cb_eval_run_params params;
+  char spec[1100];         /* the workload dataset spec of --dataset */
+  const cb_eval_option_def *defs[MAX_METRIC_OPTS];
+  size_t n_defs;
+  cb_eval_option *opts;    /* owned: the metric options given */
+  struct option options[RUN_CONFIG_EXTRA_MAX + 1];
+} eval_run_ctx;
+
+static void build_options(eval_run_ctx *ctx) {
+  size_t n = 0;
+  ctx->options[n++] = (struct option){"metrics", required_argument, NULL, O_METRICS};
+  ctx->options[n++] = (struct option){"bootstrap", required_argument, NULL, O_BOOTSTRAP};
+  ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
+  for (size_t i = 0; i < ctx->n_defs; i++)
+    ctx->options[n++] = (struct option){ctx->defs[i]->name,
+                                        ctx->defs[i]->arg ? required_argument : no_argument, NULL,
+                                        O_METRIC_OPT + (int)i};
+  ctx->options[n] = (struct option){NULL, 0, NULL, 0};
+}
+
+
+static void eval_run_usage(void *vctx, FILE *out) {
+  const eval_run_ctx *ctx = vctx;
+  fprintf(out,
+          "usage: calibench eval run --dataset FILE [--metrics M[,M...]] [run options]\n"
+          "\n"
+          "Measure a run whose prompts come from an evaluation dataset and score every\n"
+          "answer against the item's references: eval.json beside summary.json in the\n"
+          "result directory (every point's, with --sweep). FILE is JSONL, one item a line:\n"
+          "id, prompt or messages, reference (a string or a list), optional max_tokens.\n"
+          "With --scenario, each class whose jsonl:/chat: dataset has references is\n"
+          "scored. A failed or timed-out request scores as an empty answer (wrong, and\n"
+          "counted); an answer cut by max_tokens is scored as it came (docs/eval.md).\n"
+          "\n"
+          "evaluation:\n"
+          "  --dataset FILE             the evaluation dataset (or jsonl:FILE / chat:FILE)\n"
+          "  --metrics LIST             metrics of `calibench eval score`, comma-separated\n"
+          "                             [bleu]; judge:RUBRIC is not available yet\n"
+          "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
+          "                             of the requests (as sacrebleu's --confidence) [none]\n");
+  for (size_t i = 0; i < ctx->n_defs; i++) {
+    const cb_eval_option_def *d = ctx->defs[i];
+    char left[64];
+    snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
+    fprintf(out, "  %-26s %s\n", left, d->help);
+  }
+  fprintf(out,
+          "\n"
+          "Each request is one item: without --num-requests or --duration, every item is\n"
+          "sent once (in a seeded order; --concurrency, --rate as for run).\n"
+          "\n");
+}
+
+static int eval_run_option(void *vctx, int val, const char *arg) {
+  eval_run_ctx *ctx = vctx;
+  long long v;
+  switch (val) {
+    case O_METRICS:
+      free(ctx->metrics);
+      ctx->metrics = strdup(arg);
+      return 0;
+    case O_BOOTSTRAP:
+      if (cli_parse_int("--bootstrap", arg, 1, 1000000, &v)) return 2;
+      ctx->params.bootstrap = (long)v;
+      return 0;
+    default: {
+      const cb_eval_option_def *d = ctx->defs[val - O_METRIC_OPT];
+      ctx->opts[ctx->params.n_opts++] = (cb_eval_option){d->name, d->arg ? arg : NULL, 0};
+      return 0;
+    }
+  }
+}
+
+static volatile sig_atomic_t stop_signals;
+
+static void on_stop_signal(int sig) {
+  (void)sig;
+  stop_signals++;
+}
+
+/* Score one result directory and print its corpus scores. */
+static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, const char *dir,
+                     const char *label) {
+  cb_error err;
+  json_t *doc = NULL;
+  cb_status st = cb_eval_run_score(&ctx->params, &cfg->workload, dir, &doc, &err);
+  if (st != CB_OK) {
+    fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
+    return st == CB_ERR_IO ? 1 : 2;
+  }
+  /* The session wrote report.html before the answers were scored: again, with them. */
+  if (!cfg->no_report && cb_report_write_html_file(dir, NULL, NULL, &err) != CB_OK)
+    fprintf(stderr, "calibench: eval run: report.html not rewritten with the quality section: %s\n",
+            err.msg);
+  if (!cfg->quiet) {
+    json_t *status = json_object_get(doc, "status");
+    printf("quality%s%s: %lld requests: %lld ok, %lld truncated, %lld error, %lld timeout\n",
+           label[0] ? " " : "", label, (long long)json_integer_value(json_object_get(doc, "requests")),
+           (long long)json_integer_value(json_object_get(status, "ok")),
+           (long long)json_integer_value(json_object_get(status, "truncated")),
+           (long long)json_integer_value(json_object_get(status, "error")),
+           (long long)json_integer_value(json_object_get(status, "timeout")));
+    const char *name;
+    json_t *m;
+    json_object_foreach(json_object_get(doc, "metrics"), name, m) {
+      printf("  %-8s %8.2f  %s\n", name, json_real_value(json_object_get(m, "score")),
+             json_string_value(json_object_get(m, "signature")));
+    }
+    json_t *classes = json_object_get(doc, "classes"), *c;
+    const char *cname;
+    if (json_object_size(classes) > 1) json_object_foreach(classes, cname, c) {
+        if (!json_is_true(json_object_get(c, "scored"))) {
+          printf("  class %s: not scored (no references)\n", cname);
+          continue;
+        }
+        printf("  class %s: %lld requests, %lld wrong:", cname,
+               (long long)json_integer_value(json_object_get(c, "requests")),
+               (long long)json_integer_value(json_object_get(json_object_get(c, "status"), "wrong")));
+        json_object_foreach(json_object_get(c, "metrics"), name, m) {
+          printf(" %s %.2f", name, json_real_value(json_object_get(m, "score")));
+        }
+        printf("\n");
+      }
+    printf("  %s/eval.json\n", dir);
+  }
+  json_decref(doc);
+  return 0;
+}
+
+static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_session_config *cfg) {
+  cb_error err;
+  int rc;
+  if (cfg->sweep) {
+    cb_session_sweep sw;
+    cb_session_outcome o = cb_session_run_sweep(s, &sw, &err);
+    rc = (int)o;
+    if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    size_t ran = 0;
+    for (size_t i = 0; i < sw.n_points; i++) ran += sw.points[i].ran;
+    if (ran && !cfg->quiet) run_print_sweep(stdout, cfg, &sw);
+    for (size_t i = 0; i < sw.n_points; i++)
+      if (sw.points[i].ran) {
+        int src = score_dir(ctx, cfg, sw.points[i].dir, sw.points[i].label);
+        if (!rc) rc = src;
+      }
+    cb_session_sweep_free(&sw);
+  } else {
+    cb_session_result r;
+    cb_session_outcome o = cb_session_run(s, &r, &err);
+    rc = (int)o;
+    if (o != CB_SESSION_OK) fprintf(stderr, "calibench: %s\n", err.msg);
+    if ((o == CB_SESSION_OK || r.all.requests) && !cfg->quiet)
+      run_print_summary(stdout, &r, cb_session_target(s), cb_session_model(s), cfg->out_dir);
+    if (r.ran) {
+      int src = score_dir(ctx, cfg, r.dir, "");
+      if (!rc) rc = src;
+    }
+    cb_session_result_free(&r);
+  }
+  return rc == 0 && stop_signals ? 130 : rc;
+}
+
+int cli_eval_run_main(int argc, char **argv) {
+  eval_run_ctx ctx = {0};
+  cb_eval_run_params_init(&ctx.params);
+  build_options(&ctx);
+  ctx.opts = calloc((size_t)argc + 1, sizeof *ctx.opts);
+  ctx.params.opts = ctx.opts;
+  run_config_extra extra = {.command = "eval run", .options = ctx.options,
+                            .option = eval_run_option, .usage = eval_run_usage, .ctx = &ctx};
+  cb_session_config cfg;
+  int solo = 0;
+  cb_error err;
+  int rc = run_config_parse_extra(argc, argv, &cfg, &solo, &extra);
+  if (rc >= 0) goto out;
+  rc = 2;
+  if (solo) {
+    fprintf(stderr, "calibench: eval run: --solo-baseline does not apply (use calibench run)\n");
+    goto out;
+  }
+  if (!ctx.metrics) ctx.metrics = strdup("bleu");
+  if (cb_eval_run_parse_metrics(&ctx.params, ctx.metrics, &err) != CB_OK ||
+      cb_eval_run_check_options(&ctx.params, &err) != CB_OK) {
+    fprintf(stderr, "calibench: eval run: %s\n", err.msg);
+    goto out;
+  }
+  if (!cfg.scenario_path) {
+    size_t items = 0;
+    if (!cfg.cls.dataset || !strcmp(cfg.cls.dataset, "synthetic")) {
+      fprintf(stderr, "calibench: eval run: --dataset FILE is required (JSONL items with id, "
+                      "prompt or messages, and reference)\n");
+      goto out;
+    }
+    if (cb_eval_dataset_spec(cfg.cls.dataset, ctx.spec, sizeof ctx.spec, &items, &err) != CB_OK) {
+      fprintf(stderr, "calibench: eval run: --dataset: %s\n", err.msg);
+      goto out;
+    }
+    cfg.cls.dataset = ctx.spec;
+    if (!extra.load_count_given) cfg.workload.num_requests = items;
+  }
+  cfg.stop = &stop_signals;
+  cb_session *s = NULL;
+  cb_session_outcome o = cb_session_open(&cfg, &s, &err);
+  rc = (int)o;
+  if (o != CB_SESSION_OK) {
+    fprintf(stderr, "calibench: eval run: %s\n", err.msg);
+  } else {
+    struct sigaction sa = {.sa_handler = on_stop_signal};
+    sigemptyset(&sa.sa_mask);
+    struct sigaction old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    rc = run_and_score(s, &ctx, &cfg);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+  }
+  cb_session_close(s);
+out:
+  cb_session_config_free(&cfg);
+  free(ctx.metrics);
+  free(ctx.opts);
+  return rc;
+}
