@@ -84,6 +84,7 @@ typedef struct cb_record {
   cb_record_attempt *attempts; /* owned: the failed attempts before the last, n_attempts */
   size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
+  int output_text_cut;       /* the answer went on past output_text (the runner's cap) */
 } cb_record;
 
 /* Tokens in content chunk i (< n_chunks). */

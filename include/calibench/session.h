@@ -55,8 +55,10 @@ extern "C" {
 
 #define CB_SESSION_MAX_HEADERS 64
 #define CB_SESSION_MAX_SWEEP 64
-/* Bytes of each answer a record keeps (the runner's max_output_text). */
+/* Bytes of each answer a record keeps by default (cfg.max_output_text): a run keeps
+ * enough to show; scoring (`eval`, `probe`) asks for CB_SESSION_ANSWER_MAX. */
 #define CB_SESSION_OUTPUT_TEXT_MAX 4096
+#define CB_SESSION_ANSWER_MAX ((size_t)1 << 20)
 
 typedef enum {
   CB_SESSION_SWEEP_NONE = 0,
@@ -88,6 +90,9 @@ typedef struct cb_session_config {
   int http2;
   int libcurl;                     /* libcurl reads http:// too */
   double request_timeout_s;        /* 0: none */
+  size_t max_output_text;          /* bytes of each answer a record keeps
+                                      (CB_SESSION_OUTPUT_TEXT_MAX); past it the record
+                                      says output_text_cut */
   int retries;
   const char *extra_body;          /* JSON object merged into every body */
   /* the built-in simulator (url NULL): cb_sim_server_default_params, seed = workload's */

@@ -223,6 +223,7 @@ int cli_eval_run_main(int argc, char **argv) {
     if (!extra.load_count_given) cfg.workload.num_requests = items;
   }
   cfg.stop = &stop_signals;
+  cfg.max_output_text = CB_SESSION_ANSWER_MAX; /* whole answers are scored, not a preview */
   cb_session *s = NULL;
   cb_session_outcome o = cb_session_open(&cfg, &s, &err);
   rc = (int)o;

@@ -52,10 +52,10 @@ static void on_record(void *ctx, const cb_record *rec) {
   const char *text = rec->output_text ? rec->output_text : "";
   size_t len = strlen(text);
   a->parsed = c->pair ? cb_judge_parse_pair(text, len) : cb_judge_parse_single(c->rubric, text, len);
-  /* the session keeps CB_SESSION_OUTPUT_TEXT_MAX bytes of an answer: say so when a
-   * marker may have been cut off */
-  if (!a->parsed.ok && len >= CB_SESSION_OUTPUT_TEXT_MAX)
-    a->parsed.why = "no verdict in the answer's first 4096 bytes (the rest is not kept)";
+  /* the record keeps CB_SESSION_ANSWER_MAX bytes of an answer: say so when a marker
+   * may have been cut off */
+  if (!a->parsed.ok && rec->output_text_cut)
+    a->parsed.why = "no verdict in the answer's first 1 MiB (the rest is not kept)";
 }
 
 /* One chat: dataset line: the system message, the prompt, the answer budget. */
@@ -246,6 +246,7 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
     cfg.api_key_env = p->api_key_env;
   }
   cfg.request_timeout_s = p->request_timeout_s;
+  cfg.max_output_text = CB_SESSION_ANSWER_MAX;
   cfg.retries = p->retries;
   cfg.cls.dataset = spec;
   cfg.cls.data.order = CB_ORDER_SEQUENTIAL;

@@ -71,6 +71,8 @@ static json_t *item_json(const cb__eval_scoring *sc, size_t s) {
   json_object_set_new(o, "prompt", json_string(cb__eval_item_prompt(g->item)));
   json_object_set_new(o, "references", refs);
   json_object_set_new(o, "hypothesis", json_stringn(g->seg.hyp.s, g->seg.hyp.n));
+  /* scored on the first CB_SESSION_ANSWER_MAX bytes: the rest was not kept */
+  if (g->rec->output_text_cut) json_object_set_new(o, "answer_cut", json_true());
   return o;
 }
 

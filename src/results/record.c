@@ -137,6 +137,7 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
     cb_buf_append_char(out, ']');
   }
   if (r->output_text) key_str(out, "output_text", r->output_text);
+  if (r->output_text_cut) cb_buf_append_str(out, ",\"output_text_cut\":true");
   cb_buf_append_str(out, "}\n");
 }
 

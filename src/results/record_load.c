@@ -146,6 +146,7 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   }
   json_t *text = json_object_get(o, "output_text");
   if (json_is_string(text)) r->output_text = cb_strndup(json_string_value(text), json_string_length(text));
+  r->output_text_cut = json_is_true(json_object_get(o, "output_text_cut"));
   return CB_OK;
 }
 

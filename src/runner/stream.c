@@ -196,6 +196,7 @@ static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_
   copy_usage(r, &a->usage, a->has_usage);
   snprintf(r->finish_reason, sizeof r->finish_reason, "%s", a->finish_reason);
   if (a->text.len) r->output_text = cb_strndup(a->text.data, a->text.len);
+  r->output_text_cut = a->text_truncated;
   if (a->error != CB_CLIENT_ERR_NONE)
     set_error(r, cb_client_error_class_name(a->error), "%s",
               a->error_msg ? a->error_msg : cb_client_error_class_desc(a->error));
@@ -219,6 +220,7 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
     copy_usage(r, &resp.usage, resp.has_usage);
     snprintf(r->finish_reason, sizeof r->finish_reason, "%s", resp.finish_reason);
     if (text.len) r->output_text = cb_strndup(text.data, text.len);
+    r->output_text_cut = resp.text_truncated;
   }
   cb_buf_free(&text);
 }

@@ -30,6 +30,7 @@ void cb_session_config_init(cb_session_config *cfg) {
   cfg->api_key_env = "OPENAI_API_KEY";
   cfg->confidence = 0.95;
   cfg->drain_timeout_s = 30;
+  cfg->max_output_text = CB_SESSION_OUTPUT_TEXT_MAX;
   cfg->sweep_points = 5;
   cfg->sweep_max_concurrency = 64;
   cfg->slo_attainment = 0.99;
@@ -149,7 +150,7 @@ void cb__session_runner_params(const cb_session_config *cfg, const char *endpoin
   out->seed = cfg->workload.seed;
   out->drain_timeout_s = cfg->drain_timeout_s;
   out->stop = cfg->stop;
-  out->max_output_text = CB_SESSION_OUTPUT_TEXT_MAX;
+  out->max_output_text = cfg->max_output_text;
   if (cfg->tok) {
     out->count_tokens = cb_tok_count;
     out->count_ctx = cfg->tok;

@@ -123,7 +123,8 @@ static void fill_text(vrun *v, vreq *q) {
   cb_buf_init(&b, 0);
   cb_sim_text_cursor cur;
   cb_sim_text_cursor_init(&cur, q->seed, 0);
-  for (int64_t k = 0; k < q->produced && b.len < cap; k++) {
+  int64_t k = 0;
+  for (; k < q->produced && b.len < cap; k++) {
     const char *t;
     size_t n;
     if (q->scripted) {
@@ -135,9 +136,13 @@ static void fill_text(vrun *v, vreq *q) {
       t = v->text;
       n = strlen(t);
     }
-    if (n > cap - b.len) n = cap - b.len;
+    if (n > cap - b.len) {
+      n = cap - b.len;
+      q->rec.output_text_cut = 1;
+    }
     cb_buf_append(&b, t, n);
   }
+  if (k < q->produced) q->rec.output_text_cut = 1;
   q->rec.output_text = cb_strndup(b.data, b.len);
   cb_buf_free(&b);
 }

@@ -112,6 +112,34 @@ ev = json.load(open(sys.argv[1]))
 assert ev['requests'] == 5 and sum(ev['status'][k] for k in ('ok', 'truncated', 'error', 'timeout')) == 5, ev['status']
 " "$TMP/builtin/eval.json" || fail "built-in simulator eval.json"
 
+# A long answer is scored whole: a run keeps 4096 bytes of an answer to show, eval run
+# keeps up to 1 MiB (CB_SESSION_ANSWER_MAX) and scores all of it.
+long=$(python3 -c 'print(" ".join("word%d" % i for i in range(1500)))')
+printf '{"id": "long", "prompt": "Say it all", "reference": "%s", "max_tokens": 8000}\n' "$long" >"$TMP/long.jsonl"
+printf '{"prompt": "Say it all", "response": "%s"}\n' "$long" >"$TMP/long-resp.jsonl"
+start_sim --responses "$TMP/long-resp.jsonl" --time-scale 0.001
+"$CALIBENCH" eval run --dataset "$TMP/long.jsonl" --metrics chrf --url "$SIM_URL/v1" \
+  --out "$TMP/long" --quiet --no-report || fail "eval run (long answer) exited $?"
+python3 - "$TMP/long/eval.json" "$TMP/long/records.jsonl" "${#long}" <<'PY' || fail "long answer"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+item = ev["items"][0]
+assert len(item["hypothesis"]) == int(sys.argv[3]) > 4096, len(item["hypothesis"])
+assert "answer_cut" not in item, item.get("answer_cut")
+assert ev["metrics"]["chrf"]["score"] == 100.0, ev["metrics"]["chrf"]["score"]
+rec = json.loads(open(sys.argv[2]).readline())
+assert "output_text_cut" not in rec, rec.get("output_text_cut")
+PY
+# `run` keeps 4096 bytes of it, and its record says the answer went on.
+"$CALIBENCH" run --dataset "jsonl:$TMP/long.jsonl" --num-requests 1 --url "$SIM_URL/v1" \
+  --out "$TMP/long-run" --quiet --no-report || fail "run (long answer) exited $?"
+python3 - "$TMP/long-run/records.jsonl" <<'PY' || fail "run's record of a long answer"
+import json, sys
+rec = json.loads(open(sys.argv[1]).readline())
+assert len(rec["output_text"].encode()) == 4096, len(rec["output_text"].encode())
+assert rec["output_text_cut"] is True, rec
+PY
+
 # Bad input: what and where, exit 2, nothing run.
 expect_2() { # PATTERN ARGS...
   local pat=$1 rc=0

@@ -100,7 +100,8 @@ static void test_items_in_memory(void **state) {
       {.prompt = "5+5?", .answer = "ten", .reference = "10", .human = NAN},
       {.prompt = "6+6?", .answer = "12", .reference = "12", .human = NAN},
   };
-  /* item 5: a long explanation whose rating comes after the 4096 bytes kept */
+  /* item 5: a long explanation whose rating comes after 4096 bytes (what `run` keeps of
+   * an answer): the judge keeps CB_SESSION_ANSWER_MAX, so the rating is read */
   char verbose[4600];
   size_t at = 0;
   while (at < 4300) at += (size_t)snprintf(verbose + at, sizeof verbose - at, "reasoning ");
@@ -147,10 +148,10 @@ static void test_items_in_memory(void **state) {
   assert_true(res.items[2].ok && res.items[2].score == 8);
   assert_true(!res.items[3].ok && res.items[3].parse_failures == 1 &&
               res.items[3].request_failures == 0);
-  assert_true(!res.items[4].ok && res.items[4].parse_failures == 1);
-  assert_int_equal(res.summary.scored, 3);
-  assert_int_equal(res.summary.parse_failures, 2);
-  assert_true(fabs(res.summary.mean_score - 19.0 / 3) < 1e-12);
+  assert_true(res.items[4].ok && res.items[4].score == 9);
+  assert_int_equal(res.summary.scored, 4);
+  assert_int_equal(res.summary.parse_failures, 1);
+  assert_true(fabs(res.summary.mean_score - 28.0 / 4) < 1e-12);
   assert_int_equal(res.summary.human_items, 3);
   /* judge (9, 2, 8) against people (9, 2, 7): scipy.stats.pearsonr gives 0.9889822382736464 */
   assert_true(fabs(res.summary.agreement[CB_STATS_AGREE_PEARSON].estimate - 0.9889822382736464) < 1e-12);
@@ -162,9 +163,7 @@ static void test_items_in_memory(void **state) {
   json_error_t je;
   json_t *j = json_load_file(path, 0, &je);
   assert_non_null(j);
-  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "parse_failures")), 2);
-  json_t *a5 = json_array_get(json_object_get(json_array_get(json_object_get(j, "items"), 4), "answers"), 0);
-  assert_non_null(strstr(json_string_value(json_object_get(a5, "why")), "first 4096 bytes"));
+  assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "summary"), "parse_failures")), 1);
   json_decref(j);
 
   /* an item without its answer is refused before anything is sent */
