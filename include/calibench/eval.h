@@ -94,9 +94,15 @@ cb_status cb_eval_opt_choice(cb_eval_options *o, const char *name, const char *c
 /* What the signature carries beside the metric's own settings. */
 typedef struct cb_eval_sig_info {
   const char *nrefs;  /* "1", "2", ... or "var" */
-  long bootstrap;     /* resamples, 0 when none */
-  uint64_t seed;
+  long bootstrap;     /* bootstrap resamples (bs:N), 0 when none */
+  uint64_t seed;      /* with bs or ar: the generator's seed */
+  long ar;            /* approximate randomisation trials (ar:N), 0 when none */
 } cb_eval_sig_info;
+
+/* The signature's shared head, "nrefs:N|" then "bs:N|", "ar:N|", "seed:S|" as they
+ * apply (sacrebleu's Signature key order), appended to out: every metric's signature
+ * starts with it. */
+void cb_eval_sig_head(const cb_eval_sig_info *sig, cb_buf *out);
 
 typedef struct cb_eval_result {
   double score;
@@ -127,8 +133,11 @@ const cb_eval_metric *const *cb_eval_metrics(size_t *n);
 const cb_eval_metric *cb_eval_metric_find(const char *name);
 
 /* sacrebleu's score line: "DISPLAY|SIGNATURE = SCORE VERBOSE", SCORE with `width`
- * decimals (sacrebleu's --width, 1 by default), appended to out. */
-void cb_eval_score_line(const cb_eval_result *r, int width, cb_buf *out);
+ * decimals (sacrebleu's --width, 1 by default), appended to out; with an interval
+ * (NULL for none) SCORE is followed by " (μ = MEAN ± CI)". */
+struct cb_eval_interval;
+void cb_eval_score_line(const cb_eval_result *r, int width, const struct cb_eval_interval *iv,
+                        cb_buf *out);
 
 /* --- corpus ------------------------------------------------------------------- */
 
@@ -148,7 +157,8 @@ void cb_eval_corpus_free(cb_eval_corpus *c);
 const char *cb_eval_corpus_nrefs(const cb_eval_corpus *c, char buf[24]);
 
 /* Plain text: one segment per line (a last line without newline counts; trailing
- * whitespace is dropped, as sacrebleu's CLI does), one file per reference stream.
+ * whitespace is dropped, as sacrebleu's CLI does), one file per reference stream
+ * (none: segments without references, e.g. a baseline system's to pair with).
  * Errors name the file and line: unreadable file, invalid UTF-8, line counts that
  * differ, no segments. */
 cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
@@ -162,6 +172,41 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
 double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c);
 /* The column sums of rows (n rows of k) into sum[0..k). */
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
+
+/* --- confidence (sacrebleu/significance.py and metrics/base.py) ------------------ */
+
+/* sacrebleu's default seed (its SACREBLEU_SEED). */
+#define CB_EVAL_DEFAULT_SEED 12345
+
+typedef struct cb_eval_interval {
+  double mean; /* mean of the resampled scores */
+  double ci;   /* half the width of the 95% interval: (upper - lower) / 2 */
+} cb_eval_interval;
+
+/* Bootstrap resampling of segments (Metric.corpus_score with n_bootstrap): `samples`
+ * resamples of the n segments' statistics rows (k each) drawn with numpy's
+ * default_rng(seed).choice, each scored from its sum, then Score.estimate_ci. */
+cb_eval_interval cb_eval_bootstrap(const cb_eval_metric *m, const void *state, const double *rows,
+                                   size_t n, size_t k, long samples, uint64_t seed);
+
+typedef struct cb_eval_paired {
+  double baseline, system; /* the two corpus scores */
+  double p_value;
+  int has_interval;        /* paired bootstrap: the intervals below are set */
+  cb_eval_interval baseline_ci, system_ci;
+} cb_eval_paired;
+
+/* Paired bootstrap resampling (_paired_bs_test, Koehn 2004 as Moses'
+ * bootstrap-hypothesis-difference-significance.pl) of a system against a baseline
+ * over the same segments. */
+cb_eval_paired cb_eval_paired_bs(const cb_eval_metric *m, const void *state, const double *bl_rows,
+                                 const double *sys_rows, size_t n, size_t k, long samples,
+                                 uint64_t seed);
+/* Paired approximate randomisation (_paired_ar_test, after multeval): each trial
+ * swaps each segment's two outputs with probability 1/2. */
+cb_eval_paired cb_eval_paired_ar(const cb_eval_metric *m, const void *state, const double *bl_rows,
+                                 const double *sys_rows, size_t n, size_t k, long trials,
+                                 uint64_t seed);
 
 #ifdef __cplusplus
 }

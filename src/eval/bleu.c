@@ -234,8 +234,7 @@ static void bleu_result(const void *state, const double *stats, const cb_eval_si
   out->score = compute_bleu(b, correct, total, sys_len, ref_len, prec, &bp);
   snprintf(out->display, sizeof out->display, "BLEU");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|eff:%s|tok:%s|smooth:%s", b->lowercase ? "lc" : "mixed",
                  b->effective_order ? "yes" : "no", cb__bleu_tok_name(b->tok), SMOOTH_NAMES[b->smooth]);
   if (b->smooth == SMOOTH_FLOOR || b->smooth == SMOOTH_ADD_K) cb_buf_appendf(s, "[%.2f]", b->smooth_value);

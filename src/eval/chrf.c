@@ -260,8 +260,7 @@ static void chrf_result(const void *state, const double *stats, const cb_eval_si
   /* f'chrF{beta}' + '+' * word_order */
   snprintf(out->display, sizeof out->display, "chrF%ld%.*s", c->beta, (int)c->word_order, "++++++++");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|eff:%s|nc:%ld|nw:%ld|space:%s|version:%s", c->lowercase ? "lc" : "mixed",
                  c->eps_smoothing ? "no" : "yes", c->char_order, c->word_order,
                  c->whitespace ? "yes" : "no", CB_EVAL_SACREBLEU_VERSION);

@@ -73,7 +73,6 @@ static cb_status read_lines(cb_buf *buf, const char *path, cb_eval_text **lines,
 cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
                             size_t nref, cb_error *err) {
   memset(c, 0, sizeof *c);
-  if (!nref) return cb_error_set(err, CB_ERR_INVALID, "no reference file (--ref FILE)");
   c->nbufs = nref + 1;
   c->bufs = cb_calloc(c->nbufs, sizeof *c->bufs);
   cb_eval_text *hyps = NULL, **refs = cb_calloc(nref, sizeof *refs);

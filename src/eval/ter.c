@@ -387,8 +387,7 @@ static void ter_result(const void *state, const double *stats, const cb_eval_sig
   out->score = 100 * score;
   snprintf(out->display, sizeof out->display, "TER");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|tok:tercom|norm:%s|punct:%s|asian:%s|version:%s",
                  t->tok.case_sensitive ? "mixed" : "lc", t->tok.normalized ? "yes" : "no",
                  t->tok.no_punct ? "no" : "yes", t->tok.asian_support ? "yes" : "no",
