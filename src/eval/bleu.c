@@ -147,23 +147,36 @@ static void bleu_segment(void *state, const cb_eval_segment *seg, double *stats)
     uint32_t off;
     size_t len = words(b, &seg->refs[r], &off);
     lens[r] = len;
-    for (size_t n = 1; n <= N && n <= len; n++)
-      for (size_t i = 0; i + n <= len; i++) {
-        cb__ngram *e = cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n);
+    for (size_t i = 0; i < len; i++) {
+      uint64_t h = CB__NGRAM_HASH_SEED;
+      for (size_t n = 1; n <= N && i + n <= len; n++) {
+        h = cb__ngram_hash_step(h, t->keys[off + i + n - 1]);
+        cb__ngram *e = cb__ngram_get_hashed(t, off + (uint32_t)i, (uint32_t)n,
+                                            cb__ngram_hash_final(h, (uint32_t)n));
         if (e->mark != r + 1) {
           e->mark = (uint32_t)r + 1;
           e->cur = 0;
         }
         if (++e->cur > e->ref) e->ref = e->cur;
       }
+    }
   }
   uint32_t off;
   size_t hyp_len = words(b, &seg->hyp, &off);
   double *correct = stats + 2, *total = stats + 2 + N;
-  for (size_t n = 1; n <= N && n <= hyp_len; n++) {
-    for (size_t i = 0; i + n <= hyp_len; i++) cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n)->hyp++;
-    total[n - 1] = (double)(hyp_len - n + 1);
+  for (size_t i = 0; i < hyp_len; i++) {
+    uint64_t h = CB__NGRAM_HASH_SEED;
+    for (size_t n = 1; n <= N && i + n <= hyp_len; n++) {
+      h = cb__ngram_hash_step(h, t->keys[off + i + n - 1]);
+      /* Only n-grams of a reference can match, and when no reference has this one none
+       * has a longer one starting here (their n-grams are prefix-closed). */
+      cb__ngram *e = cb__ngram_find_hashed(t, off + (uint32_t)i, (uint32_t)n,
+                                           cb__ngram_hash_final(h, (uint32_t)n));
+      if (!e) break;
+      e->hyp++;
+    }
   }
+  for (size_t n = 1; n <= N && n <= hyp_len; n++) total[n - 1] = (double)(hyp_len - n + 1);
   for (size_t i = 0; i < t->nused; i++) {
     const cb__ngram *e = &t->slots[t->used[i]];
     if (e->hyp && e->ref) correct[e->n - 1] += e->hyp < e->ref ? e->hyp : e->ref;

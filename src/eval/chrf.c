@@ -185,12 +185,23 @@ static double f_score(const chrf *c, const double *stats) {
   return 100 * score;
 }
 
+/* The n-gram of order n starting at keys[off + i], its hash *h carried on from the
+ * one of order n - 1 there; `find` looks it up without adding it. */
+static inline cb__ngram *gram(cb__ngram_table *t, uint32_t off, size_t i, size_t n, uint64_t *h,
+                              int find) {
+  *h = cb__ngram_hash_step(*h, t->keys[off + i + n - 1]);
+  uint64_t hf = cb__ngram_hash_final(*h, (uint32_t)n);
+  return find ? cb__ngram_find_hashed(t, off + (uint32_t)i, (uint32_t)n, hf)
+              : cb__ngram_get_hashed(t, off + (uint32_t)i, (uint32_t)n, hf);
+}
+
 /* The hypothesis's n-grams of orders 1..max counted into t (->hyp); per order,
  * their number into counts[]. */
 static void count_hyp(cb__ngram_table *t, uint32_t off, size_t len, long max, double *counts) {
-  for (long n = 1; n <= max; n++) {
-    counts[n - 1] = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
-    for (size_t i = 0; i + (size_t)n <= len; i++) cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n)->hyp++;
+  for (long n = 1; n <= max; n++) counts[n - 1] = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
+  for (size_t i = 0; i < len; i++) {
+    uint64_t h = CB__NGRAM_HASH_SEED;
+    for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) gram(t, off, i, n, &h, 0)->hyp++;
   }
 }
 
@@ -199,21 +210,27 @@ static void count_hyp(cb__ngram_table *t, uint32_t off, size_t len, long max, do
  * of an n-gram reaches one it still has in the hypothesis. */
 static void ref_stats(cb__ngram_table *t, uint32_t mark, uint32_t off, size_t len, long max,
                       const double *hyp_counts, double *out) {
-  for (long n = 1; n <= max; n++) {
-    double match = 0;
-    for (size_t i = 0; i + (size_t)n <= len; i++) {
-      cb__ngram *e = cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n);
+  double match[MAX_CHAR_ORDER] = {0};
+  for (size_t i = 0; i < len; i++) {
+    uint64_t h = CB__NGRAM_HASH_SEED;
+    for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
+      /* Only n-grams the hypothesis has can match, and when it lacks this one it lacks
+       * every longer one starting here too (its n-grams are prefix-closed). */
+      cb__ngram *e = gram(t, off, i, n, &h, 1);
+      if (!e) break;
       if (e->mark != mark) {
         e->mark = mark;
         e->cur = 0;
       }
-      if (++e->cur <= e->hyp) match++;
+      if (++e->cur <= e->hyp) match[n - 1]++;
     }
+  }
+  for (long n = 1; n <= max; n++) {
     double n_ref = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
     /* "Don't count hits if no reference exists for that n-gram" */
     out[3 * (n - 1)] = n_ref > 0 ? hyp_counts[n - 1] : 0;
     out[3 * (n - 1) + 1] = n_ref;
-    out[3 * (n - 1) + 2] = match;
+    out[3 * (n - 1) + 2] = match[n - 1];
   }
 }
 

@@ -94,9 +94,9 @@ uint32_t cb__ngram_push_keys(cb__ngram_table *t, const uint32_t *ids, size_t n) 
 }
 
 static uint64_t hash_ids(const uint32_t *k, uint32_t n) {
-  uint64_t h = n;
-  for (uint32_t i = 0; i < n; i++) h = (h ^ k[i]) * 0x9E3779B97F4A7C15ULL;
-  return mix(h);
+  uint64_t h = CB__NGRAM_HASH_SEED;
+  for (uint32_t i = 0; i < n; i++) h = cb__ngram_hash_step(h, k[i]);
+  return cb__ngram_hash_final(h, n);
 }
 
 static void table_grow(cb__ngram_table *t) {
@@ -114,15 +114,34 @@ static void table_grow(cb__ngram_table *t) {
   t->cap = cap;
 }
 
+static inline int same_ids(const uint32_t *a, const uint32_t *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
 cb__ngram *cb__ngram_get(cb__ngram_table *t, uint32_t off, uint32_t n) {
+  return cb__ngram_get_hashed(t, off, n, hash_ids(t->keys + off, n));
+}
+
+cb__ngram *cb__ngram_find_hashed(cb__ngram_table *t, uint32_t off, uint32_t n, uint64_t h) {
+  if (!t->cap) return NULL;
+  const uint32_t *k = t->keys + off;
+  for (size_t j = h & (t->cap - 1);; j = (j + 1) & (t->cap - 1)) {
+    cb__ngram *e = &t->slots[j];
+    if (!e->n) return NULL;
+    if (e->hash == h && e->n == n && same_ids(t->keys + e->off, k, n)) return e;
+  }
+}
+
+cb__ngram *cb__ngram_get_hashed(cb__ngram_table *t, uint32_t off, uint32_t n, uint64_t h) {
   if ((t->nused + 1) * 2 > t->cap) table_grow(t);
   const uint32_t *k = t->keys + off;
-  uint64_t h = hash_ids(k, n);
   size_t j = h & (t->cap - 1);
   for (;; j = (j + 1) & (t->cap - 1)) {
     cb__ngram *e = &t->slots[j];
     if (!e->n) break;
-    if (e->hash == h && e->n == n && !memcmp(t->keys + e->off, k, n * sizeof *k)) return e;
+    if (e->hash == h && e->n == n && (e->off == off || same_ids(t->keys + e->off, k, n))) return e;
   }
   if (t->nused == t->used_cap) {
     t->used_cap = t->used_cap ? t->used_cap * 2 : 256;

@@ -47,5 +47,23 @@ void cb__ngram_free(cb__ngram_table *t);
 uint32_t cb__ngram_push_keys(cb__ngram_table *t, const uint32_t *ids, size_t n);
 /* The entry for keys[off .. off+n) (n >= 1), added with zero counters when new. */
 cb__ngram *cb__ngram_get(cb__ngram_table *t, uint32_t off, uint32_t n);
+/* The same with the n-gram's hash already known: `h` folded over its ids with
+ * cb__ngram_hash_step from CB__NGRAM_HASH_SEED, then cb__ngram_hash_final(h, n), so
+ * the n-grams of every order that start at one position cost one step each. */
+cb__ngram *cb__ngram_get_hashed(cb__ngram_table *t, uint32_t off, uint32_t n, uint64_t hash);
+/* The entry if the n-gram is in the table, NULL if not (nothing added). */
+cb__ngram *cb__ngram_find_hashed(cb__ngram_table *t, uint32_t off, uint32_t n, uint64_t hash);
+
+#define CB__NGRAM_HASH_SEED 0x243F6A8885A308D3ULL
+static inline uint64_t cb__ngram_hash_step(uint64_t h, uint32_t id) {
+  return (h ^ id) * 0x9E3779B97F4A7C15ULL;
+}
+static inline uint64_t cb__ngram_hash_final(uint64_t h, uint32_t n) {
+  h ^= n;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  return h;
+}
 
 #endif
