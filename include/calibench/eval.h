@@ -1,7 +1,8 @@
 /*
  * eval.h - reference quality metrics over a corpus of hypothesis/reference segments
  * (`calibench eval score`, docs/eval.md), each identical to its reference
- * implementation (BLEU: sacrebleu 2.6.0).
+ * implementation (BLEU, chrF, chrF++, TER, their intervals and paired tests: sacrebleu
+ * 2.6.0).
  *
  * Every metric works the way sacrebleu's do: each segment gives a fixed-width vector of
  * sufficient statistics (BLEU: lengths, matched and total n-grams per order); the
@@ -18,11 +19,20 @@
  *       listed by each, and means the same to both;
  *     - create: reads its options with cb_eval_opt_*() (which validate and name the
  *       option in the error), returns its state;
- *     - n_stats, segment: the statistics vector of one segment;
- *     - result: score, display name, signature, score-line tail and JSON statistics
- *       from a (summed) statistics vector.
+ *     - n_stats, segment: the statistics vector of one segment, from that segment
+ *       alone (the bootstrap and the paired tests re-sum the same rows). A metric
+ *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
+ *       the segment's scores and a count of 1 in its vector and divides in result;
+ *     - result: score, display name (into out->display), signature (starting with
+ *       cb_eval_sig_head, which writes nrefs and the bs/ar/seed of a test), score-line
+ *       tail and JSON statistics, from any statistics vector: one segment's, the sum,
+ *       or a resample's. It keeps no pointer into its state in `out`.
  *  2. Add `&cb_eval_metric_<x>` to the table in src/eval/metrics.c.
- *  3. Vectors from the reference under tests/data/eval/ and a tests/unit/test_eval_<x>.c.
+ *  3. Vectors from the reference under tests/data/eval/ (made by a script in
+ *     scripts/, with the reference's commit and the command in the README there) and
+ *     a tests/unit/test_eval_<x>.c; test_eval_vectors.h replays hyps/refs vectors.
+ * Nothing else changes: the CLI's --metric, options, --help, text and JSON output,
+ * --sentence, --bootstrap and --baseline work from the table.
  */
 #ifndef CALIBENCH_EVAL_H
 #define CALIBENCH_EVAL_H
@@ -164,7 +174,8 @@ const char *cb_eval_corpus_nrefs(const cb_eval_corpus *c, char buf[24]);
 cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
                             size_t nref, cb_error *err);
 /* JSONL: one object per line; `field` holds the hypothesis (a string), `ref_field`
- * the reference (a string, or a non-empty list of strings for several). */
+ * the reference (a string, or a non-empty list of strings for several; NULL: no
+ * references are read, as for a baseline system's file). */
 cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
                              const char *ref_field, cb_error *err);
 

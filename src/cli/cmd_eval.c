@@ -418,8 +418,7 @@ static int eval_score_main(int argc, char **argv) {
     goto out;
   }
   if (a.baseline) { /* the baseline's segments, with the references of the system's */
-    st = jsonl ? cb_eval_read_jsonl(&base, a.baseline, a.field ? a.field : "hypothesis",
-                                    a.ref_field ? a.ref_field : "reference", &err)
+    st = jsonl ? cb_eval_read_jsonl(&base, a.baseline, a.field ? a.field : "hypothesis", NULL, &err)
                : cb_eval_read_text(&base, a.baseline, NULL, 0, &err);
     if (st == CB_OK && base.n != corpus.n)
       st = cb_error_at(&err, CB_ERR_PARSE, a.baseline, 0, 0,

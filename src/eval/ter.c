@@ -241,6 +241,10 @@ static void alignment(ter *t) {
     else break; /* an undefined cell: the reference raises here; never seen */
     t->trace[n++] = op;
   }
+  /* Every reference word gets an alignment from the trace; -1 as well stands for one
+   * the trace did not reach (an undefined cell, where the reference raises). */
+  for (size_t k = 0; k < b->nr; k++) t->align[k] = -1, t->ref_err[k] = 0;
+  for (size_t k = 0; k < b->nh; k++) t->hyp_err[k] = 0;
   long ph = -1, pr = -1;
   size_t nhe = 0, nre = 0;
   for (size_t k = n; k-- > 0;) {

@@ -55,6 +55,13 @@ jq -e '.metrics.bleu.paired | .test == "bs" and .samples == 1000 and .p_value ==
   --baseline "$TMP/base.txt" --paired-ar >"$TMP/par.txt"
 grep -q '^BLEU|nrefs:2|ar:10000|seed:12345|case:mixed|' "$TMP/par.txt" &&
   grep -q "^  system $TMP/hyp.txt: 48.5 (p = 0.7511)\$" "$TMP/par.txt" || fail "--paired-ar: $(cat "$TMP/par.txt")"
+# A JSONL baseline needs only its --field: the references are the system's.
+jq -R -c '{out: .}' "$TMP/base.txt" >"$TMP/base.jsonl"
+paste -d '\t' "$TMP/hyp.txt" "$TMP/ref1.txt" "$TMP/ref2.txt" |
+  jq -R -c 'split("\t") | {out: .[0], refs: .[1:]}' >"$TMP/sys.jsonl"
+"$CALIBENCH" eval score --hyp "$TMP/sys.jsonl" --field out --ref-field refs --baseline "$TMP/base.jsonl" \
+  --paired-bs --json | jq -e '.metrics.bleu.paired.p_value == 0.2787212787212787' >/dev/null ||
+  fail "--paired-bs with JSONL"
 
 # --json: metrics.bleu.score etc.; the same numbers from JSONL with a list of references.
 "$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" --json >"$TMP/text.json"
