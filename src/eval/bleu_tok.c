@@ -102,7 +102,15 @@ static void finish(cb_buf *b, char *w) {
 
 static size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
 
-/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()). */
+static void put(char **w, const char *s, size_t n) {
+  memcpy(*w, s, n);
+  *w += n;
+}
+
+/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()).
+ * Each pass copies the text up to its next possible match in one piece. A match is
+ * found where re.sub finds it: scanning left to right, a match starts at the first
+ * character where the pattern matches, and the scan goes on after it. */
 static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   const char *s = in->data;
   size_t n = in->len;
@@ -119,54 +127,75 @@ static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
     }
   }
   finish(tmp, w);
-  /* ([^0-9])([\.,]) -> '\1 \2 ' */
+  /* ([^0-9])([\.,]) -> '\1 \2 ': a match ends at a '.' or ',' whose character before
+   * (starting at or after the scan position, so not part of the previous match) is no
+   * digit. Bytes before a '.' or ',' are the last of that character. */
   s = tmp->data, n = tmp->len;
   cb_buf_reset(out);
   w = room(out, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    size_t l = utf8_len((unsigned char)s[i]);
-    if (i + l > n) l = n - i;
-    for (size_t q = 0; q < l; q++) *w++ = s[i + q];
-    if (!is_digit((unsigned char)s[i]) && i + l < n && is_dot_comma((unsigned char)s[i + l])) {
-      *w++ = ' ';
-      *w++ = s[i + l];
-      *w++ = ' ';
-      i += l + 1;
+    size_t q = i + 1;
+    while (q < n && !is_dot_comma((unsigned char)s[q])) q++;
+    if (q >= n) {
+      put(&w, s + i, n - i);
+      break;
+    }
+    put(&w, s + i, q - i);
+    if (is_digit((unsigned char)s[q - 1])) {
+      i = q; /* no match here; the '.' may still start one */
     } else {
-      i += l;
+      *w++ = ' ';
+      *w++ = s[q];
+      *w++ = ' ';
+      i = q + 1;
     }
   }
   finish(out, w);
-  /* ([\.,])([^0-9]) -> ' \1 \2' */
+  /* ([\.,])([^0-9]) -> ' \1 \2': a match starts at a '.' or ',' followed by a
+   * character that is no digit, and takes that character. */
   s = out->data, n = out->len;
   cb_buf_reset(tmp);
   w = room(tmp, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    if (is_dot_comma((unsigned char)s[i]) && i + 1 < n && !is_digit((unsigned char)s[i + 1])) {
-      size_t l = utf8_len((unsigned char)s[i + 1]);
-      if (i + 1 + l > n) l = n - i - 1;
-      *w++ = ' ';
-      *w++ = s[i];
-      *w++ = ' ';
-      memcpy(w, s + i + 1, l);
-      w += l;
-      i += 1 + l;
+    size_t p = i;
+    while (p < n && !is_dot_comma((unsigned char)s[p])) p++;
+    if (p + 1 >= n) {
+      put(&w, s + i, n - i);
+      break;
+    }
+    put(&w, s + i, p - i);
+    if (is_digit((unsigned char)s[p + 1])) {
+      *w++ = s[p];
+      i = p + 1;
     } else {
-      *w++ = s[i++]; /* continuation bytes are never '.', ',' or digits: copied one by one */
+      size_t l = utf8_len((unsigned char)s[p + 1]);
+      if (p + 1 + l > n) l = n - p - 1;
+      *w++ = ' ';
+      *w++ = s[p];
+      *w++ = ' ';
+      put(&w, s + p + 1, l);
+      i = p + 1 + l;
     }
   }
   finish(tmp, w);
-  /* ([0-9])(-) -> '\1 \2 ', then the words joined by single spaces */
+  /* ([0-9])(-) -> '\1 \2 ' */
   s = tmp->data, n = tmp->len;
   cb_buf_reset(out);
   w = room(out, 2 * n + 1);
-  for (size_t i = 0; i < n; i++) {
-    *w++ = s[i];
-    if (is_digit((unsigned char)s[i]) && i + 1 < n && s[i + 1] == '-') {
-      memcpy(w, " - ", 3);
-      w += 3;
-      i++;
+  for (size_t i = 0; i < n;) {
+    const char *dash = i + 1 < n ? memchr(s + i + 1, '-', n - i - 1) : NULL;
+    if (!dash) {
+      put(&w, s + i, n - i);
+      break;
     }
+    size_t q = (size_t)(dash - s);
+    put(&w, s + i, q - i);
+    if (is_digit((unsigned char)s[q - 1])) {
+      put(&w, " - ", 3);
+    } else {
+      *w++ = '-';
+    }
+    i = q + 1;
   }
   finish(out, w);
   cb_buf_reset(tmp);
