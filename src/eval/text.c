@@ -95,13 +95,10 @@ size_t cb__eval_lstrip(const char *s, size_t n) {
   return i;
 }
 
-/* ASCII bytes that are Python whitespace: \t..\r, \x1c..\x1f and space. */
-static inline int ascii_space(unsigned char c) { return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F); }
-
 int cb__eval_next_word(const char *s, size_t n, size_t *pos, size_t *start, size_t *end) {
   size_t i = *pos, len;
   for (;;) {
-    while (i < n && ascii_space((unsigned char)s[i])) i++;
+    while (i < n && cb__eval_ascii_space((unsigned char)s[i])) i++;
     if (i >= n || (unsigned char)s[i] < 0x80 || !(len = cb__eval_space_len(s + i, n - i))) break;
     i += len;
   }
@@ -113,7 +110,7 @@ int cb__eval_next_word(const char *s, size_t n, size_t *pos, size_t *start, size
   while (i < n) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x80 || c <= 0x20) {
-      if (c < 0x80 ? ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) break;
+      if (c < 0x80 ? cb__eval_ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) break;
       size_t l;
       cb__eval_decode(s + i, n - i, &l);
       i += l;
