@@ -63,7 +63,7 @@ static void eval_usage(FILE *out) {
           "                            [options]\n"
           "\n"
           "Score hypotheses against references with reference metrics, identical to their\n"
-          "reference implementations (BLEU: sacrebleu " CB_EVAL_SACREBLEU_VERSION
+          "reference implementations (BLEU, chrF, chrF++, TER: sacrebleu " CB_EVAL_SACREBLEU_VERSION
           "; docs/eval.md).\n"
           "Plain text: one segment per line; each --ref FILE is one reference stream with\n"
           "as many lines as the hypotheses. JSONL (--field or --ref-field given, or --hyp\n"
