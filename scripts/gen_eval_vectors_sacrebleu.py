@@ -17,6 +17,12 @@ python3-numpy. Output (one JSON object per line):
   "hyps", "refs", "corpus": {score, stats (the summed [hyp, ref, match] per order),
   line}, "sentences": [{score, line}]};
 - ter_vectors.jsonl: as chrF's, "stats" the summed [edits, average reference length];
+- bootstrap_vectors.jsonl: numpy's draws ({"kind": "raw64" | "choice" | "bool", "seed",
+  "n", "draws"}: PCG64.random_raw, default_rng(seed).choice(n, size=(3, m)),
+  integers(2, size=(3, 45), dtype=bool)) and {"kind": "bootstrap", "metric", "options",
+  "seed" (SACREBLEU_SEED), "samples", "hyps", "refs", "baseline", "corpus": {score, mean,
+  ci, line} (corpus_score with n_bootstrap), "paired_bs"/"paired_ar": {samples,
+  signature, baseline, system: {score, mean, ci}, p_value} (PairedTest)};
 - bleu_tokenize.jsonl: {"tok", "in", "out"}: out = " ".join(tokenizer(in).split()).
 
 Corpora: the cases of sacrebleu's own test/test_bleu.py, test/test_sentence_bleu.py and
@@ -165,6 +171,66 @@ def ter_cases():
             out.append(ter_case(f'random seed {SEED + 3} #{idx} ({kind})', hyps, refs, opts,
                                 sentence=variant in (2, 5)))
             idx += 1
+    return out
+
+
+def bootstrap_cases(BLEU):
+    """numpy's draws as sacrebleu makes them, and sacrebleu's bootstrap intervals and
+    paired tests on random corpora."""
+    import numpy as np
+    from sacrebleu.significance import PairedTest
+    out = []
+    for seed in (12345, 0, 1, 2**40 + 3):
+        g = np.random.PCG64(seed)
+        out.append({'kind': 'raw64', 'seed': seed, 'draws': [str(g.random_raw()) for _ in range(8)]})
+        for n in (1, 2, 3, 37, 1000, 2**31 + 5):
+            rng = np.random.default_rng(seed)
+            out.append({'kind': 'choice', 'seed': seed, 'n': n,
+                        'draws': rng.choice(n, size=(3, min(n, 50)), replace=True).ravel().tolist()})
+        rng = np.random.default_rng(seed)
+        out.append({'kind': 'bool', 'seed': seed,
+                    'draws': [int(x) for x in rng.integers(2, size=(3, 45), dtype=bool).ravel()]})
+    rng = random.Random(SEED + 4)
+    metrics = {'bleu': lambda o: BLEU(**bleu_kwargs(o, False)), 'chrf': lambda o: chrf_metric(o, 'chrf'),
+               'chrf++': lambda o: chrf_metric(o, 'chrf++'), 'ter': ter_metric}
+    idx = 0
+    for kind in ('prose', 'code', 'mixed', 'cjk'):
+        for name in metrics:
+            for variant in range(2):
+                nseg = rng.choice([1, 2, 7, 40, 150])
+                hyps, refs = random_corpus(rng, kind, nseg, rng.choice([1, 2]))
+                base = [perturb(rng, h, kind) for h in hyps]
+                opts = {}
+                if name == 'bleu' and variant:
+                    opts = {'tokenize': 'intl', 'smooth': 'add-k'}
+                seed = [12345, 7][variant]
+                os.environ['SACREBLEU_SEED'] = str(seed)
+                n_bs = [1000, 200][variant]
+                m = metrics[name](opts)
+                sc = m.corpus_score(hyps, streams(refs), n_bootstrap=n_bs)
+                rec = {'kind': 'bootstrap', 'source': f'random seed {SEED + 4} #{idx} ({kind})',
+                       'metric': name, 'options': opts, 'seed': seed, 'samples': n_bs, 'hyps': hyps,
+                       'refs': refs, 'baseline': base,
+                       'corpus': {'score': sc.score, 'mean': float(sc._mean), 'ci': float(sc._ci),
+                                  'line': sc.format(width=1, signature=str(m.get_signature()))}}
+                for test in ('bs', 'ar'):
+                    m = metrics[name](opts)
+                    n_samples = [1000, 10000][test == 'ar'] if variant == 0 else [100, 500][test == 'ar']
+                    pt = PairedTest([('base', base), ('sys', hyps)], {name: m}, streams(refs),
+                                    test_type=test, n_samples=n_samples)
+                    sigs, scores = pt()
+                    key = [k for k in scores if k != 'System'][0]
+                    bl, sy = scores[key]
+                    rec['paired_' + test] = {
+                        'samples': n_samples, 'signature': str(sigs[key]),
+                        'baseline': {'score': bl.score, 'mean': None if bl.mean is None else float(bl.mean),
+                                     'ci': None if bl.ci is None else float(bl.ci)},
+                        'system': {'score': sy.score, 'mean': None if sy.mean is None else float(sy.mean),
+                                   'ci': None if sy.ci is None else float(sy.ci)},
+                        'p_value': sy.p_value}
+                os.environ.pop('SACREBLEU_SEED')
+                out.append(rec)
+                idx += 1
     return out
 
 
@@ -486,6 +552,9 @@ def main():
             f.write(json.dumps(c, ensure_ascii=False) + '\n')
     with open(os.path.join(a.out, 'ter_vectors.jsonl'), 'w', encoding='utf-8') as f:
         for c in ter_cases():
+            f.write(json.dumps(c, ensure_ascii=False) + '\n')
+    with open(os.path.join(a.out, 'bootstrap_vectors.jsonl'), 'w', encoding='utf-8') as f:
+        for c in bootstrap_cases(BLEU):
             f.write(json.dumps(c, ensure_ascii=False) + '\n')
     with open(os.path.join(a.out, 'bleu_tokenize.jsonl'), 'w', encoding='utf-8') as f:
         for c in tokenize_cases(get_tok):

@@ -1,7 +1,8 @@
 /*
  * eval.h - reference quality metrics over a corpus of hypothesis/reference segments
  * (`calibench eval score`, docs/eval.md), each identical to its reference
- * implementation (BLEU: sacrebleu 2.6.0).
+ * implementation (BLEU, chrF, chrF++, TER, their intervals and paired tests: sacrebleu
+ * 2.6.0).
  *
  * Every metric works the way sacrebleu's do: each segment gives a fixed-width vector of
  * sufficient statistics (BLEU: lengths, matched and total n-grams per order); the
@@ -18,11 +19,20 @@
  *       listed by each, and means the same to both;
  *     - create: reads its options with cb_eval_opt_*() (which validate and name the
  *       option in the error), returns its state;
- *     - n_stats, segment: the statistics vector of one segment;
- *     - result: score, display name, signature, score-line tail and JSON statistics
- *       from a (summed) statistics vector.
+ *     - n_stats, segment: the statistics vector of one segment, from that segment
+ *       alone (the bootstrap and the paired tests re-sum the same rows). A metric
+ *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
+ *       the segment's scores and a count of 1 in its vector and divides in result;
+ *     - result: score, display name (into out->display), signature (starting with
+ *       cb_eval_sig_head, which writes nrefs and the bs/ar/seed of a test), score-line
+ *       tail and JSON statistics, from any statistics vector: one segment's, the sum,
+ *       or a resample's. It keeps no pointer into its state in `out`.
  *  2. Add `&cb_eval_metric_<x>` to the table in src/eval/metrics.c.
- *  3. Vectors from the reference under tests/data/eval/ and a tests/unit/test_eval_<x>.c.
+ *  3. Vectors from the reference under tests/data/eval/ (made by a script in
+ *     scripts/, with the reference's commit and the command in the README there) and
+ *     a tests/unit/test_eval_<x>.c; test_eval_vectors.h replays hyps/refs vectors.
+ * Nothing else changes: the CLI's --metric, options, --help, text and JSON output,
+ * --sentence, --bootstrap and --baseline work from the table.
  */
 #ifndef CALIBENCH_EVAL_H
 #define CALIBENCH_EVAL_H
@@ -94,9 +104,15 @@ cb_status cb_eval_opt_choice(cb_eval_options *o, const char *name, const char *c
 /* What the signature carries beside the metric's own settings. */
 typedef struct cb_eval_sig_info {
   const char *nrefs;  /* "1", "2", ... or "var" */
-  long bootstrap;     /* resamples, 0 when none */
-  uint64_t seed;
+  long bootstrap;     /* bootstrap resamples (bs:N), 0 when none */
+  uint64_t seed;      /* with bs or ar: the generator's seed */
+  long ar;            /* approximate randomisation trials (ar:N), 0 when none */
 } cb_eval_sig_info;
+
+/* The signature's shared head, "nrefs:N|" then "bs:N|", "ar:N|", "seed:S|" as they
+ * apply (sacrebleu's Signature key order), appended to out: every metric's signature
+ * starts with it. */
+void cb_eval_sig_head(const cb_eval_sig_info *sig, cb_buf *out);
 
 typedef struct cb_eval_result {
   double score;
@@ -127,8 +143,11 @@ const cb_eval_metric *const *cb_eval_metrics(size_t *n);
 const cb_eval_metric *cb_eval_metric_find(const char *name);
 
 /* sacrebleu's score line: "DISPLAY|SIGNATURE = SCORE VERBOSE", SCORE with `width`
- * decimals (sacrebleu's --width, 1 by default), appended to out. */
-void cb_eval_score_line(const cb_eval_result *r, int width, cb_buf *out);
+ * decimals (sacrebleu's --width, 1 by default), appended to out; with an interval
+ * (NULL for none) SCORE is followed by " (μ = MEAN ± CI)". */
+struct cb_eval_interval;
+void cb_eval_score_line(const cb_eval_result *r, int width, const struct cb_eval_interval *iv,
+                        cb_buf *out);
 
 /* --- corpus ------------------------------------------------------------------- */
 
@@ -148,13 +167,15 @@ void cb_eval_corpus_free(cb_eval_corpus *c);
 const char *cb_eval_corpus_nrefs(const cb_eval_corpus *c, char buf[24]);
 
 /* Plain text: one segment per line (a last line without newline counts; trailing
- * whitespace is dropped, as sacrebleu's CLI does), one file per reference stream.
+ * whitespace is dropped, as sacrebleu's CLI does), one file per reference stream
+ * (none: segments without references, e.g. a baseline system's to pair with).
  * Errors name the file and line: unreadable file, invalid UTF-8, line counts that
  * differ, no segments. */
 cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
                             size_t nref, cb_error *err);
 /* JSONL: one object per line; `field` holds the hypothesis (a string), `ref_field`
- * the reference (a string, or a non-empty list of strings for several). */
+ * the reference (a string, or a non-empty list of strings for several; NULL: no
+ * references are read, as for a baseline system's file). */
 cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
                              const char *ref_field, cb_error *err);
 
@@ -162,6 +183,41 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
 double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c);
 /* The column sums of rows (n rows of k) into sum[0..k). */
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
+
+/* --- confidence (sacrebleu/significance.py and metrics/base.py) ------------------ */
+
+/* sacrebleu's default seed (its SACREBLEU_SEED). */
+#define CB_EVAL_DEFAULT_SEED 12345
+
+typedef struct cb_eval_interval {
+  double mean; /* mean of the resampled scores */
+  double ci;   /* half the width of the 95% interval: (upper - lower) / 2 */
+} cb_eval_interval;
+
+/* Bootstrap resampling of segments (Metric.corpus_score with n_bootstrap): `samples`
+ * resamples of the n segments' statistics rows (k each) drawn with numpy's
+ * default_rng(seed).choice, each scored from its sum, then Score.estimate_ci. */
+cb_eval_interval cb_eval_bootstrap(const cb_eval_metric *m, const void *state, const double *rows,
+                                   size_t n, size_t k, long samples, uint64_t seed);
+
+typedef struct cb_eval_paired {
+  double baseline, system; /* the two corpus scores */
+  double p_value;
+  int has_interval;        /* paired bootstrap: the intervals below are set */
+  cb_eval_interval baseline_ci, system_ci;
+} cb_eval_paired;
+
+/* Paired bootstrap resampling (_paired_bs_test, Koehn 2004 as Moses'
+ * bootstrap-hypothesis-difference-significance.pl) of a system against a baseline
+ * over the same segments. */
+cb_eval_paired cb_eval_paired_bs(const cb_eval_metric *m, const void *state, const double *bl_rows,
+                                 const double *sys_rows, size_t n, size_t k, long samples,
+                                 uint64_t seed);
+/* Paired approximate randomisation (_paired_ar_test, after multeval): each trial
+ * swaps each segment's two outputs with probability 1/2. */
+cb_eval_paired cb_eval_paired_ar(const cb_eval_metric *m, const void *state, const double *bl_rows,
+                                 const double *sys_rows, size_t n, size_t k, long trials,
+                                 uint64_t seed);
 
 #ifdef __cplusplus
 }

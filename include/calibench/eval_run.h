@@ -86,12 +86,12 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
                             const char *dir, json_t **doc, cb_error *err);
 
 /* Two runs' corpus scores compared item by item (the gate's paired-bootstrap test). */
-typedef struct cb_eval_paired {
+typedef struct cb_eval_run_pair {
   double baseline, current; /* corpus scores over the paired items */
   double p_value;           /* one-sided: that the current run is worse */
   double ci_low, ci_high;   /* interval of the change current - baseline */
   size_t n;                 /* items paired */
-} cb_eval_paired;
+} cb_eval_run_pair;
 
 /*
  * sacrebleu's paired bootstrap (significance.py, _paired_bs_test): the items of both
@@ -105,7 +105,7 @@ typedef struct cb_eval_paired {
  */
 cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
                              const char *metric, const char *class_name, size_t resamples,
-                             double confidence, uint64_t seed, cb_eval_paired *out,
+                             double confidence, uint64_t seed, cb_eval_run_pair *out,
                              cb_error *err);
 
 #ifdef __cplusplus

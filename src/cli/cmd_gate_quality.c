@@ -16,7 +16,7 @@ cb_status gate_cli_paired(void *ctx, const cb_run_data *current, const cb_run_da
                         "the %s came from the registry: the items it pairs are in eval.json of "
                         "a result directory (--baseline DIR)",
                         baseline->source ? "current run" : "baseline");
-  cb_eval_paired r;
+  cb_eval_run_pair r;
   cb_status st = cb_eval_run_paired(baseline->source, current->source, metric, class_name,
                                     resamples, confidence, seed, &r, err);
   if (st) return st;

@@ -30,7 +30,7 @@ typedef struct bleu {
   int lowercase, effective_order;
   long order;
   cb__eval_vocab vocab;
-  cb__ngram_table table;
+  cb__trie trie;
   cb__bleu_tok_scratch scratch;
   cb_buf lower, tokens;
   uint32_t *ids;
@@ -82,7 +82,7 @@ static void bleu_destroy(void *state) {
   bleu *b = state;
   if (!b) return;
   cb__eval_vocab_free(&b->vocab);
-  cb__ngram_free(&b->table);
+  cb__trie_free(&b->trie);
   cb__bleu_tok_scratch_free(&b->scratch);
   cb_buf_free(&b->lower);
   cb_buf_free(&b->tokens);
@@ -93,8 +93,8 @@ static void bleu_destroy(void *state) {
 static size_t bleu_n_stats(const void *state) { return 2 + 2 * (size_t)((const bleu *)state)->order; }
 
 /* _preprocess_segment: lowercase (optionally), rstrip, tokenize; then the words as ids
- * appended to the n-gram table's keys. Returns the number of words. */
-static size_t words(bleu *b, const cb_eval_text *t, uint32_t *off) {
+ * into b->ids. Returns the number of words. */
+static size_t words(bleu *b, const cb_eval_text *t) {
   const char *s = t->s;
   size_t n = t->n;
   if (b->lowercase) {
@@ -118,7 +118,6 @@ static size_t words(bleu *b, const cb_eval_text *t, uint32_t *off) {
     b->ids[count++] = cb__eval_vocab_id(&b->vocab, p + i, end - i);
     i = end + 1;
   }
-  *off = cb__ngram_push_keys(&b->table, b->ids, count);
   return count;
 }
 
@@ -136,38 +135,43 @@ static size_t closest_ref_len(size_t hyp_len, const size_t *lens, size_t n) {
   return best;
 }
 
-/* _extract_reference_info + _compute_segment_statistics. */
+/* _extract_reference_info + _compute_segment_statistics: the references' n-grams in
+ * the trie with the highest count in any one reference; then the hypothesis' n-grams,
+ * each match counted while the hypothesis has no more of it than that (the clip). */
 static void bleu_segment(void *state, const cb_eval_segment *seg, double *stats) {
   bleu *b = state;
-  cb__ngram_table *t = &b->table;
+  cb__trie *t = &b->trie;
   size_t N = (size_t)b->order;
-  cb__ngram_reset(t);
+  cb__trie_reset(t);
   size_t lens_small[8], *lens = seg->nrefs <= 8 ? lens_small : cb_calloc(seg->nrefs, sizeof *lens);
   for (size_t r = 0; r < seg->nrefs; r++) {
-    uint32_t off;
-    size_t len = words(b, &seg->refs[r], &off);
+    size_t len = words(b, &seg->refs[r]);
     lens[r] = len;
-    for (size_t n = 1; n <= N && n <= len; n++)
-      for (size_t i = 0; i + n <= len; i++) {
-        cb__ngram *e = cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n);
-        if (e->mark != r + 1) {
-          e->mark = (uint32_t)r + 1;
-          e->cur = 0;
+    for (size_t i = 0; i < len; i++) {
+      uint32_t node = 0;
+      for (size_t n = 1; n <= N && i + n <= len; n++) {
+        node = cb__trie_child(t, node, b->ids[i + n - 1], 1);
+        if (t->mark[node] != r + 1) {
+          t->mark[node] = (uint32_t)r + 1;
+          t->cur[node] = 0;
         }
-        if (++e->cur > e->ref) e->ref = e->cur;
+        if (++t->cur[node] > t->ref[node]) t->ref[node] = t->cur[node];
       }
+    }
   }
-  uint32_t off;
-  size_t hyp_len = words(b, &seg->hyp, &off);
+  size_t hyp_len = words(b, &seg->hyp);
   double *correct = stats + 2, *total = stats + 2 + N;
-  for (size_t n = 1; n <= N && n <= hyp_len; n++) {
-    for (size_t i = 0; i + n <= hyp_len; i++) cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n)->hyp++;
-    total[n - 1] = (double)(hyp_len - n + 1);
+  for (size_t i = 0; i < hyp_len; i++) {
+    uint32_t node = 0;
+    for (size_t n = 1; n <= N && i + n <= hyp_len; n++) {
+      /* Only n-grams of a reference can match, and when no reference has this one none
+       * has a longer one starting here. */
+      node = cb__trie_child(t, node, b->ids[i + n - 1], 0);
+      if (!node) break;
+      if (++t->hyp[node] <= t->ref[node]) correct[n - 1]++;
+    }
   }
-  for (size_t i = 0; i < t->nused; i++) {
-    const cb__ngram *e = &t->slots[t->used[i]];
-    if (e->hyp && e->ref) correct[e->n - 1] += e->hyp < e->ref ? e->hyp : e->ref;
-  }
+  for (size_t n = 1; n <= N && n <= hyp_len; n++) total[n - 1] = (double)(hyp_len - n + 1);
   stats[0] = (double)hyp_len;
   stats[1] = (double)closest_ref_len(hyp_len, lens, seg->nrefs);
   if (lens != lens_small) cb_free(lens);
@@ -234,8 +238,7 @@ static void bleu_result(const void *state, const double *stats, const cb_eval_si
   out->score = compute_bleu(b, correct, total, sys_len, ref_len, prec, &bp);
   snprintf(out->display, sizeof out->display, "BLEU");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|eff:%s|tok:%s|smooth:%s", b->lowercase ? "lc" : "mixed",
                  b->effective_order ? "yes" : "no", cb__bleu_tok_name(b->tok), SMOOTH_NAMES[b->smooth]);
   if (b->smooth == SMOOTH_FLOOR || b->smooth == SMOOTH_ADD_K) cb_buf_appendf(s, "[%.2f]", b->smooth_value);

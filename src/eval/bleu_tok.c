@@ -27,12 +27,16 @@ void cb__bleu_tok_scratch_free(cb__bleu_tok_scratch *s) {
 
 void cb__eval_join_words(const char *s, size_t n, cb_buf *out) {
   size_t pos = 0, st, en;
-  int first = 1;
+  char *w0 = NULL, *w = NULL;
+  cb_buf_reserve(out, n + 1);
+  w = w0 = out->data + out->len;
   while (cb__eval_next_word(s, n, &pos, &st, &en)) {
-    if (!first) cb_buf_append_char(out, ' ');
-    cb_buf_append(out, s + st, en - st);
-    first = 0;
+    if (w != w0) *w++ = ' ';
+    memcpy(w, s + st, en - st);
+    w += en - st;
   }
+  out->len += (size_t)(w - w0);
+  out->data[out->len] = '\0';
 }
 
 static size_t char_len(const char *s, size_t n) {
@@ -83,65 +87,117 @@ static int is_13a_punct(unsigned char c) {
          (c >= 0x28 && c <= 0x2B) || (c >= 0x3A && c <= 0x40) || c == 0x2F;
 }
 
-/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()). */
+/* Room for `extra` more bytes in b; where they go. The passes below write bytes
+ * straight into the buffer (each pass at most triples its input) and set len after. */
+static char *room(cb_buf *b, size_t extra) {
+  cb_buf_reserve(b, extra);
+  return b->data + b->len;
+}
+
+/* Ends a pass: the bytes written up to w are the buffer's, NUL-terminated. */
+static void finish(cb_buf *b, char *w) {
+  b->len = (size_t)(w - b->data);
+  b->data[b->len] = '\0';
+}
+
+static size_t utf8_len(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
+static void put(char **w, const char *s, size_t n) {
+  memcpy(*w, s, n);
+  *w += n;
+}
+
+/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()).
+ * Each pass copies the text up to its next possible match in one piece. A match is
+ * found where re.sub finds it: scanning left to right, a match starts at the first
+ * character where the pattern matches, and the scan goes on after it. */
 static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   const char *s = in->data;
   size_t n = in->len;
+  /* ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ' */
   cb_buf_reset(tmp);
+  char *w = room(tmp, 3 * n + 1);
   for (size_t i = 0; i < n; i++) {
     if (is_13a_punct((unsigned char)s[i])) {
-      cb_buf_append_char(tmp, ' ');
-      cb_buf_append_char(tmp, s[i]);
-      cb_buf_append_char(tmp, ' ');
+      *w++ = ' ';
+      *w++ = s[i];
+      *w++ = ' ';
     } else {
-      cb_buf_append_char(tmp, s[i]);
+      *w++ = s[i];
     }
   }
-  /* ([^0-9])([\.,]) -> '\1 \2 ' */
+  finish(tmp, w);
+  /* ([^0-9])([\.,]) -> '\1 \2 ': a match ends at a '.' or ',' whose character before
+   * (starting at or after the scan position, so not part of the previous match) is no
+   * digit. Bytes before a '.' or ',' are the last of that character. */
   s = tmp->data, n = tmp->len;
   cb_buf_reset(out);
+  w = room(out, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    size_t l = char_len(s + i, n - i);
-    if (!is_digit((unsigned char)s[i]) && i + l < n && is_dot_comma((unsigned char)s[i + l])) {
-      cb_buf_append(out, s + i, l);
-      cb_buf_append_char(out, ' ');
-      cb_buf_append_char(out, s[i + l]);
-      cb_buf_append_char(out, ' ');
-      i += l + 1;
+    size_t q = i + 1;
+    while (q < n && !is_dot_comma((unsigned char)s[q])) q++;
+    if (q >= n) {
+      put(&w, s + i, n - i);
+      break;
+    }
+    put(&w, s + i, q - i);
+    if (is_digit((unsigned char)s[q - 1])) {
+      i = q; /* no match here; the '.' may still start one */
     } else {
-      cb_buf_append(out, s + i, l);
-      i += l;
+      *w++ = ' ';
+      *w++ = s[q];
+      *w++ = ' ';
+      i = q + 1;
     }
   }
-  /* ([\.,])([^0-9]) -> ' \1 \2' */
+  finish(out, w);
+  /* ([\.,])([^0-9]) -> ' \1 \2': a match starts at a '.' or ',' followed by a
+   * character that is no digit, and takes that character. */
   s = out->data, n = out->len;
   cb_buf_reset(tmp);
+  w = room(tmp, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    if (is_dot_comma((unsigned char)s[i]) && i + 1 < n && !is_digit((unsigned char)s[i + 1])) {
-      size_t l = char_len(s + i + 1, n - i - 1);
-      cb_buf_append_char(tmp, ' ');
-      cb_buf_append_char(tmp, s[i]);
-      cb_buf_append_char(tmp, ' ');
-      cb_buf_append(tmp, s + i + 1, l);
-      i += 1 + l;
+    size_t p = i;
+    while (p < n && !is_dot_comma((unsigned char)s[p])) p++;
+    if (p + 1 >= n) {
+      put(&w, s + i, n - i);
+      break;
+    }
+    put(&w, s + i, p - i);
+    if (is_digit((unsigned char)s[p + 1])) {
+      *w++ = s[p];
+      i = p + 1;
     } else {
-      size_t l = char_len(s + i, n - i);
-      cb_buf_append(tmp, s + i, l);
-      i += l;
+      size_t l = utf8_len((unsigned char)s[p + 1]);
+      if (p + 1 + l > n) l = n - p - 1;
+      *w++ = ' ';
+      *w++ = s[p];
+      *w++ = ' ';
+      put(&w, s + p + 1, l);
+      i = p + 1 + l;
     }
   }
+  finish(tmp, w);
   /* ([0-9])(-) -> '\1 \2 ' */
   s = tmp->data, n = tmp->len;
   cb_buf_reset(out);
-  for (size_t i = 0; i < n; i++) {
-    if (is_digit((unsigned char)s[i]) && i + 1 < n && s[i + 1] == '-') {
-      cb_buf_append_char(out, s[i]);
-      cb_buf_append(out, " - ", 3);
-      i++;
-    } else {
-      cb_buf_append_char(out, s[i]);
+  w = room(out, 2 * n + 1);
+  for (size_t i = 0; i < n;) {
+    const char *dash = i + 1 < n ? memchr(s + i + 1, '-', n - i - 1) : NULL;
+    if (!dash) {
+      put(&w, s + i, n - i);
+      break;
     }
+    size_t q = (size_t)(dash - s);
+    put(&w, s + i, q - i);
+    if (is_digit((unsigned char)s[q - 1])) {
+      put(&w, " - ", 3);
+    } else {
+      *w++ = '-';
+    }
+    i = q + 1;
   }
+  finish(out, w);
   cb_buf_reset(tmp);
   cb__eval_join_words(out->data, out->len, tmp);
   swap(tmp, out);
@@ -155,6 +211,7 @@ static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *o
   static const char *const entities[][2] = {
       {"&quot;", "\""}, {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};
   for (size_t i = 0; i < 3; i++) {
+    if (!memchr(sc->a.data, steps[i][0][0], sc->a.len)) continue; /* nothing to replace */
     replace_all(&sc->a, steps[i][0], steps[i][1], &sc->b);
     swap(&sc->a, &sc->b);
   }

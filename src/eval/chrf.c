@@ -24,10 +24,10 @@ typedef struct chrf {
   long char_order, word_order, beta;
   int lowercase, whitespace, eps_smoothing;
   cb__eval_vocab vocab;
-  cb__ngram_table chars, words;
+  cb__trie chars, words;
   cb_buf lower;
-  uint32_t *ids;
-  size_t ids_cap;
+  uint32_t *ids[2]; /* the segment's code points, its words' ids */
+  size_t ids_cap[2];
   double *best, *cur; /* statistics of the best reference so far, of this one */
 } chrf;
 
@@ -77,10 +77,11 @@ static void chrf_destroy(void *state) {
   chrf *c = state;
   if (!c) return;
   cb__eval_vocab_free(&c->vocab);
-  cb__ngram_free(&c->chars);
-  cb__ngram_free(&c->words);
+  cb__trie_free(&c->chars);
+  cb__trie_free(&c->words);
   cb_buf_free(&c->lower);
-  cb_free(c->ids);
+  cb_free(c->ids[0]);
+  cb_free(c->ids[1]);
   cb_free(c->best);
   cb_free(c->cur);
   cb_free(c);
@@ -91,12 +92,12 @@ static size_t chrf_n_stats(const void *state) {
   return 3 * (size_t)(c->char_order + c->word_order);
 }
 
-static void push_id(chrf *c, size_t *n, uint32_t id) {
-  if (*n == c->ids_cap) {
-    c->ids_cap = c->ids_cap ? c->ids_cap * 2 : 256;
-    c->ids = cb_reallocarray(c->ids, c->ids_cap, sizeof *c->ids);
+static void push_id(chrf *c, int which, size_t *n, uint32_t id) {
+  if (*n == c->ids_cap[which]) {
+    c->ids_cap[which] = c->ids_cap[which] ? c->ids_cap[which] * 2 : 256;
+    c->ids[which] = cb_reallocarray(c->ids[which], c->ids_cap[which], sizeof *c->ids[which]);
   }
-  c->ids[(*n)++] = id;
+  c->ids[which][(*n)++] = id;
 }
 
 /* string.punctuation, the set chrf.py's _remove_punctuation splits off. */
@@ -106,11 +107,10 @@ static int is_punct(unsigned char ch) {
 }
 
 /* The segment's code points (whitespace removed unless --whitespace: helpers.py
- * extract_all_char_ngrams) and its words (chrf.py _remove_punctuation: a word of two
- * or more characters loses a final punctuation mark, or else an initial one, as a
- * word of its own) pushed into the two tables' keys. */
-static void segment_keys(chrf *c, const cb_eval_text *t, uint32_t *char_off, size_t *nchars,
-                         uint32_t *word_off, size_t *nwords) {
+ * extract_all_char_ngrams) into c->ids[0], and its words (chrf.py _remove_punctuation:
+ * a word of two or more characters loses a final punctuation mark, or else an initial
+ * one, as a word of its own) as vocabulary ids into c->ids[1]. */
+static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *nwords) {
   const char *s = t->s;
   size_t n = t->n;
   if (c->lowercase) {
@@ -121,16 +121,21 @@ static void segment_keys(chrf *c, const cb_eval_text *t, uint32_t *char_off, siz
   }
   size_t k = 0;
   for (size_t i = 0; i < n;) {
+    unsigned char b = (unsigned char)s[i];
+    if (b < 0x80) { /* ASCII: whitespace inline */
+      if (c->whitespace || !cb__eval_ascii_space(b)) push_id(c, 0, &k, b);
+      i++;
+      continue;
+    }
     size_t sp = c->whitespace ? 0 : cb__eval_space_len(s + i, n - i);
     if (sp) {
       i += sp;
       continue;
     }
     size_t l;
-    push_id(c, &k, cb__eval_decode(s + i, n - i, &l));
+    push_id(c, 0, &k, cb__eval_decode(s + i, n - i, &l));
     i += l;
   }
-  *char_off = cb__ngram_push_keys(&c->chars, c->ids, k);
   *nchars = k;
   k = 0;
   if (c->word_order > 0) {
@@ -139,19 +144,18 @@ static void segment_keys(chrf *c, const cb_eval_text *t, uint32_t *char_off, siz
       size_t first_len;
       cb__eval_decode(s + st, en - st, &first_len);
       if (first_len == en - st) { /* one character */
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + st, en - st));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + st, en - st));
       } else if (is_punct((unsigned char)s[en - 1])) {
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + st, en - 1 - st));
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + en - 1, 1));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + st, en - 1 - st));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + en - 1, 1));
       } else if (is_punct((unsigned char)s[st])) {
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + st, 1));
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + st + 1, en - st - 1));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + st, 1));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + st + 1, en - st - 1));
       } else {
-        push_id(c, &k, cb__eval_vocab_id(&c->vocab, s + st, en - st));
+        push_id(c, 1, &k, cb__eval_vocab_id(&c->vocab, s + st, en - st));
       }
     }
   }
-  *word_off = cb__ngram_push_keys(&c->words, c->ids, k);
   *nwords = k;
 }
 
@@ -187,33 +191,43 @@ static double f_score(const chrf *c, const double *stats) {
 
 /* The hypothesis's n-grams of orders 1..max counted into t (->hyp); per order,
  * their number into counts[]. */
-static void count_hyp(cb__ngram_table *t, uint32_t off, size_t len, long max, double *counts) {
-  for (long n = 1; n <= max; n++) {
-    counts[n - 1] = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
-    for (size_t i = 0; i + (size_t)n <= len; i++) cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n)->hyp++;
+static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max, double *counts) {
+  for (long n = 1; n <= max; n++) counts[n - 1] = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
+  for (size_t i = 0; i < len; i++) {
+    uint32_t node = 0;
+    for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
+      node = cb__trie_child(t, node, ids[i + n - 1], 1);
+      t->hyp[node]++;
+    }
   }
 }
 
 /* One reference's [hyp, ref, match] per order against the hypothesis in t
  * (chrf.py _get_match_statistics): match grows by one each time the reference's count
  * of an n-gram reaches one it still has in the hypothesis. */
-static void ref_stats(cb__ngram_table *t, uint32_t mark, uint32_t off, size_t len, long max,
+static void ref_stats(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t len, long max,
                       const double *hyp_counts, double *out) {
-  for (long n = 1; n <= max; n++) {
-    double match = 0;
-    for (size_t i = 0; i + (size_t)n <= len; i++) {
-      cb__ngram *e = cb__ngram_get(t, off + (uint32_t)i, (uint32_t)n);
-      if (e->mark != mark) {
-        e->mark = mark;
-        e->cur = 0;
+  double match[MAX_CHAR_ORDER] = {0};
+  for (size_t i = 0; i < len; i++) {
+    uint32_t node = 0;
+    for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
+      /* Only n-grams the hypothesis has can match, and when it lacks this one it lacks
+       * every longer one starting here too. */
+      node = cb__trie_child(t, node, ids[i + n - 1], 0);
+      if (!node) break;
+      if (t->mark[node] != mark) {
+        t->mark[node] = mark;
+        t->cur[node] = 0;
       }
-      if (++e->cur <= e->hyp) match++;
+      if (++t->cur[node] <= t->hyp[node]) match[n - 1]++;
     }
+  }
+  for (long n = 1; n <= max; n++) {
     double n_ref = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
     /* "Don't count hits if no reference exists for that n-gram" */
     out[3 * (n - 1)] = n_ref > 0 ? hyp_counts[n - 1] : 0;
     out[3 * (n - 1) + 1] = n_ref;
-    out[3 * (n - 1) + 2] = match;
+    out[3 * (n - 1) + 2] = match[n - 1];
   }
 }
 
@@ -221,19 +235,18 @@ static void ref_stats(cb__ngram_table *t, uint32_t mark, uint32_t off, size_t le
 static void chrf_segment(void *state, const cb_eval_segment *seg, double *stats) {
   chrf *c = state;
   size_t k = chrf_n_stats(c);
-  cb__ngram_reset(&c->chars);
-  cb__ngram_reset(&c->words);
-  uint32_t coff, woff;
+  cb__trie_reset(&c->chars);
+  cb__trie_reset(&c->words);
   size_t nc, nw;
   double hyp_chars[MAX_CHAR_ORDER], hyp_words[MAX_WORD_ORDER];
-  segment_keys(c, &seg->hyp, &coff, &nc, &woff, &nw);
-  count_hyp(&c->chars, coff, nc, c->char_order, hyp_chars);
-  count_hyp(&c->words, woff, nw, c->word_order, hyp_words);
+  segment_ids(c, &seg->hyp, &nc, &nw);
+  count_hyp(&c->chars, c->ids[0], nc, c->char_order, hyp_chars);
+  count_hyp(&c->words, c->ids[1], nw, c->word_order, hyp_words);
   double best_f = -1.0;
   for (size_t r = 0; r < seg->nrefs; r++) {
-    segment_keys(c, &seg->refs[r], &coff, &nc, &woff, &nw);
-    ref_stats(&c->chars, (uint32_t)r + 1, coff, nc, c->char_order, hyp_chars, c->cur);
-    ref_stats(&c->words, (uint32_t)r + 1, woff, nw, c->word_order, hyp_words,
+    segment_ids(c, &seg->refs[r], &nc, &nw);
+    ref_stats(&c->chars, (uint32_t)r + 1, c->ids[0], nc, c->char_order, hyp_chars, c->cur);
+    ref_stats(&c->words, (uint32_t)r + 1, c->ids[1], nw, c->word_order, hyp_words,
               c->cur + 3 * c->char_order);
     double f = f_score(c, c->cur);
     if (f > best_f) {
@@ -260,8 +273,7 @@ static void chrf_result(const void *state, const double *stats, const cb_eval_si
   /* f'chrF{beta}' + '+' * word_order */
   snprintf(out->display, sizeof out->display, "chrF%ld%.*s", c->beta, (int)c->word_order, "++++++++");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|eff:%s|nc:%ld|nw:%ld|space:%s|version:%s", c->lowercase ? "lc" : "mixed",
                  c->eps_smoothing ? "no" : "yes", c->char_order, c->word_order,
                  c->whitespace ? "yes" : "no", CB_EVAL_SACREBLEU_VERSION);

@@ -36,6 +36,11 @@ uint32_t cb__eval_decode(const char *s, size_t n, size_t *len);
 /* Append cp as UTF-8. */
 void cb__eval_encode(cb_buf *out, uint32_t cp);
 
+/* An ASCII byte that Python calls whitespace: \t..\r, \x1c..\x1f and space. */
+static inline int cb__eval_ascii_space(unsigned char c) {
+  return c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+}
+
 /* Byte length of the whitespace character at s[0..n) (Python's str.isspace: the
  * characters str.split() splits on), 0 when s starts with anything else. */
 size_t cb__eval_space_len(const char *s, size_t n);

@@ -73,7 +73,6 @@ static cb_status read_lines(cb_buf *buf, const char *path, cb_eval_text **lines,
 cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char *const *ref_paths,
                             size_t nref, cb_error *err) {
   memset(c, 0, sizeof *c);
-  if (!nref) return cb_error_set(err, CB_ERR_INVALID, "no reference file (--ref FILE)");
   c->nbufs = nref + 1;
   c->bufs = cb_calloc(c->nbufs, sizeof *c->bufs);
   cb_eval_text *hyps = NULL, **refs = cb_calloc(nref, sizeof *refs);
@@ -148,8 +147,8 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
       st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "expected a JSON object");
       break;
     }
-    json_t *h = json_object_get(rec, field), *r = json_object_get(rec, ref_field);
-    if (!h || !r) {
+    json_t *h = json_object_get(rec, field), *r = ref_field ? json_object_get(rec, ref_field) : NULL;
+    if (!h || (ref_field && !r)) {
       st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "no field '%s' (--%s)", !h ? field : ref_field,
                        !h ? "field" : "ref-field");
       break;
@@ -162,7 +161,7 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
     cb_eval_segment *seg = &c->segs[c->n];
     memset(seg, 0, sizeof *seg);
     st = json_text(h, path, line, field, &seg->hyp, err);
-    size_t nr = json_is_array(r) ? json_array_size(r) : 1;
+    size_t nr = !r ? 0 : json_is_array(r) ? json_array_size(r) : 1;
     if (!st && json_is_array(r) && !nr)
       st = cb_error_at(err, CB_ERR_PARSE, path, line, 0, "%s: an empty list: a segment needs a reference",
                        ref_field);
@@ -184,7 +183,7 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
   }
   if (!st && !c->n) st = cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no segments: no JSON records");
   if (!st)
-    for (size_t i = 0; i < c->n; i++) c->segs[i].refs = c->ref_texts + ref_first[i];
+    for (size_t i = 0; i < c->n; i++) c->segs[i].refs = c->ref_texts ? c->ref_texts + ref_first[i] : NULL;
   cb_free(ref_first);
   if (st) cb_eval_corpus_free(c);
   return st;

@@ -37,17 +37,27 @@ void cb_eval_result_free(cb_eval_result *r) {
 }
 
 /* sacrebleu/metrics/base.py, Score.format (without confidence, which the driver adds). */
-void cb_eval_score_line(const cb_eval_result *r, int width, cb_buf *out) {
+void cb_eval_score_line(const cb_eval_result *r, int width, const cb_eval_interval *iv,
+                        cb_buf *out) {
   cb_buf_append_str(out, r->display);
   if (r->signature.len) {
     cb_buf_append_char(out, '|');
     cb_buf_append(out, r->signature.data, r->signature.len);
   }
   cb_buf_appendf(out, " = %.*f", width, r->score);
+  if (iv) cb_buf_appendf(out, " (\xCE\xBC = %.*f \xC2\xB1 %.*f)", width, iv->mean, width, iv->ci);
   if (r->verbose.len) {
     cb_buf_append_char(out, ' ');
     cb_buf_append(out, r->verbose.data, r->verbose.len);
   }
+}
+
+/* Signature.format (base.py): the keys in their dict's order, version last. */
+void cb_eval_sig_head(const cb_eval_sig_info *sig, cb_buf *out) {
+  cb_buf_appendf(out, "nrefs:%s|", sig->nrefs);
+  if (sig->bootstrap) cb_buf_appendf(out, "bs:%ld|", sig->bootstrap);
+  if (sig->ar) cb_buf_appendf(out, "ar:%ld|", sig->ar);
+  if (sig->bootstrap || sig->ar) cb_buf_appendf(out, "seed:%llu|", (unsigned long long)sig->seed);
 }
 
 double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c) {

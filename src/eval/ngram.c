@@ -1,7 +1,7 @@
 /*
  * ngram.c - open-addressing hash tables (linear probing, power-of-two sizes, at most
- * half full) for the vocabulary and the per-segment n-grams. Hashes are only a fast
- * filter: keys are always compared in full, so a collision never merges two words.
+ * half full) for the vocabulary and the n-gram trie. Keys are always compared in full
+ * (a word's bytes, a trie edge's parent and id), so a collision never merges two.
  */
 #include "ngram.h"
 
@@ -16,18 +16,11 @@ struct vocab_slot {
   int used;
 };
 
-/* FNV-1a over bytes, finished by a SplitMix64-style mix so low bits are spread. */
-static uint64_t mix(uint64_t h) {
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  return h;
-}
-
+/* FNV-1a over bytes, finished by the trie's mix so low bits are spread. */
 static uint64_t hash_bytes(const char *s, size_t n) {
   uint64_t h = 0xcbf29ce484222325ULL;
   for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-  return mix(h);
+  return cb__trie_hash(h);
 }
 
 static void vocab_grow(cb__eval_vocab *v) {
@@ -69,66 +62,47 @@ void cb__eval_vocab_free(cb__eval_vocab *v) {
   memset(v, 0, sizeof *v);
 }
 
-void cb__ngram_reset(cb__ngram_table *t) {
-  for (size_t i = 0; i < t->nused; i++) t->slots[t->used[i]].n = 0;
-  t->nused = 0;
-  t->nkeys = 0;
+void cb__trie_reset(cb__trie *t) {
+  for (uint32_t i = 0; i < t->nodes; i++) t->node[t->filled[i]] = 0;
+  t->nodes = 0;
 }
 
-void cb__ngram_free(cb__ngram_table *t) {
-  cb_free(t->slots);
-  cb_free(t->used);
-  cb_free(t->keys);
+void cb__trie_free(cb__trie *t) {
+  cb_free(t->key);
+  cb_free(t->node);
+  cb_free(t->filled);
+  cb_free(t->hyp);
+  cb_free(t->cur);
+  cb_free(t->mark);
+  cb_free(t->ref);
   memset(t, 0, sizeof *t);
 }
 
-uint32_t cb__ngram_push_keys(cb__ngram_table *t, const uint32_t *ids, size_t n) {
-  if (t->nkeys + n > t->keys_cap) {
-    t->keys_cap = (t->nkeys + n) * 2 + 256;
-    t->keys = cb_reallocarray(t->keys, t->keys_cap, sizeof *t->keys);
+void cb__trie_grow(cb__trie *t) {
+  if ((t->nodes + 1) * 2 <= t->cap && t->nodes + 2 <= t->node_cap) return;
+  if (t->nodes + 2 > t->node_cap) {
+    t->node_cap = t->node_cap ? t->node_cap * 2 : 1024;
+    t->filled = cb_reallocarray(t->filled, t->node_cap, sizeof *t->filled);
+    t->hyp = cb_reallocarray(t->hyp, t->node_cap, sizeof *t->hyp);
+    t->cur = cb_reallocarray(t->cur, t->node_cap, sizeof *t->cur);
+    t->mark = cb_reallocarray(t->mark, t->node_cap, sizeof *t->mark);
+    t->ref = cb_reallocarray(t->ref, t->node_cap, sizeof *t->ref);
   }
-  uint32_t off = (uint32_t)t->nkeys;
-  if (n) memcpy(t->keys + t->nkeys, ids, n * sizeof *ids);
-  t->nkeys += n;
-  return off;
-}
-
-static uint64_t hash_ids(const uint32_t *k, uint32_t n) {
-  uint64_t h = n;
-  for (uint32_t i = 0; i < n; i++) h = (h ^ k[i]) * 0x9E3779B97F4A7C15ULL;
-  return mix(h);
-}
-
-static void table_grow(cb__ngram_table *t) {
-  size_t cap = t->cap ? t->cap * 2 : 256;
-  cb__ngram *s = cb_calloc(cap, sizeof *s);
-  for (size_t i = 0; i < t->nused; i++) {
-    cb__ngram *e = &t->slots[t->used[i]];
-    size_t j = e->hash & (cap - 1);
-    while (s[j].n) j = (j + 1) & (cap - 1);
-    s[j] = *e;
-    t->used[i] = (uint32_t)j;
+  if ((t->nodes + 1) * 2 <= t->cap) return;
+  size_t cap = t->cap ? t->cap * 2 : 1024;
+  uint64_t *key = cb_calloc(cap, sizeof *key);
+  uint32_t *node = cb_calloc(cap, sizeof *node);
+  for (uint32_t i = 0; i < t->nodes; i++) {
+    uint32_t s = t->filled[i];
+    size_t j = cb__trie_hash(t->key[s]) & (cap - 1);
+    while (node[j]) j = (j + 1) & (cap - 1);
+    key[j] = t->key[s];
+    node[j] = t->node[s];
+    t->filled[i] = (uint32_t)j;
   }
-  cb_free(t->slots);
-  t->slots = s;
+  cb_free(t->key);
+  cb_free(t->node);
+  t->key = key;
+  t->node = node;
   t->cap = cap;
-}
-
-cb__ngram *cb__ngram_get(cb__ngram_table *t, uint32_t off, uint32_t n) {
-  if ((t->nused + 1) * 2 > t->cap) table_grow(t);
-  const uint32_t *k = t->keys + off;
-  uint64_t h = hash_ids(k, n);
-  size_t j = h & (t->cap - 1);
-  for (;; j = (j + 1) & (t->cap - 1)) {
-    cb__ngram *e = &t->slots[j];
-    if (!e->n) break;
-    if (e->hash == h && e->n == n && !memcmp(t->keys + e->off, k, n * sizeof *k)) return e;
-  }
-  if (t->nused == t->used_cap) {
-    t->used_cap = t->used_cap ? t->used_cap * 2 : 256;
-    t->used = cb_reallocarray(t->used, t->used_cap, sizeof *t->used);
-  }
-  t->used[t->nused++] = (uint32_t)j;
-  t->slots[j] = (cb__ngram){.hash = h, .off = off, .n = n};
-  return &t->slots[j];
 }

@@ -53,7 +53,7 @@ static json_t *item_json(const cb__eval_scoring *sc, size_t s) {
     const double *row = m->rows + s * m->k;
     char nb[24];
     snprintf(nb, sizeof nb, "%zu", g->seg.nrefs);
-    cb_eval_sig_info sig = {nb, 0, 0};
+    cb_eval_sig_info sig = {.nrefs = nb};
     cb_eval_result r = {0};
     m->m->result(m->sentence_state, row, &sig, &r);
     json_object_set_new(scores, m->name, json_real(r.score));

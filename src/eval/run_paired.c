@@ -92,7 +92,7 @@ static cb_status pair_items(const side *b, const side *c, const char *metric, si
 }
 
 static double score_of(const cb_eval_metric *m, void *state, const double *sum) {
-  cb_eval_sig_info sig = {"1", 0, 0};
+  cb_eval_sig_info sig = {.nrefs = "1"};
   cb_eval_result r = {0};
   m->result(state, sum, &sig, &r);
   double s = r.score;
@@ -102,7 +102,7 @@ static double score_of(const cb_eval_metric *m, void *state, const double *sum) 
 
 cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
                              const char *metric, const char *class_name, size_t resamples,
-                             double confidence, uint64_t seed, cb_eval_paired *out,
+                             double confidence, uint64_t seed, cb_eval_run_pair *out,
                              cb_error *err) {
   memset(out, 0, sizeof *out);
   const cb_eval_metric *m = cb_eval_metric_find(metric);

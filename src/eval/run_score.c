@@ -153,34 +153,17 @@ static cb_status match_records(cb__eval_scoring *sc, const char *records_path, c
   return st;
 }
 
-/* sacrebleu's bootstrap (significance.py: resample the segments (segs: their rows)
- * with replacement,
- * score each resample from its summed statistics; the interval's ends are the
- * sorted scores at n//40 and n - n//40 - 1). Our generator, not numpy's. */
+/* sacrebleu's bootstrap of the class's segments (cb_eval_bootstrap: numpy's draws,
+ * Score.estimate_ci), so an interval equals `eval score --bootstrap`'s on the same
+ * answers; the interval is the mean -/+ the half width, as sacrebleu prints it. */
 static void bootstrap(const cb__eval_metric_run *m, const size_t *segs, size_t n_segs, long n,
-                      uint64_t seed, const cb_eval_sig_info *sig, cb__eval_interval *out) {
-  double *scores = cb_calloc((size_t)n, sizeof *scores);
-  double *sum = cb_calloc(m->k, sizeof *sum);
-  cb_rng rng;
-  cb_rng_init(&rng, seed);
-  double mean = 0;
-  for (long b = 0; b < n; b++) {
-    memset(sum, 0, m->k * sizeof *sum);
-    for (size_t i = 0; i < n_segs; i++) {
-      const double *row = m->rows + segs[cb_rng_below(&rng, n_segs)] * m->k;
-      for (size_t j = 0; j < m->k; j++) sum[j] += row[j];
-    }
-    cb_eval_result r = {0};
-    m->m->result(m->state, sum, sig, &r);
-    scores[b] = r.score;
-    mean += r.score;
-    cb_eval_result_free(&r);
-  }
-  qsort(scores, (size_t)n, sizeof *scores, cb__eval_cmp_double);
-  size_t lo = (size_t)n / 40;
-  *out = (cb__eval_interval){mean / (double)n, scores[lo], scores[(size_t)n - lo - 1], n};
-  cb_free(scores);
-  cb_free(sum);
+                      uint64_t seed, cb__eval_interval *out) {
+  double *rows = cb_calloc(n_segs * m->k, sizeof *rows);
+  for (size_t i = 0; i < n_segs; i++)
+    memcpy(rows + i * m->k, m->rows + segs[i] * m->k, m->k * sizeof *rows);
+  cb_eval_interval iv = cb_eval_bootstrap(m->m, m->state, rows, n_segs, m->k, n, seed);
+  *out = (cb__eval_interval){iv.mean, iv.mean - iv.ci, iv.mean + iv.ci, n};
+  cb_free(rows);
 }
 
 int cb__eval_cmp_double(const void *a, const void *b) {
@@ -247,11 +230,11 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
   if (nmin != nmax) snprintf(nb, sizeof nb, "var");
   else snprintf(nb, sizeof nb, "%zu", nmin);
   int boot = interval && p->bootstrap > 0 && n;
-  cb_eval_sig_info sig = {nb, boot ? p->bootstrap : 0, p->seed};
+  cb_eval_sig_info sig = {.nrefs = nb, .bootstrap = boot ? p->bootstrap : 0, .seed = p->seed};
   memset(out, 0, sizeof *out);
   m->m->result(m->state, sum, &sig, out);
   if (interval) memset(interval, 0, sizeof *interval);
-  if (boot) bootstrap(m, segs, n, p->bootstrap, p->seed, &sig, interval);
+  if (boot) bootstrap(m, segs, n, p->bootstrap, p->seed, interval);
   cb_free(segs);
   cb_free(sum);
 }

@@ -241,6 +241,10 @@ static void alignment(ter *t) {
     else break; /* an undefined cell: the reference raises here; never seen */
     t->trace[n++] = op;
   }
+  /* Every reference word gets an alignment from the trace; -1 as well stands for one
+   * the trace did not reach (an undefined cell, where the reference raises). */
+  for (size_t k = 0; k < b->nr; k++) t->align[k] = -1, t->ref_err[k] = 0;
+  for (size_t k = 0; k < b->nh; k++) t->hyp_err[k] = 0;
   long ph = -1, pr = -1;
   size_t nhe = 0, nre = 0;
   for (size_t k = n; k-- > 0;) {
@@ -387,8 +391,7 @@ static void ter_result(const void *state, const double *stats, const cb_eval_sig
   out->score = 100 * score;
   snprintf(out->display, sizeof out->display, "TER");
   cb_buf *s = &out->signature;
-  cb_buf_appendf(s, "nrefs:%s|", sig->nrefs);
-  if (sig->bootstrap) cb_buf_appendf(s, "bs:%ld|seed:%llu|", sig->bootstrap, (unsigned long long)sig->seed);
+  cb_eval_sig_head(sig, s);
   cb_buf_appendf(s, "case:%s|tok:tercom|norm:%s|punct:%s|asian:%s|version:%s",
                  t->tok.case_sensitive ? "mixed" : "lc", t->tok.normalized ? "yes" : "no",
                  t->tok.no_punct ? "no" : "yes", t->tok.asian_support ? "yes" : "no",

@@ -97,7 +97,11 @@ size_t cb__eval_lstrip(const char *s, size_t n) {
 
 int cb__eval_next_word(const char *s, size_t n, size_t *pos, size_t *start, size_t *end) {
   size_t i = *pos, len;
-  while (i < n && (len = cb__eval_space_len(s + i, n - i))) i += len;
+  for (;;) {
+    while (i < n && cb__eval_ascii_space((unsigned char)s[i])) i++;
+    if (i >= n || (unsigned char)s[i] < 0x80 || !(len = cb__eval_space_len(s + i, n - i))) break;
+    i += len;
+  }
   if (i >= n) {
     *pos = n;
     return 0;
@@ -106,7 +110,7 @@ int cb__eval_next_word(const char *s, size_t n, size_t *pos, size_t *start, size
   while (i < n) {
     unsigned char c = (unsigned char)s[i];
     if (c >= 0x80 || c <= 0x20) {
-      if (cb__eval_space_len(s + i, n - i)) break;
+      if (c < 0x80 ? cb__eval_ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) break;
       size_t l;
       cb__eval_decode(s + i, n - i, &l);
       i += l;

@@ -38,6 +38,30 @@ BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.5 82.4/50.0
 expect_line 'TER|nrefs:2|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:2.6.0 = 40.0' --metric ter
 expect_line 'TER|nrefs:2|case:mixed|tok:tercom|norm:yes|punct:yes|asian:no|version:2.6.0 = 33.333' \
   --metric ter --ter-normalized --ter-case-sensitive --width 3
+# --bootstrap and --seed: sacrebleu's --confidence (SACREBLEU_SEED for the seed).
+expect_line 'BLEU|nrefs:2|bs:200|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.5 (μ = 47.1 ± 46.8) 82.4/50.0/45.5/37.5 (BP = 0.943 ratio = 0.944 hyp_len = 17 ref_len = 18)' \
+  --bootstrap 200
+expect_line 'chrF2|nrefs:2|bs:1000|seed:7|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 = 59.7 (μ = 60.2 ± 32.3)' \
+  --metric chrf --bootstrap 1000 --seed 7
+
+# Paired tests against a baseline: sacrebleu --paired-bs / --paired-ar's numbers.
+printf '%s\n' 'The dog bit a man.' 'It was not surprising.' 'The man had bitten him.' >"$TMP/base.txt"
+"$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" \
+  --baseline "$TMP/base.txt" --paired-bs --json >"$TMP/pbs.json"
+jq -e '.metrics.bleu.paired | .test == "bs" and .samples == 1000 and .p_value == 0.2787212787212787 and
+       .system.interval.mean == 46.95974811953181 and .system.interval.ci == 46.754996737202504' \
+  "$TMP/pbs.json" >/dev/null || fail "--paired-bs: $(jq -c .metrics.bleu.paired "$TMP/pbs.json")"
+"$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" \
+  --baseline "$TMP/base.txt" --paired-ar >"$TMP/par.txt"
+grep -q '^BLEU|nrefs:2|ar:10000|seed:12345|case:mixed|' "$TMP/par.txt" &&
+  grep -q "^  system $TMP/hyp.txt: 48.5 (p = 0.7511)\$" "$TMP/par.txt" || fail "--paired-ar: $(cat "$TMP/par.txt")"
+# A JSONL baseline needs only its --field: the references are the system's.
+jq -R -c '{out: .}' "$TMP/base.txt" >"$TMP/base.jsonl"
+paste -d '\t' "$TMP/hyp.txt" "$TMP/ref1.txt" "$TMP/ref2.txt" |
+  jq -R -c 'split("\t") | {out: .[0], refs: .[1:]}' >"$TMP/sys.jsonl"
+"$CALIBENCH" eval score --hyp "$TMP/sys.jsonl" --field out --ref-field refs --baseline "$TMP/base.jsonl" \
+  --paired-bs --json | jq -e '.metrics.bleu.paired.p_value == 0.2787212787212787' >/dev/null ||
+  fail "--paired-bs with JSONL"
 
 # --json: metrics.bleu.score etc.; the same numbers from JSONL with a list of references.
 "$CALIBENCH" eval score --hyp "$TMP/hyp.txt" --ref "$TMP/ref1.txt" --ref "$TMP/ref2.txt" --json >"$TMP/text.json"
@@ -86,6 +110,15 @@ expect_error "chrf++: --word-order: expected an integer in \[0, 8\], got '9'" "$
 expect_error "\-\-char-order and --word-order are both 0" "${H[@]}" --metric chrf --char-order 0
 expect_error "\-\-tokenize: none of the metrics given takes it" "${H[@]}" --metric chrf --tokenize intl
 expect_error "'bleu' given twice" "${H[@]}" --metric bleu,bleu
+expect_error "\-\-bootstrap: expected" "${H[@]}" --bootstrap 1
+expect_error "\-\-seed: expected" "${H[@]}" --bootstrap 10 --seed -1
+expect_error "need --baseline FILE" "${H[@]}" --paired-bs
+expect_error "\-\-baseline needs --paired-bs or --paired-ar" "${H[@]}" --baseline "$TMP/hyp.txt"
+expect_error "choose one" "${H[@]}" --baseline "$TMP/hyp.txt" --paired-bs --paired-ar
+expect_error "not with --sentence" "${H[@]}" --bootstrap 10 --sentence
+head -2 "$TMP/ref1.txt" >"$TMP/short.txt"
+expect_error "\-\-baseline: $TMP/short.txt: 2 segments, but the system ($TMP/hyp.txt) has 3" \
+  "${H[@]}" --baseline "$TMP/short.txt" --paired-ar
 expect_error "\-\-ter-normalized: none of the metrics given takes it" "${H[@]}" --metric bleu --ter-normalized
 expect_error "unknown option '--bogus'" "${H[@]}" --bogus
 expect_error "\-\-hyp FILE is required" --ref "$TMP/ref1.txt"
@@ -117,7 +150,8 @@ rc=0; "$CALIBENCH" eval frobnicate >/dev/null 2>"$TMP/err" || rc=$?
 for o in --metric --hyp --ref --field --ref-field --json --sentence --width --tokenize --smooth \
   --smooth-value --max-ngram-order --effective-order --no-effective-order --lowercase \
   --char-order --word-order --beta --whitespace --eps-smoothing --ter-case-sensitive \
-  --ter-normalized --ter-no-punct --ter-asian-support; do
+  --ter-normalized --ter-no-punct --ter-asian-support --bootstrap --seed --baseline --paired-bs \
+  --paired-ar --paired-n; do
   grep -q -- "  $o" "$TMP/help" || fail "eval --help lacks $o"
 done
 echo "eval cli: ok"

@@ -70,7 +70,7 @@ static void test_bleu_vectors(void **state) {
       double *s = cb_calloc(k, sizeof *s);
       assert_int_equal(json_array_size(stats), k);
       for (size_t i = 0; i < k; i++) s[i] = json_number_value(json_array_get(stats, i));
-      cb_eval_sig_info sig = {"1", 0, 0};
+      cb_eval_sig_info sig = {.nrefs = "1"};
       cb_eval_result r = {0};
       m->result(st, s, &sig, &r);
       eval_check_line(line, json_object_get(v, "corpus"), &r);

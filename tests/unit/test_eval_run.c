@@ -174,7 +174,7 @@ static void test_paired(void **state) {
   write_eval(same, good, refs, N_ITEMS, NULL, 0);
   write_eval(worse, bad, refs, N_ITEMS, "odd", 0);
   write_eval(shifted, good, refs, N_ITEMS, NULL, 1);
-  cb_eval_paired r;
+  cb_eval_run_pair r;
   cb_error err;
   /* The same answers: no change, never significant. */
   assert_int_equal(cb_eval_run_paired(base, same, "bleu", "", 1000, 0.9, 1, &r, &err), CB_OK);

@@ -58,14 +58,19 @@ static void eval_check_close(const char *what, long line, double want, double go
 }
 
 /* Score to 1e-9 and the score line (with its signature) character for character. */
-static void eval_check_line(long line, json_t *want, const cb_eval_result *r) {
+static void eval_check_line_iv(long line, json_t *want, const cb_eval_result *r,
+                               const cb_eval_interval *iv) {
   eval_check_close("score", line, json_number_value(json_object_get(want, "score")), r->score);
   cb_buf got = {0};
-  cb_eval_score_line(r, 1, &got);
+  cb_eval_score_line(r, 1, iv, &got);
   const char *want_line = json_string_value(json_object_get(want, "line"));
   if (strcmp(want_line, got.data))
     fail_msg("line %ld: score line\n  reference: %s\n  calibench: %s", line, want_line, got.data);
   cb_buf_free(&got);
+}
+
+static inline void eval_check_line(long line, json_t *want, const cb_eval_result *r) {
+  eval_check_line_iv(line, want, r, NULL);
 }
 
 /* A metric instance for the vector, every option consumed. */
@@ -84,15 +89,13 @@ static void *eval_create(const cb_eval_metric *m, json_t *v, long line, cb_eval_
 typedef void (*eval_stats_check)(long line, json_t *want, const double *sum, size_t k,
                                  const cb_eval_result *r);
 
-/* Replays one hyps/refs vector: the corpus result and every sentence result. Returns
- * the number of sentences checked. */
-static long eval_replay(const cb_eval_metric *m, void *st, json_t *v, long line,
-                        eval_stats_check check) {
-  json_t *hyps = json_object_get(v, "hyps"), *refs = json_object_get(v, "refs");
-  size_t n = json_array_size(hyps), all = 0, lo = SIZE_MAX, hi = 0, k = m->n_stats(st);
+/* The corpus of a vector's hypotheses (the array `hyps`) and "refs"; the texts stay
+ * the vector's. Free with eval_corpus_free. */
+static inline cb_eval_corpus eval_corpus_of(json_t *hyps, json_t *refs) {
+  size_t n = json_array_size(hyps), all = 0, lo = SIZE_MAX, hi = 0;
   for (size_t i = 0; i < n; i++) all += json_array_size(json_array_get(refs, i));
   cb_eval_text *rt = cb_calloc(all + 1, sizeof *rt);
-  cb_eval_corpus c = {.segs = cb_calloc(n, sizeof *c.segs), .n = n};
+  cb_eval_corpus c = {.segs = cb_calloc(n, sizeof *c.segs), .n = n, .ref_texts = rt};
   for (size_t i = 0, at = 0; i < n; i++) {
     json_t *sr = json_array_get(refs, i), *h = json_array_get(hyps, i);
     c.segs[i] = (cb_eval_segment){{json_string_value(h), json_string_length(h)}, rt + at,
@@ -105,10 +108,25 @@ static long eval_replay(const cb_eval_metric *m, void *st, json_t *v, long line,
     if (c.segs[i].nrefs > hi) hi = c.segs[i].nrefs;
   }
   c.nrefs_min = lo, c.nrefs_max = hi;
+  return c;
+}
+
+static inline void eval_corpus_free(cb_eval_corpus *c) {
+  cb_free(c->segs);
+  cb_free(c->ref_texts);
+}
+
+/* Replays one hyps/refs vector: the corpus result and every sentence result. Returns
+ * the number of sentences checked. */
+static inline long eval_replay(const cb_eval_metric *m, void *st, json_t *v, long line,
+                        eval_stats_check check) {
+  size_t k = m->n_stats(st);
+  cb_eval_corpus c = eval_corpus_of(json_object_get(v, "hyps"), json_object_get(v, "refs"));
+  size_t n = c.n;
   double *rows = cb_eval_segment_stats(m, st, &c), *sum = cb_calloc(k, sizeof *sum);
   cb_eval_sum_stats(rows, n, k, sum);
   char nb[24];
-  cb_eval_sig_info sig = {cb_eval_corpus_nrefs(&c, nb), 0, 0};
+  cb_eval_sig_info sig = {.nrefs = cb_eval_corpus_nrefs(&c, nb)};
   cb_eval_result r = {0};
   m->result(st, sum, &sig, &r);
   json_t *want = json_object_get(v, "corpus");
@@ -119,15 +137,14 @@ static long eval_replay(const cb_eval_metric *m, void *st, json_t *v, long line,
   for (size_t i = 0; i < json_array_size(sents); i++) {
     cb_eval_result sr = {0};
     snprintf(nb, sizeof nb, "%zu", c.segs[i].nrefs);
-    cb_eval_sig_info ssig = {nb, 0, 0};
+    cb_eval_sig_info ssig = {.nrefs = nb};
     m->result(st, rows + i * k, &ssig, &sr);
     eval_check_line(line, json_array_get(sents, i), &sr);
     cb_eval_result_free(&sr);
   }
   cb_free(rows);
   cb_free(sum);
-  cb_free(rt);
-  cb_free(c.segs);
+  eval_corpus_free(&c);
   return (long)json_array_size(sents);
 }
 
