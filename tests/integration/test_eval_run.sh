@@ -100,6 +100,20 @@ assert bad[0]["error_class"] != "", bad
 iv = ev["metrics"]["bleu"]["interval"]
 assert iv["resamples"] == 200 and iv["low"] <= ev["metrics"]["bleu"]["score"] <= iv["high"], iv
 assert "|bs:200|seed:12345|" in ev["metrics"]["bleu"]["signature"], ev["metrics"]["bleu"]["signature"]
+with open(sys.argv[1] + ".segs.jsonl", "w") as f:  # the scored items, in eval.json's order
+    for it in ev["items"]:
+        f.write(json.dumps({"hypothesis": it["hypothesis"], "reference": it["references"]}) + "\n")
+PY
+# The interval is sacrebleu's bootstrap (numpy's draws): eval score --bootstrap on the
+# same segments in the same order gives the same one.
+"$CALIBENCH" eval score --hyp "$TMP/failed/eval.json.segs.jsonl" --metric bleu --bootstrap 200 \
+  --json >"$TMP/failed-score.json" || fail "eval score --bootstrap exited $?"
+python3 - "$TMP/failed/eval.json" "$TMP/failed-score.json" <<'PY' || fail "eval run's interval is not eval score's"
+import json, sys
+ev, sc = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+iv, want = ev["metrics"]["bleu"]["interval"], sc["metrics"]["bleu"]["interval"]
+assert abs(iv["mean"] - want["mean"]) < 1e-9, (iv, want)
+assert abs(iv["low"] - (want["mean"] - want["ci"])) < 1e-9 and abs(iv["high"] - (want["mean"] + want["ci"])) < 1e-9, (iv, want)
 PY
 stop_sims
 
