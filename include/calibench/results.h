@@ -261,8 +261,9 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
  * then, so at most the requests in flight hold theirs. Pass every ITL SLO that a
  * summary of the set will judge: another one counts the dropped gaps from the
  * histogram, as over the bound whenever the gap's bucket reaches past it. A record
- * whose times are out of order is kept whole. Nothing else changes: summaries and
- * reports of the set are those of the set with every time kept. The vLLM export
+ * whose times are out of order is kept whole, and so is a failure. Nothing else
+ * changes: summaries and reports of the set are those of the set with every time
+ * kept. Call it before the first push; calling it again adds SLOs. The vLLM export
  * (cb_results_write_vllm_json) needs every time: do not call this for it.
  */
 void cb_record_set_drop_chunk_times(cb_record_set *s, const cb_slo *slos, size_t n_slos);
@@ -276,6 +277,7 @@ void cb_record_set_drop_chunk_times(cb_record_set *s, const cb_slo *slos, size_t
  * histogram of 2^-10 relative precision (cb_hist_quantile_linear): never below the
  * exact percentile and less than 0.098% above it. Two of them merge exactly.
  */
+#define CB_ITL_PRECISION_BITS 10 /* percentiles < 2^-10 (0.098%) above the exact ones */
 __extension__ typedef unsigned __int128 cb_u128; /* gcc and clang */
 typedef struct cb_itl_stats {
   cb_hist gap;                 /* ns, each gap once */

@@ -311,6 +311,15 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
     sink.set.items = cb_reallocarray(NULL, schedule.count, sizeof *sink.set.items);
     sink.set.alloc = schedule.count;
   }
+  if (!cfg->vllm_json) { /* records drop their chunk times once counted: memory by requests */
+    cb_record_set_drop_chunk_times(&sink.set, cfg->slos, cfg->n_slos);
+    for (size_t i = 0; i < cb_workload_num_classes(wl); i++) {
+      cb_slo cs[CB_MAX_SLOS];
+      size_t n;
+      run_config_class_slos(cfg, cb_workload_get_class(wl, i), cs, &n);
+      cb_record_set_drop_chunk_times(&sink.set, cs, n);
+    }
+  }
   src.cfg = cfg;
   src.wl = wl;
   src.schedule = &schedule;

@@ -18,7 +18,7 @@
  * counted at 2^46 ns, still below its true value's percentile bound only there. */
 static const cb_hist_params itl_hist = {.lowest_discernible = 1,
                                         .highest_trackable = UINT64_C(1) << 46,
-                                        .precision_bits = 10};
+                                        .precision_bits = CB_ITL_PRECISION_BITS};
 
 static uint64_t clamp(uint64_t v) {
   return v < itl_hist.highest_trackable ? v : itl_hist.highest_trackable;

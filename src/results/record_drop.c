@@ -89,14 +89,23 @@ void cb_record_set_itl(const cb_record_set *set, const char *class_name, cb_itl_
 /* ---- dropping ------------------------------------------------------------------------- */
 
 void cb_record_set_drop_chunk_times(cb_record_set *s, const cb_slo *slos, size_t n_slos) {
-  if (s->drop) return;
-  struct cb__record_drop *d = cb_calloc(1, sizeof *d);
-  d->slos = cb_calloc(n_slos ? n_slos : 1, sizeof *d->slos);
+  struct cb__record_drop *d = s->drop;
+  if (!d) {
+    d = s->drop = cb_calloc(1, sizeof *d);
+    d->prune_at = 64;
+  }
+  size_t before = d->n_slos;
+  d->slos = cb_reallocarray(d->slos, before + n_slos + 1, sizeof *d->slos);
   for (size_t k = 0; k < n_slos; k++)
     if (slos[k].metric == CB_METRIC_ITL || slos[k].metric == CB_METRIC_ITL_TOKEN)
       d->slos[d->n_slos++] = slos[k];
-  d->prune_at = 64;
-  s->drop = d;
+  /* classes met already count the new SLOs from here on: register before pushing */
+  for (size_t k = 0; k < d->n_classes; k++) {
+    cb__drop_class *c = &d->classes[k];
+    c->units = cb_reallocarray(c->units, d->n_slos + 1, sizeof *c->units);
+    c->over = cb_reallocarray(c->over, d->n_slos + 1, sizeof *c->over);
+    for (size_t j = before; j < d->n_slos; j++) c->units[j] = c->over[j] = 0;
+  }
 }
 
 void cb__record_drop_free(struct cb__record_drop *d) {

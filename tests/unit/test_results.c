@@ -18,6 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/results.h"
+#include "calibench/rng.h"
 
 #define MS 1000000ull
 
@@ -400,6 +401,129 @@ static void test_dir_output_text(void **state) {
 }
 
 /* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
+/* ---- a set that drops its records' chunk times ------------------------------------ */
+
+/* A seeded mix as records arrive in completion order: two classes ("b" streams chunks of
+ * up to 3 tokens), warm-up, failures with and without chunks, and requests still in
+ * flight at later sends and at the last one. */
+static void make_mixed(cb_record *out, size_t n) {
+  cb_rng rng;
+  cb_rng_init(&rng, 20261203);
+  uint64_t t = 1000 * MS;
+  for (size_t i = 0; i < n; i++) {
+    t += (uint64_t)(cb_rng_exponential(&rng, 1.0 / 20) * MS);
+    size_t chunks = 1 + (size_t)cb_rng_below(&rng, 40);
+    double c[40], at = 20 + 100 * cb_rng_uniform(&rng);
+    uint32_t toks[40];
+    int multi = i % 2 == 1;
+    for (size_t k = 0; k < chunks; k++) {
+      c[k] = at;
+      at += 1 + cb_rng_lognormal(&rng, 2.3, 0.6);
+      toks[k] = multi ? 1 + (uint32_t)cb_rng_below(&rng, 3) : 1;
+    }
+    out[i] = ok_record(i, t, c, chunks, toks);
+    if (!multi) { /* sim run's records: one token per chunk, no array */
+      cb_free(out[i].chunk_tokens);
+      out[i].chunk_tokens = NULL;
+    }
+    snprintf(out[i].class_name, sizeof out[i].class_name, "%s", multi ? "b" : "a");
+    out[i].warmup = i < 15;
+    if (i % 23 == 5) { /* a stream cut after its chunks */
+      snprintf(out[i].error_class, sizeof out[i].error_class, "stream");
+      out[i].end_ns += 3 * MS;
+    }
+  }
+  /* completion order (ties by send) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && out[j].end_ns < out[j - 1].end_ns; j--) {
+      cb_record x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
+}
+
+static void summary_text(const cb_record_set *set, const cb_summary_params *p, const char *cls,
+                         cb_buf *out) {
+  cb_summary_params q = *p;
+  q.class_name = cls;
+  cb_summary s;
+  cb_summary_compute(set, &q, &s);
+  cb_buf_reset(out);
+  cb_summary_write_json(&s, out);
+}
+
+/* Dropping chunk times changes no summary: the whole run's and each class's, SLO
+ * verdicts on ITL included, and the set's ITL statistics and token bins. */
+static void test_drop_chunk_times(void **state) {
+  (void)state;
+  enum { N = 600 };
+  static cb_record made[N];
+  make_mixed(made, N);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_error err;
+  assert_int_equal(cb_slo_parse("itl=14ms,itl_token=9ms@p90,ttft=80ms", p.slos, &p.n_slos, &err), CB_OK);
+  cb_record_set whole, dropped;
+  cb_record_set_init(&whole);
+  cb_record_set_init(&dropped);
+  cb_record_set_drop_chunk_times(&dropped, p.slos, p.n_slos);
+  for (size_t i = 0; i < N; i++) {
+    cb_record copy = made[i];
+    copy.chunk_ns = cb_reallocarray(NULL, made[i].n_chunks, sizeof *copy.chunk_ns);
+    memcpy(copy.chunk_ns, made[i].chunk_ns, made[i].n_chunks * sizeof *copy.chunk_ns);
+    if (made[i].chunk_tokens) {
+      copy.chunk_tokens = cb_reallocarray(NULL, made[i].n_chunks, sizeof *copy.chunk_tokens);
+      memcpy(copy.chunk_tokens, made[i].chunk_tokens, made[i].n_chunks * sizeof *copy.chunk_tokens);
+    }
+    cb_record_set_push(&whole, &made[i]);
+    cb_record_set_push(&dropped, &copy);
+  }
+  size_t without = 0, failed_kept = 0;
+  for (size_t i = 0; i < N; i++) {
+    const cb_record *r = &dropped.items[i];
+    if (!r->chunk_ns) {
+      without++;
+      assert_int_equal(r->n_chunks, whole.items[i].n_chunks);
+    }
+    failed_kept += !cb_record_ok(r) && r->chunk_ns;
+  }
+  if (without < N * 3 / 4 || without == N) fail_msg("%zu of %d records dropped their times", without, N);
+  assert_true(failed_kept > 0);
+
+  cb_buf a, b;
+  cb_buf_init(&a, 0);
+  cb_buf_init(&b, 0);
+  const char *classes[] = {NULL, "a", "b"};
+  for (size_t k = 0; k < 3; k++) {
+    summary_text(&whole, &p, classes[k], &a);
+    summary_text(&dropped, &p, classes[k], &b);
+    if (a.len != b.len || memcmp(a.data, b.data, a.len))
+      fail_msg("class %s:\nall times: %s\ndropped:   %s", classes[k] ? classes[k] : "(all)", a.data, b.data);
+  }
+  cb_token_bins x, y;
+  cb_record_set_token_bins(&whole, &x);
+  cb_record_set_token_bins(&dropped, &y);
+  assert_int_equal(x.width_ns, y.width_ns);
+  assert_int_equal(x.n, y.n);
+  assert_memory_equal(x.tokens, y.tokens, x.n * sizeof *x.tokens);
+  cb_token_bins_free(&x);
+  cb_token_bins_free(&y);
+
+  /* An ITL SLO the set was not told of: counted from the histogram, never kinder. */
+  cb_summary_params q = p;
+  assert_int_equal(cb_slo_parse("itl=11ms", q.slos, &q.n_slos, &err), CB_OK);
+  cb_summary s1, s2;
+  cb_summary_compute(&whole, &q, &s1);
+  cb_summary_compute(&dropped, &q, &s2);
+  assert_int_equal(s1.slos[0].units, s2.slos[0].units);
+  assert_true(s2.slos[0].over >= s1.slos[0].over);
+  assert_true(s2.slos[0].over <= s1.slos[0].over + s1.slos[0].units / 50);
+  cb_buf_free(&a);
+  cb_buf_free(&b);
+  cb_record_set_free(&whole);
+  cb_record_set_free(&dropped);
+}
+
 static void test_summary_itl_token_single(void **state) {
   (void)state;
   cb_record_set set;
@@ -712,6 +836,7 @@ int main(void) {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
       cmocka_unit_test(test_summary_itl_token_single),
+      cmocka_unit_test(test_drop_chunk_times),
       cmocka_unit_test(test_dir_output_text),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
