@@ -13,9 +13,11 @@
 # a histogram since issue 12 item 4: within 2^-10 above the exact ones, docs/results.md),
 # whose moves are printed.
 # OUTPUT_LEN (default 256) changes the outputs' mean length, the request count kept:
-# peak RSS should not follow it.
+# peak RSS should not follow it. The seeded EOS ends many long outputs early; with
+# IGNORE_EOS=1 (--ignore-eos) each output has the length drawn, so the output tokens
+# grow with OUTPUT_LEN.
 #
-# usage: [OUTPUT_LEN=N] bench/sim_run_decode.sh CALIBENCH [CALIBENCH_BEFORE] [RUNS]
+# usage: [OUTPUT_LEN=N] [IGNORE_EOS=1] bench/sim_run_decode.sh CALIBENCH [CALIBENCH_BEFORE] [RUNS]
 #   e.g. bench/sim_run_decode.sh build/calibench /tmp/calibench-before 3
 set -euo pipefail
 NEW=${1:?usage: bench/sim_run_decode.sh CALIBENCH [CALIBENCH_BEFORE] [RUNS]}
@@ -26,6 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/cb-bench-decode.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 args=(sim run --rate 27.7778 --num-requests 100000 --input-len 512 --output-len "${OUTPUT_LEN:-256}"
       --len-dist lognormal --len-spread 0.5 --seed 1 --quiet)
+[ -n "${IGNORE_EOS:-}" ] && args+=(--ignore-eos)
 
 one() { # BINARY OUT [extra] -> "wall cpu rss_mb"
   local bin=$1 out=$2
@@ -80,4 +83,6 @@ console.log(`  checked (${process.argv[4]}): records.jsonl byte-identical, summa
 JS
   fi
 done
+node -e 'const t=JSON.parse(require("fs").readFileSync(process.argv[1])).summary.tokens;console.log(`output tokens ${t.output}, prompt tokens ${t.prompt}`)' \
+  "$work/r$((${#bins[@]} - 1))-no-report/summary.json"
 echo "CPU $CPU of $(nproc); load average $(cut -d' ' -f1-3 /proc/loadavg); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-)"

@@ -87,7 +87,8 @@ typedef struct cb_record {
   char *output_text;         /* owned, may be NULL; capped by the runner */
   uint64_t max_gap_ns;       /* set when a record set dropped the chunk times (chunk_ns and
                                 chunk_tokens NULL, n_chunks kept): the longest gap between
-                                content chunks, what an ITL SLO judges the request by */
+                                content chunks, what an ITL SLO judges the request by, */
+  uint64_t chunk_token_sum;  /* and the tokens of all its content chunks */
 } cb_record;
 
 /* Tokens in content chunk i (< n_chunks). */
@@ -268,6 +269,19 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
  */
 void cb_record_set_drop_chunk_times(cb_record_set *s, const cb_slo *slos, size_t n_slos);
 
+/* Read back the chunk times (chunk_ns, chunk_tokens, n_chunks, and sent_ns) of the
+ * record pushed at `position` into *out (initialised by the caller; free it with
+ * cb_record_free). */
+typedef cb_status (*cb_record_reread_fn)(void *ctx, size_t position, cb_record *out,
+                                         cb_error *err);
+/* With a way to read times back (the run's records.jsonl: cb_results_dir_record_times),
+ * a set that drops chunk times drops every success's at once, pending none: a
+ * summary reads back the few it needs, the requests whose content chunks straddle
+ * the end of its window (at most those being generated at the last send). Should
+ * that read fail, their tokens are counted as if spread evenly between their first
+ * and last content chunk. */
+void cb_record_set_reread(cb_record_set *s, cb_record_reread_fn fn, void *ctx);
+
 /*
  * The gaps between content chunks of a group of records, gathered record by record,
  * so a record's chunk times need not be kept (docs/results.md, "ITL percentiles"):
@@ -355,6 +369,9 @@ cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error 
 cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
                                size_t len, cb_error *err);
 const char *cb_results_dir_path(const cb_results_dir *d);
+/* cb_record_reread_fn over a cb_results_dir (ctx): the chunk times of the record of
+ * the `position`-th append (from 0, failed appends counted), read from records.jsonl. */
+cb_status cb_results_dir_record_times(void *dir, size_t position, cb_record *out, cb_error *err);
 /* Bytes appended to records.jsonl so far: where the next record's line will start. */
 uint64_t cb_results_dir_records_bytes(const cb_results_dir *d);
 /* The output_text of the record whose line starts at `offset` in records.jsonl, as the

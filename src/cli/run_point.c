@@ -313,6 +313,7 @@ int run_point(const run_config *cfg, const run_target *target, const run_point_s
   }
   if (!cfg->vllm_json) { /* records drop their chunk times once counted: memory by requests */
     cb_record_set_drop_chunk_times(&sink.set, cfg->slos, cfg->n_slos);
+    cb_record_set_reread(&sink.set, cb_results_dir_record_times, dir);
     for (size_t i = 0; i < cb_workload_num_classes(wl); i++) {
       cb_slo cs[CB_MAX_SLOS];
       size_t n;

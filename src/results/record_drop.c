@@ -6,12 +6,16 @@
  * When may a success's times go? Summaries use them for ITL (gathered here at the
  * drop), ITL SLO verdicts (counted here per registered SLO) and the window's output
  * throughput: the tokens whose chunk lies in [first measured send, last measured
- * send] of the class. Every chunk of a record lies in [its send, its end], so once a
- * later measured send of the class is known (the watermark) and the record ended
- * before it, all its tokens are inside every window it will be judged in. Records
- * that end after the latest send so far wait in `pending` and are looked at again
- * when the pending list has doubled: the ones still waiting are those in flight
- * across a send, about the concurrency.
+ * send] of the class. A record's chunks lie in [its first, its last content chunk],
+ * so only a record whose content straddles the window's end needs its times then.
+ * With a way to read times back (cb_record_set_reread) every success drops them at
+ * once and a summary reads back the straddling few. Without one, a record is dropped
+ * once a later measured send of its class is known (the watermark) and it ended
+ * before it: then all its tokens are inside every window it will be judged in.
+ * Records that end after the latest send so far wait in `pending` and are looked at
+ * again when the pending list has doubled: the ones still waiting are those in flight
+ * across a send, about the concurrency when the server keeps up (all that complete
+ * after the last send when it does not).
  */
 #include <math.h>
 #include <string.h>
@@ -144,9 +148,10 @@ static void drop(struct cb__record_drop *d, cb_record *r) {
     uint64_t g = r->chunk_ns[i] - r->chunk_ns[i - 1];
     if (g > max_gap) max_gap = g;
   }
+  uint64_t sum = 0;
+  for (size_t i = 0; i < r->n_chunks; i++) sum += cb_record_chunk_tokens(r, i);
   if (!r->warmup) {
     cb_itl_stats_add(&c->itl, r);
-    for (size_t i = 0; i < r->n_chunks; i++) c->window_tokens += cb_record_chunk_tokens(r, i);
     /* as summary.c's compute_slos counts the gaps of one request */
     for (size_t k = 0; k < d->n_slos; k++) {
       int per_token = d->slos[k].metric == CB_METRIC_ITL_TOKEN;
@@ -161,6 +166,7 @@ static void drop(struct cb__record_drop *d, cb_record *r) {
     }
   }
   r->max_gap_ns = max_gap;
+  r->chunk_token_sum = sum;
   cb_free(r->chunk_ns);
   cb_free(r->chunk_tokens);
   r->chunk_ns = NULL;
@@ -188,7 +194,7 @@ void cb__record_drop_pushed(cb_record_set *s, size_t i) {
   if (!r->warmup && r->sent_ns > c->watermark_ns) c->watermark_ns = r->sent_ns;
   /* Failures keep their times: they are few, and an ITL SLO counts their gaps. */
   if (!r->chunk_ns || !cb_record_ok(r)) return;
-  if (r->warmup || r->end_ns <= c->watermark_ns) {
+  if (d->reread || r->warmup || r->end_ns <= c->watermark_ns) {
     drop(d, r);
   } else {
     if (d->n_pending == d->alloc_pending) {
@@ -234,9 +240,28 @@ int cb__record_drop_slo_counts(const cb_record_set *s, const char *class_name, c
   return any;
 }
 
-double cb__record_drop_window_tokens(const cb_record_set *s, const char *class_name) {
-  double t = 0;
-  for (size_t k = 0; s->drop && k < s->drop->n_classes; k++)
-    if (!class_name || !strcmp(s->drop->classes[k].name, class_name)) t += s->drop->classes[k].window_tokens;
-  return t;
+void cb_record_set_reread(cb_record_set *s, cb_record_reread_fn fn, void *ctx) {
+  if (!s->drop) cb_record_set_drop_chunk_times(s, NULL, 0);
+  s->drop->reread = fn;
+  s->drop->reread_ctx = ctx;
+}
+
+double cb__record_drop_tokens_by(const cb_record_set *s, size_t i, uint64_t b) {
+  const cb_record *r = &s->items[i];
+  if (r->last_content_ns <= b) return (double)r->chunk_token_sum;
+  if (r->first_content_ns > b) return 0;
+  const struct cb__record_drop *d = s->drop;
+  cb_record back;
+  cb_record_init(&back);
+  cb_error err;
+  if (d && d->reread && d->reread(d->reread_ctx, i, &back, &err) == CB_OK && back.n_chunks == r->n_chunks) {
+    double t = 0;
+    for (size_t c = 0; c < back.n_chunks && back.chunk_ns[c] <= b; c++) t += cb_record_chunk_tokens(&back, c);
+    cb_record_free(&back);
+    return t;
+  }
+  cb_record_free(&back);
+  /* not readable: spread evenly between the first and the last content chunk */
+  return floor((double)r->chunk_token_sum * (double)(b - r->first_content_ns) /
+               (double)(r->last_content_ns - r->first_content_ns));
 }

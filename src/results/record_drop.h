@@ -13,7 +13,6 @@ typedef struct cb__drop_class {
   char name[64];
   uint64_t watermark_ns;  /* the latest send of a measured record with times in order */
   cb_itl_stats itl;
-  double window_tokens;   /* their chunk tokens: every one inside the summary's window */
   uint64_t *units, *over; /* per registered ITL SLO: gaps (tokens) judged, and over */
 } cb__drop_class;
 
@@ -22,6 +21,8 @@ struct cb__record_drop {
   size_t n_slos;
   cb__drop_class *classes;
   size_t n_classes;
+  cb_record_reread_fn reread; /* NULL: keep the times of records that may straddle */
+  void *reread_ctx;
   size_t *pending;        /* positions of successes still holding their times */
   size_t n_pending, alloc_pending, prune_at;
   cb_token_bins bins;     /* dropped successes' tokens, warm-up included */
@@ -35,7 +36,8 @@ void cb__record_drop_free(struct cb__record_drop *d);
  * returns 0 when none were dropped. */
 int cb__record_drop_slo_counts(const cb_record_set *s, const char *class_name, const cb_slo *slo,
                                size_t *units, size_t *over);
-/* Output tokens of the dropped measured successes of class_name (NULL: all). */
-double cb__record_drop_window_tokens(const cb_record_set *s, const char *class_name);
+/* Output tokens whose content chunk came at or before b, of the record at position i
+ * whose chunk times were dropped (its first chunk at or after the window's start). */
+double cb__record_drop_tokens_by(const cb_record_set *s, size_t i, uint64_t b);
 
 #endif

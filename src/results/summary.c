@@ -230,8 +230,10 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (r->warmup || !valid[i] || !cb_record_ok(r)) continue;
-    if (r->n_chunks) { /* times dropped: counted below, all inside the window */
-      for (size_t c = 0; r->chunk_ns && c < r->n_chunks; c++)
+    if (r->n_chunks && !r->chunk_ns) { /* the set dropped the times */
+      out_tokens += cb__record_drop_tokens_by(set, i, b);
+    } else if (r->n_chunks) {
+      for (size_t c = 0; c < r->n_chunks; c++)
         if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += cb_record_chunk_tokens(r, c);
     } else if (r->end_ns >= a && r->end_ns <= b && r->output_tokens > 0) {
       out_tokens += (double)r->output_tokens;
@@ -243,7 +245,6 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
     for (size_t k = 0; k < p->n_slos; k++) all &= meets(r, &p->slos[k]);
     good += all;
   }
-  out_tokens += cb__record_drop_window_tokens(set, p->class_name);
   s->request_throughput = done / s->window_s;
   s->goodput = good / s->window_s;
   s->output_throughput = out_tokens / s->window_s;

@@ -392,6 +392,16 @@ static void test_dir_output_text(void **state) {
   assert_int_not_equal(cb_results_dir_output_text(d, at_b + 3, &text, &err), CB_OK);
   assert_non_null(strstr(err.msg, "no record at byte"));
   assert_int_not_equal(cb_results_dir_output_text(d, 1u << 30, &text, &err), CB_OK);
+  /* a record's chunk times, read back by its position among the appends */
+  cb_record back;
+  cb_record_init(&back);
+  assert_int_equal(cb_results_dir_record_times(d, 1, &back, &err), CB_OK);
+  assert_int_equal(back.n_chunks, 2);
+  assert_int_equal(back.sent_ns, b.sent_ns);
+  assert_memory_equal(back.chunk_ns, b.chunk_ns, 2 * sizeof *b.chunk_ns);
+  assert_null(back.chunk_tokens); /* all one token: not written */
+  cb_record_free(&back);
+  assert_int_equal(cb_results_dir_record_times(d, 2, &back, &err), CB_ERR_NOT_FOUND);
   cb_results_dir_close(d);
   cb_record_free(&a);
   cb_record_free(&b);
@@ -400,7 +410,6 @@ static void test_dir_output_text(void **state) {
   assert_int_equal(system(cmd), 0);
 }
 
-/* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
 /* ---- a set that drops its records' chunk times ------------------------------------ */
 
 /* A seeded mix as records arrive in completion order: two classes ("b" streams chunks of
@@ -442,6 +451,36 @@ static void make_mixed(cb_record *out, size_t n) {
     }
 }
 
+/* Chunk times read back from the set that kept them (as a run reads records.jsonl). */
+static size_t rereads;
+static cb_status reread_kept(void *ctx, size_t position, cb_record *out, cb_error *err) {
+  const cb_record_set *kept = ctx;
+  if (!kept) return cb_error_set(err, CB_ERR_IO, "records.jsonl: cannot read");
+  const cb_record *r = &kept->items[position];
+  rereads++;
+  out->sent_ns = r->sent_ns;
+  out->n_chunks = r->n_chunks;
+  out->chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *out->chunk_ns);
+  memcpy(out->chunk_ns, r->chunk_ns, r->n_chunks * sizeof *out->chunk_ns);
+  if (r->chunk_tokens) {
+    out->chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *out->chunk_tokens);
+    memcpy(out->chunk_tokens, r->chunk_tokens, r->n_chunks * sizeof *out->chunk_tokens);
+  }
+  return CB_OK;
+}
+
+static cb_record copy_record(const cb_record *r) {
+  cb_record c = *r;
+  c.chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *c.chunk_ns);
+  memcpy(c.chunk_ns, r->chunk_ns, r->n_chunks * sizeof *c.chunk_ns);
+  c.chunk_tokens = NULL;
+  if (r->chunk_tokens) {
+    c.chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *c.chunk_tokens);
+    memcpy(c.chunk_tokens, r->chunk_tokens, r->n_chunks * sizeof *c.chunk_tokens);
+  }
+  return c;
+}
+
 static void summary_text(const cb_record_set *set, const cb_summary_params *p, const char *cls,
                          cb_buf *out) {
   cb_summary_params q = *p;
@@ -463,21 +502,28 @@ static void test_drop_chunk_times(void **state) {
   cb_summary_default_params(&p);
   cb_error err;
   assert_int_equal(cb_slo_parse("itl=14ms,itl_token=9ms@p90,ttft=80ms", p.slos, &p.n_slos, &err), CB_OK);
-  cb_record_set whole, dropped;
+  /* whole: every time kept; dropped: times kept while a later send may cut the
+   * window inside them; reread: every success's dropped at once, read back when a
+   * summary needs them; unreadable: the same, read-back failing */
+  cb_record_set whole, dropped, reread, unreadable;
   cb_record_set_init(&whole);
   cb_record_set_init(&dropped);
+  cb_record_set_init(&reread);
+  cb_record_set_init(&unreadable);
   cb_record_set_drop_chunk_times(&dropped, p.slos, p.n_slos);
+  cb_record_set_drop_chunk_times(&reread, p.slos, p.n_slos);
+  cb_record_set_reread(&reread, reread_kept, &whole);
+  cb_record_set_drop_chunk_times(&unreadable, p.slos, p.n_slos);
+  cb_record_set_reread(&unreadable, reread_kept, NULL);
   for (size_t i = 0; i < N; i++) {
-    cb_record copy = made[i];
-    copy.chunk_ns = cb_reallocarray(NULL, made[i].n_chunks, sizeof *copy.chunk_ns);
-    memcpy(copy.chunk_ns, made[i].chunk_ns, made[i].n_chunks * sizeof *copy.chunk_ns);
-    if (made[i].chunk_tokens) {
-      copy.chunk_tokens = cb_reallocarray(NULL, made[i].n_chunks, sizeof *copy.chunk_tokens);
-      memcpy(copy.chunk_tokens, made[i].chunk_tokens, made[i].n_chunks * sizeof *copy.chunk_tokens);
-    }
+    cb_record c1 = copy_record(&made[i]), c2 = copy_record(&made[i]), c3 = copy_record(&made[i]);
     cb_record_set_push(&whole, &made[i]);
-    cb_record_set_push(&dropped, &copy);
+    cb_record_set_push(&dropped, &c1);
+    cb_record_set_push(&reread, &c2);
+    cb_record_set_push(&unreadable, &c3);
   }
+  for (size_t i = 0; i < N; i++) /* reread mode keeps only the failures' times */
+    assert_true((reread.items[i].chunk_ns == NULL) == cb_record_ok(&reread.items[i]));
   size_t without = 0, failed_kept = 0;
   for (size_t i = 0; i < N; i++) {
     const cb_record *r = &dropped.items[i];
@@ -494,12 +540,25 @@ static void test_drop_chunk_times(void **state) {
   cb_buf_init(&a, 0);
   cb_buf_init(&b, 0);
   const char *classes[] = {NULL, "a", "b"};
+  rereads = 0;
   for (size_t k = 0; k < 3; k++) {
     summary_text(&whole, &p, classes[k], &a);
-    summary_text(&dropped, &p, classes[k], &b);
-    if (a.len != b.len || memcmp(a.data, b.data, a.len))
-      fail_msg("class %s:\nall times: %s\ndropped:   %s", classes[k] ? classes[k] : "(all)", a.data, b.data);
+    const cb_record_set *sets[] = {&dropped, &reread};
+    for (size_t j = 0; j < 2; j++) {
+      summary_text(sets[j], &p, classes[k], &b);
+      if (a.len != b.len || memcmp(a.data, b.data, a.len))
+        fail_msg("class %s, set %zu:\nall times: %s\ndropped:   %s", classes[k] ? classes[k] : "(all)", j,
+                 a.data, b.data);
+    }
   }
+  /* the requests generating at the window's end were read back, and only they */
+  if (rereads == 0 || rereads > 3 * 40) fail_msg("%zu records read back", rereads);
+  /* unreadable: those few counted as spread evenly, the rest exact */
+  cb_summary s0, s3;
+  cb_summary_compute(&whole, &p, &s0);
+  cb_summary_compute(&unreadable, &p, &s3);
+  close_to("output throughput, straddlers spread evenly", s3.output_throughput, s0.output_throughput, 0.01);
+  assert_true(s3.request_throughput == s0.request_throughput);
   cb_token_bins x, y;
   cb_record_set_token_bins(&whole, &x);
   cb_record_set_token_bins(&dropped, &y);
@@ -522,8 +581,11 @@ static void test_drop_chunk_times(void **state) {
   cb_buf_free(&b);
   cb_record_set_free(&whole);
   cb_record_set_free(&dropped);
+  cb_record_set_free(&reread);
+  cb_record_set_free(&unreadable);
 }
 
+/* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
 static void test_summary_itl_token_single(void **state) {
   (void)state;
   cb_record_set set;
