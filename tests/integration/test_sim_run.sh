@@ -165,7 +165,8 @@ JS
 # 5. The ITL statistics without per-token samples (the records keep no chunk times in
 #    memory): summary.json's ITL percentiles are the histogram's, never below the exact
 #    ones from records.jsonl and less than 2^-10 above; the ITL SLO counts every gap;
-#    `calibench report` over the files gives the same figures.
+#    `calibench report` over the files gives the same figures, and the run that keeps
+#    every time in memory (--vllm-json) the same summary.
 "$CALIBENCH" sim run "${load[@]}" --slo itl=12ms,ttft=1s --quiet --out "$work/itl"
 "$CALIBENCH" report "$work/itl" --csv "$work/itl-csv" --quiet
 node - "$work" <<'JS'
@@ -195,7 +196,10 @@ for (const k of ["count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p9
   const got = Number(row[head.indexOf(`itl_${k}`)]);
   ok(Math.abs(got - itl[k]) <= 5e-5, `report itl_${k} ${got}, summary.json ${itl[k]}`);
 }
-console.log(`ok - ITL from the histogram: ${gaps.length} gaps, worst percentile error ${(worst * 100).toFixed(4)}% (bound ${(itl.percentile_max_relative_error * 100).toFixed(4)}%); SLO counts exact; report agrees`);
+// The same run with --vllm-json keeps every chunk time in memory: the same summary.
+const strip = (d) => { const x = JSON.parse(fs.readFileSync(`${w}/${d}/summary.json`, "utf8")); delete x.summary.client; return JSON.stringify(x); };
+ok(strip("a") === strip("v"), "summary.json with chunk times dropped differs from the one with them kept (--vllm-json)");
+console.log(`ok - ITL from the histogram: ${gaps.length} gaps, worst percentile error ${(worst * 100).toFixed(4)}% (bound ${(itl.percentile_max_relative_error * 100).toFixed(4)}%); SLO counts exact; report agrees; the same summary with every time kept`);
 JS
 
 # 6. Bad input: named file, line and key; options with no meaning in virtual time.
