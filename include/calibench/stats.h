@@ -49,6 +49,10 @@ void cb_stats_sort(double *values, size_t n);
  * Returns NAN when n == 0, or when q is outside [0, 1] or NaN.
  */
 double cb_stats_quantile_sorted(const double *sorted, size_t n, double q);
+/* The same definition over n ordered values not held in one array: at(ctx, k) is the
+ * k-th smallest (0-based), read for the two ranks around q (n - 1). */
+double cb_stats_quantile_by_rank(double (*at)(const void *ctx, uint64_t k), const void *ctx,
+                                 uint64_t n, double q);
 
 /* The summary of a sample, all in the samples' unit. Percentiles as
  * cb_stats_quantile_sorted (p999 is q = 0.999). */

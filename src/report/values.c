@@ -137,6 +137,8 @@ uint64_t cb__rep_values_total(const cb__rep_values *v) {
   return v->cum ? (v->n ? v->cum[v->n - 1] : 0) : v->n;
 }
 
+static double values_at(const void *ctx, uint64_t k) { return cb__rep_values_at(ctx, k); }
+
 double cb__rep_values_at(const cb__rep_values *v, uint64_t k) {
   if (!v->cum) return v->v[k];
   size_t lo = 0, hi = v->n - 1; /* the first entry whose cumulative count passes k */
@@ -149,16 +151,7 @@ double cb__rep_values_at(const cb__rep_values *v, uint64_t k) {
 }
 
 double cb__rep_values_quantile(const cb__rep_values *v, double q) {
-  if (!v->cum) return cb_stats_quantile_sorted(v->v, v->n, q);
-  uint64_t n = cb__rep_values_total(v);
-  if (n == 0 || !(q >= 0.0 && q <= 1.0)) return NAN;
-  double pos = (double)(n - 1) * q;
-  if (pos >= (double)(n - 1)) return v->v[v->n - 1];
-  uint64_t i = (uint64_t)floor(pos);
-  double a = cb__rep_values_at(v, i), frac = pos - (double)i;
-  if (frac == 0) return a;
-  double b = cb__rep_values_at(v, i + 1), d = b - a;
-  return frac >= 0.5 ? b - d * (1.0 - frac) : a + d * frac; /* numpy's _lerp */
+  return cb_stats_quantile_by_rank(values_at, v, cb__rep_values_total(v), q);
 }
 
 void cb__rep_bins_compute(const cb__rep_values *v, int target, cb__rep_bins *out) {

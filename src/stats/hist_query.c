@@ -62,7 +62,8 @@ uint64_t cb_hist_value_at_quantile(const cb_hist *h, double q) {
 
 /* The value of rank k (0-based, k < total) as the histogram knows it: the exact min
  * and max at the ends, else the highest equivalent of its bucket capped at the max. */
-static double order_statistic(const cb_hist *h, uint64_t k) {
+static double order_statistic(const void *ctx, uint64_t k) {
+  const cb_hist *h = ctx;
   if (k == 0) return (double)h->min_value;
   if (k + 1 >= h->total_count) return (double)h->max_value;
   cb_hist_iter it;
@@ -73,14 +74,5 @@ static double order_statistic(const cb_hist *h, uint64_t k) {
 }
 
 double cb_hist_quantile_linear(const cb_hist *h, double q) {
-  uint64_t n = h->total_count;
-  if (n == 0 || !(q >= 0.0 && q <= 1.0)) return NAN;
-  double pos = (double)(n - 1) * q;
-  if (pos >= (double)(n - 1)) return (double)h->max_value;
-  uint64_t i = (uint64_t)floor(pos);
-  double a = order_statistic(h, i), frac = pos - (double)i;
-  if (frac == 0) return a;
-  double b = order_statistic(h, i + 1), d = b - a;
-  /* numpy's _lerp, as cb_stats_quantile_sorted: from whichever end is nearer */
-  return frac >= 0.5 ? b - d * (1.0 - frac) : a + d * frac;
+  return cb_stats_quantile_by_rank(order_statistic, h, h->total_count, q);
 }
