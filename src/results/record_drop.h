@@ -8,7 +8,7 @@
 
 #include "calibench/results.h"
 
-/* One class's dropped records: measured successes (ITL, window tokens, SLO counts). */
+/* One class's dropped measured successes: their ITL statistics and SLO gap counts. */
 typedef struct cb__drop_class {
   char name[64];
   uint64_t watermark_ns;  /* the latest send of a measured record with times in order */
