@@ -18,6 +18,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/error.h"
+#include "calibench/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -85,6 +86,10 @@ typedef struct cb_record {
   size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
   int output_text_cut;       /* the answer went on past output_text (the runner's cap) */
+  uint64_t max_gap_ns;       /* set when a record set dropped the chunk times (chunk_ns and
+                                chunk_tokens NULL, n_chunks kept): the longest gap between
+                                content chunks, what an ITL SLO judges the request by, */
+  uint64_t chunk_token_sum;  /* and the tokens of all its content chunks */
 } cb_record;
 
 /* Tokens in content chunk i (< n_chunks). */
@@ -110,6 +115,7 @@ typedef struct cb_record_set {
   cb_record *items;
   size_t count;
   size_t alloc;
+  struct cb__record_drop *drop; /* owned, NULL unless cb_record_set_drop_chunk_times */
 } cb_record_set;
 
 void cb_record_set_init(cb_record_set *s);
@@ -245,6 +251,84 @@ void cb_summary_default_params(cb_summary_params *p);
 void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
                         cb_summary *out);
 
+/*
+ * From now on keep of each pushed record's chunk times only what summaries and reports
+ * of the set need, so that memory grows with requests, not output tokens (sim run's
+ * and run's records): a record's chunk_ns and chunk_tokens are freed (NULL; n_chunks
+ * and max_gap_ns stay) once it ended no later than the latest send of a measured
+ * request of its class, after its gaps went into its class's ITL statistics
+ * (cb_itl_stats), its tokens into the window's throughput and the token timeline
+ * (cb_record_set_token_bins), and its gaps over each ITL SLO in `slos` into the
+ * verdict's counts. Records still in flight at a later send keep their times until
+ * then, so at most the requests in flight hold theirs. Pass every ITL SLO that a
+ * summary of the set will judge: another one counts the dropped gaps from the
+ * histogram, as over the bound whenever the gap's bucket reaches past it. A record
+ * whose times are out of order is kept whole, and so is a failure. Nothing else
+ * changes: summaries and reports of the set are those of the set with every time
+ * kept. Call it before the first push; calling it again adds SLOs. The vLLM export
+ * (cb_results_write_vllm_json) needs every time: do not call this for it.
+ */
+void cb_record_set_drop_chunk_times(cb_record_set *s, const cb_slo *slos, size_t n_slos);
+
+/* Read back the chunk times (chunk_ns, chunk_tokens, n_chunks, and sent_ns) of the
+ * record pushed at `position` into *out (initialised by the caller; free it with
+ * cb_record_free). */
+typedef cb_status (*cb_record_reread_fn)(void *ctx, size_t position, cb_record *out,
+                                         cb_error *err);
+/* With a way to read times back (the run's records.jsonl: cb_results_dir_record_times),
+ * a set that drops chunk times drops every success's at once, pending none: a
+ * summary reads back the few it needs, the requests whose content chunks straddle
+ * the end of its window (at most those being generated at the last send). Should
+ * that read fail, their tokens are counted as if spread evenly between their first
+ * and last content chunk. */
+void cb_record_set_reread(cb_record_set *s, cb_record_reread_fn fn, void *ctx);
+
+/*
+ * The gaps between content chunks of a group of records, gathered record by record,
+ * so a record's chunk times need not be kept (docs/results.md, "ITL percentiles"):
+ * ITL (each gap once) and ITL per token (each gap divided by the tokens of its chunk,
+ * once per token). Count, mean, standard deviation, min and max are exact (ITL per
+ * token: its values rounded up to whole ns); the percentiles come from a log-linear
+ * histogram of 2^-10 relative precision (cb_hist_quantile_linear): never below the
+ * exact percentile and less than 0.098% above it. Two of them merge exactly.
+ */
+#define CB_ITL_PRECISION_BITS 10 /* percentiles < 2^-10 (0.098%) above the exact ones */
+__extension__ typedef unsigned __int128 cb_u128; /* gcc and clang */
+typedef struct cb_itl_stats {
+  cb_hist gap;                 /* ns, each gap once */
+  uint64_t gap_sum_ns;         /* exact integer sums: the same whatever the order */
+  cb_u128 gap_sum_sq;
+  cb_hist per_token;           /* ns rounded up, once per token; no counts until a chunk
+                                  of several tokens (per_token_own) */
+  int per_token_own;           /* 0: every chunk held one token, per token = per gap */
+  long double token_sum, token_sum_sq;
+  double token_min, token_max;
+} cb_itl_stats;
+
+void cb_itl_stats_init(cb_itl_stats *s);
+void cb_itl_stats_free(cb_itl_stats *s);
+/* Add the gaps of one record (chunk times in order; a record without them adds none). */
+void cb_itl_stats_add(cb_itl_stats *s, const cb_record *r);
+/* dst gets src's gaps as well; src is unchanged. */
+void cb_itl_stats_merge(cb_itl_stats *dst, const cb_itl_stats *src);
+/* The distribution of CB_METRIC_ITL or CB_METRIC_ITL_TOKEN (count 0 and NAN: none). */
+void cb_itl_stats_dist(const cb_itl_stats *s, cb_metric m, cb_dist *out);
+/* The ITL statistics of a set's measured successes with times in order (class_name
+ * NULL: every class), records whose chunk times were dropped included. *out is
+ * initialised here; free it with cb_itl_stats_free. */
+void cb_record_set_itl(const cb_record_set *set, const char *class_name, cb_itl_stats *out);
+
+/* Output tokens of a set's successes (warm-up included) by the time of their content
+ * chunk (without chunk times: at the end), in bins of width_ns from the origin. */
+typedef struct cb_token_bins {
+  uint64_t width_ns;           /* 1 ms times a power of two: at most CB_TOKEN_BINS_MAX bins */
+  double *tokens;              /* owned, n */
+  size_t n;
+} cb_token_bins;
+#define CB_TOKEN_BINS_MAX 65536
+void cb_record_set_token_bins(const cb_record_set *set, cb_token_bins *out);
+void cb_token_bins_free(cb_token_bins *b);
+
 /* The class names present in a record set, in first-seen order (pointers into it). */
 size_t cb_record_set_classes(const cb_record_set *set, const char **names, size_t max);
 
@@ -286,6 +370,9 @@ cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error 
 cb_status cb_results_dir_write(cb_results_dir *d, const char *name, const char *data,
                                size_t len, cb_error *err);
 const char *cb_results_dir_path(const cb_results_dir *d);
+/* cb_record_reread_fn over a cb_results_dir (ctx): the chunk times of the record of
+ * the `position`-th append (from 0, failed appends counted), read from records.jsonl. */
+cb_status cb_results_dir_record_times(void *dir, size_t position, cb_record *out, cb_error *err);
 /* Bytes appended to records.jsonl so far: where the next record's line will start. */
 uint64_t cb_results_dir_records_bytes(const cb_results_dir *d);
 /* The output_text of the record whose line starts at `offset` in records.jsonl, as the

@@ -49,6 +49,10 @@ void cb_stats_sort(double *values, size_t n);
  * Returns NAN when n == 0, or when q is outside [0, 1] or NaN.
  */
 double cb_stats_quantile_sorted(const double *sorted, size_t n, double q);
+/* The same definition over n ordered values not held in one array: at(ctx, k) is the
+ * k-th smallest (0-based), read for the two ranks around q (n - 1). */
+double cb_stats_quantile_by_rank(double (*at)(const void *ctx, uint64_t k), const void *ctx,
+                                 uint64_t n, double q);
 
 /* The summary of a sample, all in the samples' unit. Percentiles as
  * cb_stats_quantile_sorted (p999 is q = 0.999). */
@@ -214,6 +218,20 @@ double cb_hist_stddev(const cb_hist *h);
  * result r satisfies x <= r < x + max(2^u, x * 2^-p). Empty histogram: 0.
  */
 uint64_t cb_hist_value_at_quantile(const cb_hist *h, double q);
+
+/*
+ * numpy's "linear" percentile (cb_stats_quantile_sorted's definition) over the values
+ * counted: with N values and h = q (N - 1), the order statistics at ranks floor(h)
+ * and floor(h) + 1 (0-based) interpolated by the fraction of h. Each order statistic
+ * is taken as the highest equivalent value of its bucket, capped at the exact max;
+ * rank 0 is the exact min and rank N - 1 the exact max. Every value counted at or
+ * below `highest_trackable` stands for itself within its bucket, so against the exact
+ * percentile v of the same values the result r satisfies v <= r < v + max(2^u, v *
+ * 2^-p): with lowest_discernible 1 a relative error below 2^-p (2^-10 = 0.098% at the
+ * default precision), never an underestimate. q outside [0, 1] or an empty histogram:
+ * NAN.
+ */
+double cb_hist_quantile_linear(const cb_hist *h, double q);
 
 /* The smallest / largest value counted in the same bucket as `value` (defined for
  * any value, also above highest_trackable). */

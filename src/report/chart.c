@@ -110,20 +110,22 @@ size_t cb__rep_chart_points(const cb__rep_chart *c) {
  * denser in the tail (every 0.5% to p90, 0.1% to p99, 0.01% to p99.9, then 0.001%). */
 void cb__rep_cdf_series(cb__rep_series *s, const cb__rep_values *v) {
   if (!v->n) return;
+  uint64_t n = cb__rep_values_total(v);
   cb__rep_series_add(s, v->v[0], 0);
-  if (v->n <= CDF_EXACT_MAX) {
-    for (size_t i = 0; i < v->n; i++) cb__rep_series_add(s, v->v[i], (double)(i + 1) / (double)v->n);
+  if (v->n <= CDF_EXACT_MAX) { /* each value (entry) at its cumulative fraction */
+    for (size_t i = 0; i < v->n; i++)
+      cb__rep_series_add(s, v->v[i], (double)(v->cum ? v->cum[i] : i + 1) / (double)n);
     return;
   }
-  size_t last = (size_t)-1;
+  uint64_t last = UINT64_MAX;
   double p = 0;
   while (p < 1) {
     p += p < 0.9 ? 0.005 : p < 0.99 ? 0.001 : p < 0.999 ? 0.0001 : 0.00001;
     if (p > 1) p = 1;
-    double rank = ceil(p * (double)v->n) - 1;
-    size_t idx = rank < 0 ? 0 : rank >= (double)v->n ? v->n - 1 : (size_t)rank;
+    double rank = ceil(p * (double)n) - 1;
+    uint64_t idx = rank < 0 ? 0 : rank >= (double)n ? n - 1 : (uint64_t)rank;
     if (idx == last) continue;
     last = idx;
-    cb__rep_series_add(s, v->v[idx], (double)(idx + 1) / (double)v->n);
+    cb__rep_series_add(s, cb__rep_values_at(v, idx), (double)(idx + 1) / (double)n);
   }
 }

@@ -52,10 +52,15 @@ void cb_report_write_records_csv(const cb_report *r, cb_buf *out) {
         num(out, cb_record_ok(rec) ? cb__rep_tpot_ms(rec) : NAN, 4);
         double sum = 0, max = NAN;
         size_t gaps = 0;
-        for (size_t c = 1; c < rec->n_chunks; c++) {
+        for (size_t c = 1; rec->chunk_ns && c < rec->n_chunks; c++) {
           double g = cb_clock_span_ns(rec->chunk_ns[c - 1], rec->chunk_ns[c]) / 1e6;
           sum += g;
           max = gaps++ ? fmax(max, g) : g;
+        }
+        if (!rec->chunk_ns && rec->n_chunks > 1) { /* times dropped: the gaps telescope */
+          gaps = rec->n_chunks - 1;
+          sum = cb_clock_span_ns(rec->first_content_ns, rec->last_content_ns) / 1e6;
+          max = (double)rec->max_gap_ns / 1e6;
         }
         num(out, gaps ? sum / (double)gaps : NAN, 4);
         num(out, max, 4);

@@ -34,10 +34,13 @@ struct json_t;
 /* The distributions drawn: what summary.c computes, per request (ITL: per gap). */
 enum { CB__REP_TTFT = 0, CB__REP_TPOT, CB__REP_ITL, CB__REP_E2E, CB__REP_NDIST };
 
-/* Sorted values in ms (owned), no NaN. */
+/* Sorted values in ms (owned), no NaN. ITL's come from the run's histogram (one entry
+ * per bucket, the value it stands for, cumulative counts in cum): the same order
+ * statistics as summary.c's ITL percentiles (cb_hist_quantile_linear). */
 typedef struct cb__rep_values {
   double *v;
-  size_t n;
+  uint64_t *cum; /* owned or NULL (each value once): values up to and including entry i */
+  size_t n;      /* entries */
 } cb__rep_values;
 
 /* One run directory (a plain run, a sweep point, a solo baseline). */
@@ -176,6 +179,10 @@ void cb__rep_values_compute(cb__rep_run *run);
 void cb__rep_values_of(const cb_record_set *set, const char *class_name, int which,
                        cb__rep_values *out);
 void cb__rep_values_free(cb__rep_values *v);
+/* Values counted (n, or the last cumulative count). */
+uint64_t cb__rep_values_total(const cb__rep_values *v);
+/* The k-th smallest value counted (0-based, k < total). */
+double cb__rep_values_at(const cb__rep_values *v, uint64_t k);
 /* numpy "linear" quantile of the sorted values; NAN when empty. */
 double cb__rep_values_quantile(const cb__rep_values *v, double q);
 

@@ -128,21 +128,17 @@ static void tokens(const cb__rep_run *run, cb__rep_doc *d) {
   if (nb > 2000) nb = 2000;
   double *tok = cb_calloc(nb, sizeof *tok);
   double total = 0;
-  for (size_t i = 0; i < run->records.count; i++) {
-    const cb_record *r = &run->records.items[i];
-    if (!cb_record_ok(r)) continue;
-    if (r->n_chunks) {
-      for (size_t k = 0; k < r->n_chunks; k++) {
-        size_t b = (size_t)(sec(r->chunk_ns[k]) / bw);
-        tok[b < nb ? b : nb - 1] += cb_record_chunk_tokens(r, k);
-        total += cb_record_chunk_tokens(r, k);
-      }
-    } else if (r->output_tokens > 0) {
-      size_t b = (size_t)(sec(r->end_ns) / bw);
-      tok[b < nb ? b : nb - 1] += (double)r->output_tokens;
-      total += (double)r->output_tokens;
-    }
+  /* The set's fine bins (a run's records keep no chunk times), each counted in the
+   * chart's bin of its start: at most CB_TOKEN_BINS_MAX of them over the run, so a
+   * chart bin's edge is off by at most one fine bin (1/1000 of the run at most). */
+  cb_token_bins fine;
+  cb_record_set_token_bins(&run->records, &fine);
+  for (size_t j = 0; j < fine.n; j++) {
+    size_t b = (size_t)(sec((uint64_t)j * fine.width_ns) / bw);
+    tok[b < nb ? b : nb - 1] += fine.tokens[j];
+    total += fine.tokens[j];
   }
+  cb_token_bins_free(&fine);
   if (total > 0) {
     cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_STEP, 2, "output tokens/s (%.3g s bins)", bw);
     for (size_t b = 0; b < nb; b++) cb__rep_series_add(s, (double)b * bw, tok[b] / bw);

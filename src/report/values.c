@@ -3,6 +3,9 @@
  * (docs/results.md): TTFT = first content chunk - sent, TPOT = (E2E - TTFT) /
  * (output tokens - 1) for more than one token, ITL = each gap between content chunks,
  * E2E = end - sent; over measured (not warm-up) successes. Also histogram bins.
+ * ITL has one value per output token: it is read from the record set's histogram
+ * (cb_record_set_itl), as the summary's ITL percentiles are, never from chunk times,
+ * which a run's records no longer hold (cb_record_set_drop_chunk_times).
  */
 #include <math.h>
 #include <string.h>
@@ -51,10 +54,6 @@ static void push_value(growable *g, const cb_record *r, int which) {
     case CB__REP_TTFT: push(g, cb__rep_ttft_ms(r)); break;
     case CB__REP_TPOT: push(g, cb__rep_tpot_ms(r)); break;
     case CB__REP_E2E: push(g, cb__rep_e2e_ms(r)); break;
-    case CB__REP_ITL:
-      for (size_t c = 1; c < r->n_chunks; c++)
-        push(g, cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]) / 1e6);
-      break;
     default: break;
   }
 }
@@ -62,11 +61,46 @@ static void push_value(growable *g, const cb_record *r, int which) {
 static void sorted_values(growable *g, cb__rep_values *out) {
   cb_stats_sort(g->v, g->n);
   out->v = g->v;
+  out->cum = NULL;
   out->n = g->n;
+}
+
+/* The gaps' histogram as entries: each bucket's value as cb_hist_quantile_linear reads
+ * it (its highest equivalent, capped at the max), the exact min on its own first. */
+static void itl_values(const cb_record_set *set, const char *class_name, cb__rep_values *out) {
+  cb_itl_stats st;
+  cb_record_set_itl(set, class_name, &st);
+  const cb_hist *h = &st.gap;
+  memset(out, 0, sizeof *out);
+  size_t alloc = 0;
+  cb_hist_iter it;
+  cb_hist_iter_init(&it, h);
+  while (cb_hist_iter_next(&it)) {
+    if (out->n + 2 > alloc) {
+      alloc = alloc ? 2 * alloc : 256;
+      out->v = cb_reallocarray(out->v, alloc, sizeof *out->v);
+      out->cum = cb_reallocarray(out->cum, alloc, sizeof *out->cum);
+    }
+    double rep = (double)(it.highest < h->max_value ? it.highest : h->max_value);
+    if (!out->n && (double)h->min_value < rep) { /* rank 0 is the exact min */
+      out->v[0] = (double)h->min_value / 1e6;
+      out->cum[0] = 1;
+      out->n = 1;
+      if (it.count == 1) continue;
+    }
+    out->v[out->n] = rep / 1e6;
+    out->cum[out->n] = it.cumulative_count;
+    out->n++;
+  }
+  cb_itl_stats_free(&st);
 }
 
 void cb__rep_values_of(const cb_record_set *set, const char *class_name, int which,
                        cb__rep_values *out) {
+  if (which == CB__REP_ITL) {
+    itl_values(set, class_name, out);
+    return;
+  }
   growable g = {0};
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
@@ -82,29 +116,42 @@ void cb__rep_values_of(const cb_record_set *set, const char *class_name, int whi
 void cb__rep_values_compute(cb__rep_run *run) {
   const cb_record_set *set = &run->records;
   growable g[CB__REP_NDIST] = {{0}};
-  size_t gaps = 0;
-  for (size_t i = 0; i < set->count; i++)
-    if (set->items[i].n_chunks > 1) gaps += set->items[i].n_chunks - 1;
-  if (gaps) {
-    g[CB__REP_ITL].v = cb_reallocarray(NULL, gaps, sizeof(double));
-    g[CB__REP_ITL].alloc = gaps;
-  }
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (!cb__rep_record_measured_ok(r)) continue;
     for (int k = 0; k < CB__REP_NDIST; k++) push_value(&g[k], r, k);
   }
-  for (int k = 0; k < CB__REP_NDIST; k++) sorted_values(&g[k], &run->dist[k]);
+  for (int k = 0; k < CB__REP_NDIST; k++) {
+    if (k == CB__REP_ITL) itl_values(set, NULL, &run->dist[k]);
+    else sorted_values(&g[k], &run->dist[k]);
+  }
 }
 
 void cb__rep_values_free(cb__rep_values *v) {
   cb_free(v->v);
-  v->v = NULL;
-  v->n = 0;
+  cb_free(v->cum);
+  memset(v, 0, sizeof *v);
+}
+
+uint64_t cb__rep_values_total(const cb__rep_values *v) {
+  return v->cum ? (v->n ? v->cum[v->n - 1] : 0) : v->n;
+}
+
+static double values_at(const void *ctx, uint64_t k) { return cb__rep_values_at(ctx, k); }
+
+double cb__rep_values_at(const cb__rep_values *v, uint64_t k) {
+  if (!v->cum) return v->v[k];
+  size_t lo = 0, hi = v->n - 1; /* the first entry whose cumulative count passes k */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v->cum[mid] > k) hi = mid;
+    else lo = mid + 1;
+  }
+  return v->v[lo];
 }
 
 double cb__rep_values_quantile(const cb__rep_values *v, double q) {
-  return cb_stats_quantile_sorted(v->v, v->n, q);
+  return cb_stats_quantile_by_rank(values_at, v, cb__rep_values_total(v), q);
 }
 
 void cb__rep_bins_compute(const cb__rep_values *v, int target, cb__rep_bins *out) {
@@ -112,7 +159,7 @@ void cb__rep_bins_compute(const cb__rep_values *v, int target, cb__rep_bins *out
   if (!v->n) return;
   double lo = v->v[0], max = v->v[v->n - 1];
   double p995 = cb__rep_values_quantile(v, 0.995);
-  double hi = v->n >= 200 && max > 2 * p995 ? p995 : max;
+  double hi = cb__rep_values_total(v) >= 200 && max > 2 * p995 ? p995 : max;
   cb__rep_ticks t;
   cb__rep_axis_ticks(lo, hi, target, &t);
   double step = t.step;
@@ -129,8 +176,9 @@ void cb__rep_bins_compute(const cb__rep_values *v, int target, cb__rep_bins *out
   for (size_t i = 0; i < v->n; i++) {
     double k = floor((v->v[i] - start) / step);
     size_t b = k < 0 ? 0 : k >= (double)nb ? nb - 1 : (size_t)k;
-    if (v->v[i] > edge) out->overflow++;
-    out->counts[b] += 1;
+    uint64_t w = v->cum ? v->cum[i] - (i ? v->cum[i - 1] : 0) : 1;
+    if (v->v[i] > edge) out->overflow += w;
+    out->counts[b] += (double)w;
   }
 }
 

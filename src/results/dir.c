@@ -19,6 +19,8 @@ struct cb_results_dir {
   FILE *records;
   cb_buf line;
   uint64_t records_bytes; /* appended so far (the file is new: O_EXCL) */
+  uint64_t *line_at;      /* per append: where its line starts, UINT64_MAX if not written */
+  size_t appends, alloc;
 };
 
 /* mkdir that accepts an existing directory; something else by that name (a file the
@@ -70,19 +72,24 @@ cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error 
 }
 
 cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error *err) {
+  if (d->appends == d->alloc) {
+    d->alloc = d->alloc ? 2 * d->alloc : 1024;
+    d->line_at = cb_reallocarray(d->line_at, d->alloc, sizeof *d->line_at);
+  }
+  d->line_at[d->appends++] = UINT64_MAX;
   cb_buf_reset(&d->line);
   cb_record_write_json(r, &d->line);
   if (fwrite(d->line.data, 1, d->line.len, d->records) != d->line.len || fflush(d->records))
     return cb_error_at(err, CB_ERR_IO, d->path, 0, 0, "writing records.jsonl: %s", strerror(errno));
+  d->line_at[d->appends - 1] = d->records_bytes;
   d->records_bytes += d->line.len;
   return CB_OK;
 }
 
 uint64_t cb_results_dir_records_bytes(const cb_results_dir *d) { return d->records_bytes; }
 
-cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, char **out,
-                                     cb_error *err) {
-  *out = NULL;
+/* The record whose line starts at `offset` in records.jsonl, as JSON (*out). */
+static cb_status line_at(const cb_results_dir *d, uint64_t offset, json_t **out, cb_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/records.jsonl", d->path);
   FILE *f = fopen(path, "r");
@@ -91,15 +98,51 @@ cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, c
   size_t cap = 0;
   ssize_t n = fseeko(f, (off_t)offset, SEEK_SET) ? -1 : getline(&line, &cap, f);
   fclose(f);
-  json_t *o = n > 0 ? json_loadb(line, (size_t)n, 0, NULL) : NULL;
+  *out = n > 0 ? json_loadb(line, (size_t)n, 0, NULL) : NULL;
   free(line);
-  if (!json_is_object(o)) {
-    json_decref(o);
-    return cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no record at byte %llu",
-                       (unsigned long long)offset);
-  }
+  if (json_is_object(*out)) return CB_OK;
+  json_decref(*out);
+  *out = NULL;
+  return cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no record at byte %llu", (unsigned long long)offset);
+}
+
+cb_status cb_results_dir_output_text(const cb_results_dir *d, uint64_t offset, char **out,
+                                     cb_error *err) {
+  *out = NULL;
+  json_t *o;
+  cb_status st = line_at(d, offset, &o, err);
+  if (st != CB_OK) return st;
   json_t *t = json_object_get(o, "output_text");
   if (json_is_string(t)) *out = cb_strndup(json_string_value(t), json_string_length(t));
+  json_decref(o);
+  return CB_OK;
+}
+
+cb_status cb_results_dir_record_times(void *dir, size_t position, cb_record *out, cb_error *err) {
+  const cb_results_dir *d = dir;
+  if (position >= d->appends || d->line_at[position] == UINT64_MAX)
+    return cb_error_set(err, CB_ERR_NOT_FOUND, "%s/records.jsonl: record %zu was not written",
+                        d->path, position);
+  json_t *o;
+  cb_status st = line_at(d, d->line_at[position], &o, err);
+  if (st != CB_OK) return st;
+  const json_t *sent = json_object_get(o, "sent_ns"), *ns = json_object_get(o, "chunk_ns"),
+               *tok = json_object_get(o, "chunk_tokens");
+  size_t n = json_array_size(ns);
+  if (!json_is_integer(sent) || !json_is_array(ns) || (tok && json_array_size(tok) != n)) {
+    json_decref(o);
+    return cb_error_set(err, CB_ERR_PARSE, "%s/records.jsonl: record %zu: no sent_ns and chunk_ns",
+                        d->path, position);
+  }
+  out->sent_ns = (uint64_t)json_integer_value(sent);
+  out->n_chunks = n;
+  out->chunk_ns = cb_reallocarray(NULL, n ? n : 1, sizeof *out->chunk_ns);
+  for (size_t i = 0; i < n; i++) /* written relative to the send */
+    out->chunk_ns[i] = out->sent_ns + (uint64_t)json_integer_value(json_array_get(ns, i));
+  if (tok) {
+    out->chunk_tokens = cb_reallocarray(NULL, n ? n : 1, sizeof *out->chunk_tokens);
+    for (size_t i = 0; i < n; i++) out->chunk_tokens[i] = (uint32_t)json_integer_value(json_array_get(tok, i));
+  }
   json_decref(o);
   return CB_OK;
 }
@@ -131,6 +174,7 @@ void cb_results_dir_close(cb_results_dir *d) {
   if (!d) return;
   if (d->records) fclose(d->records);
   cb_buf_free(&d->line);
+  cb_free(d->line_at);
   cb_free(d->path);
   cb_free(d);
 }

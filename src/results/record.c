@@ -5,6 +5,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/results.h"
+#include "record_drop.h"
 
 static const char *const source_names[] = {"unknown", "usage", "tokenizer", "chunks", "dataset"};
 
@@ -37,10 +38,10 @@ const char *cb_record_times_invalid(const cb_record *r) {
    * time: in order and within the first and last means all are within, and a loop
    * without an early exit compiles to vector compares. Only a bad record takes the
    * walk below, which names its first fault. */
-  size_t n = r->n_chunks, back = 0;
+  size_t n = r->chunk_ns ? r->n_chunks : 0, back = 0; /* dropped: checked before */
   for (size_t i = 1; i < n; i++) back |= r->chunk_ns[i] < r->chunk_ns[i - 1];
   if (!back && (!n || (r->chunk_ns[0] >= r->sent_ns && r->chunk_ns[n - 1] <= r->end_ns))) return NULL;
-  for (size_t i = 0; i < r->n_chunks; i++) {
+  for (size_t i = 0; i < n; i++) {
     if (r->chunk_ns[i] < r->sent_ns || r->chunk_ns[i] > r->end_ns)
       return "a chunk time is outside [sent_ns, end_ns]";
     if (i && r->chunk_ns[i] < r->chunk_ns[i - 1]) return "chunk_ns goes backwards";
@@ -120,8 +121,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
     cb_buf_append_char(out, ']');
   }
   /* Chunk times relative to the send keep the numbers short. */
-  cb_buf_append_str(out, ",\"chunk_ns\":[");
-  for (size_t i = 0; i < r->n_chunks; i++) {
+  cb_buf_append_str(out, ",\"chunk_ns\":["); /* none once a set dropped them: write first */
+  for (size_t i = 0; r->chunk_ns && i < r->n_chunks; i++) {
     if (i) cb_buf_append_char(out, ',');
     append_u64(out, r->chunk_ns[i] > r->sent_ns ? r->chunk_ns[i] - r->sent_ns : 0);
   }
@@ -148,6 +149,7 @@ void cb_record_set_init(cb_record_set *s) { memset(s, 0, sizeof *s); }
 void cb_record_set_free(cb_record_set *s) {
   for (size_t i = 0; i < s->count; i++) cb_record_free(&s->items[i]);
   cb_free(s->items);
+  cb__record_drop_free(s->drop);
   memset(s, 0, sizeof *s);
 }
 
@@ -158,6 +160,7 @@ void cb_record_set_push(cb_record_set *s, cb_record *r) {
   }
   s->items[s->count++] = *r;
   cb_record_init(r);
+  if (s->drop) cb__record_drop_pushed(s, s->count - 1);
 }
 
 size_t cb_record_set_classes(const cb_record_set *set, const char **names, size_t max) {

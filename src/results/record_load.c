@@ -229,7 +229,7 @@ cb_status cb_record_set_load(cb_record_set *s, const char *path, size_t *torn_li
     p = nl ? nl + 1 : end;
   }
   if (st == CB_OK && s->count > first) {
-    cb_record_set part = {s->items + first, s->count - first, 0};
+    cb_record_set part = {.items = s->items + first, .count = s->count - first};
     st = unique_ids(&part, lines, path, err);
   }
   cb_free(lines);

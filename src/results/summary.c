@@ -8,6 +8,9 @@
  *   ITL/token  each gap divided by the tokens of its chunk, counted once per token
  *   E2E        end (last byte) - sent;  E2E_sched, TTFT_sched: from the scheduled time
  *   lag        sent - scheduled
+ * ITL and ITL/token percentiles come from a log-linear histogram built as records are
+ * gathered (itl.c): never below the exact percentile, less than 2^-10 above it; their
+ * count, mean, std, min and max, and every other statistic here, are exact.
  * Statistics use the measured requests (not warm-up); a record whose times are out of
  * order (cb_record_times_invalid) is counted as invalid and used nowhere else. "Adjusted" percentiles count
  * each failed request as worse than any success (+inf), so they cannot improve as
@@ -24,6 +27,7 @@
 #include "calibench/clock.h"
 #include "calibench/results.h"
 #include "calibench/stats.h"
+#include "record_drop.h"
 
 void cb_summary_default_params(cb_summary_params *p) {
   memset(p, 0, sizeof *p);
@@ -95,6 +99,7 @@ static double tpot_of(const cb_record *r) {
   return (e2e_of(r) - ttft_of(r)) / (double)(r->output_tokens - 1);
 }
 static double max_gap(const cb_record *r) {
+  if (!r->chunk_ns) return (double)r->max_gap_ns; /* the set dropped the times */
   double m = 0;
   for (size_t i = 1; i < r->n_chunks; i++) {
     double g = cb_clock_span_ns(r->chunk_ns[i - 1], r->chunk_ns[i]);
@@ -189,7 +194,7 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
           itl_gaps[k]++;
           itl_over[k]++;
         }
-        for (size_t c = 1; c < r->n_chunks; c++) {
+        for (size_t c = 1; r->chunk_ns && c < r->n_chunks; c++) {
           double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
           uint32_t tokens = cb_record_chunk_tokens(r, c);
           double per = m == CB_METRIC_ITL_TOKEN && tokens ? g / tokens : g;
@@ -201,6 +206,8 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
     }
     joint += all;
   }
+  for (size_t k = 0; k < p->n_slos; k++) /* the gaps of records whose times were dropped */
+    cb__record_drop_slo_counts(set, p->class_name, &p->slos[k], &itl_gaps[k], &itl_over[k]);
   for (size_t k = 0; k < p->n_slos; k++) {
     cb_slo_result *res = &s->slos[k];
     res->attainment = res->n ? (double)res->met / (double)res->n : NAN;
@@ -223,7 +230,9 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (r->warmup || !valid[i] || !cb_record_ok(r)) continue;
-    if (r->n_chunks) {
+    if (r->n_chunks && !r->chunk_ns) { /* the set dropped the times */
+      out_tokens += cb__record_drop_tokens_by(set, i, b);
+    } else if (r->n_chunks) {
       for (size_t c = 0; c < r->n_chunks; c++)
         if (r->chunk_ns[c] >= a && r->chunk_ns[c] <= b) out_tokens += cb_record_chunk_tokens(r, c);
     } else if (r->end_ns >= a && r->end_ns <= b && r->output_tokens > 0) {
@@ -252,16 +261,6 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
   samples sm[CB_METRIC_COUNT_] = {{0}};
   size_t sources[CB_TOKENS_DATASET + 1] = {0};
   unsigned char *valid = cb_calloc(set->count ? set->count : 1, 1);
-  /* The ITL gaps are most of the samples (256 per request of 256 tokens): their array is
-   * sized once rather than grown by doubling, which would hold both copies at its peak. */
-  size_t gaps = 0;
-  for (size_t i = 0; i < set->count; i++)
-    if (set->items[i].n_chunks > 1) gaps += set->items[i].n_chunks - 1;
-  sm[CB_METRIC_ITL].alloc = gaps;
-  sm[CB_METRIC_ITL].v = gaps ? cb_reallocarray(NULL, gaps, sizeof(double)) : NULL;
-  /* ITL/token equals ITL while every chunk holds one token (sim run, most servers): it
-   * gets samples of its own only from the first chunk of several tokens on. */
-  int itl_token_own = 0;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
     if (!in_class(r, p->class_name)) continue;
@@ -301,26 +300,17 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     push(&sm[CB_METRIC_E2E], e2e_of(r));
     double e2e_sched = cb_clock_span_ns(r->scheduled_ns, r->end_ns);
     if (!isnan(e2e_sched)) push(&sm[CB_METRIC_E2E_SCHED], e2e_sched);
-    for (size_t c = 1; c < r->n_chunks; c++) {
-      double g = cb_clock_span_ns(r->chunk_ns[c - 1], r->chunk_ns[c]);
-      push(&sm[CB_METRIC_ITL], g);
-      uint32_t k = cb_record_chunk_tokens(r, c) ? cb_record_chunk_tokens(r, c) : 1;
-      if (k > 1 && !itl_token_own) { /* the gaps so far, one token each */
-        itl_token_own = 1;
-        for (size_t j = 0; j + 1 < sm[CB_METRIC_ITL].n; j++)
-          push(&sm[CB_METRIC_ITL_TOKEN], sm[CB_METRIC_ITL].v[j]);
-      }
-      if (itl_token_own)
-        for (uint32_t t = 0; t < k; t++) push(&sm[CB_METRIC_ITL_TOKEN], g / k);
-    }
   }
   for (int src = 0; src <= CB_TOKENS_DATASET; src++)
     if (sources[src] > sources[s->output_source]) s->output_source = (cb_token_source)src;
 
+  /* Per-token distributions: exact moments, percentiles from a histogram (itl.c). */
+  cb_itl_stats itl;
+  cb_record_set_itl(set, p->class_name, &itl);
   for (int m = 0; m < CB_METRIC_COUNT_; m++) {
-    if (m == CB_METRIC_ITL_TOKEN && !itl_token_own) {
-      s->metrics[m] = s->metrics[CB_METRIC_ITL];
-      s->metrics_adjusted[m] = s->metrics_adjusted[CB_METRIC_ITL];
+    if (m == CB_METRIC_ITL || m == CB_METRIC_ITL_TOKEN) {
+      cb_itl_stats_dist(&itl, (cb_metric)m, &s->metrics[m]);
+      s->metrics_adjusted[m] = s->metrics[m];
       continue;
     }
     dist_of(&sm[m], &s->metrics[m]);
@@ -330,6 +320,7 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
     else s->metrics_adjusted[m] = s->metrics[m];
     cb_free(sm[m].v);
   }
+  cb_itl_stats_free(&itl);
   s->client_fell_behind = s->metrics[CB_METRIC_LAG].count > 0 &&
                           s->metrics[CB_METRIC_LAG].p99 > p->lag_warning_ns;
   compute_window(set, valid, s);

@@ -25,8 +25,12 @@ static void percentiles_ms(cb_buf *out, const cb_dist *d) {
   num(out, "max_ms", d->max / 1e6, 1);
 }
 
-static void dist_ms(cb_buf *out, const cb_dist *d, const cb_dist *adj, int with_adjusted) {
+static void dist_ms(cb_buf *out, const cb_dist *d, const cb_dist *adj, int with_adjusted,
+                    int from_histogram) {
   cb_buf_appendf(out, "{\"count\":%zu", d->count);
+  if (from_histogram) /* results.h, cb_itl_stats */
+    cb_buf_appendf(out, ",\"percentiles\":\"histogram\",\"percentile_max_relative_error\":%.10g",
+                   ldexp(1.0, -CB_ITL_PRECISION_BITS));
   num(out, "mean_ms", d->mean / 1e6, 1);
   num(out, "std_ms", d->std / 1e6, 1);
   num(out, "cv", d->cv, 1);
@@ -107,7 +111,8 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
     cb_buf_appendf(out, "%s\"%s\":", m ? "," : "", cb_metric_name((cb_metric)m));
     int adjusted = m == CB_METRIC_TTFT || m == CB_METRIC_TPOT || m == CB_METRIC_E2E ||
                    m == CB_METRIC_E2E_SCHED || m == CB_METRIC_TTFT_SCHED;
-    dist_ms(out, &s->metrics[m], &s->metrics_adjusted[m], adjusted);
+    dist_ms(out, &s->metrics[m], &s->metrics_adjusted[m], adjusted,
+            m == CB_METRIC_ITL || m == CB_METRIC_ITL_TOKEN);
   }
   cb_buf_append_str(out, "},\"slos\":[");
   for (size_t k = 0; k < s->n_slos; k++) {

@@ -317,6 +317,16 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     sink.set.items = cb_reallocarray(NULL, schedule.count, sizeof *sink.set.items);
     sink.set.alloc = schedule.count;
   }
+  if (!cfg->vllm_json) { /* records drop their chunk times once counted: memory by requests */
+    cb_record_set_drop_chunk_times(&sink.set, cfg->slos, cfg->n_slos);
+    cb_record_set_reread(&sink.set, cb_results_dir_record_times, dir);
+    for (size_t i = 0; i < cb_workload_num_classes(wl); i++) {
+      cb_slo cs[CB_MAX_SLOS];
+      size_t n;
+      cb__session_class_slos(cfg, cb_workload_get_class(wl, i), cs, &n);
+      cb_record_set_drop_chunk_times(&sink.set, cs, n);
+    }
+  }
   src.cfg = cfg;
   src.wl = wl;
   src.schedule = &schedule;

@@ -26,7 +26,8 @@
  * that starts at 0 lands on 0, which records reserve for "did not happen".
  *
  * Cost: per request one parse (or one id fill) and one engine add; per token one
- * event (a store into the record's chunk arrays). Requests in flight are pooled.
+ * event (a store into the record's chunk times, grown by doubling, so a request still
+ * queued holds none). Requests in flight are pooled.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@ typedef struct vreq {
   uint64_t seed;                  /* output text stream */
   const cb__sim_response *scripted;
   int scheduled;                  /* SCHEDULED seen */
+  size_t chunk_cap;               /* rec.chunk_ns allocated */
   struct vreq *next_free;
 } vreq;
 
@@ -180,6 +182,12 @@ static void on_event(void *ctx, const cb_sim_event *ev) {
         r->first_content_ns = t;
         if (!r->first_chunk_ns) r->first_chunk_ns = t;
         if (!r->first_choices_ns) r->first_choices_ns = t;
+      }
+      if ((size_t)k >= q->chunk_cap) { /* grown as tokens come: a queued request holds none */
+        size_t cap = q->chunk_cap ? 2 * q->chunk_cap : 16;
+        q->chunk_cap = cap < (size_t)q->output_len ? cap : (size_t)q->output_len;
+        if (q->chunk_cap <= (size_t)k) q->chunk_cap = (size_t)k + 1;
+        r->chunk_ns = cb_reallocarray(r->chunk_ns, q->chunk_cap, sizeof *r->chunk_ns);
       }
       r->chunk_ns[k] = t;
       r->last_content_ns = t;
@@ -316,8 +324,8 @@ static void send_item(vrun *v) {
   r->prompt_source = CB_TOKENS_USAGE;
   r->output_source = CB_TOKENS_USAGE;
   r->cached_tokens = 0;
-  r->chunk_ns = cb_reallocarray(NULL, (size_t)plan.output_len, sizeof *r->chunk_ns);
-  /* chunk_tokens stays NULL: one token per chunk (4 bytes a token less to keep) */
+  /* chunk_ns grows with the tokens (on_event); chunk_tokens stays NULL: one token per
+   * chunk (4 bytes a token less to keep) */
 }
 
 static int fetch(vrun *v) {

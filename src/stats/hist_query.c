@@ -59,3 +59,20 @@ uint64_t cb_hist_value_at_quantile(const cb_hist *h, double q) {
     if (it.cumulative_count >= k) break;
   return it.highest < h->max_value ? it.highest : h->max_value;
 }
+
+/* The value of rank k (0-based, k < total) as the histogram knows it: the exact min
+ * and max at the ends, else the highest equivalent of its bucket capped at the max. */
+static double order_statistic(const void *ctx, uint64_t k) {
+  const cb_hist *h = ctx;
+  if (k == 0) return (double)h->min_value;
+  if (k + 1 >= h->total_count) return (double)h->max_value;
+  cb_hist_iter it;
+  cb_hist_iter_init(&it, h);
+  while (cb_hist_iter_next(&it))
+    if (it.cumulative_count > k) break;
+  return (double)(it.highest < h->max_value ? it.highest : h->max_value);
+}
+
+double cb_hist_quantile_linear(const cb_hist *h, double q) {
+  return cb_stats_quantile_by_rank(order_statistic, h, h->total_count, q);
+}

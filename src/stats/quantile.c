@@ -17,10 +17,17 @@ static double lerp(double a, double b, double t) {
   return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
 }
 
-double cb_stats_quantile_sorted(const double *sorted, size_t n, double q) {
+double cb_stats_quantile_by_rank(double (*at)(const void *ctx, uint64_t k), const void *ctx,
+                                 uint64_t n, double q) {
   if (n == 0 || !(q >= 0.0 && q <= 1.0)) return NAN;
   double h = (double)(n - 1) * q;
-  if (h >= (double)(n - 1)) return sorted[n - 1];
-  size_t i = (size_t)floor(h);
-  return lerp(sorted[i], sorted[i + 1], h - (double)i);
+  if (h >= (double)(n - 1)) return at(ctx, n - 1);
+  uint64_t i = (uint64_t)floor(h);
+  return lerp(at(ctx, i), at(ctx, i + 1), h - (double)i);
+}
+
+static double sorted_at(const void *ctx, uint64_t k) { return ((const double *)ctx)[k]; }
+
+double cb_stats_quantile_sorted(const double *sorted, size_t n, double q) {
+  return cb_stats_quantile_by_rank(sorted_at, sorted, n, q);
 }

@@ -147,7 +147,47 @@ ok(Math.abs(hp / vp - 1) < 0.25, `TPOT p50 over HTTP ${hp / 1e6} ms (scaled) vs 
 console.log(`ok - sim run vs run against the simulator: ${sameHttp}/80 identical requests; TPOT p50 ${(hp / 1e6).toFixed(2)} ms (HTTP, scaled) vs ${(vp / 1e6).toFixed(2)} ms; TTFT p50 ${(q(tt(h), 0.5) / 0.05 / 1e6).toFixed(2)} vs ${(q(tt(ex), 0.5) / 1e6).toFixed(2)} ms`);
 JS
 
-# 5. Bad input: named file, line and key; options with no meaning in virtual time.
+# 5. The ITL statistics without per-token samples (the records keep no chunk times in
+#    memory): summary.json's ITL percentiles are the histogram's, never below the exact
+#    ones from records.jsonl and less than 2^-10 above; the ITL SLO counts every gap;
+#    `calibench report` over the files gives the same figures, and the run that keeps
+#    every time in memory (--vllm-json) the same summary.
+"$CALIBENCH" sim run "${load[@]}" --slo itl=12ms,ttft=1s --quiet --out "$work/itl"
+"$CALIBENCH" report "$work/itl" --csv "$work/itl-csv" --quiet
+node - "$work" <<'JS'
+const fs = require("fs");
+const w = process.argv[2];
+const ok = (c, m) => { if (!c) throw new Error(m); };
+const s = JSON.parse(fs.readFileSync(`${w}/itl/summary.json`, "utf8")).summary;
+const gaps = [];
+for (const r of fs.readFileSync(`${w}/itl/records.jsonl`, "utf8").trim().split("\n").map(JSON.parse))
+  for (let i = 1; i < r.chunk_ns.length; i++) gaps.push(r.chunk_ns[i] - r.chunk_ns[i - 1]);
+gaps.sort((a, b) => a - b);
+const q = (p) => { const h = (gaps.length - 1) * p, i = Math.floor(h); return gaps[i] + (h - i) * ((gaps[i + 1] ?? gaps[i]) - gaps[i]); };
+const itl = s.metrics.itl;
+ok(itl.count === gaps.length && itl.percentiles === "histogram", `itl: ${JSON.stringify(itl)}`);
+let worst = 0;
+for (const [k, p] of [["p50_ms", 0.5], ["p90_ms", 0.9], ["p95_ms", 0.95], ["p99_ms", 0.99], ["p99.9_ms", 0.999]]) {
+  const exact = q(p) / 1e6, rel = (itl[k] - exact) / exact;
+  ok(rel > -1e-8 && rel < itl.percentile_max_relative_error, `itl ${k}: ${itl[k]} ms, exact ${exact} ms`);
+  worst = Math.max(worst, rel);
+}
+ok(worst > 0, "the ITL percentiles are all exact: not the histogram's");
+ok(Math.abs(itl.max_ms - gaps[gaps.length - 1] / 1e6) < 1e-9 && Math.abs(itl.min_ms - gaps[0] / 1e6) < 1e-9, "itl min and max exact");
+const slo = s.slos.find((x) => x.metric === "itl");
+ok(slo.units === gaps.length && slo.over === gaps.filter((g) => g > 12e6).length, `itl SLO counts: ${JSON.stringify(slo)}`);
+const [head, row] = fs.readFileSync(`${w}/itl-csv/summary.csv`, "utf8").trim().split("\n").map((l) => l.split(","));
+for (const k of ["count", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99.9_ms", "max_ms"]) {
+  const got = Number(row[head.indexOf(`itl_${k}`)]);
+  ok(Math.abs(got - itl[k]) <= 5e-5, `report itl_${k} ${got}, summary.json ${itl[k]}`);
+}
+// The same run with --vllm-json keeps every chunk time in memory: the same summary.
+const strip = (d) => { const x = JSON.parse(fs.readFileSync(`${w}/${d}/summary.json`, "utf8")); delete x.summary.client; return JSON.stringify(x); };
+ok(strip("a") === strip("v"), "summary.json with chunk times dropped differs from the one with them kept (--vllm-json)");
+console.log(`ok - ITL from the histogram: ${gaps.length} gaps, worst percentile error ${(worst * 100).toFixed(4)}% (bound ${(itl.percentile_max_relative_error * 100).toFixed(4)}%); SLO counts exact; report agrees; the same summary with every time kept`);
+JS
+
+# 6. Bad input: named file, line and key; options with no meaning in virtual time.
 check_fail() { # EXPECTED_TEXT ARGS...
   local want=$1 out status=0
   shift

@@ -340,7 +340,7 @@ static void test_utf8_cut(void **state) {
 static void test_bins(void **state) {
   (void)state;
   double one[] = {34.87};
-  cb__rep_values v = {one, 1};
+  cb__rep_values v = {.v = one, .n = 1};
   cb__rep_bins b;
   cb__rep_bins_compute(&v, 32, &b);
   if (b.n_bins < 1 || b.counts[0] + (b.n_bins > 1 ? b.counts[b.n_bins - 1] : 0) != 1)
@@ -354,7 +354,7 @@ static void test_bins(void **state) {
 
   double equal[50];
   for (size_t i = 0; i < 50; i++) equal[i] = 7;
-  v = (cb__rep_values){equal, 50};
+  v = (cb__rep_values){.v = equal, .n = 50};
   cb__rep_bins_compute(&v, 32, &b);
   total = 0;
   for (size_t k = 0; k < b.n_bins; k++) total += b.counts[k];
@@ -365,7 +365,7 @@ static void test_bins(void **state) {
   double tail[301];
   for (size_t i = 0; i < 300; i++) tail[i] = (double)(i + 1);
   tail[300] = 100000;
-  v = (cb__rep_values){tail, 301};
+  v = (cb__rep_values){.v = tail, .n = 301};
   cb__rep_bins_compute(&v, 32, &b);
   total = 0;
   for (size_t k = 0; k < b.n_bins; k++) total += b.counts[k];
@@ -373,7 +373,7 @@ static void test_bins(void **state) {
     fail_msg("tail: counted %g, overflow %zu, %zu bins", total, b.overflow, b.n_bins);
   cb__rep_bins_free(&b);
 
-  v = (cb__rep_values){NULL, 0};
+  v = (cb__rep_values){.v = NULL, .n = 0};
   cb__rep_bins_compute(&v, 32, &b);
   if (b.n_bins) fail_msg("empty: %zu bins", b.n_bins);
   cb__rep_bins_free(&b);
@@ -384,7 +384,7 @@ static void test_cdf_series(void **state) {
   cb__rep_chart c;
   cb__rep_chart_init(&c, "t", "t");
   double one[] = {5};
-  cb__rep_values v = {one, 1};
+  cb__rep_values v = {.v = one, .n = 1};
   cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_STEP, 0, "one");
   cb__rep_cdf_series(s, &v);
   if (s->n != 2 || s->y[0] != 0 || s->y[1] != 1 || s->x[1] != 5)
@@ -392,7 +392,7 @@ static void test_cdf_series(void **state) {
   size_t n = 100000;
   double *big = cb_calloc(n, sizeof *big);
   for (size_t i = 0; i < n; i++) big[i] = (double)i;
-  v = (cb__rep_values){big, n};
+  v = (cb__rep_values){.v = big, .n = n};
   s = cb__rep_chart_series(&c, CB__REP_STEP, 1, "big");
   cb__rep_cdf_series(s, &v);
   if (s->n > 600 || s->x[s->n - 1] != (double)(n - 1) || s->y[s->n - 1] != 1)

@@ -18,6 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/results.h"
+#include "calibench/rng.h"
 #include "test_file.h"
 
 #define MS 1000000ull
@@ -25,6 +26,13 @@
 static void close_to(const char *what, double got, double want, double rel) {
   if (!(fabs(got - want) <= rel * fabs(want) + 1e-300))
     fail_msg("%s: got %.17g, want %.17g (rel %g)", what, got, want, rel);
+}
+
+/* An ITL percentile, from the histogram (docs/results.md): never below the exact
+ * value, less than 2^-10 of it above. */
+static void hist_close_to(const char *what, double got, double want) {
+  if (!(got >= want && got < want * (1 + 1.0 / 1024)))
+    fail_msg("%s: got %.17g, want [%.17g, %.17g)", what, got, want, want * (1 + 1.0 / 1024));
 }
 
 /* A successful streamed request: sent at `sent`, content chunks at the given
@@ -304,7 +312,7 @@ static void test_summary_known_answers(void **state) {
   close_to("itl/token min", s.metrics[CB_METRIC_ITL_TOKEN].min, 10 * 1e6, 1e-12);
   /* 10 x4, 20 x2, 30, 50, 50/3 x3: the gaps before the 3-token chunk count once each. */
   close_to("itl/token mean", s.metrics[CB_METRIC_ITL_TOKEN].mean, 210.0 / 11 * 1e6, 1e-12);
-  close_to("itl/token p50", s.metrics[CB_METRIC_ITL_TOKEN].p50, 50.0 / 3 * 1e6, 1e-12);
+  hist_close_to("itl/token p50", s.metrics[CB_METRIC_ITL_TOKEN].p50, 50.0 / 3 * 1e6);
   close_to("itl/token max", s.metrics[CB_METRIC_ITL_TOKEN].max, 50 * 1e6, 1e-12);
   /* Lag: 0,0,0,10,0 ms; E2E from schedule is 10 ms longer for request 4. */
   close_to("lag max", s.metrics[CB_METRIC_LAG].max, 10 * 1e6, 1e-12);
@@ -403,12 +411,197 @@ static void test_dir_output_text(void **state) {
   assert_int_not_equal(cb_results_dir_output_text(d, at_b + 3, &text, &err), CB_OK);
   assert_non_null(strstr(err.msg, "no record at byte"));
   assert_int_not_equal(cb_results_dir_output_text(d, 1u << 30, &text, &err), CB_OK);
+  /* a record's chunk times, read back by its position among the appends */
+  cb_record back;
+  cb_record_init(&back);
+  assert_int_equal(cb_results_dir_record_times(d, 1, &back, &err), CB_OK);
+  assert_int_equal(back.n_chunks, 2);
+  assert_int_equal(back.sent_ns, b.sent_ns);
+  assert_memory_equal(back.chunk_ns, b.chunk_ns, 2 * sizeof *b.chunk_ns);
+  assert_null(back.chunk_tokens); /* all one token: not written */
+  cb_record_free(&back);
+  assert_int_equal(cb_results_dir_record_times(d, 2, &back, &err), CB_ERR_NOT_FOUND);
   cb_results_dir_close(d);
   cb_record_free(&a);
   cb_record_free(&b);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   assert_int_equal(system(cmd), 0);
+}
+
+/* ---- a set that drops its records' chunk times ------------------------------------ */
+
+/* A seeded mix as records arrive in completion order: two classes ("b" streams chunks of
+ * up to 3 tokens), warm-up, failures with and without chunks, and requests still in
+ * flight at later sends and at the last one. */
+static void make_mixed(cb_record *out, size_t n) {
+  cb_rng rng;
+  cb_rng_init(&rng, 20261203);
+  uint64_t t = 1000 * MS;
+  for (size_t i = 0; i < n; i++) {
+    t += (uint64_t)(cb_rng_exponential(&rng, 1.0 / 20) * MS);
+    size_t chunks = 1 + (size_t)cb_rng_below(&rng, 40);
+    double c[40], at = 20 + 100 * cb_rng_uniform(&rng);
+    uint32_t toks[40];
+    int multi = i % 2 == 1;
+    for (size_t k = 0; k < chunks; k++) {
+      c[k] = at;
+      at += 1 + cb_rng_lognormal(&rng, 2.3, 0.6);
+      toks[k] = multi ? 1 + (uint32_t)cb_rng_below(&rng, 3) : 1;
+    }
+    out[i] = ok_record(i, t, c, chunks, toks);
+    if (!multi) { /* sim run's records: one token per chunk, no array */
+      cb_free(out[i].chunk_tokens);
+      out[i].chunk_tokens = NULL;
+    }
+    snprintf(out[i].class_name, sizeof out[i].class_name, "%s", multi ? "b" : "a");
+    out[i].warmup = i < 15;
+    if (i % 23 == 5) { /* a stream cut after its chunks */
+      snprintf(out[i].error_class, sizeof out[i].error_class, "stream");
+      out[i].end_ns += 3 * MS;
+    }
+  }
+  /* completion order (ties by send) */
+  for (size_t i = 1; i < n; i++)
+    for (size_t j = i; j > 0 && out[j].end_ns < out[j - 1].end_ns; j--) {
+      cb_record x = out[j];
+      out[j] = out[j - 1];
+      out[j - 1] = x;
+    }
+}
+
+/* Chunk times read back from the set that kept them (as a run reads records.jsonl). */
+static size_t rereads;
+static cb_status reread_kept(void *ctx, size_t position, cb_record *out, cb_error *err) {
+  const cb_record_set *kept = ctx;
+  if (!kept) return cb_error_set(err, CB_ERR_IO, "records.jsonl: cannot read");
+  const cb_record *r = &kept->items[position];
+  rereads++;
+  out->sent_ns = r->sent_ns;
+  out->n_chunks = r->n_chunks;
+  out->chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *out->chunk_ns);
+  memcpy(out->chunk_ns, r->chunk_ns, r->n_chunks * sizeof *out->chunk_ns);
+  if (r->chunk_tokens) {
+    out->chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *out->chunk_tokens);
+    memcpy(out->chunk_tokens, r->chunk_tokens, r->n_chunks * sizeof *out->chunk_tokens);
+  }
+  return CB_OK;
+}
+
+static cb_record copy_record(const cb_record *r) {
+  cb_record c = *r;
+  c.chunk_ns = cb_reallocarray(NULL, r->n_chunks, sizeof *c.chunk_ns);
+  memcpy(c.chunk_ns, r->chunk_ns, r->n_chunks * sizeof *c.chunk_ns);
+  c.chunk_tokens = NULL;
+  if (r->chunk_tokens) {
+    c.chunk_tokens = cb_reallocarray(NULL, r->n_chunks, sizeof *c.chunk_tokens);
+    memcpy(c.chunk_tokens, r->chunk_tokens, r->n_chunks * sizeof *c.chunk_tokens);
+  }
+  return c;
+}
+
+static void summary_text(const cb_record_set *set, const cb_summary_params *p, const char *cls,
+                         cb_buf *out) {
+  cb_summary_params q = *p;
+  q.class_name = cls;
+  cb_summary s;
+  cb_summary_compute(set, &q, &s);
+  cb_buf_reset(out);
+  cb_summary_write_json(&s, out);
+}
+
+/* Dropping chunk times changes no summary: the whole run's and each class's, SLO
+ * verdicts on ITL included, and the set's ITL statistics and token bins. */
+static void test_drop_chunk_times(void **state) {
+  (void)state;
+  enum { N = 600 };
+  static cb_record made[N];
+  make_mixed(made, N);
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  cb_error err;
+  assert_int_equal(cb_slo_parse("itl=14ms,itl_token=9ms@p90,ttft=80ms", p.slos, &p.n_slos, &err), CB_OK);
+  /* whole: every time kept; dropped: times kept while a later send may cut the
+   * window inside them; reread: every success's dropped at once, read back when a
+   * summary needs them; unreadable: the same, read-back failing */
+  cb_record_set whole, dropped, reread, unreadable;
+  cb_record_set_init(&whole);
+  cb_record_set_init(&dropped);
+  cb_record_set_init(&reread);
+  cb_record_set_init(&unreadable);
+  cb_record_set_drop_chunk_times(&dropped, p.slos, p.n_slos);
+  cb_record_set_drop_chunk_times(&reread, p.slos, p.n_slos);
+  cb_record_set_reread(&reread, reread_kept, &whole);
+  cb_record_set_drop_chunk_times(&unreadable, p.slos, p.n_slos);
+  cb_record_set_reread(&unreadable, reread_kept, NULL);
+  for (size_t i = 0; i < N; i++) {
+    cb_record c1 = copy_record(&made[i]), c2 = copy_record(&made[i]), c3 = copy_record(&made[i]);
+    cb_record_set_push(&whole, &made[i]);
+    cb_record_set_push(&dropped, &c1);
+    cb_record_set_push(&reread, &c2);
+    cb_record_set_push(&unreadable, &c3);
+  }
+  for (size_t i = 0; i < N; i++) /* reread mode keeps only the failures' times */
+    assert_true((reread.items[i].chunk_ns == NULL) == cb_record_ok(&reread.items[i]));
+  size_t without = 0, failed_kept = 0;
+  for (size_t i = 0; i < N; i++) {
+    const cb_record *r = &dropped.items[i];
+    if (!r->chunk_ns) {
+      without++;
+      assert_int_equal(r->n_chunks, whole.items[i].n_chunks);
+    }
+    failed_kept += !cb_record_ok(r) && r->chunk_ns;
+  }
+  if (without < N * 3 / 4 || without == N) fail_msg("%zu of %d records dropped their times", without, N);
+  assert_true(failed_kept > 0);
+
+  cb_buf a, b;
+  cb_buf_init(&a, 0);
+  cb_buf_init(&b, 0);
+  const char *classes[] = {NULL, "a", "b"};
+  rereads = 0;
+  for (size_t k = 0; k < 3; k++) {
+    summary_text(&whole, &p, classes[k], &a);
+    const cb_record_set *sets[] = {&dropped, &reread};
+    for (size_t j = 0; j < 2; j++) {
+      summary_text(sets[j], &p, classes[k], &b);
+      if (a.len != b.len || memcmp(a.data, b.data, a.len))
+        fail_msg("class %s, set %zu:\nall times: %s\ndropped:   %s", classes[k] ? classes[k] : "(all)", j,
+                 a.data, b.data);
+    }
+  }
+  /* the requests generating at the window's end were read back, and only they */
+  if (rereads == 0 || rereads > 3 * 40) fail_msg("%zu records read back", rereads);
+  /* unreadable: those few counted as spread evenly, the rest exact */
+  cb_summary s0, s3;
+  cb_summary_compute(&whole, &p, &s0);
+  cb_summary_compute(&unreadable, &p, &s3);
+  close_to("output throughput, straddlers spread evenly", s3.output_throughput, s0.output_throughput, 0.01);
+  assert_true(s3.request_throughput == s0.request_throughput);
+  cb_token_bins x, y;
+  cb_record_set_token_bins(&whole, &x);
+  cb_record_set_token_bins(&dropped, &y);
+  assert_int_equal(x.width_ns, y.width_ns);
+  assert_int_equal(x.n, y.n);
+  assert_memory_equal(x.tokens, y.tokens, x.n * sizeof *x.tokens);
+  cb_token_bins_free(&x);
+  cb_token_bins_free(&y);
+
+  /* An ITL SLO the set was not told of: counted from the histogram, never kinder. */
+  cb_summary_params q = p;
+  assert_int_equal(cb_slo_parse("itl=11ms", q.slos, &q.n_slos, &err), CB_OK);
+  cb_summary s1, s2;
+  cb_summary_compute(&whole, &q, &s1);
+  cb_summary_compute(&dropped, &q, &s2);
+  assert_int_equal(s1.slos[0].units, s2.slos[0].units);
+  assert_true(s2.slos[0].over >= s1.slos[0].over);
+  assert_true(s2.slos[0].over <= s1.slos[0].over + s1.slos[0].units / 50);
+  cb_buf_free(&a);
+  cb_buf_free(&b);
+  cb_record_set_free(&whole);
+  cb_record_set_free(&dropped);
+  cb_record_set_free(&reread);
+  cb_record_set_free(&unreadable);
 }
 
 /* One token per chunk (sim run's records): ITL per token is ITL, field for field. */
@@ -427,7 +620,7 @@ static void test_summary_itl_token_single(void **state) {
   cb_summary_compute(&set, &p, &s);
   const cb_dist *itl = &s.metrics[CB_METRIC_ITL], *tok = &s.metrics[CB_METRIC_ITL_TOKEN];
   assert_int_equal(itl->count, 4);
-  close_to("itl p50", itl->p50, 12.5 * 1e6, 1e-12);
+  hist_close_to("itl p50", itl->p50, 12.5 * 1e6);
   assert_memory_equal(itl, tok, sizeof *itl);
   assert_memory_equal(&s.metrics_adjusted[CB_METRIC_ITL], &s.metrics_adjusted[CB_METRIC_ITL_TOKEN],
                       sizeof *itl);
@@ -709,6 +902,7 @@ int main(void) {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
       cmocka_unit_test(test_summary_itl_token_single),
+      cmocka_unit_test(test_drop_chunk_times),
       cmocka_unit_test(test_dir_output_text),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),

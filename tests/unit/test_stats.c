@@ -475,6 +475,45 @@ static void test_hist_error_bound(void **state) {
   check_error_bound(1000, 10); /* unit 512: absolute below 2^19, relative 2^-10 above */
 }
 
+/* numpy's "linear" percentile from the histogram against the exact one over the same
+ * seeded sample: never below it, and less than 2^-p above it (stats.h,
+ * docs/results.md). The worst error seen must be above zero, so this really is the
+ * histogram's estimate, and near the bound, so the bound is not loose. */
+static void test_hist_quantile_linear(void **state) {
+  (void)state;
+  cb_hist_params dp = cb_hist_default_params();
+  cb_hist h = make_hist(1, UINT64_C(1000000000000), dp.precision_bits);
+  static double exact[N_SAMPLE];
+  for (size_t i = 0; i < N_SAMPLE; i++) {
+    assert_true(cb_hist_record(&h, sample[i]));
+    exact[i] = (double)sorted_sample[i];
+  }
+  double bound = ldexp(1.0, -dp.precision_bits), worst = 0.0;
+  for (int j = 0; j <= 1000; j++) {
+    double q = j == 1000 ? 1.0 : j / 1000.0;
+    const double tail[] = {0.95, 0.99, 0.999, 0.9999};
+    for (int k = 0; k < (j == 0 ? 5 : 1); k++) {
+      if (k) q = tail[k - 1];
+      double v = cb_stats_quantile_sorted(exact, N_SAMPLE, q);
+      double r = cb_hist_quantile_linear(&h, q);
+      double rel = (r - v) / v;
+      if (!(rel >= -1e-15 && rel < bound))
+        fail_msg("q %.4f: exact %.17g, histogram %.17g: relative error %.3g outside [0, %.3g)", q,
+                 v, r, rel, bound);
+      worst = fmax(worst, rel);
+    }
+  }
+  if (!(worst > bound / 4))
+    fail_msg("worst relative error %.3g: not the histogram's estimate, or far inside the bound %.3g",
+             worst, bound);
+  assert_true(cb_hist_quantile_linear(&h, 0.0) == exact[0]);
+  assert_true(cb_hist_quantile_linear(&h, 1.0) == exact[N_SAMPLE - 1]);
+  assert_true(isnan(cb_hist_quantile_linear(&h, 1.5)));
+  cb_hist_reset(&h);
+  assert_true(isnan(cb_hist_quantile_linear(&h, 0.5)));
+  cb_hist_free(&h);
+}
+
 static void test_hist_quantile_definition(void **state) {
   (void)state;
   cb_hist h = make_hist(1, 1000, 7); /* values below 256 are exact */
@@ -835,6 +874,7 @@ int main(void) {
       cmocka_unit_test(test_hist_layout),
       cmocka_unit_test(test_hist_error_bound),
       cmocka_unit_test(test_hist_quantile_definition),
+      cmocka_unit_test(test_hist_quantile_linear),
       cmocka_unit_test(test_hist_mean_stddev),
       cmocka_unit_test(test_hist_iterator),
       cmocka_unit_test(test_hist_out_of_range),
