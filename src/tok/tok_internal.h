@@ -301,4 +301,12 @@ cb_status cb__tok_load_tiktoken_json(const char *path, struct json_t *root, cb_t
 cb_status cb__tok_load_hf_json(const char *name, struct json_t *root, cb_tok **out,
                                cb_error *err);
 
+/* ---- the Hugging Face hub cache (hf_cache.c) --------------------------------------- */
+
+/* A hub repo id ("name" or "org/name") that may be looked up in the cache. */
+int cb__hf_repo_id_ok(const char *s);
+/* 1 and the owned path of repo_id's tokenizer.json with how it was chosen; 0 and a
+ * note of where it looked appended to `looked`. */
+int cb__hf_cache_find(const char *repo_id, char **path, char **how, cb_buf *looked);
+
 #endif
