@@ -22,8 +22,9 @@ static void tokenize_usage(FILE *out) {
           "usage: calibench tokenize --tokenizer FILE|NAME|ORG/MODEL [options] [FILE...]\n"
           "\n"
           "Tokenize text exactly as the model's tokenizer does (tiktoken encodings and\n"
-          "Hugging Face tokenizer.json BPE files). Reads each FILE, or stdin when none,\n"
-          "at most 256 MiB each (docs/limits.md); each FILE's result goes on its own line.\n"
+          "Hugging Face tokenizer.json BPE and WordPiece files). Reads each FILE, or stdin\n"
+          "when none, at most 256 MiB each (docs/limits.md); each FILE's result goes on its\n"
+          "own line.\n"
           "\n"
           "  -t, --tokenizer SPEC      a tokenizer.json (or its directory), a tiktoken npm\n"
           "                            encoder JSON, a NAME.tiktoken rank file, or an encoding\n"
@@ -235,6 +236,15 @@ static int synth(job *j, char **files, int n) {
   return rc;
 }
 
+static const char *kind_name(cb_tok_kind k) {
+  switch (k) {
+    case CB_TOK_KIND_TIKTOKEN: return "tiktoken";
+    case CB_TOK_KIND_HF_BPE: return "tokenizer.json BPE";
+    case CB_TOK_KIND_HF_WORDPIECE: return "tokenizer.json WordPiece";
+  }
+  return "?";
+}
+
 int cli_tokenize_main(int argc, char **argv) {
   job j;
   memset(&j, 0, sizeof j);
@@ -309,7 +319,7 @@ int cli_tokenize_main(int argc, char **argv) {
   if (j.mode == MODE_INFO) {
     printf("name: %s\nkind: %s\nvocab size: %zu\nmemory: %zu bytes\nfile: %s\nfound as: %s\n",
            cb_tok_name(j.tok),
-           cb_tok_kind_of(j.tok) == CB_TOK_KIND_TIKTOKEN ? "tiktoken" : "tokenizer.json BPE",
+           kind_name(cb_tok_kind_of(j.tok)),
            cb_tok_vocab_size(j.tok), cb_tok_memory_bytes(j.tok), src.path, src.how);
     rc = 0;
     goto out;

@@ -51,6 +51,7 @@ void cb__tok_finish_specials(cb_tok *tok) {
 void cb_tok_free(cb_tok *tok) {
   if (!tok) return;
   cb_free(tok->name);
+  cb_free(tok->wp_prefix);
   cb__vocab_free(&tok->vocab);
   cb__pairmap_free(&tok->pairs);
   for (size_t i = 0; i < tok->n_pretok; i++) {
@@ -123,6 +124,8 @@ void cb__scratch_free(cb__scratch *s) {
   cb_buf_free(&s->clean);
   cb_buf_free(&s->norm);
   cb_buf_free(&s->norm2);
+  cb_buf_free(&s->tmp);
+  cb_buf_free(&s->word);
   for (int i = 0; i < CB__TOK_MAX_STEPS; i++) cb_buf_free(&s->level[i]);
   memset(s, 0, sizeof *s);
 }

@@ -118,6 +118,7 @@ typedef enum cb__pretok_kind {
   CB__PRETOK_SPLIT_REMOVED, /* tokenizer.json Split, behavior Removed: gaps only */
   CB__PRETOK_BYTELEVEL,     /* tokenizer.json ByteLevel: optional prefix space, GPT-2 regex */
   CB__PRETOK_METASPACE,     /* tokenizer.json Metaspace: ' ' -> replacement, prefix */
+  CB__PRETOK_BERT,          /* BertPreTokenizer: whitespace removed, punctuation isolated */
 } cb__pretok_kind;
 
 typedef struct cb__regex {
@@ -146,16 +147,22 @@ pcre2_general_context *cb__pcre2_context(void);
 
 /* ---- normalizers (tokenizer.json) ---------------------------------------------- */
 
-typedef enum cb__norm_kind { CB__NORM_NFC, CB__NORM_PREPEND, CB__NORM_REPLACE } cb__norm_kind;
+typedef enum cb__norm_kind { CB__NORM_NFC, CB__NORM_PREPEND, CB__NORM_REPLACE, CB__NORM_BERT } cb__norm_kind;
+
+/* BertNormalizer steps (cb__norm.flags) */
+enum { CB__BERT_CLEAN = 1, CB__BERT_CHINESE = 2, CB__BERT_STRIP = 4, CB__BERT_LOWER = 8 };
 
 typedef struct cb__norm {
   cb__norm_kind kind;
   char *a; /* PREPEND: text; REPLACE: pattern (owned) */
   char *b; /* REPLACE: content (owned) */
+  int flags; /* BERT: CB__BERT_* */
 } cb__norm;
 
 /* NFC of valid UTF-8 `s` appended to out (nfc.c). */
 void cb__nfc(const char *s, size_t n, cb_buf *out);
+/* NFD (canonical decomposition, canonically ordered) of valid UTF-8 `s` (nfc.c). */
+void cb__nfd(const char *s, size_t n, cb_buf *out);
 /* 1 when `s` is certainly already NFC (a fast scan that fails on any character that
  * could change). */
 int cb__nfc_quick_yes(const char *s, size_t n);
@@ -169,6 +176,7 @@ typedef enum cb__dec_kind {
   CB__DEC_FUSE,
   CB__DEC_STRIP,
   CB__DEC_METASPACE,
+  CB__DEC_WORDPIECE, /* prefix a; start = cleanup */
 } cb__dec_kind;
 
 typedef struct cb__dec {
@@ -194,6 +202,9 @@ struct cb_tok {
   int byte_fallback; /* HF: unknown chars become <0xXX> tokens */
   uint32_t fallback_id[256];
   uint32_t unk_id; /* CB__TOK_NONE if none */
+  char *wp_prefix;       /* WordPiece continuing_subword_prefix (owned) */
+  size_t wp_max_chars;   /* WordPiece max_input_chars_per_word */
+  size_t max_token_len;  /* bytes of the longest vocab entry */
   int fuse_unk;
 
   cb__pretok pretok[CB__TOK_MAX_STEPS];
@@ -249,6 +260,8 @@ typedef struct cb__scratch {
   cb_buf norm;   /* a normalized segment */
   cb_buf norm2;  /* normalizer ping-pong */
   cb_buf level[CB__TOK_MAX_STEPS]; /* per pre-tokenizer step: rewritten piece */
+  cb_buf tmp;    /* a normalizer's own intermediate steps */
+  cb_buf word;   /* WordPiece: the candidate piece with its prefix */
 } cb__scratch;
 
 void cb__scratch_init(cb__scratch *s);
@@ -260,6 +273,16 @@ void cb__bpe_tiktoken(const cb__vocab *v, const unsigned char *p, size_t n, cb__
 /* BPE one pre-tokenized piece of a tokenizer.json model (bpe.c). */
 void cb__bpe_hf(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
                 cb_tok_ids *out);
+/* ---- BERT (bert.c) ------------------------------------------------------------------ */
+
+/* BertNormalizer with CB__BERT_* flags: valid UTF-8 s -> out (tmp: scratch). */
+void cb__bert_normalize(int flags, const char *s, size_t n, cb_buf *out, cb_buf *tmp);
+/* BertPreTokenizer's punctuation: ASCII punctuation or Unicode P*. */
+int cb__bert_is_punct(uint32_t cp);
+/* WordPiece one pre-tokenized word (bert.c). */
+void cb__wordpiece(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
+                   cb_tok_ids *out);
+
 /* For tests: force the heap algorithm for pieces longer than `n` symbols. */
 extern size_t cb__bpe_small_max;
 
