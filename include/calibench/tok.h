@@ -1,5 +1,5 @@
 /*
- * tok.h - BPE and WordPiece tokenizers with the exact ids of their references.
+ * tok.h - BPE, WordPiece and Unigram tokenizers with the exact ids of their references.
  *
  * Token counts are the unit of every LLM benchmark, so calibench tokenizes the way
  * the model's own tokenizer does, not approximately:
@@ -13,8 +13,9 @@
  *    pre-tokenizers (GPT-2, Llama 3, Qwen2 families), added and special tokens, the
  *    NFC / Prepend / Replace normalizers those families use, SentencePiece-style BPE
  *    with byte fallback (Llama 2, Mistral), TemplateProcessing (BOS) and the decoders
- *    they use; and WordPiece models with BERT's normalizer, pre-tokenizer,
- *    BertProcessing and WordPiece decoder. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
+ *    they use; WordPiece models with BERT's normalizer, pre-tokenizer,
+ *    BertProcessing and WordPiece decoder; Unigram (SentencePiece) models with
+ *    WhitespaceSplit and Metaspace. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
  *    component ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
  *
  * Input text is bytes. Invalid UTF-8 is first replaced the way every reference's
@@ -49,6 +50,7 @@ typedef enum cb_tok_kind {
   CB_TOK_KIND_TIKTOKEN, /* rank = id, merge any adjacent pair whose bytes are a token */
   CB_TOK_KIND_HF_BPE,   /* tokenizer.json model "BPE": merge listed pairs by merge rank */
   CB_TOK_KIND_HF_WORDPIECE, /* tokenizer.json model "WordPiece" (BERT): greedy longest match */
+  CB_TOK_KIND_HF_UNIGRAM,   /* tokenizer.json model "Unigram" (SentencePiece): Viterbi */
 } cb_tok_kind;
 
 /* ---- loading ------------------------------------------------------------------- */

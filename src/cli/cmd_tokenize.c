@@ -22,9 +22,9 @@ static void tokenize_usage(FILE *out) {
           "usage: calibench tokenize --tokenizer FILE|NAME|ORG/MODEL [options] [FILE...]\n"
           "\n"
           "Tokenize text exactly as the model's tokenizer does (tiktoken encodings and\n"
-          "Hugging Face tokenizer.json BPE and WordPiece files). Reads each FILE, or stdin\n"
-          "when none, at most 256 MiB each (docs/limits.md); each FILE's result goes on its\n"
-          "own line.\n"
+          "Hugging Face tokenizer.json BPE, WordPiece and Unigram files). Reads each FILE,\n"
+          "or stdin when none, at most 256 MiB each (docs/limits.md); each FILE's result\n"
+          "goes on its own line.\n"
           "\n"
           "  -t, --tokenizer SPEC      a tokenizer.json (or its directory), a tiktoken npm\n"
           "                            encoder JSON, a NAME.tiktoken rank file, or an encoding\n"
@@ -241,6 +241,7 @@ static const char *kind_name(cb_tok_kind k) {
     case CB_TOK_KIND_TIKTOKEN: return "tiktoken";
     case CB_TOK_KIND_HF_BPE: return "tokenizer.json BPE";
     case CB_TOK_KIND_HF_WORDPIECE: return "tokenizer.json WordPiece";
+    case CB_TOK_KIND_HF_UNIGRAM: return "tokenizer.json Unigram";
   }
   return "?";
 }

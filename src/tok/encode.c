@@ -98,6 +98,8 @@ static void hf_pretok(enc *e, size_t step, const char *s, size_t n, int at_start
   if (step == tok->n_pretok) {
     if (tok->kind == CB_TOK_KIND_HF_WORDPIECE)
       cb__wordpiece(tok, (const unsigned char *)s, n, e->s, e->out);
+    else if (tok->kind == CB_TOK_KIND_HF_UNIGRAM)
+      cb__unigram(tok, (const unsigned char *)s, n, e->s, e->out);
     else
       cb__bpe_hf(tok, (const unsigned char *)s, n, e->s, e->out);
     return;
@@ -126,13 +128,14 @@ static void hf_pretok(enc *e, size_t step, const char *s, size_t n, int at_start
       if (pt->use_regex) regex_pieces(e, &pt->re, s, n, 1, 1, next_step, &c);
       else hf_pretok(e, step + 1, s, n, at_start);
       return;
-    case CB__PRETOK_BERT: { /* split at whitespace (dropped) and punctuation (kept alone) */
+    case CB__PRETOK_WHITESPACE_SPLIT:
+    case CB__PRETOK_BERT: { /* split at whitespace (dropped) and [BERT] punctuation (kept alone) */
       size_t from = 0;
       for (size_t i = 0; i < n;) {
         size_t len;
         uint32_t cp = cb__utf8_decode((const unsigned char *)s + i, &len);
         int ws = cb__is_white_space(cp);
-        if (ws || cb__bert_is_punct(cp)) {
+        if (ws || (pt->kind == CB__PRETOK_BERT && cb__bert_is_punct(cp))) {
           hf_pretok(e, step + 1, s + from, i - from, at_start && from == 0);
           if (!ws) hf_pretok(e, step + 1, s + i, len, at_start && i == 0);
           from = i + len;

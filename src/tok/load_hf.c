@@ -6,10 +6,11 @@
  *                   fuse_unk, byte_fallback, ignore_merges; dropout null/0;
  *                   continuing_subword_prefix / end_of_word_suffix null or "";
  *                   WordPiece: vocab, unk_token, continuing_subword_prefix,
- *                   max_input_chars_per_word (bert.c)
+ *                   max_input_chars_per_word (bert.c);
+ *                   Unigram: vocab [[piece, score]], unk_id, byte_fallback (unigram.c)
  *   normalizer      NFC, Prepend, Replace (String pattern), BertNormalizer, Sequence
  *   pre_tokenizer   Split (Regex or String; Isolated or Removed; not inverted),
- *                   ByteLevel, Metaspace, BertPreTokenizer, Sequence
+ *                   ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence
  *   post_processor  TemplateProcessing ($A with special tokens around it),
  *                   BertProcessing, ByteLevel, Sequence
  *   decoder         ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, WordPiece,
@@ -161,8 +162,11 @@ static cb_status add_pretok(hf_ctx *c, json_t *p) {
     pt->use_regex = get_bool(p, "split", 1); /* "split" reuses the flag */
   } else if (type && !strcmp(type, "BertPreTokenizer")) {
     pt->kind = CB__PRETOK_BERT;
+  } else if (type && !strcmp(type, "WhitespaceSplit")) {
+    pt->kind = CB__PRETOK_WHITESPACE_SPLIT;
   } else {
-    return unsupported(c, "pre_tokenizer", type, "Split, ByteLevel, Metaspace, BertPreTokenizer, Sequence");
+    return unsupported(c, "pre_tokenizer", type,
+                       "Split, ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence");
   }
   tok->n_pretok++;
   return CB_OK;
@@ -358,14 +362,64 @@ static cb_status load_wordpiece(hf_ctx *c, json_t *m) {
   return CB_OK;
 }
 
+/* Unigram (SentencePiece): vocab [[piece, score], ...] whose positions are the ids,
+ * unk_id (required: the reference fails on text it cannot cover without one),
+ * byte_fallback. */
+static cb_status load_unigram(hf_ctx *c, json_t *m) {
+  cb_tok *tok = c->tok;
+  json_t *vocab = json_object_get(m, "vocab"), *unk = json_object_get(m, "unk_id");
+  if (!json_is_array(vocab)) return bad(c, "model Unigram needs a 'vocab' array of [piece, score]");
+  size_t n = json_array_size(vocab);
+  if (n == 0 || n > (size_t)CB__TOK_MAX_ID + 1)
+    return bad(c, "model Unigram: vocab needs 1 to %d pieces, has %zu", CB__TOK_MAX_ID + 1, n);
+  if (!json_is_integer(unk) || json_integer_value(unk) < 0 || (size_t)json_integer_value(unk) >= n)
+    return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
+                       "model Unigram needs an unk_id in [0, %zu) (one without is not supported)", n);
+  tok->kind = CB_TOK_KIND_HF_UNIGRAM;
+  tok->unk_id = (uint32_t)json_integer_value(unk);
+  tok->byte_fallback = get_bool(m, "byte_fallback", 0);
+  tok->scores = cb_reallocarray(NULL, n, sizeof *tok->scores);
+  tok->min_score = 0;
+  cb__vocab_init(&tok->vocab, n);
+  cb_buf key;
+  cb_buf_init(&key, 0);
+  cb_status st = CB_OK;
+  size_t i;
+  json_t *e;
+  json_array_foreach(vocab, i, e) {
+    json_t *piece = json_array_get(e, 0), *score = json_array_get(e, 1);
+    if (json_array_size(e) != 2 || !json_is_string(piece) || !json_is_number(score)) {
+      st = bad(c, "model Unigram: vocab entry %zu is not [piece, score]", i);
+      break;
+    }
+    vocab_key(tok, json_string_value(piece), json_string_length(piece), &key);
+    if (cb__vocab_add(&tok->vocab, key.data, key.len, (uint32_t)i) != 0) {
+      st = bad(c, "model Unigram: piece '%s' is listed twice", json_string_value(piece));
+      break;
+    }
+    tok->scores[i] = json_number_value(score);
+    if (i == 0 || tok->scores[i] < tok->min_score) tok->min_score = tok->scores[i];
+    if (key.len > tok->max_token_len) tok->max_token_len = key.len;
+  }
+  cb_buf_free(&key);
+  if (st == CB_OK && tok->byte_fallback)
+    for (int b = 0; b < 256; b++) {
+      char name[8];
+      snprintf(name, sizeof name, "<0x%02X>", b);
+      tok->fallback_id[b] = cb__vocab_find(&tok->vocab, name, 6);
+    }
+  return st;
+}
+
 static cb_status load_model(hf_ctx *c, json_t *m) {
   cb_tok *tok = c->tok;
   const char *type = type_of(m);
   json_t *vocab = json_object_get(m, "vocab"), *merges = json_object_get(m, "merges");
   if (type && !strcmp(type, "WordPiece")) return load_wordpiece(c, m);
+  if (type && !strcmp(type, "Unigram")) return load_unigram(c, m);
   if (type && strcmp(type, "BPE"))
-    return unsupported(c, "model", type, "BPE, WordPiece");
-  if (!type && !json_is_array(merges)) return unsupported(c, "model", "(none)", "BPE, WordPiece");
+    return unsupported(c, "model", type, "BPE, WordPiece, Unigram");
+  if (!type && !json_is_array(merges)) return unsupported(c, "model", "(none)", "BPE, WordPiece, Unigram");
   if (!json_is_object(vocab) || !json_is_array(merges))
     return bad(c, "model BPE needs a 'vocab' object and a 'merges' array");
   json_t *dropout = json_object_get(m, "dropout");

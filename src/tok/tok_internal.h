@@ -119,6 +119,7 @@ typedef enum cb__pretok_kind {
   CB__PRETOK_BYTELEVEL,     /* tokenizer.json ByteLevel: optional prefix space, GPT-2 regex */
   CB__PRETOK_METASPACE,     /* tokenizer.json Metaspace: ' ' -> replacement, prefix */
   CB__PRETOK_BERT,          /* BertPreTokenizer: whitespace removed, punctuation isolated */
+  CB__PRETOK_WHITESPACE_SPLIT, /* WhitespaceSplit: whitespace removed (T5, XLM-R) */
 } cb__pretok_kind;
 
 typedef struct cb__regex {
@@ -205,6 +206,8 @@ struct cb_tok {
   char *wp_prefix;       /* WordPiece continuing_subword_prefix (owned) */
   size_t wp_max_chars;   /* WordPiece max_input_chars_per_word */
   size_t max_token_len;  /* bytes of the longest vocab entry */
+  double *scores;        /* Unigram: each id's log probability (owned) */
+  double min_score;      /* Unigram: the lowest of them */
   int fuse_unk;
 
   cb__pretok pretok[CB__TOK_MAX_STEPS];
@@ -250,6 +253,12 @@ typedef struct cb__heap_entry {
   uint32_t part, gen;
 } cb__heap_entry;
 
+typedef struct cb__uni_node {
+  double score;  /* best path score to here */
+  int64_t start; /* where its last piece starts; -1: unreached */
+  uint32_t id;   /* that piece */
+} cb__uni_node;
+
 typedef struct cb__scratch {
   pcre2_match_data *md;
   cb__part *parts;
@@ -262,6 +271,9 @@ typedef struct cb__scratch {
   cb_buf level[CB__TOK_MAX_STEPS]; /* per pre-tokenizer step: rewritten piece */
   cb_buf tmp;    /* a normalizer's own intermediate steps */
   cb_buf word;   /* WordPiece: the candidate piece with its prefix */
+  struct cb__uni_node *nodes; /* Unigram: the lattice's best path to each byte */
+  size_t nodes_cap;
+  cb_tok_ids path; /* Unigram: the best path's piece ends, last first */
 } cb__scratch;
 
 void cb__scratch_init(cb__scratch *s);
@@ -282,6 +294,10 @@ int cb__bert_is_punct(uint32_t cp);
 /* WordPiece one pre-tokenized word (bert.c). */
 void cb__wordpiece(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
                    cb_tok_ids *out);
+
+/* Unigram one pre-tokenized piece: Viterbi over the vocab's scores (unigram.c). */
+void cb__unigram(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
+                 cb_tok_ids *out);
 
 /* For tests: force the heap algorithm for pieces longer than `n` symbols. */
 extern size_t cb__bpe_small_max;

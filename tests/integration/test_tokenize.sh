@@ -193,7 +193,7 @@ expect 2 'token id 99999999 \(at position 1\) is not in the vocabulary' -- token
 printf '15339 x1\n' >"$TMP/badids.txt"
 expect 2 "expected token ids, got 'x1" -- tokenize -t cl100k_base --decode "$TMP/badids.txt"
 printf '{"model": {"type": "WordLevel", "vocab": {}}}' >"$TMP/wordlevel.json"
-expect 2 "wordlevel.json: model type 'WordLevel' is not supported \(supported: BPE, WordPiece\)" -- tokenize -t "$TMP/wordlevel.json"
+expect 2 "wordlevel.json: model type 'WordLevel' is not supported \(supported: BPE, WordPiece, Unigram\)" -- tokenize -t "$TMP/wordlevel.json"
 printf '{"model": {"type": "WordPiece", "vocab": {"a": 0}}}' >"$TMP/wp.json"
 expect 2 "wp.json: model WordPiece: unk_token '\[UNK\]' is not in the vocab" -- tokenize -t "$TMP/wp.json"
 expect 0 '^name: cl100k_base' -- tokenize -t cl100k_base --info

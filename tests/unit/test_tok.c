@@ -353,7 +353,7 @@ static void test_hf_unsupported(void **state) {
   static const struct {
     const char *json, *want;
   } cases[] = {
-      {"{\"model\": {\"type\": \"WordLevel\", \"vocab\": {}}}", "model type 'WordLevel' is not supported (supported: BPE, WordPiece)"},
+      {"{\"model\": {\"type\": \"WordLevel\", \"vocab\": {}}}", "model type 'WordLevel' is not supported (supported: BPE, WordPiece, Unigram)"},
       {"{\"pre_tokenizer\": {\"type\": \"Digits\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
        "pre_tokenizer type 'Digits' is not supported"},
       {"{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \"x\"}, \"behavior\": \"Contiguous\"},"
