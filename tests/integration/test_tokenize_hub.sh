@@ -46,6 +46,6 @@ out=$("$CALIBENCH" tokenize --model nobody/nothing "$text" 2>&1)
 status=$?
 set -e
 [ "$status" -eq 2 ] || fail "--model nobody/nothing: exit $status, want 2"
-grep -q "model 'nobody/nothing' not found: not a file; no $TMP/home/.cache/huggingface/hub/models--nobody--nothing/snapshots/\*/tokenizer.json (Hugging Face cache from the default)" <<<"$out" \
+grep -q "no tokenizer found for model 'nobody/nothing': not a file; no $TMP/home/.cache/huggingface/hub/models--nobody--nothing/snapshots/\*/tokenizer.json (Hugging Face cache from the default)" <<<"$out" \
   || fail "the message does not say where it looked: $out"
 echo "ok - a model found nowhere: exit 2, naming where it looked"

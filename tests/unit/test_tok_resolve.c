@@ -267,7 +267,7 @@ static void test_not_repo_ids(void **state) {
   /* not found: every place looked is named */
   expect_missing("nothing", NULL, CB_ERR_NOT_FOUND, "no nothing.tiktoken, nothing.json or nothing/tokenizer.json in ");
   expect_missing("nothing", NULL, CB_ERR_NOT_FOUND, "/hub/models--nothing/snapshots/*/tokenizer.json (Hugging Face cache from HF_HUB_CACHE)");
-  expect_missing(NULL, "org/none", CB_ERR_NOT_FOUND, "model 'org/none' not found");
+  expect_missing(NULL, "org/none", CB_ERR_NOT_FOUND, "no tokenizer found for model 'org/none': not a file; ");
 }
 
 int main(void) {
