@@ -138,4 +138,5 @@ def write_corpus(ucd):
         print(' '.join(chr(cp) for cp in decomposables[i:i + 16]))
 
 
-main()
+if __name__ == '__main__':
+    main()

@@ -1,5 +1,5 @@
 /*
- * tok.h - byte-level BPE tokenizers with the exact ids of their references.
+ * tok.h - BPE, WordPiece and Unigram tokenizers with the exact ids of their references.
  *
  * Token counts are the unit of every LLM benchmark, so calibench tokenizes the way
  * the model's own tokenizer does, not approximately:
@@ -13,7 +13,9 @@
  *    pre-tokenizers (GPT-2, Llama 3, Qwen2 families), added and special tokens, the
  *    NFC / Prepend / Replace normalizers those families use, SentencePiece-style BPE
  *    with byte fallback (Llama 2, Mistral), TemplateProcessing (BOS) and the decoders
- *    they use. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
+ *    they use; WordPiece models with BERT's normalizer, pre-tokenizer,
+ *    BertProcessing and WordPiece decoder; Unigram (SentencePiece) models with
+ *    WhitespaceSplit and Metaspace. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
  *    component ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
  *
  * Input text is bytes. Invalid UTF-8 is first replaced the way every reference's
@@ -47,20 +49,47 @@ typedef struct cb_tok cb_tok; /* opaque, immutable once loaded */
 typedef enum cb_tok_kind {
   CB_TOK_KIND_TIKTOKEN, /* rank = id, merge any adjacent pair whose bytes are a token */
   CB_TOK_KIND_HF_BPE,   /* tokenizer.json model "BPE": merge listed pairs by merge rank */
+  CB_TOK_KIND_HF_WORDPIECE, /* tokenizer.json model "WordPiece" (BERT): greedy longest match */
+  CB_TOK_KIND_HF_UNIGRAM,   /* tokenizer.json model "Unigram" (SentencePiece): Viterbi */
 } cb_tok_kind;
 
 /* ---- loading ------------------------------------------------------------------- */
 
 /*
- * Load a tokenizer named by `spec`:
- *  - a path to a tokenizer.json, a tiktoken npm JSON encoder (`encoders/NAME.json`),
- *    a `.tiktoken` rank file (named after its encoding, e.g. cl100k_base.tiktoken,
- *    which gives its regex and special tokens), or a directory holding
- *    tokenizer.json;
- *  - or an encoding name (cl100k_base, o200k_base, p50k_base, p50k_edit, r50k_base,
- *    gpt2), searched as NAME.tiktoken, NAME.json and NAME/tokenizer.json in each
- *    directory of $CALIBENCH_TOKENIZER_PATH (colon-separated), then
- *    ./node_modules/tiktoken/encoders.
+ * Where a tokenizer spec leads, without loading it (cb_tok_resolve):
+ *  1. a path to an existing file or directory: itself;
+ *  2. an encoding name (cl100k_base, o200k_base, p50k_base, p50k_edit, r50k_base,
+ *     gpt2, or any NAME), searched as NAME.tiktoken, NAME.json and NAME/tokenizer.json
+ *     in each directory of $CALIBENCH_TOKENIZER_PATH (colon-separated), then
+ *     ./node_modules/tiktoken/encoders;
+ *  3. a Hugging Face model id ("org/name" or "name"): its tokenizer.json in the local
+ *     hub cache (HF_HUB_CACHE, else HUGGINGFACE_HUB_CACHE, else HF_HOME/hub, else
+ *     $XDG_CACHE_HOME/huggingface/hub, else ~/.cache/huggingface/hub, as huggingface_hub
+ *     resolves it), the snapshot refs/main names, else the newest snapshot holding one.
+ *     Never downloads.
+ */
+typedef struct cb_tok_source {
+  char *path; /* owned: the file (or directory) to load with cb_tok_load */
+  char *how;  /* owned: one line saying how it was found, for the manifest */
+  int hub;    /* 1: found in the Hugging Face cache */
+} cb_tok_source;
+
+/*
+ * Resolve `spec` (the --tokenizer value), or `model` (the --model name) when spec is
+ * NULL or empty. CB_ERR_NOT_FOUND when it leads nowhere: err says every place looked,
+ * which is the reason to record when falling back to an approximate count;
+ * CB_ERR_INVALID when both are NULL/empty. On success free `out` with
+ * cb_tok_source_free; on failure it holds nothing.
+ */
+cb_status cb_tok_resolve(const char *spec, const char *model, cb_tok_source *out,
+                         cb_error *err);
+void cb_tok_source_free(cb_tok_source *src);
+
+/*
+ * Load the tokenizer `spec` leads to (cb_tok_resolve): a tokenizer.json, a tiktoken
+ * npm JSON encoder (`encoders/NAME.json`), a `.tiktoken` rank file (named after its
+ * encoding, e.g. cl100k_base.tiktoken, which gives its regex and special tokens), or a
+ * directory holding tokenizer.json.
  * Errors: CB_ERR_NOT_FOUND (names every place looked), CB_ERR_IO, CB_ERR_PARSE (file
  * and line or JSON position), CB_ERR_UNSUPPORTED (names the component).
  */

@@ -19,17 +19,23 @@
 
 static void tokenize_usage(FILE *out) {
   fprintf(out,
-          "usage: calibench tokenize --tokenizer FILE|NAME [options] [FILE...]\n"
+          "usage: calibench tokenize --tokenizer FILE|NAME|ORG/MODEL [options] [FILE...]\n"
           "\n"
           "Tokenize text exactly as the model's tokenizer does (tiktoken encodings and\n"
-          "Hugging Face tokenizer.json BPE files). Reads each FILE, or stdin when none,\n"
-          "at most 256 MiB each (docs/limits.md); each FILE's result goes on its own line.\n"
+          "Hugging Face tokenizer.json BPE, WordPiece and Unigram files). Reads each FILE,\n"
+          "or stdin when none, at most 256 MiB each (docs/limits.md); each FILE's result\n"
+          "goes on its own line.\n"
           "\n"
           "  -t, --tokenizer SPEC      a tokenizer.json (or its directory), a tiktoken npm\n"
           "                            encoder JSON, a NAME.tiktoken rank file, or an encoding\n"
           "                            name (cl100k_base, o200k_base, p50k_base, p50k_edit,\n"
           "                            r50k_base, gpt2) searched in $CALIBENCH_TOKENIZER_PATH\n"
-          "                            and ./node_modules/tiktoken/encoders\n"
+          "                            and ./node_modules/tiktoken/encoders, or a Hugging Face\n"
+          "                            model id whose tokenizer.json is in the local hub cache\n"
+          "                            ($HF_HUB_CACHE, $HF_HOME/hub, ~/.cache/huggingface/hub;\n"
+          "                            never downloaded; the file used is printed on stderr)\n"
+          "  --model ORG/MODEL         with no --tokenizer: the model whose tokenizer to use,\n"
+          "                            looked up the same way\n"
           "  --ids                     print the ids space-separated on one line (default)\n"
           "  --count                   print the number of tokens\n"
           "  --decode                  read ids (whitespace-separated) and print their text\n"
@@ -44,16 +50,17 @@ static void tokenize_usage(FILE *out) {
           "                            (together the corpus), starting at a word chosen by\n"
           "                            --seed; the text is followed by a newline\n"
           "  --seed N                  seed for --synth [0]\n"
-          "  --info                    print the tokenizer's name, kind, vocabulary size and\n"
-          "                            loaded memory\n"
+          "  --info                    print the tokenizer's name, kind, vocabulary size,\n"
+          "                            loaded memory and how its file was found\n"
           "  -h, --help                show this help\n");
 }
 
 enum { OPT_IDS = 256, OPT_COUNT, OPT_DECODE, OPT_EACH_LINE, OPT_SPECIAL, OPT_ALLOW_SPECIAL,
-       OPT_ADD_SPECIAL, OPT_SYNTH, OPT_SEED, OPT_INFO };
+       OPT_ADD_SPECIAL, OPT_SYNTH, OPT_SEED, OPT_INFO, OPT_MODEL };
 
 static const struct option tokenize_options[] = {
     {"tokenizer", required_argument, NULL, 't'},
+    {"model", required_argument, NULL, OPT_MODEL},
     {"ids", no_argument, NULL, OPT_IDS},
     {"count", no_argument, NULL, OPT_COUNT},
     {"decode", no_argument, NULL, OPT_DECODE},
@@ -229,12 +236,23 @@ static int synth(job *j, char **files, int n) {
   return rc;
 }
 
+static const char *kind_name(cb_tok_kind k) {
+  switch (k) {
+    case CB_TOK_KIND_TIKTOKEN: return "tiktoken";
+    case CB_TOK_KIND_HF_BPE: return "tokenizer.json BPE";
+    case CB_TOK_KIND_HF_WORDPIECE: return "tokenizer.json WordPiece";
+    case CB_TOK_KIND_HF_UNIGRAM: return "tokenizer.json Unigram";
+  }
+  return "?";
+}
+
 int cli_tokenize_main(int argc, char **argv) {
   job j;
   memset(&j, 0, sizeof j);
   cb_buf_init(&j.out, 0);
   cb_tok_default_encode_params(&j.params);
-  const char *spec = NULL;
+  const char *spec = NULL, *model = NULL;
+  cb_tok_source src = {0};
   const char **allowed = NULL;
   size_t n_allowed = 0;
   int rc = 2;
@@ -244,6 +262,7 @@ int cli_tokenize_main(int argc, char **argv) {
     switch (c) {
       case 'h': tokenize_usage(stdout); rc = 0; goto out;
       case 't': spec = optarg; break;
+      case OPT_MODEL: model = optarg; break;
       case OPT_IDS: j.mode = MODE_IDS; break;
       case OPT_COUNT: j.mode = MODE_COUNT; break;
       case OPT_DECODE: j.mode = MODE_DECODE; break;
@@ -273,9 +292,9 @@ int cli_tokenize_main(int argc, char **argv) {
     }
   }
   j.params.allowed_special = allowed;
-  if (!spec) {
-    fprintf(stderr, "calibench: tokenize: --tokenizer is required (a file or an encoding name "
-                    "such as cl100k_base)\n");
+  if (!spec && !model) {
+    fprintf(stderr, "calibench: tokenize: --tokenizer is required (a file, an encoding name "
+                    "such as cl100k_base or a Hugging Face model id), or --model\n");
     goto out;
   }
   if (j.mode == MODE_SYNTH && j.each) {
@@ -285,10 +304,11 @@ int cli_tokenize_main(int argc, char **argv) {
   }
   cb_error err;
   cb_error_clear(&err);
-  if (cb_tok_load(spec, &j.tok, &err) != CB_OK) {
+  if (cb_tok_resolve(spec, model, &src, &err) != CB_OK || cb_tok_load(src.path, &j.tok, &err) != CB_OK) {
     fprintf(stderr, "calibench: tokenize: %s\n", err.msg);
     goto out;
   }
+  if (src.hub) fprintf(stderr, "calibench: tokenize: using %s (%s)\n", src.path, src.how);
   for (size_t i = 0; i < n_allowed; i++) {
     cb_tok_id id;
     if (cb_tok_special_id(j.tok, allowed[i], &id) != CB_OK) {
@@ -298,9 +318,10 @@ int cli_tokenize_main(int argc, char **argv) {
     }
   }
   if (j.mode == MODE_INFO) {
-    printf("name: %s\nkind: %s\nvocab size: %zu\nmemory: %zu bytes\n", cb_tok_name(j.tok),
-           cb_tok_kind_of(j.tok) == CB_TOK_KIND_TIKTOKEN ? "tiktoken" : "tokenizer.json BPE",
-           cb_tok_vocab_size(j.tok), cb_tok_memory_bytes(j.tok));
+    printf("name: %s\nkind: %s\nvocab size: %zu\nmemory: %zu bytes\nfile: %s\nfound as: %s\n",
+           cb_tok_name(j.tok),
+           kind_name(cb_tok_kind_of(j.tok)),
+           cb_tok_vocab_size(j.tok), cb_tok_memory_bytes(j.tok), src.path, src.how);
     rc = 0;
     goto out;
   }
@@ -316,6 +337,7 @@ int cli_tokenize_main(int argc, char **argv) {
       if (run_input(&j, argv[i])) rc = 2;
   }
 out:
+  cb_tok_source_free(&src);
   cb_tok_free(j.tok);
   cb_buf_free(&j.out);
   cb_free(allowed);

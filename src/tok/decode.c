@@ -65,6 +65,23 @@ static int fallback_byte(const char *s, size_t n) {
   return h < 0 || l < 0 ? -1 : h * 16 + l;
 }
 
+/* The WordPiece decoder's cleanup: each replacement in order over the whole token, as
+ * str::replace does (decoders/wordpiece.rs). */
+static void cleanup(cb_buf *t) {
+  static const char *const pairs[][2] = {
+      {" .", "."}, {" ?", "?"}, {" !", "!"}, {" ,", ","}, {" ' ", "'"}, {" n't", "n't"},
+      {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+  cb_buf r;
+  cb_buf_init(&r, 0);
+  for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+    cb_buf_reset(&r);
+    replace_into(&r, t->data, t->len, pairs[k][0], pairs[k][1]);
+    cb_buf_reset(t);
+    cb_buf_append(t, r.data, r.len);
+  }
+  cb_buf_free(&r);
+}
+
 static void apply(const cb__dec *d, const tok_list *in, tok_list *out) {
   cb_buf tmp;
   cb_buf_init(&tmp, 0);
@@ -102,6 +119,18 @@ static void apply(const cb__dec *d, const tok_list *in, tok_list *out) {
           i++;
         }
         list_push(out, tmp.data, tmp.len);
+      }
+      break;
+    case CB__DEC_WORDPIECE: /* decoders/wordpiece.rs */
+      for (size_t i = 0; i < in->n; i++) {
+        const char *p = item(in, i);
+        size_t n = in->len[i], pl = strlen(d->a);
+        cb_buf_reset(&tmp);
+        if (i && n >= pl && !memcmp(p, d->a, pl)) p += pl, n -= pl;
+        else if (i) cb_buf_append_char(&tmp, ' ');
+        cb_buf_append(&tmp, p, n);
+        if (d->start) cleanup(&tmp);
+        list_push(out, tmp.data ? tmp.data : "", tmp.len);
       }
       break;
     case CB__DEC_STRIP: {
@@ -145,7 +174,7 @@ cb_status cb_tok_decode(const cb_tok *tok, const cb_tok_id *ids, size_t n, cb_bu
         }
     }
   }
-  if (tok->kind == CB_TOK_KIND_HF_BPE && tok->n_dec == 0) {
+  if (tok->kind != CB_TOK_KIND_TIKTOKEN && tok->n_dec == 0) {
     for (size_t i = 0; i < a.n; i++) {
       if (i) cb_buf_append_char(out, ' ');
       cb_buf_append(out, item(&a, i), a.len[i]);

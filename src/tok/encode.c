@@ -96,7 +96,12 @@ static void hf_pretok(enc *e, size_t step, const char *s, size_t n, int at_start
   const cb_tok *tok = e->tok;
   if (n == 0) return;
   if (step == tok->n_pretok) {
-    cb__bpe_hf(tok, (const unsigned char *)s, n, e->s, e->out);
+    if (tok->kind == CB_TOK_KIND_HF_WORDPIECE)
+      cb__wordpiece(tok, (const unsigned char *)s, n, e->s, e->out);
+    else if (tok->kind == CB_TOK_KIND_HF_UNIGRAM)
+      cb__unigram(tok, (const unsigned char *)s, n, e->s, e->out);
+    else
+      cb__bpe_hf(tok, (const unsigned char *)s, n, e->s, e->out);
     return;
   }
   const cb__pretok *pt = &tok->pretok[step];
@@ -123,6 +128,23 @@ static void hf_pretok(enc *e, size_t step, const char *s, size_t n, int at_start
       if (pt->use_regex) regex_pieces(e, &pt->re, s, n, 1, 1, next_step, &c);
       else hf_pretok(e, step + 1, s, n, at_start);
       return;
+    case CB__PRETOK_WHITESPACE_SPLIT:
+    case CB__PRETOK_BERT: { /* split at whitespace (dropped) and [BERT] punctuation (kept alone) */
+      size_t from = 0;
+      for (size_t i = 0; i < n;) {
+        size_t len;
+        uint32_t cp = cb__utf8_decode((const unsigned char *)s + i, &len);
+        int ws = cb__is_white_space(cp);
+        if (ws || (pt->kind == CB__PRETOK_BERT && cb__bert_is_punct(cp))) {
+          hf_pretok(e, step + 1, s + from, i - from, at_start && from == 0);
+          if (!ws) hf_pretok(e, step + 1, s + i, len, at_start && i == 0);
+          from = i + len;
+        }
+        i += len;
+      }
+      hf_pretok(e, step + 1, s + from, n - from, at_start && from == 0);
+      return;
+    }
     case CB__PRETOK_METASPACE: {
       const char *rep = pt->replacement;
       size_t rl = strlen(rep);
@@ -217,7 +239,20 @@ static const char *hf_normalize(enc *e, const char *s, size_t n, size_t *out_n) 
         cb_buf_append_str(dst, nm->a);
         cb_buf_append(dst, cur, cn);
         break;
+      case CB__NORM_BERT:
+        cb__bert_normalize(nm->flags, cur, cn, dst, &e->s->tmp);
+        break;
       case CB__NORM_REPLACE: {
+        if (nm->re.code) { /* every match (none is empty) becomes the content */
+          size_t pos = 0, a, b;
+          while (pos < cn && regex_next(e, &nm->re, cur, cn, pos, &a, &b)) {
+            cb_buf_append(dst, cur + pos, a - pos);
+            cb_buf_append_str(dst, nm->b);
+            pos = b;
+          }
+          cb_buf_append(dst, cur + pos, cn - pos);
+          break;
+        }
         size_t pl = strlen(nm->a);
         if (!pl) continue;
         for (size_t j = 0; j < cn;) {
@@ -281,7 +316,7 @@ cb_status cb_tok_encode(const cb_tok *tok, const char *text, size_t len,
     cb_tok_default_encode_params(&defaults);
     params = &defaults;
   }
-  int hf = tok->kind == CB_TOK_KIND_HF_BPE;
+  int hf = tok->kind != CB_TOK_KIND_TIKTOKEN;
   cb_tok_special_mode mode = params->special;
   if (mode == CB_TOK_SPECIAL_DEFAULT) mode = hf ? CB_TOK_SPECIAL_ALLOW : CB_TOK_SPECIAL_REJECT;
 

@@ -4,13 +4,18 @@
  * Supported, each as `tokenizers` defines it:
  *   model           BPE: vocab, merges ("a b" strings or [a, b] pairs), unk_token,
  *                   fuse_unk, byte_fallback, ignore_merges; dropout null/0;
- *                   continuing_subword_prefix / end_of_word_suffix null or ""
- *   normalizer      NFC, Prepend, Replace (String pattern), Sequence
+ *                   continuing_subword_prefix / end_of_word_suffix null or "";
+ *                   WordPiece: vocab, unk_token, continuing_subword_prefix,
+ *                   max_input_chars_per_word (bert.c);
+ *                   Unigram: vocab [[piece, score]], unk_id, byte_fallback (unigram.c)
+ *   normalizer      NFC, Prepend, Replace (String, or a Regex that cannot match empty
+ *                   text), BertNormalizer, Sequence
  *   pre_tokenizer   Split (Regex or String; Isolated or Removed; not inverted),
- *                   ByteLevel, Metaspace, Sequence
- *   post_processor  TemplateProcessing ($A with special tokens around it), ByteLevel,
+ *                   ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence
+ *   post_processor  TemplateProcessing ($A with special tokens around it),
+ *                   BertProcessing, ByteLevel, Sequence
+ *   decoder         ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, WordPiece,
  *                   Sequence
- *   decoder         ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence
  *   added_tokens    special or not, normalized or not, lstrip/rstrip
  * Everything else fails with CB_ERR_UNSUPPORTED naming the component and its type.
  * truncation and padding are ignored: calibench counts whole texts.
@@ -156,8 +161,13 @@ static cb_status add_pretok(hf_ctx *c, json_t *p) {
     if (scheme) pt->prepend = !strcmp(scheme, "always") ? 1 : !strcmp(scheme, "first") ? 2 : 0;
     else pt->prepend = get_bool(p, "add_prefix_space", 1);
     pt->use_regex = get_bool(p, "split", 1); /* "split" reuses the flag */
+  } else if (type && !strcmp(type, "BertPreTokenizer")) {
+    pt->kind = CB__PRETOK_BERT;
+  } else if (type && !strcmp(type, "WhitespaceSplit")) {
+    pt->kind = CB__PRETOK_WHITESPACE_SPLIT;
   } else {
-    return unsupported(c, "pre_tokenizer", type, "Split, ByteLevel, Metaspace, Sequence");
+    return unsupported(c, "pre_tokenizer", type,
+                       "Split, ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence");
   }
   tok->n_pretok++;
   return CB_OK;
@@ -180,16 +190,34 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
   } else if (type && !strcmp(type, "Replace")) {
     json_t *pat = json_object_get(p, "pattern");
     const char *s = json_string_value(json_object_get(pat, "String"));
+    const char *re = json_string_value(json_object_get(pat, "Regex"));
     const char *content = json_string_value(json_object_get(p, "content"));
-    if (!s)
-      return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
-                         "normalizer Replace with a Regex pattern is not supported (only String)");
+    if (!s && !re) return bad(c, "normalizer Replace needs a pattern {\"String\": ...} or {\"Regex\": ...}");
     if (!content) return bad(c, "normalizer Replace needs 'content'");
+    if (re) {
+      cb_status st = cb__regex_compile(&nm->re, re, c->name, c->err);
+      if (st != CB_OK) return st;
+      uint32_t min = 0;
+      pcre2_pattern_info(nm->re.code, PCRE2_INFO_MINLENGTH, &min);
+      if (min == 0) { /* the reference would insert content at every empty match */
+        cb__regex_free(&nm->re);
+        return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
+                           "normalizer Replace: Regex '%s' can match empty text, which is not supported", re);
+      }
+      tok->extra_bytes += nm->re.jit_bytes;
+    }
     nm->kind = CB__NORM_REPLACE;
-    nm->a = cb_strdup(s);
+    nm->a = s ? cb_strdup(s) : NULL;
     nm->b = cb_strdup(content);
+  } else if (type && !strcmp(type, "BertNormalizer")) {
+    nm->kind = CB__NORM_BERT;
+    int lower = get_bool(p, "lowercase", 1);
+    nm->flags = (get_bool(p, "clean_text", 1) ? CB__BERT_CLEAN : 0) |
+                (get_bool(p, "handle_chinese_chars", 1) ? CB__BERT_CHINESE : 0) |
+                (get_bool(p, "strip_accents", lower) ? CB__BERT_STRIP : 0) | /* null: as lowercase */
+                (lower ? CB__BERT_LOWER : 0);
   } else {
-    return unsupported(c, "normalizer", type, "NFC, Prepend, Replace, Sequence");
+    return unsupported(c, "normalizer", type, "NFC, Prepend, Replace, BertNormalizer, Sequence");
   }
   tok->n_norm++;
   return CB_OK;
@@ -229,10 +257,31 @@ static cb_status add_dec(hf_ctx *c, json_t *p) {
     d->kind = CB__DEC_METASPACE;
     d->a = cb_strdup(rep ? rep : "\xE2\x96\x81");
     d->start = scheme ? strcmp(scheme, "never") != 0 : get_bool(p, "add_prefix_space", 1);
+  } else if (type && !strcmp(type, "WordPiece")) {
+    const char *prefix = json_string_value(json_object_get(p, "prefix"));
+    d->kind = CB__DEC_WORDPIECE;
+    d->a = cb_strdup(prefix ? prefix : "##");
+    d->start = get_bool(p, "cleanup", 1);
   } else {
-    return unsupported(c, "decoder", type, "ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, Sequence");
+    return unsupported(c, "decoder", type, "ByteLevel, Replace, ByteFallback, Fuse, Strip, Metaspace, WordPiece, Sequence");
   }
   tok->n_dec++;
+  return CB_OK;
+}
+
+/* BertProcessing: [CLS] $A [SEP], each given as ["text", id]. */
+static cb_status add_bert_post(hf_ctx *c, json_t *p) {
+  cb_tok *tok = c->tok;
+  json_t *cls = json_array_get(json_object_get(p, "cls"), 1);
+  json_t *sep = json_array_get(json_object_get(p, "sep"), 1);
+  if (!json_is_integer(cls) || !json_is_integer(sep) || json_integer_value(cls) < 0 ||
+      json_integer_value(sep) < 0 || json_integer_value(cls) > CB__TOK_MAX_ID ||
+      json_integer_value(sep) > CB__TOK_MAX_ID)
+    return bad(c, "post_processor BertProcessing needs 'cls' and 'sep' as [\"text\", id]");
+  tok->bos_ids = cb_reallocarray(tok->bos_ids, tok->n_bos + 1, sizeof *tok->bos_ids);
+  tok->bos_ids[tok->n_bos++] = (cb_tok_id)json_integer_value(cls);
+  tok->eos_ids = cb_reallocarray(tok->eos_ids, tok->n_eos + 1, sizeof *tok->eos_ids);
+  tok->eos_ids[tok->n_eos++] = (cb_tok_id)json_integer_value(sep);
   return CB_OK;
 }
 
@@ -249,8 +298,9 @@ static cb_status add_post(hf_ctx *c, json_t *p, json_t *root) {
     return CB_OK;
   }
   if (type && !strcmp(type, "ByteLevel")) return CB_OK; /* offsets only */
+  if (type && !strcmp(type, "BertProcessing")) return add_bert_post(c, p);
   if (!type || strcmp(type, "TemplateProcessing"))
-    return unsupported(c, "post_processor", type, "TemplateProcessing, ByteLevel, Sequence");
+    return unsupported(c, "post_processor", type, "TemplateProcessing, BertProcessing, ByteLevel, Sequence");
   json_t *single = json_object_get(p, "single"), *specials = json_object_get(p, "special_tokens"), *v;
   size_t i;
   int seen_a = 0;
@@ -282,13 +332,106 @@ static cb_status add_post(hf_ctx *c, json_t *p, json_t *root) {
 
 /* ---- model ------------------------------------------------------------------------- */
 
+/* A {"token": id} vocab object into tok->vocab; `key` is scratch. */
+static cb_status load_vocab(hf_ctx *c, json_t *vocab, cb_buf *key) {
+  cb_tok *tok = c->tok;
+  cb__vocab_init(&tok->vocab, json_object_size(vocab));
+  const char *k;
+  json_t *v;
+  json_object_foreach(vocab, k, v) {
+    json_int_t id = json_integer_value(v);
+    if (!json_is_integer(v) || id < 0 || id > CB__TOK_MAX_ID)
+      return bad(c, "model vocab: '%s' needs an integer id in [0, %d]", k, CB__TOK_MAX_ID);
+    vocab_key(tok, k, strlen(k), key);
+    if (cb__vocab_add(&tok->vocab, key->data, key->len, (uint32_t)id) == 2)
+      return bad(c, "model vocab: id of '%s' is used twice", k);
+    if (key->len > tok->max_token_len) tok->max_token_len = key->len;
+  }
+  return CB_OK;
+}
+
+/* WordPiece (BERT): vocab, unk_token (must be in the vocab: every word that cannot be
+ * split becomes it), continuing_subword_prefix, max_input_chars_per_word. */
+static cb_status load_wordpiece(hf_ctx *c, json_t *m) {
+  cb_tok *tok = c->tok;
+  json_t *vocab = json_object_get(m, "vocab");
+  if (!json_is_object(vocab)) return bad(c, "model WordPiece needs a 'vocab' object");
+  tok->kind = CB_TOK_KIND_HF_WORDPIECE;
+  const char *prefix = json_string_value(json_object_get(m, "continuing_subword_prefix"));
+  tok->wp_prefix = cb_strdup(prefix ? prefix : "##");
+  json_t *max = json_object_get(m, "max_input_chars_per_word");
+  tok->wp_max_chars = json_is_integer(max) && json_integer_value(max) >= 0 ? (size_t)json_integer_value(max) : 100;
+  cb_buf key;
+  cb_buf_init(&key, 0);
+  cb_status st = load_vocab(c, vocab, &key);
+  cb_buf_free(&key);
+  if (st != CB_OK) return st;
+  const char *unk = json_string_value(json_object_get(m, "unk_token"));
+  if (!unk) unk = "[UNK]";
+  tok->unk_id = cb__vocab_find(&tok->vocab, unk, strlen(unk));
+  if (tok->unk_id == CB__TOK_NONE)
+    return bad(c, "model WordPiece: unk_token '%s' is not in the vocab", unk);
+  return CB_OK;
+}
+
+/* Unigram (SentencePiece): vocab [[piece, score], ...] whose positions are the ids,
+ * unk_id (required: the reference fails on text it cannot cover without one),
+ * byte_fallback. */
+static cb_status load_unigram(hf_ctx *c, json_t *m) {
+  cb_tok *tok = c->tok;
+  json_t *vocab = json_object_get(m, "vocab"), *unk = json_object_get(m, "unk_id");
+  if (!json_is_array(vocab)) return bad(c, "model Unigram needs a 'vocab' array of [piece, score]");
+  size_t n = json_array_size(vocab);
+  if (n == 0 || n > (size_t)CB__TOK_MAX_ID + 1)
+    return bad(c, "model Unigram: vocab needs 1 to %d pieces, has %zu", CB__TOK_MAX_ID + 1, n);
+  if (!json_is_integer(unk) || json_integer_value(unk) < 0 || (size_t)json_integer_value(unk) >= n)
+    return cb_error_at(c->err, CB_ERR_UNSUPPORTED, c->name, 0, 0,
+                       "model Unigram needs an unk_id in [0, %zu) (one without is not supported)", n);
+  tok->kind = CB_TOK_KIND_HF_UNIGRAM;
+  tok->unk_id = (uint32_t)json_integer_value(unk);
+  tok->byte_fallback = get_bool(m, "byte_fallback", 0);
+  tok->scores = cb_reallocarray(NULL, n, sizeof *tok->scores);
+  tok->min_score = 0;
+  cb__vocab_init(&tok->vocab, n);
+  cb_buf key;
+  cb_buf_init(&key, 0);
+  cb_status st = CB_OK;
+  size_t i;
+  json_t *e;
+  json_array_foreach(vocab, i, e) {
+    json_t *piece = json_array_get(e, 0), *score = json_array_get(e, 1);
+    if (json_array_size(e) != 2 || !json_is_string(piece) || !json_is_number(score)) {
+      st = bad(c, "model Unigram: vocab entry %zu is not [piece, score]", i);
+      break;
+    }
+    vocab_key(tok, json_string_value(piece), json_string_length(piece), &key);
+    if (cb__vocab_add(&tok->vocab, key.data, key.len, (uint32_t)i) != 0) {
+      st = bad(c, "model Unigram: piece '%s' is listed twice", json_string_value(piece));
+      break;
+    }
+    tok->scores[i] = json_number_value(score);
+    if (i == 0 || tok->scores[i] < tok->min_score) tok->min_score = tok->scores[i];
+    if (key.len > tok->max_token_len) tok->max_token_len = key.len;
+  }
+  cb_buf_free(&key);
+  if (st == CB_OK && tok->byte_fallback)
+    for (int b = 0; b < 256; b++) {
+      char name[8];
+      snprintf(name, sizeof name, "<0x%02X>", b);
+      tok->fallback_id[b] = cb__vocab_find(&tok->vocab, name, 6);
+    }
+  return st;
+}
+
 static cb_status load_model(hf_ctx *c, json_t *m) {
   cb_tok *tok = c->tok;
   const char *type = type_of(m);
   json_t *vocab = json_object_get(m, "vocab"), *merges = json_object_get(m, "merges");
+  if (type && !strcmp(type, "WordPiece")) return load_wordpiece(c, m);
+  if (type && !strcmp(type, "Unigram")) return load_unigram(c, m);
   if (type && strcmp(type, "BPE"))
-    return unsupported(c, "model", type, "BPE");
-  if (!type && !json_is_array(merges)) return unsupported(c, "model", "(none)", "BPE");
+    return unsupported(c, "model", type, "BPE, WordPiece, Unigram");
+  if (!type && !json_is_array(merges)) return unsupported(c, "model", "(none)", "BPE, WordPiece, Unigram");
   if (!json_is_object(vocab) || !json_is_array(merges))
     return bad(c, "model BPE needs a 'vocab' object and a 'merges' array");
   json_t *dropout = json_object_get(m, "dropout");
@@ -304,24 +447,9 @@ static cb_status load_model(hf_ctx *c, json_t *m) {
   tok->fuse_unk = get_bool(m, "fuse_unk", 0);
   tok->ignore_merges = get_bool(m, "ignore_merges", 0);
 
-  cb__vocab_init(&tok->vocab, json_object_size(vocab));
   cb_buf key;
   cb_buf_init(&key, 0);
-  const char *k;
-  json_t *v;
-  cb_status st = CB_OK;
-  json_object_foreach(vocab, k, v) {
-    json_int_t id = json_integer_value(v);
-    if (!json_is_integer(v) || id < 0 || id > CB__TOK_MAX_ID) {
-      st = bad(c, "model vocab: '%s' needs an integer id in [0, %d]", k, CB__TOK_MAX_ID);
-      break;
-    }
-    vocab_key(tok, k, strlen(k), &key);
-    if (cb__vocab_add(&tok->vocab, key.data, key.len, (uint32_t)id) == 2) {
-      st = bad(c, "model vocab: id of '%s' is used twice", k);
-      break;
-    }
-  }
+  cb_status st = load_vocab(c, vocab, &key);
   const char *unk = json_string_value(json_object_get(m, "unk_token"));
   if (st == CB_OK && unk) {
     vocab_key(tok, unk, strlen(unk), &key);

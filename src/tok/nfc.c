@@ -115,27 +115,45 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
   return 1;
 }
 
-void cb__nfc(const char *str, size_t n, cb_buf *out) {
+/* Canonical decomposition of valid UTF-8, in canonical order, into c. */
+static void nfd_cps(const char *str, size_t n, cps *c) {
   const unsigned char *s = (const unsigned char *)str;
-  cps c = {0};
   for (size_t i = 0; i < n;) {
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    decompose(&c, cp);
+    decompose(c, cp);
     i += len;
   }
   /* canonical ordering: stable insertion sort of non-starter runs */
-  for (size_t i = 1; i < c.n; i++) {
-    uint32_t cc = ccc(c.v[i]);
+  for (size_t i = 1; i < c->n; i++) {
+    uint32_t cc = ccc(c->v[i]);
     if (!cc) continue;
     size_t j = i;
-    uint32_t cp = c.v[i];
-    while (j > 0 && ccc(c.v[j - 1]) > cc) {
-      c.v[j] = c.v[j - 1];
+    uint32_t cp = c->v[i];
+    while (j > 0 && ccc(c->v[j - 1]) > cc) {
+      c->v[j] = c->v[j - 1];
       j--;
     }
-    c.v[j] = cp;
+    c->v[j] = cp;
   }
+}
+
+static void put_cps(const cps *c, size_t n, cb_buf *out) {
+  char enc[4];
+  for (size_t i = 0; i < n; i++) cb_buf_append(out, enc, cb__utf8_encode(c->v[i], enc));
+  if (!out->data) cb_buf_append(out, "", 0);
+}
+
+void cb__nfd(const char *str, size_t n, cb_buf *out) {
+  cps c = {0};
+  nfd_cps(str, n, &c);
+  put_cps(&c, c.n, out);
+  cb_free(c.v);
+}
+
+void cb__nfc(const char *str, size_t n, cb_buf *out) {
+  cps c = {0};
+  nfd_cps(str, n, &c);
   /* canonical composition */
   size_t w = 0;
   if (c.n) {
@@ -154,8 +172,6 @@ void cb__nfc(const char *str, size_t n, cb_buf *out) {
       c.v[w++] = cp;
     }
   }
-  char enc[4];
-  for (size_t i = 0; i < w; i++) cb_buf_append(out, enc, cb__utf8_encode(c.v[i], enc));
-  if (!out->data) cb_buf_append(out, "", 0);
+  put_cps(&c, w, out);
   cb_free(c.v);
 }

@@ -51,6 +51,8 @@ void cb__tok_finish_specials(cb_tok *tok) {
 void cb_tok_free(cb_tok *tok) {
   if (!tok) return;
   cb_free(tok->name);
+  cb_free(tok->wp_prefix);
+  cb_free(tok->scores);
   cb__vocab_free(&tok->vocab);
   cb__pairmap_free(&tok->pairs);
   for (size_t i = 0; i < tok->n_pretok; i++) {
@@ -60,6 +62,7 @@ void cb_tok_free(cb_tok *tok) {
   for (size_t i = 0; i < tok->n_norm; i++) {
     cb_free(tok->norm[i].a);
     cb_free(tok->norm[i].b);
+    cb__regex_free(&tok->norm[i].re);
   }
   for (size_t i = 0; i < tok->n_dec; i++) {
     cb_free(tok->dec[i].a);
@@ -123,6 +126,10 @@ void cb__scratch_free(cb__scratch *s) {
   cb_buf_free(&s->clean);
   cb_buf_free(&s->norm);
   cb_buf_free(&s->norm2);
+  cb_buf_free(&s->tmp);
+  cb_buf_free(&s->word);
+  cb_free(s->nodes);
+  cb_tok_ids_free(&s->path);
   for (int i = 0; i < CB__TOK_MAX_STEPS; i++) cb_buf_free(&s->level[i]);
   memset(s, 0, sizeof *s);
 }

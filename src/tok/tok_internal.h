@@ -118,6 +118,8 @@ typedef enum cb__pretok_kind {
   CB__PRETOK_SPLIT_REMOVED, /* tokenizer.json Split, behavior Removed: gaps only */
   CB__PRETOK_BYTELEVEL,     /* tokenizer.json ByteLevel: optional prefix space, GPT-2 regex */
   CB__PRETOK_METASPACE,     /* tokenizer.json Metaspace: ' ' -> replacement, prefix */
+  CB__PRETOK_BERT,          /* BertPreTokenizer: whitespace removed, punctuation isolated */
+  CB__PRETOK_WHITESPACE_SPLIT, /* WhitespaceSplit: whitespace removed (T5, XLM-R) */
 } cb__pretok_kind;
 
 typedef struct cb__regex {
@@ -146,16 +148,23 @@ pcre2_general_context *cb__pcre2_context(void);
 
 /* ---- normalizers (tokenizer.json) ---------------------------------------------- */
 
-typedef enum cb__norm_kind { CB__NORM_NFC, CB__NORM_PREPEND, CB__NORM_REPLACE } cb__norm_kind;
+typedef enum cb__norm_kind { CB__NORM_NFC, CB__NORM_PREPEND, CB__NORM_REPLACE, CB__NORM_BERT } cb__norm_kind;
+
+/* BertNormalizer steps (cb__norm.flags) */
+enum { CB__BERT_CLEAN = 1, CB__BERT_CHINESE = 2, CB__BERT_STRIP = 4, CB__BERT_LOWER = 8 };
 
 typedef struct cb__norm {
   cb__norm_kind kind;
-  char *a; /* PREPEND: text; REPLACE: pattern (owned) */
+  char *a; /* PREPEND: text; REPLACE: pattern (owned; NULL for a Regex pattern) */
   char *b; /* REPLACE: content (owned) */
+  int flags; /* BERT: CB__BERT_* */
+  cb__regex re; /* REPLACE with a Regex pattern (T5's " {2,}" -> " ") */
 } cb__norm;
 
 /* NFC of valid UTF-8 `s` appended to out (nfc.c). */
 void cb__nfc(const char *s, size_t n, cb_buf *out);
+/* NFD (canonical decomposition, canonically ordered) of valid UTF-8 `s` (nfc.c). */
+void cb__nfd(const char *s, size_t n, cb_buf *out);
 /* 1 when `s` is certainly already NFC (a fast scan that fails on any character that
  * could change). */
 int cb__nfc_quick_yes(const char *s, size_t n);
@@ -169,6 +178,7 @@ typedef enum cb__dec_kind {
   CB__DEC_FUSE,
   CB__DEC_STRIP,
   CB__DEC_METASPACE,
+  CB__DEC_WORDPIECE, /* prefix a; start = cleanup */
 } cb__dec_kind;
 
 typedef struct cb__dec {
@@ -194,6 +204,11 @@ struct cb_tok {
   int byte_fallback; /* HF: unknown chars become <0xXX> tokens */
   uint32_t fallback_id[256];
   uint32_t unk_id; /* CB__TOK_NONE if none */
+  char *wp_prefix;       /* WordPiece continuing_subword_prefix (owned) */
+  size_t wp_max_chars;   /* WordPiece max_input_chars_per_word */
+  size_t max_token_len;  /* bytes of the longest vocab entry */
+  double *scores;        /* Unigram: each id's log probability (owned) */
+  double min_score;      /* Unigram: the lowest of them */
   int fuse_unk;
 
   cb__pretok pretok[CB__TOK_MAX_STEPS];
@@ -239,6 +254,12 @@ typedef struct cb__heap_entry {
   uint32_t part, gen;
 } cb__heap_entry;
 
+typedef struct cb__uni_node {
+  double score;  /* best path score to here */
+  int64_t start; /* where its last piece starts; -1: unreached */
+  uint32_t id;   /* that piece */
+} cb__uni_node;
+
 typedef struct cb__scratch {
   pcre2_match_data *md;
   cb__part *parts;
@@ -249,6 +270,11 @@ typedef struct cb__scratch {
   cb_buf norm;   /* a normalized segment */
   cb_buf norm2;  /* normalizer ping-pong */
   cb_buf level[CB__TOK_MAX_STEPS]; /* per pre-tokenizer step: rewritten piece */
+  cb_buf tmp;    /* a normalizer's own intermediate steps */
+  cb_buf word;   /* WordPiece: the candidate piece with its prefix */
+  struct cb__uni_node *nodes; /* Unigram: the lattice's best path to each byte */
+  size_t nodes_cap;
+  cb_tok_ids path; /* Unigram: the best path's piece ends, last first */
 } cb__scratch;
 
 void cb__scratch_init(cb__scratch *s);
@@ -260,6 +286,20 @@ void cb__bpe_tiktoken(const cb__vocab *v, const unsigned char *p, size_t n, cb__
 /* BPE one pre-tokenized piece of a tokenizer.json model (bpe.c). */
 void cb__bpe_hf(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
                 cb_tok_ids *out);
+/* ---- BERT (bert.c) ------------------------------------------------------------------ */
+
+/* BertNormalizer with CB__BERT_* flags: valid UTF-8 s -> out (tmp: scratch). */
+void cb__bert_normalize(int flags, const char *s, size_t n, cb_buf *out, cb_buf *tmp);
+/* BertPreTokenizer's punctuation: ASCII punctuation or Unicode P*. */
+int cb__bert_is_punct(uint32_t cp);
+/* WordPiece one pre-tokenized word (bert.c). */
+void cb__wordpiece(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
+                   cb_tok_ids *out);
+
+/* Unigram one pre-tokenized piece: Viterbi over the vocab's scores (unigram.c). */
+void cb__unigram(const cb_tok *tok, const unsigned char *p, size_t n, cb__scratch *s,
+                 cb_tok_ids *out);
+
 /* For tests: force the heap algorithm for pieces longer than `n` symbols. */
 extern size_t cb__bpe_small_max;
 
@@ -300,5 +340,13 @@ cb_status cb__tok_load_tiktoken_json(const char *path, struct json_t *root, cb_t
 /* A parsed tokenizer.json. */
 cb_status cb__tok_load_hf_json(const char *name, struct json_t *root, cb_tok **out,
                                cb_error *err);
+
+/* ---- the Hugging Face hub cache (hf_cache.c) --------------------------------------- */
+
+/* A hub repo id ("name" or "org/name") that may be looked up in the cache. */
+int cb__hf_repo_id_ok(const char *s);
+/* 1 and the owned path of repo_id's tokenizer.json with how it was chosen; 0 and a
+ * note of where it looked appended to `looked`. */
+int cb__hf_cache_find(const char *repo_id, char **path, char **how, cb_buf *looked);
 
 #endif

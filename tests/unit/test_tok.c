@@ -353,8 +353,7 @@ static void test_hf_unsupported(void **state) {
   static const struct {
     const char *json, *want;
   } cases[] = {
-      {"{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}", "model type 'Unigram' is not supported (supported: BPE)"},
-      {"{\"model\": {\"type\": \"WordPiece\", \"vocab\": {}}}", "model type 'WordPiece'"},
+      {"{\"model\": {\"type\": \"WordLevel\", \"vocab\": {}}}", "model type 'WordLevel' is not supported (supported: BPE, WordPiece, Unigram)"},
       {"{\"pre_tokenizer\": {\"type\": \"Digits\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
        "pre_tokenizer type 'Digits' is not supported"},
       {"{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \"x\"}, \"behavior\": \"Contiguous\"},"
@@ -362,10 +361,10 @@ static void test_hf_unsupported(void **state) {
        "Split behavior 'Contiguous' is not supported"},
       {"{\"normalizer\": {\"type\": \"NFKC\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
        "normalizer type 'NFKC' is not supported"},
-      {"{\"decoder\": {\"type\": \"WordPiece\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
-       "decoder type 'WordPiece' is not supported"},
-      {"{\"post_processor\": {\"type\": \"BertProcessing\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
-       "post_processor type 'BertProcessing' is not supported"},
+      {"{\"decoder\": {\"type\": \"CTC\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
+       "decoder type 'CTC' is not supported"},
+      {"{\"post_processor\": {\"type\": \"RobertaProcessing\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
+       "post_processor type 'RobertaProcessing' is not supported"},
       {"{\"model\": {\"type\": \"BPE\", \"dropout\": 0.1, \"vocab\": {}, \"merges\": []}}", "dropout"},
       {"{\"model\": {\"type\": \"BPE\", \"continuing_subword_prefix\": \"##\", \"vocab\": {}, \"merges\": []}}",
        "continuing_subword_prefix '##'"},
