@@ -106,6 +106,9 @@ typedef struct cb_session_config {
   cb_scenario *scenario;           /* owned, or NULL */
   const char *scenario_path;       /* for the manifest */
   cb_tok *tok;                     /* owned, or NULL: counts prompts and (without usage) outputs */
+  cb_tok_source tok_source;        /* owned: where tok came from (path, how), or, when the
+                                      model's tokenizer was looked for and not found, why
+                                      (how; path NULL): the manifest's tokenizer_source */
   int ignore_eos;
   int max_concurrency;             /* open loop: cap in flight (0: none) */
   double requested_rate;           /* open loop: the rate asked for (manifest), 0 otherwise */

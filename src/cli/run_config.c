@@ -108,8 +108,9 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
           "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
           "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
-          "                             output tokens when the server sends no usage\n"
-          "                             [an approximation, docs/simulator.md]\n"
+          "                             output tokens when the server sends no usage [the\n"
+          "                             --model's tokenizer.json in the local Hugging Face cache,\n"
+          "                             else an approximation: docs/tokenizers.md]\n"
           "  --concurrency N            closed loop: N requests in flight [1 when no --rate]\n"
           "  --rate R                   open loop: R requests per second\n"
           "  --arrival KIND             constant | poisson | gamma [poisson]\n"
@@ -276,7 +277,7 @@ static int build_sim(const given *g, cb_session_config *cfg) {
   if (g->replicas) cfg->sim.replicas = (int)g->replicas;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;
-  cfg->sim.tokenizer = g->tokenizer; /* the simulator counts as the client does */
+  cfg->sim.tokenizer = cfg->tok_source.path; /* the simulator counts as the client does */
   return -1;
 }
 
@@ -730,10 +731,18 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
     return 2;
   }
   *solo = g.solo_baseline;
-  if (g.tokenizer) {
-    if (cb_tok_load(g.tokenizer, &cfg->tok, &err) != CB_OK) return fail_err(&err);
-    cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
-    w->counter = counter;
+  /* --tokenizer, else the --model's tokenizer.json from the local Hugging Face cache;
+   * a model's that is not there leaves the approximate count, and the manifest says why. */
+  if (g.tokenizer || cfg->model) {
+    if (cb_tok_resolve(g.tokenizer, cfg->model, &cfg->tok_source, &err) != CB_OK) {
+      if (g.tokenizer) return fail_err(&err);
+      cfg->tok_source.how = cb_strdup(err.msg);
+      cb_error_clear(&err);
+    } else {
+      if (cb_tok_load(cfg->tok_source.path, &cfg->tok, &err) != CB_OK) return fail_err(&err);
+      cb_token_counter counter = {.count = cb_tok_count, .ctx = cfg->tok, .name = cb_tok_name(cfg->tok)};
+      w->counter = counter;
+    }
   }
   /* A user's Authorization header wins over the key in the environment: one is sent. */
   cfg->auth_header = cb_runner_has_header(cfg->headers, cfg->n_headers, "Authorization");

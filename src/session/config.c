@@ -59,6 +59,7 @@ void cb_session_config_free(cb_session_config *cfg) {
   cb_free((char *)cfg->url);
   if (cfg->scenario) cb_scenario_free(cfg->scenario);
   cb_tok_free(cfg->tok);
+  cb_tok_source_free(&cfg->tok_source);
   memset(cfg, 0, sizeof *cfg);
 }
 

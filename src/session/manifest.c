@@ -117,6 +117,7 @@ static void config_part(const cb_session_config *cfg, cb_buf *out) {
                  cfg->ignore_eos ? "true" : "false", cfg->max_concurrency, cfg->requested_rate);
   str(out, "scenario", cfg->scenario_path);
   str(out, "tokenizer", cfg->tok ? cb_tok_name(cfg->tok) : NULL);
+  str(out, "tokenizer_source", cfg->tok_source.how);
   cb_buf_append_str(out, ",\"slos\":[");
   for (size_t i = 0; i < cfg->n_slos; i++)
     cb_buf_appendf(out, "%s{\"metric\":\"%s\",\"bound_ms\":%g,\"percentile\":%g}", i ? "," : "",

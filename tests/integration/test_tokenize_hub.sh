@@ -49,3 +49,30 @@ set -e
 grep -q "no tokenizer found for model 'nobody/nothing': not a file; no $TMP/home/.cache/huggingface/hub/models--nobody--nothing/snapshots/\*/tokenizer.json (Hugging Face cache from the default)" <<<"$out" \
   || fail "the message does not say where it looked: $out"
 echo "ok - a model found nowhere: exit 2, naming where it looked"
+
+# `run --model NAME` with no --tokenizer counts with the model's cached tokenizer.json
+# (the built-in simulator serves llama-3.1-8b: a repo id without an org), and the
+# manifest says where it came from; with no cached file the run goes on with the
+# approximate count and the manifest says why.
+local_repo="$TMP/home/.cache/huggingface/hub/models--llama-3.1-8b"
+mkdir -p "$local_repo/snapshots/$commit" "$local_repo/refs"
+cp "$llama3" "$local_repo/snapshots/$commit/tokenizer.json"
+printf '%s' "$commit" >"$local_repo/refs/main"
+"$CALIBENCH" run --model llama-3.1-8b --num-requests 3 --sim-time-scale 0.001 --out "$TMP/run-hub" \
+  --quiet --no-report || fail "run --model llama-3.1-8b (cached tokenizer) exited $?"
+python3 - "$TMP/run-hub" "$local_repo/snapshots/$commit/tokenizer.json" <<'PY' || fail "run with the model's cached tokenizer"
+import json, sys
+cfg = json.load(open(sys.argv[1] + "/manifest.json"))["config"]
+assert cfg["tokenizer"], cfg
+assert cfg["tokenizer_source"].startswith("Hugging Face cache ") and "llama-3.1-8b at refs/main" in cfg["tokenizer_source"], cfg["tokenizer_source"]
+PY
+rm -rf "$local_repo"
+"$CALIBENCH" run --model llama-3.1-8b --num-requests 3 --sim-time-scale 0.001 --out "$TMP/run-approx" \
+  --quiet --no-report || fail "run --model llama-3.1-8b (no cached tokenizer) exited $?"
+python3 - "$TMP/run-approx" <<'PY' || fail "run without the model's tokenizer"
+import json, sys
+cfg = json.load(open(sys.argv[1] + "/manifest.json"))["config"]
+assert cfg.get("tokenizer") is None, cfg["tokenizer"]
+assert cfg["tokenizer_source"].startswith("no tokenizer found for model 'llama-3.1-8b'"), cfg["tokenizer_source"]
+PY
+echo "ok - run --model uses the model's cached tokenizer.json, or says in the manifest why not"
