@@ -173,6 +173,15 @@ static int score(eval_args *a, const cb_eval_corpus *c) {
       goto out;
     }
 
+  for (size_t i = 0; i < nrun; i++) {
+    cb_status st = runs[i].m->prepare ? runs[i].m->prepare(runs[i].state, c, &err) : CB_OK;
+    if (st != CB_OK) {
+      fprintf(stderr, "calibench: eval: %s: %s\n", runs[i].name, err.msg);
+      rc = st == CB_ERR_NETWORK ? 1 : 2;
+      goto out;
+    }
+  }
+
   char nrefs_buf[24];
   cb_eval_sig_info sig = {cb_eval_corpus_nrefs(c, nrefs_buf), 0, 0};
   json_t *doc = json_pack("{s:I, s:s, s:{}}", "segments", (json_int_t)c->n, "nrefs", sig.nrefs,
