@@ -45,11 +45,20 @@ typedef struct embed_state {
 
 static const char *const ENCODINGS[] = {"float", "base64", NULL};
 
-static cb_status embed_create(cb_eval_options *o, void **state, cb_error *err) {
-  embed_state *s = cb_calloc(1, sizeof *s);
-  *state = s;
-  s->cfg.batch = CB_EMBED_DEFAULT_BATCH;
-  s->cfg.timeout_s = CB_EMBED_DEFAULT_TIMEOUT_S;
+static void embed_destroy(void *state) {
+  embed_state *s = state;
+  if (!s) return;
+  if (s->api_key) {
+    memset(s->api_key, 0, strlen(s->api_key));
+    cb_free(s->api_key);
+  }
+  cb_free(s->rows);
+  cb_free(s->vectors);
+  cb_free(s);
+}
+
+/* The options into s; on failure the caller frees s. */
+static cb_status read_options(cb_eval_options *o, embed_state *s, cb_error *err) {
   s->cfg.url = cb_eval_opt(o, "embed-url");
   s->cfg.model = cb_eval_opt(o, "embed-model");
   const char *key_env = cb_eval_opt(o, "embed-api-key-env");
@@ -80,16 +89,16 @@ static cb_status embed_create(cb_eval_options *o, void **state, cb_error *err) {
   return CB_OK;
 }
 
-static void embed_destroy(void *state) {
-  embed_state *s = state;
-  if (!s) return;
-  if (s->api_key) {
-    memset(s->api_key, 0, strlen(s->api_key));
-    cb_free(s->api_key);
+static cb_status embed_create(cb_eval_options *o, void **state, cb_error *err) {
+  embed_state *s = cb_calloc(1, sizeof *s);
+  s->cfg.timeout_s = CB_EMBED_DEFAULT_TIMEOUT_S;
+  cb_status st = read_options(o, s, err);
+  if (st != CB_OK) {
+    embed_destroy(s);
+    s = NULL;
   }
-  cb_free(s->rows);
-  cb_free(s->vectors);
-  cb_free(s);
+  *state = s;
+  return st;
 }
 
 static int text_cmp(const cb_eval_text *a, const cb_eval_text *b) {

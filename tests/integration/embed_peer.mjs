@@ -10,6 +10,7 @@
 //   count    one entry fewer than the inputs
 //   nan      the last input's vector has a NaN (base64, since JSON has no NaN)
 //   dims     from the second dims request on, vectors one component shorter
+//   slow     as ok, 3 s late
 // With EXPECT_KEY set, a request without "Authorization: Bearer $EXPECT_KEY" is a 401.
 // Every request is logged to LOG (one JSON line: mode, inputs, encoding_format, model,
 // dimensions, auth_ok). Prints "listening on 127.0.0.1:PORT" first; binds 127.0.0.1
@@ -68,10 +69,11 @@ const server = http.createServer((req, res) => {
     });
     if (mode === "shuffle") data.reverse();
     if (mode === "count") data = data.slice(0, -1);
-    res.writeHead(200, { "Content-Type": "application/json" });
-    res.end(JSON.stringify({ object: "list", data, model: "planted", usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    const send = () => res.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ object: "list", data, model: "planted", usage: { prompt_tokens: 1, total_tokens: 1 } }));
+    if (mode === "slow") setTimeout(send, 3000);
+    else send();
   });
 });
 server.listen(0, "127.0.0.1", () => console.log(`listening on 127.0.0.1:${server.address().port}`));
 setTimeout(() => process.exit(0), 120000).unref();
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
+process.on("SIGTERM", () => process.exit(0));

@@ -4,7 +4,8 @@
 #    max over several references, the mean over segments, an empty hypothesis, texts
 #    embedded once in batches in first-appearance order, `index` out of order, base64,
 #    the API key sent and never printed; and a 500 (echoing the key), a wrong count,
-#    a NaN and dimensions that change between batches, each exit 1 naming the batch;
+#    a NaN, dimensions that change between batches and a timeout, each exit 1 naming
+#    the batch;
 #  - `calibench sim serve`, whose vectors are deterministic unit vectors: equal texts
 #    give 1, different ones a small |cosine|, float and base64 the same score.
 # And the input errors: exit 2.
@@ -36,7 +37,7 @@ KEY=sk-embed-test-4f1c9a7e
 export EMBED_TEST_KEY=$KEY
 mkfifo "$TMP/peer.out"
 EXPECT_KEY=$KEY node "$SRC/tests/integration/embed_peer.mjs" "$TMP/table.json" "$TMP/log.jsonl" \
-  >"$TMP/peer.out" &
+  >"$TMP/peer.out" 2>"$TMP/peer.err" &
 PEER_PID=$!
 exec {PEER_FD}<"$TMP/peer.out"
 read -r -t 30 -u "$PEER_FD" line || fail "embed_peer did not start"
@@ -105,6 +106,10 @@ expect_fail 500 '^calibench: eval: embed-cosine: batch 1 of 2 \(texts 1-4\): POS
 expect_fail count 'batch 1 of 2 \(texts 1-4\): POST .*: 3 embeddings for 4 inputs$'
 expect_fail nan "batch 1 of 2 \(texts 1-4\): POST .*: data\[3\] \(index 3\): embedding\[2\] is NaN \(text 4: segment 2's hypothesis\)$"
 expect_fail dims "batch 2 of 2 \(texts 5-6\): POST .*: data\[0\] \(index 0\): 2 dimensions, the others have 3 \(text 5: segment 3's hypothesis\)$"
+# --embed-timeout: a server 3 s late against 0.5 s.
+start=$(date +%s%N)
+expect_fail slow 'batch 1 of 2 \(texts 1-4\): POST .*/slow/v1/embeddings: Timeout was reached' --embed-timeout 0.5
+[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 2800 ] || fail "slow: the timeout did not cut the wait"
 # A wrong key: the server's 401.
 EMBED_TEST_KEY=sk-wrong-key-000 expect_fail ok 'HTTP 401: \{"error":"bad key"\}'
 
