@@ -6,12 +6,12 @@
 //   ok       as OpenAI: entries in input order
 //   shuffle  entries in reverse order (their `index` fields say which is which)
 //   b64      base64 float32 whatever encoding was asked
-//   500      HTTP 500 whose body echoes the request's Authorization header
+//   500      HTTP 500 whose body echoes the request's Authorization header (whatever it is)
 //   count    one entry fewer than the inputs
 //   nan      the last input's vector has a NaN (base64, since JSON has no NaN)
 //   dims     from the second dims request on, vectors one component shorter
 //   slow     as ok, 3 s late
-// With EXPECT_KEY set, a request without "Authorization: Bearer $EXPECT_KEY" is a 401.
+// With EXPECT_KEY set, any other request without "Authorization: Bearer $EXPECT_KEY" is a 401.
 // Every request is logged to LOG (one JSON line: mode, inputs, encoding_format, model,
 // dimensions, auth_ok). Prints "listening on 127.0.0.1:PORT" first; binds 127.0.0.1
 // only; exits by itself after 120 s.
@@ -47,12 +47,12 @@ const server = http.createServer((req, res) => {
     fs.appendFileSync(logPath, JSON.stringify({ mode, inputs: q.input, encoding_format: q.encoding_format,
                                                 model: q.model, dimensions: q.dimensions, auth_ok: authOk }) + "\n");
     if (mode === "dims") dimsRequests++;
-    if (!authOk) {
-      res.writeHead(401, { "Content-Type": "application/json" }).end('{"error":"bad key"}');
-      return;
-    }
     if (mode === "500") {
       res.writeHead(500, { "Content-Type": "text/plain" }).end(`upstream failed for ${auth}`);
+      return;
+    }
+    if (!authOk) {
+      res.writeHead(401, { "Content-Type": "application/json" }).end('{"error":"bad key"}');
       return;
     }
     const unknown = q.input.find((t) => !(t in table));

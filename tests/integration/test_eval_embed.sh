@@ -110,6 +110,17 @@ expect_fail dims "batch 2 of 2 \(texts 5-6\): POST .*: data\[0\] \(index 0\): 2 
 start=$(date +%s%N)
 expect_fail slow 'batch 1 of 2 \(texts 1-4\): POST .*/slow/v1/embeddings: Timeout was reached' --embed-timeout 0.5
 [ $(( ($(date +%s%N) - start) / 1000000 )) -lt 2800 ] || fail "slow: the timeout did not cut the wait"
+# A password in the URL: masked in the message, and the Basic credentials curl made
+# of it (echoed by the 500) redacted.
+status=0
+"$CALIBENCH" eval score --metric embed-cosine --hyp "$TMP/data.jsonl" \
+  --embed-url "http://embeduser:pw-5e3d81@${PEER#http://}/500/v1" >"$TMP/pw.out" 2>&1 || status=$?
+[ "$status" -eq 1 ] || fail "password: exit $status: $(cat "$TMP/pw.out")"
+basic=$(printf 'embeduser:pw-5e3d81' | base64)
+if grep -qe "pw-5e3d81" -e "$basic" "$TMP/pw.out"; then fail "password: shown: $(cat "$TMP/pw.out")"; fi
+grep -q 'POST http://embeduser:\*\*\*@127.0.0.1:[0-9]*/500/v1/embeddings answered HTTP 500: upstream failed for Basic \[REDACTED\]' "$TMP/pw.out" ||
+  fail "password: $(cat "$TMP/pw.out")"
+echo "ok - a URL's password masked and its Basic credentials redacted"
 # A wrong key: the server's 401.
 EMBED_TEST_KEY=sk-wrong-key-000 expect_fail ok 'HTTP 401: \{"error":"bad key"\}'
 
