@@ -18,6 +18,8 @@
  *       listed by each, and means the same to both;
  *     - create: reads its options with cb_eval_opt_*() (which validate and name the
  *       option in the error), returns its state;
+ *     - prepare (optional): work over the whole corpus before any segment, which may
+ *       fail (embed-cosine fetches every text's vector here);
  *     - n_stats, segment: the statistics vector of one segment;
  *     - result: score, display name, signature, score-line tail and JSON statistics
  *       from a (summed) statistics vector.

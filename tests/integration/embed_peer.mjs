@@ -11,6 +11,7 @@
 //   nan      the last input's vector has a NaN (base64, since JSON has no NaN)
 //   dims     from the second dims request on, vectors one component shorter
 //   slow     as ok, 3 s late
+//   badjson  a 200 whose body is HTML
 // With EXPECT_KEY set, any other request without "Authorization: Bearer $EXPECT_KEY" is a 401.
 // Every request is logged to LOG (one JSON line: mode, inputs, encoding_format, model,
 // dimensions, auth_ok). Prints "listening on 127.0.0.1:PORT" first; binds 127.0.0.1
@@ -53,6 +54,10 @@ const server = http.createServer((req, res) => {
     }
     if (!authOk) {
       res.writeHead(401, { "Content-Type": "application/json" }).end('{"error":"bad key"}');
+      return;
+    }
+    if (mode === "badjson") {
+      res.writeHead(200, { "Content-Type": "text/html" }).end("<html><body>502 Bad Gateway</body></html>");
       return;
     }
     const unknown = q.input.find((t) => !(t in table));

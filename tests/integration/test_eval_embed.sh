@@ -4,7 +4,7 @@
 #    max over several references, the mean over segments, an empty hypothesis, texts
 #    embedded once in batches in first-appearance order, `index` out of order, base64,
 #    the API key sent and never printed; and a 500 (echoing the key), a wrong count,
-#    a NaN, dimensions that change between batches and a timeout, each exit 1 naming
+#    a NaN, a body that is not JSON, dimensions that change between batches and a timeout, each exit 1 naming
 #    the batch;
 #  - `calibench sim serve`, whose vectors are deterministic unit vectors: equal texts
 #    give 1, different ones a small |cosine|, float and base64 the same score.
@@ -106,6 +106,7 @@ expect_fail 500 '^calibench: eval: embed-cosine: batch 1 of 2 \(texts 1-4\): POS
 expect_fail count 'batch 1 of 2 \(texts 1-4\): POST .*: 3 embeddings for 4 inputs$'
 expect_fail nan "batch 1 of 2 \(texts 1-4\): POST .*: data\[3\] \(index 3\): embedding\[2\] is NaN \(text 4: segment 2's hypothesis\)$"
 expect_fail dims "batch 2 of 2 \(texts 5-6\): POST .*: data\[0\] \(index 0\): 2 dimensions, the others have 3 \(text 5: segment 3's hypothesis\)$"
+expect_fail badjson "batch 1 of 2 \(texts 1-4\): POST .*: the response is not JSON \(line 1: '\[' or '\{' expected near '<'\)$"
 # --embed-timeout: a server 3 s late against 0.5 s.
 start=$(date +%s%N)
 expect_fail slow 'batch 1 of 2 \(texts 1-4\): POST .*/slow/v1/embeddings: Timeout was reached' --embed-timeout 0.5
