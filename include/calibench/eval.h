@@ -19,6 +19,8 @@
  *       listed by each, and means the same to both;
  *     - create: reads its options with cb_eval_opt_*() (which validate and name the
  *       option in the error), returns its state;
+ *     - prepare (optional): work over the whole corpus before any segment, which may
+ *       fail (embed-cosine fetches every text's vector here);
  *     - n_stats, segment: the statistics vector of one segment, from that segment
  *       alone (the bootstrap and the paired tests re-sum the same rows). A metric
  *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
@@ -101,6 +103,8 @@ cb_status cb_eval_opt_choice(cb_eval_options *o, const char *name, const char *c
 
 /* --- metrics ------------------------------------------------------------------ */
 
+struct cb_eval_corpus;
+
 /* What the signature carries beside the metric's own settings. */
 typedef struct cb_eval_sig_info {
   const char *nrefs;  /* "1", "2", ... or "var" */
@@ -129,6 +133,11 @@ typedef struct cb_eval_metric {
   const cb_eval_option_def *options;
   cb_status (*create)(cb_eval_options *opts, void **state, cb_error *err);
   void (*destroy)(void *state);
+  /* Optional (NULL for most): called once with the whole corpus after create and
+   * before any segment(), for work over all texts first (embed-cosine fetches its
+   * vectors). CB_ERR_NETWORK when a server failed (exit 1), another status for bad
+   * input (exit 2); err says what and where. */
+  cb_status (*prepare)(void *state, const struct cb_eval_corpus *c, cb_error *err);
   size_t (*n_stats)(const void *state);
   /* stats[0 .. n_stats) of one segment (zeroed by the caller). */
   void (*segment)(void *state, const cb_eval_segment *seg, double *stats);

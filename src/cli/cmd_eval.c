@@ -232,6 +232,17 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
   int rc = create_metrics(a, runs, sizeof runs / sizeof runs[0], &nrun);
   if (rc) goto out;
 
+  for (size_t i = 0; i < nrun; i++) {
+    cb_error err;
+    cb_error_clear(&err);
+    cb_status st = runs[i].m->prepare ? runs[i].m->prepare(runs[i].state, c, &err) : CB_OK;
+    if (st != CB_OK) {
+      fprintf(stderr, "calibench: eval: %s: %s\n", runs[i].name, err.msg);
+      rc = st == CB_ERR_NETWORK ? 1 : 2;
+      goto out;
+    }
+  }
+
   char nrefs_buf[24];
   cb_eval_sig_info sig = {cb_eval_corpus_nrefs(c, nrefs_buf), (long)a->bootstrap, (uint64_t)a->seed, 0};
   if (a->paired == PAIRED_BS) sig.bootstrap = (long)a->paired_n;

@@ -9,13 +9,14 @@
 #include "calibench/eval.h"
 
 extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp,
-    cb_eval_metric_ter;
+    cb_eval_metric_ter, cb_eval_metric_embed_cosine;
 
 static const cb_eval_metric *const METRICS[] = {
     &cb_eval_metric_bleu,
     &cb_eval_metric_chrf,
     &cb_eval_metric_chrfpp,
     &cb_eval_metric_ter,
+    &cb_eval_metric_embed_cosine,
 };
 
 const cb_eval_metric *const *cb_eval_metrics(size_t *n) {
