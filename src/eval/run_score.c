@@ -171,6 +171,22 @@ int cb__eval_cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* A metric's work over the whole corpus before any segment (embed-cosine's vectors). */
+static cb_status prepare(const cb__eval_scoring *sc, const cb__eval_metric_run *m, cb_error *err) {
+  cb_eval_corpus c = {0};
+  c.segs = cb_calloc(sc->n_segs + 1, sizeof *c.segs);
+  for (size_t s = 0; s < sc->n_segs; s++) {
+    c.segs[s] = sc->segs[s].seg;
+    if (!s || c.segs[s].nrefs < c.nrefs_min) c.nrefs_min = c.segs[s].nrefs;
+    if (c.segs[s].nrefs > c.nrefs_max) c.nrefs_max = c.segs[s].nrefs;
+  }
+  c.n = sc->n_segs;
+  cb_status st = m->m->prepare(m->state, &c, err);
+  cb_free(c.segs);
+  if (st) cb_error_wrap(err, "%s", m->name);
+  return st;
+}
+
 static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p, cb_error *err) {
   sc->metrics = cb_calloc(p->n_metrics, sizeof *sc->metrics);
   for (size_t i = 0; i < p->n_metrics; i++) {
@@ -189,6 +205,7 @@ static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p
     cb_free(corpus.v);
     cb_free(sentence.v);
     if (st) return st;
+    if (m->m->prepare && (st = prepare(sc, m, err)) != CB_OK) return st;
     m->k = m->m->n_stats(m->state);
     m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);
     for (size_t s = 0; s < sc->n_segs; s++) m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k);

@@ -68,6 +68,19 @@ q1 = next(it for it in ev["items"] if it["id"] == "q1")
 assert abs(q1["scores"]["bleu"] - 100) < 1e-9 and q1["scores"]["ter"] == 0, q1["scores"]
 assert ev["classes"]["default"]["metrics"]["bleu"]["score"] == ev["metrics"]["bleu"]["score"]
 PY
+# A metric that needs the whole corpus first (embed-cosine's vectors, from the same
+# simulator's /v1/embeddings): an answer equal to its reference scores exactly 1.
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics embed-cosine --url "$SIM_URL/v1" \
+  --embed-url "$SIM_URL/v1" --out "$TMP/embed" --quiet --no-report || fail "eval run embed-cosine exited $?"
+python3 - "$TMP/embed/eval.json" <<'PY' || fail "eval run embed-cosine"
+import json, sys
+ev = json.load(open(sys.argv[1]))
+q1 = [it for it in ev["items"] if it["id"] == "q1"][0]
+assert q1["scores"]["embed-cosine"] == 1.0, q1["scores"]
+others = [it["scores"]["embed-cosine"] for it in ev["items"] if it["id"] != "q1"]
+assert all(abs(x) < 0.3 for x in others), others
+assert abs(ev["metrics"]["embed-cosine"]["score"] - (1.0 + sum(others)) / 5) < 1e-12, ev["metrics"]
+PY
 
 # The metric options of eval score: the same scores as eval score with them, recorded.
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,chrf --tokenize char --lowercase \
