@@ -16,13 +16,8 @@ typedef struct cb__eval_range {
   uint32_t lo, hi; /* inclusive */
 } cb__eval_range;
 
-typedef struct cb__eval_lower {
-  uint32_t from, to;
-} cb__eval_lower;
-
-/* Tables from scripts/gen_eval_unicode.py (unicode_data.c). */
-extern const cb__eval_lower cb__eval_lower_map[];
-extern const size_t cb__eval_lower_map_len;
+/* Tables from scripts/gen_eval_unicode.py (unicode_data.c); the lowercase map is util's
+ * (util/unicode_lower.h), checked equal to this Python's by its generator. */
 extern const cb__eval_range cb__eval_sigma_ignorable[], cb__eval_sigma_cased[];
 extern const size_t cb__eval_sigma_ignorable_len, cb__eval_sigma_cased_len;
 extern const cb__eval_range cb__eval_intl_n[], cb__eval_intl_p[], cb__eval_intl_s[];

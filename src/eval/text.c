@@ -1,10 +1,12 @@
 /*
- * text.c - Python str behaviour on UTF-8 bytes for the reference metrics. The sets and
- * the lowercase map come from the Python that ran sacrebleu (unicode_data.c); the
+ * text.c - Python str behaviour on UTF-8 bytes for the reference metrics. The sets come
+ * from the Python that ran sacrebleu (unicode_data.c), the lowercase map is util's,
+ * checked against that Python by scripts/gen_unicode_lower.py; the
  * whitespace set is CPython's Py_UNICODE_ISSPACE (Objects/unicodetype_db.h), checked
  * against str.isspace() by scripts/gen_eval_unicode.py's run of the same Python.
  */
 #include "eval_text.h"
+#include "util/unicode_lower.h"
 
 int cb__eval_in(const cb__eval_range *r, size_t n, uint32_t cp) {
   size_t lo = 0, hi = n;
@@ -124,14 +126,7 @@ int cb__eval_next_word(const char *s, size_t n, size_t *pos, size_t *start, size
 
 static uint32_t lower_cp(uint32_t cp) {
   if (cp < 0x80) return cp >= 'A' && cp <= 'Z' ? cp + 32 : cp;
-  size_t lo = 0, hi = cb__eval_lower_map_len;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cp < cb__eval_lower_map[mid].from) hi = mid;
-    else if (cp > cb__eval_lower_map[mid].from) lo = mid + 1;
-    else return cb__eval_lower_map[mid].to;
-  }
-  return cp;
+  return cb__unicode_lower(cp);
 }
 
 #define SIGMA_IGNORABLE(cp) cb__eval_in(cb__eval_sigma_ignorable, cb__eval_sigma_ignorable_len, cp)

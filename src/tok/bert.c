@@ -23,6 +23,7 @@
 
 #include "bert_data.h"
 #include "tok_internal.h"
+#include "util/unicode_lower.h"
 
 static uint32_t kind_of(uint32_t cp) {
   size_t lo = 0, hi = cb__bert_kinds_len;
@@ -32,16 +33,6 @@ static uint32_t kind_of(uint32_t cp) {
     else hi = mid;
   }
   return lo < cb__bert_kinds_len && cb__bert_kinds[lo].first <= cp ? cb__bert_kinds[lo].kind : 0;
-}
-
-static uint32_t lower_of(uint32_t cp) {
-  size_t lo = 0, hi = cb__bert_lowers_len;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (cb__bert_lowers[mid].cp < cp) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < cb__bert_lowers_len && cb__bert_lowers[lo].cp == cp ? cb__bert_lowers[lo].lower : cp;
 }
 
 static int is_chinese(uint32_t c) {
@@ -104,7 +95,7 @@ void cb__bert_normalize(int flags, const char *s, size_t n, cb_buf *out, cb_buf 
     i += len;
     if (!(flags & CB__BERT_LOWER)) put(out, cp);
     else if (cp == 0x130) cb_buf_append_str(out, "i\xCC\x87"); /* SpecialCasing: i + U+0307 */
-    else put(out, cp < 0x41 ? cp : lower_of(cp));
+    else put(out, cp < 0x41 ? cp : cb__unicode_lower(cp));
   }
   if (!out->data) cb_buf_append(out, "", 0);
 }

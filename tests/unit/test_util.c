@@ -20,6 +20,7 @@
 #include "calibench/rng.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
+#include "util/unicode_lower.h"
 #include "util/yaml_doc.h"
 
 static void test_status_table(void **state) {
@@ -447,6 +448,22 @@ static void test_secrets_redact(void **state) {
 }
 
 /* Server text on a terminal: no ESC, BEL, CR, BS or C1 CSI survives. */
+/* The shared lowercase table: both ends of the sorted table, a mapping to a lower code
+ * point (Kelvin sign), U+0130's simple mapping, and characters with none. */
+static void test_unicode_lower(void **state) {
+  (void)state;
+  assert_int_equal(cb__unicode_lower('A'), 'a');
+  assert_int_equal(cb__unicode_lower('a'), 'a');
+  assert_int_equal(cb__unicode_lower('@'), '@');
+  assert_int_equal(cb__unicode_lower(0xC9), 0xE9);       /* É */
+  assert_int_equal(cb__unicode_lower(0x130), 'i');       /* İ: simple mapping */
+  assert_int_equal(cb__unicode_lower(0x212A), 'k');      /* KELVIN SIGN */
+  assert_int_equal(cb__unicode_lower(0x3A3), 0x3C3);     /* Σ */
+  assert_int_equal(cb__unicode_lower(0x1E921), 0x1E943); /* the last: ADLAM */
+  assert_int_equal(cb__unicode_lower(0x1E943), 0x1E943);
+  assert_int_equal(cb__unicode_lower(0x10FFFF), 0x10FFFF);
+}
+
 static void test_utf8_clean(void **state) {
   (void)state;
   const char *in = "a\x1b]0;t\x07\r\b\xC2\x9B" "1m\n\tz\xff \xE2\x88\x9E";
@@ -512,6 +529,7 @@ int main(void) {
       cmocka_unit_test(test_yaml_bool),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
+      cmocka_unit_test(test_unicode_lower),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
