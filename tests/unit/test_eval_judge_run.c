@@ -1,12 +1,10 @@
 /*
  * test_eval_judge_run.c - the library entry `eval run`'s judge: metric uses:
- * cb_judge_run on items held in memory, against a simulator (on a thread of this test)
+ * cb_judge_run on items held in memory, against the embedded simulator (on a thread)
  * whose scripted answers are the verdicts planted per item: per-item scores, parse
  * failures, the summary, judge.json, and items missing their texts refused.
  */
-#include <event2/event.h>
 #include <math.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,69 +19,20 @@
 
 #include "calibench/eval_judge.h"
 #include "calibench/sim_server.h"
+#include "session/session_internal.h"
 
-typedef struct server_thread {
+/* The simulator on a thread of this test: the session's embedded one (127.0.0.1, a free
+ * port), answering from the scripted `responses`. */
+static cb__session_sim *start(const char *responses, char *url, size_t url_size) {
   cb_sim_server_params p;
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t cv;
-  int ready, port;
-  int stop_pipe[2];
-} server_thread;
-
-static void on_stop(evutil_socket_t fd, short what, void *arg) {
-  (void)fd;
-  (void)what;
-  event_base_loopbreak(arg);
-}
-
-static void *serve(void *arg) {
-  server_thread *s = arg;
-  struct event_base *base = cb_sim_server_event_base_new();
-  cb_sim_server *srv = NULL;
+  cb_sim_server_default_params(&p);
+  p.time_scale = 0.01;
+  p.responses_path = responses;
+  cb__session_sim *sim = NULL;
   cb_error err;
-  cb_status st = cb_sim_server_start(base, &s->p, &srv, &err);
-  if (st != CB_OK) fprintf(stderr, "sim: %s\n", err.msg);
-  pthread_mutex_lock(&s->lock);
-  s->ready = st == CB_OK ? 1 : -1;
-  if (st == CB_OK) s->port = cb_sim_server_port(srv);
-  pthread_cond_signal(&s->cv);
-  pthread_mutex_unlock(&s->lock);
-  if (st == CB_OK) {
-    struct event *stop = event_new(base, s->stop_pipe[0], EV_READ, on_stop, base);
-    event_add(stop, NULL);
-    event_base_dispatch(base);
-    event_free(stop);
-    cb_sim_server_free(srv);
-  }
-  event_base_free(base);
-  return NULL;
-}
-
-static void start(server_thread *s, const char *responses) {
-  memset(s, 0, sizeof *s);
-  cb_sim_server_default_params(&s->p);
-  s->p.time_scale = 0.01;
-  s->p.quiet = 1;
-  s->p.responses_path = responses;
-  assert_int_equal(pipe(s->stop_pipe), 0);
-  pthread_mutex_init(&s->lock, NULL);
-  pthread_cond_init(&s->cv, NULL);
-  assert_int_equal(pthread_create(&s->thread, NULL, serve, s), 0);
-  pthread_mutex_lock(&s->lock);
-  while (!s->ready) pthread_cond_wait(&s->cv, &s->lock);
-  pthread_mutex_unlock(&s->lock);
-  assert_int_equal(s->ready, 1);
-}
-
-static void stop(server_thread *s) {
-  char b = 1;
-  assert_int_equal(write(s->stop_pipe[1], &b, 1), 1);
-  pthread_join(s->thread, NULL);
-  close(s->stop_pipe[0]);
-  close(s->stop_pipe[1]);
-  pthread_mutex_destroy(&s->lock);
-  pthread_cond_destroy(&s->cv);
+  cb_error_clear(&err);
+  if (cb__session_sim_start(&p, &sim, url, url_size, &err) != CB_OK) fail_msg("sim: %s", err.msg);
+  return sim;
 }
 
 static void test_items_in_memory(void **state) {
@@ -124,11 +73,8 @@ static void test_items_in_memory(void **state) {
     cb_buf_free(&b);
   }
   fclose(f);
-  server_thread s;
-  start(&s, responses);
-
   char url[64], out[300];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1", s.port);
+  cb__session_sim *sim = start(responses, url, sizeof url);
   snprintf(out, sizeof out, "%s/run", dir);
   cb_judge_items items = {.v = v, .n = 5, .pair = 0, .json = NULL};
   cb_judge_params p;
@@ -173,7 +119,7 @@ static void test_items_in_memory(void **state) {
   assert_non_null(strstr(err.msg, "item 3: 'answer' is missing"));
   assert_int_equal(access(out, F_OK), -1);
 
-  stop(&s);
+  cb__session_sim_stop(sim);
   cb_judge_rubric_free(&r);
   char cmd[400];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

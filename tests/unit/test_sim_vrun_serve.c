@@ -14,9 +14,7 @@
  * client's own lateness on a busy host) is compared against the replay with bounds
  * measured on a loaded 2-core machine (below).
  */
-#include <event2/event.h>
 #include <math.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,44 +30,8 @@
 
 #include "calibench/runner.h"
 #include "calibench/sim_server.h"
+#include "session/session_internal.h"
 #include "test_vrun_common.h"
-
-typedef struct server_thread {
-  cb_sim_server_params p;
-  pthread_t thread;
-  pthread_mutex_t lock;
-  pthread_cond_t cv;
-  int ready, port;
-  int stop_pipe[2];
-} server_thread;
-
-static void on_stop(evutil_socket_t fd, short what, void *arg) {
-  (void)fd;
-  (void)what;
-  event_base_loopbreak(arg);
-}
-
-static void *serve(void *arg) {
-  server_thread *s = arg;
-  struct event_base *base = cb_sim_server_event_base_new();
-  cb_sim_server *srv = NULL;
-  cb_error err;
-  cb_status st = cb_sim_server_start(base, &s->p, &srv, &err);
-  pthread_mutex_lock(&s->lock);
-  s->ready = st == CB_OK ? 1 : -1;
-  if (st == CB_OK) s->port = cb_sim_server_port(srv);
-  pthread_cond_signal(&s->cv);
-  pthread_mutex_unlock(&s->lock);
-  if (st == CB_OK) {
-    struct event *stop = event_new(base, s->stop_pipe[0], EV_READ, on_stop, base);
-    event_add(stop, NULL);
-    event_base_dispatch(base);
-    event_free(stop);
-    cb_sim_server_free(srv);
-  }
-  event_base_free(base);
-  return NULL;
-}
 
 /* sim serve's ground truth (--trace-out), one request. */
 typedef struct served {
@@ -139,49 +101,33 @@ static void replay_admissions(tv_items *t, served *v, size_t n) {
   cb_free(lens);
 }
 
-/* sim serve on its own thread in real time (time scale 1: the trace's engine times are
- * then whole wall nanoseconds), the load generator sending t's schedule; its records go
- * to *http, its ground truth to `trace`. Returns the p99 of the send lag (sent -
+/* sim serve on its own thread (the session's embedded simulator) in real time (time
+ * scale 1: the trace's engine times are then whole wall nanoseconds), the load generator
+ * sending t's schedule; its records go to *http, its ground truth to `trace`. Returns the p99 of the send lag (sent -
  * scheduled, ns): how late the host ran the client's timers. */
 static double run_http(tv_items *t, const cb_sim_params *engine, uint64_t seed,
                        const char *trace, cb_record_set *http) {
-  server_thread s;
-  memset(&s, 0, sizeof s);
-  cb_sim_server_default_params(&s.p);
-  s.p.port = 0;
-  s.p.time_scale = 1;
-  s.p.engine = *engine;
-  s.p.seed = seed;
-  s.p.quiet = 1;
-  s.p.trace_out_path = trace;
-  assert_int_equal(pipe(s.stop_pipe), 0);
-  pthread_mutex_init(&s.lock, NULL);
-  pthread_cond_init(&s.cv, NULL);
-  assert_int_equal(pthread_create(&s.thread, NULL, serve, &s), 0);
-  pthread_mutex_lock(&s.lock);
-  while (!s.ready) pthread_cond_wait(&s.cv, &s.lock);
-  pthread_mutex_unlock(&s.lock);
-  assert_int_equal(s.ready, 1);
-
-  char url[128];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", s.port);
+  cb_sim_server_params p;
+  cb_sim_server_default_params(&p);
+  p.time_scale = 1;
+  p.engine = *engine;
+  p.seed = seed;
+  p.trace_out_path = trace;
+  cb__session_sim *sim = NULL;
+  char base[64], url[128];
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb__session_sim_start(&p, &sim, base, sizeof base, &err) != CB_OK) fail_msg("sim: %s", err.msg);
+  snprintf(url, sizeof url, "%s/chat/completions", base);
   cb_runner_params rp;
   cb_runner_default_params(&rp);
   rp.url = url;
   rp.run_id = "test";
   cb_record_set_init(http);
   cb_runner_stats hs;
-  cb_error err;
-  cb_error_clear(&err);
   t->next = 0;
   assert_int_equal(cb_runner_run(&rp, tv_source, t, tv_collect, http, &hs, &err), CB_OK);
-  char b = 1;
-  assert_int_equal(write(s.stop_pipe[1], &b, 1), 1);
-  pthread_join(s.thread, NULL);
-  close(s.stop_pipe[0]);
-  close(s.stop_pipe[1]);
-  pthread_mutex_destroy(&s.lock);
-  pthread_cond_destroy(&s.cv);
+  cb__session_sim_stop(sim);
   double *lag = cb_calloc(http->count + 1, sizeof *lag);
   for (size_t i = 0; i < http->count; i++)
     lag[i] = (double)(http->items[i].sent_ns - http->items[i].scheduled_ns);
