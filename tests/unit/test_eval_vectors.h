@@ -89,6 +89,19 @@ static void *eval_create(const cb_eval_metric *m, json_t *v, long line, cb_eval_
 typedef void (*eval_stats_check)(long line, json_t *want, const double *sum, size_t k,
                                  const cb_eval_result *r);
 
+/* The eval_stats_check of metrics whose vectors carry the reference's summed statistics
+ * ("stats"): each equal to calibench's exactly. */
+static inline void eval_stats_exact(long line, json_t *want, const double *sum, size_t k,
+                                    const cb_eval_result *r) {
+  (void)r;
+  json_t *ws = json_object_get(want, "stats");
+  assert_int_equal(json_array_size(ws), k);
+  for (size_t i = 0; i < k; i++)
+    if (json_number_value(json_array_get(ws, i)) != sum[i])
+      fail_msg("line %ld: stats[%zu]: sacrebleu %.17g, calibench %.17g", line, i,
+               json_number_value(json_array_get(ws, i)), sum[i]);
+}
+
 /* The corpus of a vector's hypotheses (the array `hyps`) and "refs"; the texts stay
  * the vector's. Free with eval_corpus_free. */
 static inline cb_eval_corpus eval_corpus_of(json_t *hyps, json_t *refs) {
@@ -146,6 +159,21 @@ static inline long eval_replay(const cb_eval_metric *m, void *st, json_t *v, lon
   cb_free(sum);
   eval_corpus_free(&c);
   return (long)json_array_size(sents);
+}
+
+/* Replays vector v with metric m (NULL: the one the vector names in "metric"): a fresh
+ * instance of its options, eval_replay, the instance freed. Returns the sentences
+ * checked. */
+static inline long eval_replay_vector(const cb_eval_metric *m, json_t *v, long line,
+                                      eval_stats_check check) {
+  if (!m) m = cb_eval_metric_find(json_string_value(json_object_get(v, "metric")));
+  if (!m) fail_msg("line %ld: no metric %s", line, json_string_value(json_object_get(v, "metric")));
+  cb_eval_options o;
+  void *st = eval_create(m, v, line, &o);
+  long sentences = eval_replay(m, st, v, line, check);
+  m->destroy(st);
+  cb_free(o.v);
+  return sentences;
 }
 
 #endif
