@@ -12,22 +12,20 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalclasses.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 
 # Class "qa" (prompts) answered right, class "chat" (messages) answered half wrong.
-python3 - "$TMP" <<'PY'
-import json, sys
+PYTHONPATH="$SRC/tests/integration" python3 - "$TMP" <<'PY'
+import sys
+from eval_words import put, reference, wrong
 d = sys.argv[1]
-words = "river stone cloud lamp window garden bread chair music paper engine forest".split()
-other = "seven blue quickly under never orange tiny loud warm empty square north".split()
 with open(f"{d}/qa.jsonl", "w") as qa, open(f"{d}/chat.jsonl", "w") as ch, open(f"{d}/resp.jsonl", "w") as r:
     for i in range(12):
-        ref = " ".join(words[(i * 7 + k * 5) % len(words)] for k in range(6))
+        ref = reference(i, 6)
         p = f"QA {i}: the six words?"
-        qa.write(json.dumps({"id": f"qa{i}", "prompt": p, "reference": ref, "max_tokens": 32}) + "\n")
-        r.write(json.dumps({"prompt": p, "response": ref}) + "\n")
+        put(qa, {"id": f"qa{i}", "prompt": p, "reference": ref, "max_tokens": 32})
+        put(r, {"prompt": p, "response": ref})
         p = f"Chat {i}: the six words?"
-        ch.write(json.dumps({"id": f"c{i}", "messages": [{"role": "user", "content": p}],
-                             "reference": [ref, ref.upper()], "max_tokens": 32}) + "\n")
-        bad = ref if i % 2 else " ".join(other[(i + k) % len(other)] for k in range(6))
-        r.write(json.dumps({"prompt": p, "response": bad}) + "\n")
+        put(ch, {"id": f"c{i}", "messages": [{"role": "user", "content": p}],
+                 "reference": [ref, ref.upper()], "max_tokens": 32})
+        put(r, {"prompt": p, "response": ref if i % 2 else wrong(i, 6)})
 PY
 cat >"$TMP/scenario.yaml" <<'YAML'
 seed: 3

@@ -15,19 +15,15 @@ cd "$TMP" # no calibench.db here: the gate compares directories
 
 # 40 items; the good answers are the references, the bad ones replace every second
 # answer by as many other words (same lengths: only the quality differs).
-python3 - "$TMP" <<'PY'
-import json, sys
+PYTHONPATH="$SRC/tests/integration" python3 - "$TMP" <<'PY'
+import sys
+from eval_words import put, wrong, write_items
 d = sys.argv[1]
-words = "river stone cloud lamp window garden bread chair music paper engine forest".split()
-other = "seven blue quickly under never orange tiny loud warm empty square north".split()
-with open(f"{d}/ds.jsonl", "w") as ds, open(f"{d}/good.jsonl", "w") as g, open(f"{d}/bad.jsonl", "w") as b:
-    for i in range(40):
-        ref = " ".join(words[(i * 7 + k * 5) % len(words)] for k in range(8))
-        prompt = f"Item {i}: say the eight words of line {i}."
-        ds.write(json.dumps({"id": f"i{i}", "prompt": prompt, "reference": ref, "max_tokens": 64}) + "\n")
-        g.write(json.dumps({"prompt": prompt, "response": ref}) + "\n")
-        bad = ref if i % 2 else " ".join(other[(i + k) % len(other)] for k in range(8))
-        b.write(json.dumps({"prompt": prompt, "response": bad}) + "\n")
+items = write_items(f"{d}/ds.jsonl", 40)
+with open(f"{d}/good.jsonl", "w") as g, open(f"{d}/bad.jsonl", "w") as b:
+    for i, (prompt, ref) in enumerate(items):
+        put(g, {"prompt": prompt, "response": ref})
+        put(b, {"prompt": prompt, "response": ref if i % 2 else wrong(i, 8)})
 PY
 
 evalrun() { # OUT RESPONSES

@@ -11,17 +11,13 @@ source "$SRC/tests/integration/lib.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalreport.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 
-python3 - "$TMP" <<'PY'
-import json, sys
+PYTHONPATH="$SRC/tests/integration" python3 - "$TMP" <<'PY'
+import sys
+from eval_words import put, write_items
 d = sys.argv[1]
-words = "river stone cloud lamp window garden bread chair music paper engine forest".split()
-with open(f"{d}/ds.jsonl", "w") as ds, open(f"{d}/resp.jsonl", "w") as r:
-    for i in range(16):
-        ref = " ".join(words[(i * 7 + k * 5) % len(words)] for k in range(8))
-        prompt = f"Item {i}: say the eight words of line {i}."
-        ds.write(json.dumps({"id": f"i{i}", "prompt": prompt, "reference": ref, "max_tokens": 64}) + "\n")
-        answer = "<script>alert(1)</script> & co" if i == 3 else ref
-        r.write(json.dumps({"prompt": prompt, "response": answer}) + "\n")
+with open(f"{d}/resp.jsonl", "w") as r:
+    for i, (prompt, ref) in enumerate(write_items(f"{d}/ds.jsonl", 16)):
+        put(r, {"prompt": prompt, "response": "<script>alert(1)</script> & co" if i == 3 else ref})
 PY
 
 start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01
