@@ -12,39 +12,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/eval_embed.h"
-
-/* RFC 4648 base64 value of c, -1 when c is not in the alphabet. */
-static int b64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-/* Decodes s[0..n) (padding optional) into out, *out_n bytes; -1 on a bad character
- * or a length no encoding gives. out has room for 3 * (n / 4 + 1) bytes. */
-static int b64_decode(const char *s, size_t n, unsigned char *out, size_t *out_n) {
-  while (n && s[n - 1] == '=') n--;
-  if (n % 4 == 1) return -1;
-  size_t o = 0;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < n; i++) {
-    int v = b64_value((unsigned char)s[i]);
-    if (v < 0) return -1;
-    acc = (acc << 6) | (uint32_t)v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (unsigned char)(acc >> bits);
-      acc &= (1u << bits) - 1;
-    }
-  }
-  *out_n = o;
-  return 0;
-}
+#include "util/base64.h"
 
 /* The vector of one entry's "embedding" into a fresh array; *got its length. */
 static cb_status read_vector(json_t *emb, size_t entry, size_t idx, float **out, size_t *got,
@@ -76,7 +44,7 @@ static cb_status read_vector(json_t *emb, size_t entry, size_t idx, float **out,
                           "dimensions", entry, idx, CB_EMBED_MAX_DIM);
     unsigned char *bytes = cb_malloc(3 * (n / 4 + 1));
     size_t nb;
-    if (b64_decode(json_string_value(emb), n, bytes, &nb) || nb % 4) {
+    if (cb__base64_decode(json_string_value(emb), n, bytes, &nb) || nb % 4) {
       cb_free(bytes);
       return cb_error_set(err, CB_ERR_PARSE, "data[%zu] (index %zu): embedding: expected base64 "
                           "of little-endian float32 values", entry, idx);

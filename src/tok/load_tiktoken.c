@@ -16,6 +16,7 @@
 
 #include "calibench/alloc.h"
 #include "tok_internal.h"
+#include "util/base64.h"
 
 #define PAT_GPT2 "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+"
 #define PAT_CL100K                                                                     \
@@ -60,46 +61,18 @@ static const known_encoding *find_known(const char *name) {
   return NULL;
 }
 
-static int b64_value(unsigned char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-/* Decode standard base64 (with '=' padding) into out; returns bytes or -1. */
-static long b64_decode(const char *s, size_t n, unsigned char *out) {
-  while (n && s[n - 1] == '=') n--;
-  size_t o = 0;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < n; i++) {
-    int v = b64_value((unsigned char)s[i]);
-    if (v < 0) return -1;
-    acc = acc << 6 | (uint32_t)v;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[o++] = (unsigned char)(acc >> bits);
-    }
-  }
-  return (long)o;
-}
-
 static cb_status add_rank(cb_tok *tok, const char *name, long line, const char *b64, size_t n,
                           unsigned long rank, cb_error *err) {
   unsigned char small[512];
   unsigned char *buf = n / 4 * 3 + 3 <= sizeof small ? small : cb_malloc(n / 4 * 3 + 3);
-  long len = b64_decode(b64, n, buf);
+  size_t len;
   cb_status st = CB_OK;
-  if (len < 0)
+  if (cb__base64_decode(b64, n, buf, &len))
     st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "bad base64 token '%.*s'", (int)(n > 40 ? 40 : n), b64);
   else if (rank > CB__TOK_MAX_ID)
     st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "rank %lu is larger than %d", rank, CB__TOK_MAX_ID);
   else {
-    int r = cb__vocab_add(&tok->vocab, buf, (size_t)len, (uint32_t)rank);
+    int r = cb__vocab_add(&tok->vocab, buf, len, (uint32_t)rank);
     if (r == 1)
       st = cb_error_at(err, CB_ERR_PARSE, name, line, 0, "token '%.*s' appears twice", (int)n, b64);
     else if (r == 2)

@@ -216,6 +216,12 @@ static void test_tiktoken_formats_and_errors(void **state) {
   cb_buf_append_str(&r, "YQ== 0\n!!!! 1\n");
   assert_int_equal(cb_tok_load_tiktoken_mem("b64", r.data, r.len, GPT2_PAT, NULL, 0, &tok, &err), CB_ERR_PARSE);
   assert_string_equal(err.msg, "b64:2: bad base64 token '!!!!'");
+  /* five characters (4k+1) are no encoding of any bytes: refused as tiktoken's
+   * base64.b64decode refuses them, not read as the four-character prefix */
+  cb_buf_reset(&r);
+  cb_buf_append_str(&r, "YQ== 0\nYWJjZ 1\n");
+  assert_int_equal(cb_tok_load_tiktoken_mem("b64", r.data, r.len, GPT2_PAT, NULL, 0, &tok, &err), CB_ERR_PARSE);
+  assert_string_equal(err.msg, "b64:2: bad base64 token 'YWJjZ'");
   cb_buf_reset(&r);
   cb_buf_append_str(&r, "YQ== 0\nYQ== 1\n");
   assert_int_equal(cb_tok_load_tiktoken_mem("dup", r.data, r.len, GPT2_PAT, NULL, 0, &tok, &err), CB_ERR_PARSE);

@@ -1,0 +1,37 @@
+/*
+ * base64.c - RFC 4648 base64 decoding (base64.h).
+ */
+#include "util/base64.h"
+
+#include <stdint.h>
+
+/* The value of c in the standard alphabet, -1 when c is not in it. */
+static int b64_value(unsigned char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+int cb__base64_decode(const char *s, size_t n, unsigned char *out, size_t *out_n) {
+  while (n && s[n - 1] == '=') n--;
+  if (n % 4 == 1) return -1;
+  size_t o = 0;
+  uint32_t acc = 0;
+  int bits = 0;
+  for (size_t i = 0; i < n; i++) {
+    int v = b64_value((unsigned char)s[i]);
+    if (v < 0) return -1;
+    acc = (acc << 6) | (uint32_t)v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (unsigned char)(acc >> bits);
+      acc &= (1u << bits) - 1;
+    }
+  }
+  *out_n = o;
+  return 0;
+}
