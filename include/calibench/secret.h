@@ -53,6 +53,11 @@ void cb_secrets_free(cb_secrets *s);
 void cb_secrets_redact(const cb_secrets *s, const char *in, size_t len, cb_buf *out);
 /* The same in place, in a NUL-terminated string of `size` bytes (cut to fit). */
 void cb_secrets_redact_str(const cb_secrets *s, char *text, size_t size);
+/* Untrusted text[0..len) (what a server said, or a message quoting it) fit for a
+ * message: secrets redacted, control characters replaced (cb_utf8_clean), cut at a
+ * character boundary to fit out[out_size]. */
+void cb_secrets_quote(const cb_secrets *s, const char *text, size_t len, char *out,
+                      size_t out_size);
 
 #ifdef __cplusplus
 }

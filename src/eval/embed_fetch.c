@@ -11,7 +11,6 @@
 #include "calibench/alloc.h"
 #include "calibench/eval_embed.h"
 #include "calibench/secret.h"
-#include "calibench/utf8.h"
 
 void cb_embed_endpoint(const char *url, char *out, size_t n) {
   size_t len = strlen(url);
@@ -40,13 +39,7 @@ static void server_text(const cb_embed_config *cfg, const char *text, size_t len
   cb_secrets_init(&sec);
   if (cfg->api_key) cb_secrets_add(&sec, cfg->api_key, strlen(cfg->api_key));
   cb_secrets_add_url(&sec, cfg->url);
-  cb_buf redacted = {0}, clean = {0};
-  cb_secrets_redact(&sec, text, len, &redacted);
-  cb_utf8_clean(&clean, redacted.data ? redacted.data : "", redacted.len, 1);
-  const char *c = clean.data ? clean.data : "";
-  snprintf(out, out_size, "%.*s", (int)cb_utf8_cut(c, clean.len, out_size - 1), c);
-  cb_buf_free(&redacted);
-  cb_buf_free(&clean);
+  cb_secrets_quote(&sec, text, len, out, out_size);
   cb_secrets_free(&sec);
 }
 

@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "calibench/secret.h"
-#include "calibench/utf8.h"
 
 #define MODELS_MAX_BYTES ((size_t)4 << 20)
 
@@ -28,15 +27,7 @@ static void server_text(const char *text, size_t len, const char *url, const cha
   if (api_key) cb_secrets_add(&sec, api_key, strlen(api_key));
   for (size_t i = 0; i < n_headers; i++) cb_secrets_add_header(&sec, headers[i]);
   cb_secrets_add_url(&sec, url);
-  cb_buf redacted, clean;
-  cb_buf_init(&redacted, 0);
-  cb_buf_init(&clean, 0);
-  cb_secrets_redact(&sec, text, len, &redacted);
-  cb_utf8_clean(&clean, redacted.data ? redacted.data : "", redacted.len, 1);
-  const char *c = clean.data ? clean.data : "";
-  snprintf(out, out_size, "%.*s", (int)cb_utf8_cut(c, clean.len, out_size - 1), c);
-  cb_buf_free(&redacted);
-  cb_buf_free(&clean);
+  cb_secrets_quote(&sec, text, len, out, out_size);
   cb_secrets_free(&sec);
 }
 

@@ -170,3 +170,16 @@ void cb_secrets_redact_str(const cb_secrets *s, char *text, size_t size) {
            b.data ? b.data : "");
   cb_buf_free(&b);
 }
+
+void cb_secrets_quote(const cb_secrets *s, const char *text, size_t len, char *out,
+                      size_t out_size) {
+  cb_buf redacted, clean;
+  cb_buf_init(&redacted, 0);
+  cb_buf_init(&clean, 0);
+  cb_secrets_redact(s, text, len, &redacted);
+  cb_utf8_clean(&clean, redacted.data ? redacted.data : "", redacted.len, 1);
+  const char *c = clean.data ? clean.data : "";
+  snprintf(out, out_size, "%.*s", (int)cb_utf8_cut(c, clean.len, out_size - 1), c);
+  cb_buf_free(&redacted);
+  cb_buf_free(&clean);
+}

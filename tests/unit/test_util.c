@@ -434,6 +434,12 @@ static void test_secrets_redact(void **state) {
   char text[24] = "key=sk-KEY and more";
   cb_secrets_redact_str(&s, text, sizeof text);
   assert_string_equal(text, "key=[REDACTED] and more");
+  /* Server text quoted in a message: redacted, a newline and an escape made harmless,
+   * cut before a character that would not fit whole (é, 2 bytes). */
+  char quoted[22];
+  const char *said = "sk-KEY\n\x1b[2Jcaf\xC3\xA9";
+  cb_secrets_quote(&s, said, strlen(said), quoted, sizeof quoted);
+  assert_string_equal(quoted, "[REDACTED] \xEF\xBF\xBD[2Jcaf");
   cb_buf_free(&b);
   cb_secrets_free(&s);
   assert_int_equal(s.n, 0);
