@@ -231,43 +231,37 @@ static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *o
 #define IS_P(cp) cb__eval_in(cb__eval_intl_p, cb__eval_intl_p_len, cp)
 #define IS_S(cp) cb__eval_in(cb__eval_intl_s, cb__eval_intl_s_len, cp)
 
+/* One of tokenizer_intl.py's two pair rules over s[0..n), appended to out: with
+ * punct_first 0, (\P{N})(\p{P}) -> '\1 \2 '; with 1, (\p{P})(\P{N}) -> ' \1 \2'. As
+ * re.sub, a pair replaced is not looked at again. */
+static void split_pairs(const char *s, size_t n, int punct_first, cb_buf *out) {
+  for (size_t i = 0; i < n;) {
+    size_t l1, l2 = 0;
+    uint32_t c1 = cb__eval_decode(s + i, n - i, &l1), c2 = 0;
+    if (i + l1 < n) c2 = cb__eval_decode(s + i + l1, n - i - l1, &l2);
+    int pair = l2 && (punct_first ? IS_P(c1) && !IS_N(c2) : !IS_N(c1) && IS_P(c2));
+    if (!pair) {
+      cb_buf_append(out, s + i, l1);
+      i += l1;
+      continue;
+    }
+    if (punct_first) cb_buf_append_char(out, ' ');
+    cb_buf_append(out, s + i, l1);
+    cb_buf_append_char(out, ' ');
+    cb_buf_append(out, s + i + l1, l2);
+    if (!punct_first) cb_buf_append_char(out, ' ');
+    i += l1 + l2;
+  }
+}
+
 /* tokenizer_intl.py: (\P{N})(\p{P}) -> '\1 \2 ', (\p{P})(\P{N}) -> ' \1 \2',
  * (\p{S}) -> ' \1 ', then ' '.join(split()). */
 static void tok_intl(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
   cb_buf *a = &sc->a, *b = &sc->b;
   cb_buf_reset(a);
-  for (size_t i = 0; i < n;) {
-    size_t l1, l2 = 0;
-    uint32_t c1 = cb__eval_decode(s + i, n - i, &l1), c2 = 0;
-    if (i + l1 < n) c2 = cb__eval_decode(s + i + l1, n - i - l1, &l2);
-    if (l2 && !IS_N(c1) && IS_P(c2)) {
-      cb_buf_append(a, s + i, l1);
-      cb_buf_append_char(a, ' ');
-      cb_buf_append(a, s + i + l1, l2);
-      cb_buf_append_char(a, ' ');
-      i += l1 + l2;
-    } else {
-      cb_buf_append(a, s + i, l1);
-      i += l1;
-    }
-  }
-  s = a->data, n = a->len;
+  split_pairs(s, n, 0, a);
   cb_buf_reset(b);
-  for (size_t i = 0; i < n;) {
-    size_t l1, l2 = 0;
-    uint32_t c1 = cb__eval_decode(s + i, n - i, &l1), c2 = 0;
-    if (i + l1 < n) c2 = cb__eval_decode(s + i + l1, n - i - l1, &l2);
-    if (l2 && IS_P(c1) && !IS_N(c2)) {
-      cb_buf_append_char(b, ' ');
-      cb_buf_append(b, s + i, l1);
-      cb_buf_append_char(b, ' ');
-      cb_buf_append(b, s + i + l1, l2);
-      i += l1 + l2;
-    } else {
-      cb_buf_append(b, s + i, l1);
-      i += l1;
-    }
-  }
+  split_pairs(a->data, a->len, 1, b);
   s = b->data, n = b->len;
   cb_buf_reset(a);
   for (size_t i = 0; i < n;) {
