@@ -168,6 +168,15 @@ static double corpus_score(const cb_eval_metric *m, const void *state, const dou
   return s;
 }
 
+/* A paired test's result before the test: the baseline's and the system's corpus scores. */
+static cb_eval_paired both_scores(const cb_eval_metric *m, const void *state, const double *bl_rows,
+                                  const double *sys_rows, size_t n, size_t k) {
+  cb_eval_paired r = {0};
+  r.baseline = corpus_score(m, state, bl_rows, n, k);
+  r.system = corpus_score(m, state, sys_rows, n, k);
+  return r;
+}
+
 /* _compute_p_value (after multeval): (#{x > observed} + 1) / (count + 1). */
 static double p_value(const double *x, size_t count, double observed) {
   size_t c = 0;
@@ -178,9 +187,7 @@ static double p_value(const double *x, size_t count, double observed) {
 cb_eval_paired cb_eval_paired_bs(const cb_eval_metric *m, const void *state, const double *bl_rows,
                                  const double *sys_rows, size_t n, size_t k, long samples,
                                  uint64_t seed) {
-  cb_eval_paired r = {0};
-  r.baseline = corpus_score(m, state, bl_rows, n, k);
-  r.system = corpus_score(m, state, sys_rows, n, k);
+  cb_eval_paired r = both_scores(m, state, bl_rows, sys_rows, n, k);
   r.has_interval = 1;
   /* The baseline's interval comes from its own _bootstrap_resample with a new
    * generator of the same seed, so from the same resamples. */
@@ -207,9 +214,7 @@ cb_eval_paired cb_eval_paired_bs(const cb_eval_metric *m, const void *state, con
 cb_eval_paired cb_eval_paired_ar(const cb_eval_metric *m, const void *state, const double *bl_rows,
                                  const double *sys_rows, size_t n, size_t k, long trials,
                                  uint64_t seed) {
-  cb_eval_paired r = {0};
-  r.baseline = corpus_score(m, state, bl_rows, n, k);
-  r.system = corpus_score(m, state, sys_rows, n, k);
+  cb_eval_paired r = both_scores(m, state, bl_rows, sys_rows, n, k);
   cb__nprng g;
   cb__nprng_init(&g, seed);
   cb__nprng_bool_reset(&g);
