@@ -161,13 +161,14 @@ static inline long eval_replay(const cb_eval_metric *m, void *st, json_t *v, lon
   return (long)json_array_size(sents);
 }
 
-/* Replays vector v with metric m (NULL: the one the vector names in "metric"): a fresh
- * instance of its options, eval_replay, the instance freed. Returns the sentences
- * checked. */
-static inline long eval_replay_vector(const cb_eval_metric *m, json_t *v, long line,
+/* Replays vector v with the metric named `metric` (NULL: the one the vector names in
+ * "metric"): a fresh instance of its options, eval_replay, the instance freed. Returns
+ * the sentences checked. */
+static inline long eval_replay_vector(const char *metric, json_t *v, long line,
                                       eval_stats_check check) {
-  if (!m) m = cb_eval_metric_find(json_string_value(json_object_get(v, "metric")));
-  if (!m) fail_msg("line %ld: no metric %s", line, json_string_value(json_object_get(v, "metric")));
+  if (!metric) metric = json_string_value(json_object_get(v, "metric"));
+  const cb_eval_metric *m = metric ? cb_eval_metric_find(metric) : NULL;
+  if (!m) fail_msg("line %ld: no metric %s", line, metric ? metric : "named");
   cb_eval_options o;
   void *st = eval_create(m, v, line, &o);
   long sentences = eval_replay(m, st, v, line, check);
