@@ -526,7 +526,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_status_table),       cmocka_unit_test(test_error_location),
       cmocka_unit_test(test_buf_cap),            cmocka_unit_test(test_file_read_caps),
-      cmocka_unit_test(test_json_escape),
+      cmocka_unit_test(test_json_escape),        cmocka_unit_test(test_unicode_lower),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
       cmocka_unit_test(test_duration_parse),
@@ -535,7 +535,6 @@ int main(void) {
       cmocka_unit_test(test_yaml_bool),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),
       cmocka_unit_test(test_secrets_redact),     cmocka_unit_test(test_utf8_clean),
-      cmocka_unit_test(test_unicode_lower),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
