@@ -171,20 +171,23 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   if (q->fresh) curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L); /* a retry: a new connection */
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, p->verify_tls ? 1L : 0L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, p->verify_tls ? 2L : 0L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
   if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
-  if (p->http2) {
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(p->url, "https:", 6)
+  cb__runner_curl_tls(e, p->url, p->verify_tls, p->http2);
+  /* HTTP/2: wait for the connection being set up rather than opening one per request
+   * (requests share one multiplexed connection). */
+  if (p->http2) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  else curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  curl_multi_add_handle(t->multi, e);
+}
+
+void cb__runner_curl_tls(CURL *e, const char *url, int verify_tls, int http2) {
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
+  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
+  if (http2)
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(url, "https:", 6)
                                                   ? (long)CURL_HTTP_VERSION_2TLS
                                                   : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-    /* Wait for the connection being set up rather than opening one per request:
-     * HTTP/2 requests share one multiplexed connection. */
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-  } else
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-  curl_multi_add_handle(t->multi, e);
 }
 
 static void cancel_req(cb__transport *ops, cb__runner_req *q) {

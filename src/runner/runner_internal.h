@@ -8,6 +8,7 @@
 #ifndef CALIBENCH_RUNNER_INTERNAL_H
 #define CALIBENCH_RUNNER_INTERNAL_H
 
+#include <curl/curl.h>
 #include <stdint.h>
 
 #include "calibench/buf.h"
@@ -73,6 +74,11 @@ typedef struct cb__transport {
 
 cb__transport *cb__transport_h1_new(const cb__transport_config *c, cb_error *err);
 cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *err);
+/* A libcurl handle's TLS checks (verify_tls: the peer's certificate and its host name)
+ * and, with http2, HTTP/2: negotiated by ALPN over https, with prior knowledge over
+ * http (no upgrade round trip). The load's handles (curl.c) and the session's target
+ * check set up alike. */
+void cb__runner_curl_tls(CURL *e, const char *url, int verify_tls, int http2);
 /* Whether calibench's own HTTP/1.1 reader serves these parameters. */
 int cb__transport_h1_serves(const cb_runner_params *p);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calibench/secret.h"
+#include "runner/runner_internal.h"
 
 #define MODELS_MAX_BYTES ((size_t)4 << 20)
 
@@ -53,12 +54,7 @@ cb_status cb__session_target_check(const char *base_url, const char *const *head
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
   curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
-  if (http2)
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(url, "https:", 6)
-                                                  ? (long)CURL_HTTP_VERSION_2TLS
-                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+  cb__runner_curl_tls(e, url, verify_tls, http2);
   CURLcode rc = curl_easy_perform(e);
   long status = 0;
   curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
