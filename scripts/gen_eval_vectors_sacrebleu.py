@@ -55,14 +55,14 @@ def chrf_metric(opts, metric):
                 whitespace=bool(opts.get('whitespace')), eps_smoothing=bool(opts.get('eps-smoothing')))
 
 
-def chrf_case(source, metric, hyps, refs, opts, sentence=False):
-    """A chrF vector: corpus score, line and summed statistics; sentence scores."""
+def summed_case(source, metric, m, hyps, refs, opts, sentence, stat):
+    """A vector of metric m whose statistics sum over segments: corpus score, line and
+    summed statistics (each through stat); sentence scores."""
     from sacrebleu.utils import sum_of_lists
-    m = chrf_metric(opts, metric)
     corpus = m.corpus_score(hyps, streams(refs))
     stats = sum_of_lists(m._extract_corpus_statistics(hyps, streams(refs)))
     out = {'source': source, 'metric': metric, 'options': opts, 'sentence': sentence, 'hyps': hyps,
-           'refs': refs, 'corpus': {'score': corpus.score, 'stats': list(stats),
+           'refs': refs, 'corpus': {'score': corpus.score, 'stats': [stat(x) for x in stats],
                                     'line': corpus.format(width=1, signature=str(m.get_signature()))}}
     if sentence:
         out['sentences'] = []
@@ -71,6 +71,12 @@ def chrf_case(source, metric, hyps, refs, opts, sentence=False):
             out['sentences'].append({'score': sc.score,
                                      'line': sc.format(width=1, signature=str(m.get_signature()))})
     return out
+
+
+def chrf_case(source, metric, hyps, refs, opts, sentence=False):
+    """A chrF vector: corpus score, line and summed statistics; sentence scores."""
+    return summed_case(source, metric, chrf_metric(opts, metric), hyps, refs, opts, sentence,
+                       lambda x: x)
 
 
 def ter_metric(opts):
@@ -82,20 +88,7 @@ def ter_metric(opts):
 
 def ter_case(source, hyps, refs, opts, sentence=False):
     """A TER vector: corpus score, line and summed [edits, average reference length]."""
-    from sacrebleu.utils import sum_of_lists
-    m = ter_metric(opts)
-    corpus = m.corpus_score(hyps, streams(refs))
-    stats = sum_of_lists(m._extract_corpus_statistics(hyps, streams(refs)))
-    out = {'source': source, 'metric': 'ter', 'options': opts, 'sentence': sentence, 'hyps': hyps,
-           'refs': refs, 'corpus': {'score': corpus.score, 'stats': [float(x) for x in stats],
-                                    'line': corpus.format(width=1, signature=str(m.get_signature()))}}
-    if sentence:
-        out['sentences'] = []
-        for h, r in zip(hyps, refs):
-            sc = m.sentence_score(h, r)
-            out['sentences'].append({'score': sc.score,
-                                     'line': sc.format(width=1, signature=str(m.get_signature()))})
-    return out
+    return summed_case(source, 'ter', ter_metric(opts), hyps, refs, opts, sentence, float)
 
 
 def shuffled_blocks(rng, words):
