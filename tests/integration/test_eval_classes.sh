@@ -11,22 +11,6 @@ source "$SRC/tests/integration/lib.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalclasses.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 
-# Class "qa" (prompts) answered right, class "chat" (messages) answered half wrong.
-PYTHONPATH="$SRC/tests/integration" python3 - "$TMP" <<'PY'
-import sys
-from eval_words import put, reference, wrong
-d = sys.argv[1]
-with open(f"{d}/qa.jsonl", "w") as qa, open(f"{d}/chat.jsonl", "w") as ch, open(f"{d}/resp.jsonl", "w") as r:
-    for i in range(12):
-        ref = reference(i, 6)
-        p = f"QA {i}: the six words?"
-        put(qa, {"id": f"qa{i}", "prompt": p, "reference": ref, "max_tokens": 32})
-        put(r, {"prompt": p, "response": ref})
-        p = f"Chat {i}: the six words?"
-        put(ch, {"id": f"c{i}", "messages": [{"role": "user", "content": p}],
-                 "reference": [ref, ref.upper()], "max_tokens": 32})
-        put(r, {"prompt": p, "response": ref if i % 2 else wrong(i, 6)})
-PY
 cat >"$TMP/scenario.yaml" <<'YAML'
 seed: 3
 concurrency: 4
@@ -44,6 +28,23 @@ classes:
     input_len: 64
     output_len: 8
 YAML
+
+# Class "qa" (prompts) answered right, class "chat" (messages) answered half wrong.
+PYTHONPATH="$SRC/tests/integration" python3 - "$TMP" <<'PY'
+import sys
+from eval_words import put, reference, wrong
+d = sys.argv[1]
+with open(f"{d}/qa.jsonl", "w") as qa, open(f"{d}/chat.jsonl", "w") as ch, open(f"{d}/resp.jsonl", "w") as r:
+    for i in range(12):
+        ref = reference(i, 6)
+        p = f"QA {i}: the six words?"
+        put(qa, {"id": f"qa{i}", "prompt": p, "reference": ref, "max_tokens": 32})
+        put(r, {"prompt": p, "response": ref})
+        p = f"Chat {i}: the six words?"
+        put(ch, {"id": f"c{i}", "messages": [{"role": "user", "content": p}],
+                 "reference": [ref, ref.upper()], "max_tokens": 32})
+        put(r, {"prompt": p, "response": ref if i % 2 else wrong(i, 6)})
+PY
 
 start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01
 "$CALIBENCH" eval run --scenario "$TMP/scenario.yaml" --metrics bleu,chrf --url "$SIM_URL/v1" \
