@@ -105,6 +105,36 @@ grep -q '&lt;i&gt;strict&lt;/i&gt;' "$TMP/report.html" || fail "report: the rubr
 "$CALIBENCH" report "$TMP/run" >"$TMP/report.txt" || fail "report (terminal) exited $?"
 grep -Eq 'pearson +0\.888 +0\.[0-9]+ .+ 1\.000' "$TMP/report.txt" || fail "report: no judge agreement: $(cat "$TMP/report.txt")"
 
+# store, history and gate take quality.judge:strict: a judge grading every answer 1
+# (the failed request stays at the minimum) is a drop of 13/7 points that a margin rule blocks.
+jq -c '.response = "[[1]]"' "$TMP/grades.jsonl" >"$TMP/low.jsonl"
+start_sim --responses "$TMP/low.jsonl" --time-scale 0.01
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,judge:"$TMP/strict.yaml" \
+  --url "$MODEL_URL/v1" --judge-url "$SIM_URL/v1" --out "$TMP/low" --quiet --no-report ||
+  fail "eval run with a harsh judge exited $?"
+jq -e '.metrics["judge:strict"].score == 1' "$TMP/low/eval.json" >/dev/null || fail "the harsh judge's mean"
+cat >"$TMP/policy.yaml" <<'YAML'
+rules:
+  - name: judged
+    metric: quality.judge:strict
+    direction: higher
+    absolute: 0.5
+YAML
+"$CALIBENCH" gate --policy "$TMP/policy.yaml" --current "$TMP/run" --baseline "$TMP/run" \
+  --quiet --no-snapshot --json "$TMP/g-same.json" || fail "gate on the same grades: exit $?"
+jq -e '[.verdicts[] | select(.rule == "judged") | .status] == ["pass"]' "$TMP/g-same.json" >/dev/null ||
+  fail "gate on the same grades: $(jq -c .verdicts "$TMP/g-same.json")"
+rc=0
+"$CALIBENCH" gate --policy "$TMP/policy.yaml" --current "$TMP/low" --baseline "$TMP/run" \
+  --quiet --no-snapshot --json "$TMP/g-low.json" || rc=$?
+[ "$rc" = 1 ] || fail "gate on a judge's drop: exit $rc, want 1"
+jq -e '[.verdicts[] | select(.rule == "judged") | .status] == ["fail"]' "$TMP/g-low.json" >/dev/null ||
+  fail "gate on a judge's drop: $(jq -c .verdicts "$TMP/g-low.json")"
+"$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/run" "$TMP/low" >/dev/null || fail "store exited $?"
+"$CALIBENCH" history --registry "$TMP/reg.db" --metric quality.judge:strict --format json >"$TMP/hist.json" ||
+  fail "history of quality.judge:strict exited $?"
+grep -q '2\.857' "$TMP/hist.json" || fail "history of quality.judge:strict: $(head -c 600 "$TMP/hist.json")"
+
 # Bad judge input: what and where, exit 2, nothing run.
 expect_2() { # PATTERN ARGS...
   local pat=$1 rc=0
