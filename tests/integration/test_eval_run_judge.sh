@@ -105,8 +105,26 @@ grep -q '&lt;i&gt;strict&lt;/i&gt;' "$TMP/report.html" || fail "report: the rubr
 "$CALIBENCH" report "$TMP/run" >"$TMP/report.txt" || fail "report (terminal) exited $?"
 grep -Eq 'pearson +0\.888 +0\.[0-9]+ .+ 1\.000' "$TMP/report.txt" || fail "report: no judge agreement: $(cat "$TMP/report.txt")"
 
+# --judge-repeats 2: every item asked twice (the model's server failed only its 3rd
+# request ever, so j2 is answered now and graded [[5]]); the scripted judge answers
+# alike: self-agreement 1, the grades as before.
+start_sim --responses "$TMP/grades.jsonl" --time-scale 0.01
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics judge:"$TMP/strict.yaml" --url "$MODEL_URL/v1" \
+  --judge-url "$SIM_URL/v1" --judge-repeats 2 --out "$TMP/rep" --quiet --no-report ||
+  fail "eval run --judge-repeats 2 exited $?"
+[ "$(wc -l <"$TMP/rep/judge/records.jsonl")" -eq 16 ] || fail "--judge-repeats 2: want 16 judge records"
+jq -e '.metrics["judge:strict"] | .requests == 16 and .self_agreement == 1 and .parse_failures == 2
+       and .answer_failures == 0 and (.signature | contains("|repeats:2|"))' "$TMP/rep/eval.json" >/dev/null ||
+  fail "--judge-repeats 2: $(jq -c '.metrics["judge:strict"]' "$TMP/rep/eval.json")"
+jq -e --slurpfile a "$TMP/run/eval.json" '
+  def grades: [.items[] | {id, s: (if .id == "j2" then 5 else .scores["judge:strict"] end)}] | sort_by(.id);
+  [.items[] | {id, s: .scores["judge:strict"]}] | sort_by(.id) == ($a[0] | grades)' "$TMP/rep/eval.json" >/dev/null ||
+  fail "--judge-repeats 2: the grades changed"
+"$CALIBENCH" eval run --help >"$TMP/help" || fail "eval run --help exited $?"
+grep -q -- '--judge-url URL' "$TMP/help" || fail "eval run --help lacks --judge-url"
+
 # store, history and gate take quality.judge:strict: a judge grading every answer 1
-# (the failed request stays at the minimum) is a drop of 13/7 points that a margin rule blocks.
+# is a drop of 13/7 points (2.857 to 1) that a margin rule blocks.
 jq -c '.response = "[[1]]"' "$TMP/grades.jsonl" >"$TMP/low.jsonl"
 start_sim --responses "$TMP/low.jsonl" --time-scale 0.01
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,judge:"$TMP/strict.yaml" \
