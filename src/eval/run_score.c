@@ -36,6 +36,11 @@ static cb_status parse_judge(cb_eval_run_params *p, const char *metric, cb_error
   if (!n || n > sizeof p->judge_name - 7)
     return cb_error_set(err, CB_ERR_INVALID, "--metrics: '%s': the rubric file's name must be 1 "
                         "to %zu characters", metric, sizeof p->judge_name - 7);
+  /* the name is shown in reports and terminals: no control characters */
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)base[i] < 0x20 || base[i] == 0x7f)
+      return cb_error_set(err, CB_ERR_INVALID, "--metrics: judge:RUBRIC: the rubric file's name "
+                          "has a control character (byte %zu)", i + 1);
   p->judge_rubric = file;
   snprintf(p->judge_name, sizeof p->judge_name, "judge:%.*s", (int)n, base);
   return CB_OK;

@@ -47,6 +47,7 @@ void cb__rep_quality_judge(cb__rep_doc *d, json_t *doc) {
     if (strncmp(name, "judge:", 6) || !json_is_array(json_object_get(m, "scale"))) continue;
     json_t *scale = json_object_get(m, "scale"), *lat = json_object_get(m, "latency_s");
     long unscored = whole(m, "unscored"), failed = whole(m, "answer_failures");
+    const char *dir = json_string_value(json_object_get(m, "dir"));
     cb__rep_doc_para(d, unscored || failed ? CB__REP_TONE_WARN : CB__REP_TONE_NONE,
                      "%s: mean grade %.2f on %g-%g over %ld items; %ld without a grade (the "
                      "judge's answers did not parse: %ld parse failures, %ld failed judge "
@@ -58,7 +59,7 @@ void cb__rep_quality_judge(cb__rep_doc *d, json_t *doc) {
                      whole(m, "parse_failures"), whole(m, "request_failures"), failed,
                      json_number_value(json_array_get(scale, 0)), whole(m, "requests"),
                      whole(m, "prompt_tokens"), whole(m, "output_tokens"), num(lat, "p50"),
-                     num(lat, "p99"), json_string_value(json_object_get(m, "dir")));
+                     num(lat, "p99"), dir ? dir : "judge");
     json_t *agreement = json_object_get(m, "agreement");
     if (json_is_object(agreement)) agreement_table(d, name, agreement);
     else cb__rep_doc_para(d, CB__REP_TONE_MUTED, "%s: no item has a human score to agree with.", name);

@@ -73,6 +73,9 @@ static void test_parse_metrics(void **state) {
   char no_rubric[] = "judge:";
   assert_int_equal(cb_eval_run_parse_metrics(&p, no_rubric, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "expected judge:RUBRIC"));
+  char control[] = "judge:dir/r\x1b[31m.yaml";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, control, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "control character (byte 2)"));
   char bleu[] = "bleu";
   assert_int_equal(cb_eval_run_parse_metrics(&p, bleu, &err), CB_OK);
   assert_null(p.judge_rubric);
