@@ -120,6 +120,22 @@ jq -e --slurpfile a "$TMP/run/eval.json" '
   def grades: [.items[] | {id, s: (if .id == "j2" then 5 else .scores["judge:strict"] end)}] | sort_by(.id);
   [.items[] | {id, s: .scores["judge:strict"]}] | sort_by(.id) == ($a[0] | grades)' "$TMP/rep/eval.json" >/dev/null ||
   fail "--judge-repeats 2: the grades changed"
+# --judge-request-timeout: the judge holds its first answer 3 s; that request fails
+# (counted, no grade), the others are graded. Every point of a sweep is judged.
+start_sim --responses "$TMP/grades.jsonl" --time-scale 0.01 --fault stall:ms=3000,index=0
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics judge:"$TMP/strict.yaml" --url "$MODEL_URL/v1" \
+  --judge-url "$SIM_URL/v1" --judge-request-timeout 500ms --judge-concurrency 1 --sweep concurrency=1,2 \
+  --out "$TMP/sweep" --quiet --no-report || fail "eval run --sweep with a judge exited $?"
+n=0
+for ev in "$TMP"/sweep/points/*/eval.json; do
+  n=$((n + 1))
+  [ -s "$(dirname "$ev")/judge/records.jsonl" ] || fail "$ev: no judge run beside it"
+done
+[ "$n" = 2 ] || fail "--sweep: $n points with eval.json, want 2"
+jq -s -e '[.[] | .metrics["judge:strict"] | .request_failures] | sort == [0, 1]' "$TMP"/sweep/points/*/eval.json >/dev/null ||
+  fail "--judge-request-timeout: $(jq -c '.metrics["judge:strict"] | del(.agreement)' "$TMP"/sweep/points/*/eval.json)"
+jq -s -e '[.[] | .metrics["judge:strict"] | .unscored] | sort == [1, 2]' "$TMP"/sweep/points/*/eval.json >/dev/null ||
+  fail "--judge-request-timeout: the timed-out item is not ungraded"
 "$CALIBENCH" eval run --help >"$TMP/help" || fail "eval run --help exited $?"
 grep -q -- '--judge-url URL' "$TMP/help" || fail "eval run --help lacks --judge-url"
 
