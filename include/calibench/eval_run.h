@@ -27,6 +27,7 @@
 
 #include "calibench/error.h"
 #include "calibench/eval.h"
+#include "calibench/eval_judge.h"
 #include "calibench/workload.h"
 
 #ifdef __cplusplus
@@ -46,21 +47,31 @@ typedef struct cb_eval_run_params {
   size_t n_opts;
   long bootstrap;  /* resamples for each corpus score's 95% interval; 0: none */
   uint64_t seed;   /* of the resampling */
+  /* "judge:RUBRIC" in the metrics: the rubric file (NULL: no judge; points into the
+   * list given to cb_eval_run_parse_metrics) and the name its scores go under in
+   * eval.json, "judge:" and the file's base name without .yaml / .yml. */
+  const char *judge_rubric;
+  char judge_name[128];
+  /* The judge to ask (url, model, api_key_env, concurrency, repeats, ...); rubric and
+   * out_dir are set for each result directory (DIR/judge). */
+  cb_judge_params judge;
 } cb_eval_run_params;
 
-/* No metrics, no bootstrap, seed CB_EVAL_RUN_SEED. */
+/* No metrics, no bootstrap, seed CB_EVAL_RUN_SEED, no judge (its defaults otherwise). */
 void cb_eval_run_params_init(cb_eval_run_params *p);
 /* Split a comma-separated list (--metrics bleu,chrf) into p->metrics (the strings
  * point into `list`, which must outlive p) and check each: an unknown name, one given
- * twice, or none is CB_ERR_INVALID naming it; "judge:RUBRIC" is CB_ERR_UNSUPPORTED
- * (the judge is not available yet). */
+ * twice, or none is CB_ERR_INVALID naming it. One "judge:RUBRIC" may be among them:
+ * it sets p->judge_rubric and p->judge_name instead of a table entry (a second judge,
+ * or an empty RUBRIC, is CB_ERR_INVALID). */
 cb_status cb_eval_run_parse_metrics(cb_eval_run_params *p, char *list, cb_error *err);
 
 /* Every metric's options, each name once (an option shared by two metrics means the
  * same to both), in the table's order: *n of them into out (room for max). */
 size_t cb_eval_option_defs(const cb_eval_option_def **out, size_t max);
 /* Create each metric with p's options: CB_ERR_INVALID naming the option when a value
- * is wrong or none of the metrics takes it. */
+ * is wrong or none of the metrics takes it. With a judge, its rubric is read (errors
+ * as "FILE:LINE: key ...") and p->judge.url must be set. */
 cb_status cb_eval_run_check_options(const cb_eval_run_params *p, cb_error *err);
 
 /* 1 when higher scores are better for the metric (TER is an error rate: 0). */
@@ -81,6 +92,15 @@ cb_status cb_eval_dataset_spec(const char *file, char *spec, size_t n, size_t *i
  * references, write dir/eval.json atomically (docs/eval.md, "eval.json"). *doc, when
  * not NULL, gets the document (json_decref it). CB_ERR_NOT_FOUND when no class has
  * references; errors name the file and line.
+ *
+ * With a judge (p->judge_rubric), the answered items (status ok or truncated: prompt,
+ * answer, first reference, `human` when the item has one) are judged with
+ * cb_judge_run into dir/judge (its own run: records.jsonl, summary.json, judge.json);
+ * eval.json gets each item's scores[judge_name] (null when the judge's answers did not
+ * parse; the scale's minimum for a request that failed, which was not sent) and
+ * metrics[judge_name]. A judge that fails (unreachable, the disk) still leaves
+ * eval.json with the other metrics; the error is returned (CB_ERR_NETWORK, or
+ * CB_ERR_INVALID for bad input).
  */
 cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_params *w,
                             const char *dir, json_t **doc, cb_error *err);

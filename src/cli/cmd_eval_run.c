@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "calibench/clock.h"
 #include "calibench/eval_run.h"
 #include "calibench/report.h"
 #include "cli.h"
@@ -17,8 +18,10 @@
 #include "run_output.h"
 
 /* The metric table's options follow at O_METRIC_OPT + i. */
-enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_METRIC_OPT };
-#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - 3)
+enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV,
+       O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_METRIC_OPT };
+#define N_EVAL_OPTS (O_METRIC_OPT - O_METRICS)
+#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_EVAL_OPTS - 1)
 
 typedef struct eval_run_ctx {
   char *metrics;           /* owned: --metrics as given */
@@ -27,6 +30,7 @@ typedef struct eval_run_ctx {
   const cb_eval_option_def *defs[MAX_METRIC_OPTS];
   size_t n_defs;
   cb_eval_option *opts;    /* owned: the metric options given */
+  int judge_opts;          /* a --judge-* option was given */
   struct option options[RUN_CONFIG_EXTRA_MAX + 1];
 } eval_run_ctx;
 
@@ -34,6 +38,14 @@ static void build_options(eval_run_ctx *ctx) {
   size_t n = 0;
   ctx->options[n++] = (struct option){"metrics", required_argument, NULL, O_METRICS};
   ctx->options[n++] = (struct option){"bootstrap", required_argument, NULL, O_BOOTSTRAP};
+  ctx->options[n++] = (struct option){"judge-url", required_argument, NULL, O_JUDGE_URL};
+  ctx->options[n++] = (struct option){"judge-model", required_argument, NULL, O_JUDGE_MODEL};
+  ctx->options[n++] = (struct option){"judge-api-key-env", required_argument, NULL, O_JUDGE_KEY_ENV};
+  ctx->options[n++] = (struct option){"judge-concurrency", required_argument, NULL,
+                                      O_JUDGE_CONCURRENCY};
+  ctx->options[n++] = (struct option){"judge-repeats", required_argument, NULL, O_JUDGE_REPEATS};
+  ctx->options[n++] = (struct option){"judge-request-timeout", required_argument, NULL,
+                                      O_JUDGE_TIMEOUT};
   ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
   for (size_t i = 0; i < ctx->n_defs; i++)
     ctx->options[n++] = (struct option){ctx->defs[i]->name,
@@ -59,9 +71,23 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "evaluation:\n"
           "  --dataset FILE             the evaluation dataset (or jsonl:FILE / chat:FILE)\n"
           "  --metrics LIST             metrics of `calibench eval score`, comma-separated\n"
-          "                             [bleu]; judge:RUBRIC is not available yet\n"
+          "                             [bleu]; judge:RUBRIC (a rubric YAML) adds an LLM\n"
+          "                             judge's grade of every answer (docs/eval-run.md)\n"
           "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
-          "                             of the requests (as sacrebleu's --confidence) [none]\n");
+          "                             of the requests (as sacrebleu's --confidence) [none]\n"
+          "\n"
+          "judge (with judge:RUBRIC; as eval judge's options, docs/eval-judge.md): the\n"
+          "answered items go to the judge after the run, its own run in DIR/judge; a\n"
+          "failed request is not judged and scores the scale's minimum; an item's `human`\n"
+          "(a number) is a person's score, and the judge's agreement with it is reported.\n"
+          "  --judge-url URL            the judge's base URL, ending in /v1 (required)\n"
+          "  --judge-model M            the judge model [the first the server lists]\n"
+          "  --judge-api-key-env NAME   send the key in this variable as a bearer token\n"
+          "  --judge-concurrency N      judge requests in flight [4]\n"
+          "  --judge-repeats K          ask the judge K times per item (mean) [1]\n"
+          "  --judge-request-timeout DUR  per judge request (e.g. 60s) [none]\n"
+          "\n"
+          "metric options:\n");
   for (size_t i = 0; i < ctx->n_defs; i++) {
     const cb_eval_option_def *d = ctx->defs[i];
     char left[64];
@@ -78,7 +104,30 @@ static void eval_run_usage(void *vctx, FILE *out) {
 static int eval_run_option(void *vctx, int val, const char *arg) {
   eval_run_ctx *ctx = vctx;
   long long v;
+  uint64_t ns;
+  if (val >= O_JUDGE_URL && val < O_METRIC_OPT) ctx->judge_opts = 1;
   switch (val) {
+    case O_JUDGE_URL:
+      ctx->params.judge.url = arg;
+      return 0;
+    case O_JUDGE_MODEL:
+      ctx->params.judge.model = arg;
+      return 0;
+    case O_JUDGE_KEY_ENV:
+      ctx->params.judge.api_key_env = arg;
+      return 0;
+    case O_JUDGE_CONCURRENCY:
+      if (cli_parse_int("--judge-concurrency", arg, 1, 4096, &v)) return 2;
+      ctx->params.judge.concurrency = (uint32_t)v;
+      return 0;
+    case O_JUDGE_REPEATS:
+      if (cli_parse_int("--judge-repeats", arg, 1, 100, &v)) return 2;
+      ctx->params.judge.repeats = (size_t)v;
+      return 0;
+    case O_JUDGE_TIMEOUT:
+      if (cli_parse_duration("--judge-request-timeout", arg, 1, CB_NS_PER_MS, &ns)) return 2;
+      ctx->params.judge.request_timeout_s = (double)ns / 1e9;
+      return 0;
     case O_METRICS:
       free(ctx->metrics);
       ctx->metrics = strdup(arg);
@@ -110,7 +159,10 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
   cb_status st = cb_eval_run_score(&ctx->params, &cfg->workload, dir, &doc, &err);
   if (st != CB_OK) {
     fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
-    return st == CB_ERR_IO ? 1 : 2;
+    if (st != CB_ERR_IO && st != CB_ERR_NETWORK) return 2;
+    /* the judge failed: eval.json has the other metrics */
+    if (!cfg->no_report) cb_report_write_html_file(dir, NULL, NULL, &err);
+    return 1;
   }
   /* The session wrote report.html before the answers were scored: again, with them. */
   if (!cfg->no_report && cb_report_write_html_file(dir, NULL, NULL, &err) != CB_OK)
@@ -127,8 +179,12 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
     const char *name;
     json_t *m;
     json_object_foreach(json_object_get(doc, "metrics"), name, m) {
-      printf("  %-8s %8.2f  %s\n", name, json_real_value(json_object_get(m, "score")),
+      printf("  %-8s %8.2f  %s\n", name, json_number_value(json_object_get(m, "score")),
              json_string_value(json_object_get(m, "signature")));
+      json_t *unscored = json_object_get(m, "unscored");
+      if (json_integer_value(unscored))
+        printf("  %-8s %lld items without a grade (the judge's answers did not parse)\n", name,
+               (long long)json_integer_value(unscored));
     }
     json_t *classes = json_object_get(doc, "classes"), *c;
     const char *cname;
@@ -141,7 +197,7 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
                (long long)json_integer_value(json_object_get(c, "requests")),
                (long long)json_integer_value(json_object_get(json_object_get(c, "status"), "wrong")));
         json_object_foreach(json_object_get(c, "metrics"), name, m) {
-          printf(" %s %.2f", name, json_real_value(json_object_get(m, "score")));
+          printf(" %s %.2f", name, json_number_value(json_object_get(m, "score")));
         }
         printf("\n");
       }
@@ -208,6 +264,10 @@ int cli_eval_run_main(int argc, char **argv) {
     fprintf(stderr, "calibench: eval run: %s\n", err.msg);
     goto out;
   }
+  if (ctx.judge_opts && !ctx.params.judge_rubric) {
+    fprintf(stderr, "calibench: eval run: --judge-* options need a judge:RUBRIC in --metrics\n");
+    goto out;
+  }
   if (!cfg.scenario_path) {
     size_t items = 0;
     if (!cfg.cls.dataset || !strcmp(cfg.cls.dataset, "synthetic")) {
@@ -223,6 +283,8 @@ int cli_eval_run_main(int argc, char **argv) {
     if (!extra.load_count_given) cfg.workload.num_requests = items;
   }
   cfg.stop = &stop_signals;
+  ctx.params.judge.stop = &stop_signals;
+  ctx.params.judge.log = cfg.quiet ? NULL : stderr;
   cfg.max_output_text = CB_SESSION_ANSWER_MAX; /* whole answers are scored, not a preview */
   cb_session *s = NULL;
   cb_session_outcome o = cb_session_open(&cfg, &s, &err);

@@ -2,6 +2,7 @@
  * run_dataset.c - the evaluation dataset of `eval run` (eval_run.h): JSONL items with
  * a prompt or messages and their references, and the workload spec that sends them.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -120,6 +121,14 @@ cb_status cb__eval_items_load(const char *path, int need_refs, cb__eval_items *o
     item->line = line;
     item->obj = obj;
     st = item_id(item, json_object_get(obj, "id"), out->n, path, err);
+    json_t *human = json_object_get(obj, "human");
+    item->human = NAN;
+    if (!st && human && !json_is_null(human)) {
+      if (json_is_number(human) && isfinite(json_number_value(human)))
+        item->human = json_number_value(human);
+      else
+        st = field_err(err, path, line, "human", "a number (a person's score of the answer)");
+    }
     json_t *ref = json_object_get(obj, "reference");
     if (!st && ref) {
       st = item_refs(item, ref, path, err);

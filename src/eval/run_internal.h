@@ -17,6 +17,8 @@ typedef struct cb__eval_item {
   json_t *obj;           /* the line's object (owned by the set) */
   cb_eval_text *refs;    /* owned array; texts point into obj */
   size_t nrefs;
+  double human;          /* `human`, a person's score of the answer (the judge's
+                            agreement); NAN when absent */
 } cb__eval_item;
 
 typedef struct cb__eval_items {

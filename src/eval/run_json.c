@@ -4,6 +4,7 @@
  * scored request with its status, its scores, its statistics (what a paired test
  * between two runs resamples) and its texts.
  */
+#include <math.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
@@ -41,7 +42,7 @@ static json_t *metric_json(const cb__eval_scoring *sc, const cb__eval_metric_run
   return o;
 }
 
-static json_t *item_json(const cb__eval_scoring *sc, size_t s) {
+static json_t *item_json(const cb__eval_scoring *sc, const cb_eval_run_params *p, size_t s) {
   const cb__eval_seg *g = &sc->segs[s];
   const cb_workload_class *cls = cb_workload_get_class(sc->wl, g->class_id);
   json_t *refs = json_array();
@@ -61,6 +62,10 @@ static json_t *item_json(const cb__eval_scoring *sc, size_t s) {
     json_t *v = json_array();
     for (size_t j = 0; j < m->k; j++) json_array_append_new(v, json_real(row[j]));
     json_object_set_new(stats, m->name, v);
+  }
+  if (sc->judge) {
+    double v = cb__eval_judge_seg_score(sc->judge, s);
+    json_object_set_new(scores, p->judge_name, isnan(v) ? json_null() : json_real(v));
   }
   json_t *o = json_pack("{s:I, s:s, s:s, s:I, s:s, s:s, s:s}", "index", (json_int_t)g->rec->index,
                         "id", g->item->id, "class", cls->name, "line", (json_int_t)g->item->line,
@@ -86,6 +91,7 @@ json_t *cb__eval_run_json(const cb__eval_scoring *sc, const cb_eval_run_params *
   json_t *metrics = json_object();
   for (size_t i = 0; i < sc->n_metrics; i++)
     json_object_set_new(metrics, sc->metrics[i].name, metric_json(sc, &sc->metrics[i], -1, p));
+  if (sc->judge) json_object_set_new(metrics, p->judge_name, cb__eval_judge_metric_json(sc, p, -1));
   json_object_set_new(doc, "metrics", metrics);
   json_t *classes = json_object();
   for (size_t c = 0; c < sc->n_classes; c++) {
@@ -97,13 +103,15 @@ json_t *cb__eval_run_json(const cb__eval_scoring *sc, const cb_eval_run_params *
       json_t *cm = json_object();
       for (size_t i = 0; i < sc->n_metrics; i++)
         json_object_set_new(cm, sc->metrics[i].name, metric_json(sc, &sc->metrics[i], (int)c, p));
+      if (sc->judge)
+        json_object_set_new(cm, p->judge_name, cb__eval_judge_metric_json(sc, p, (int)c));
       json_object_set_new(co, "metrics", cm);
     }
     json_object_set_new(classes, cb_workload_get_class(sc->wl, c)->name, co);
   }
   json_object_set_new(doc, "classes", classes);
   json_t *items = json_array();
-  for (size_t s = 0; s < sc->n_segs; s++) json_array_append_new(items, item_json(sc, s));
+  for (size_t s = 0; s < sc->n_segs; s++) json_array_append_new(items, item_json(sc, p, s));
   json_object_set_new(doc, "items", items);
   return doc;
 }

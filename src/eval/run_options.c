@@ -44,6 +44,15 @@ cb_status cb_eval_run_check_options(const cb_eval_run_params *p, cb_error *err) 
       st = cb_error_set(err, CB_ERR_INVALID, "--%s: none of the metrics given takes it",
                         o.v[i].name);
   cb_free(o.v);
+  if (!st && p->judge_rubric) {
+    cb_judge_rubric r;
+    st = cb_judge_rubric_load(p->judge_rubric, &r, err);
+    if (!st) cb_judge_rubric_free(&r);
+    else cb_error_wrap(err, "--metrics %s", p->judge_name);
+    if (!st && !p->judge.url)
+      st = cb_error_set(err, CB_ERR_INVALID, "--metrics %s: --judge-url is required (the judge's "
+                        "base URL, ending in /v1)", p->judge_name);
+  }
   return st;
 }
 

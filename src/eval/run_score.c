@@ -16,16 +16,47 @@
 void cb_eval_run_params_init(cb_eval_run_params *p) {
   memset(p, 0, sizeof *p);
   p->seed = CB_EVAL_RUN_SEED;
+  cb_judge_default_params(&p->judge);
+}
+
+/* "judge:RUBRIC": the rubric file and the name its scores go under. */
+static cb_status parse_judge(cb_eval_run_params *p, const char *metric, cb_error *err) {
+  const char *file = metric + 6;
+  if (p->judge_rubric)
+    return cb_error_set(err, CB_ERR_INVALID, "--metrics: '%s': one judge per run (%s given before)",
+                        metric, p->judge_name);
+  if (!*file)
+    return cb_error_set(err, CB_ERR_INVALID, "--metrics: '%s': expected judge:RUBRIC, a rubric "
+                        "YAML file (docs/eval-judge.md)", metric);
+  const char *base = strrchr(file, '/');
+  base = base ? base + 1 : file;
+  size_t n = strlen(base);
+  if (n > 5 && !strcmp(base + n - 5, ".yaml")) n -= 5;
+  else if (n > 4 && !strcmp(base + n - 4, ".yml")) n -= 4;
+  if (!n || n > sizeof p->judge_name - 7)
+    return cb_error_set(err, CB_ERR_INVALID, "--metrics: '%s': the rubric file's name must be 1 "
+                        "to %zu characters", metric, sizeof p->judge_name - 7);
+  /* the name is shown in reports and terminals: no control characters */
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)base[i] < 0x20 || base[i] == 0x7f)
+      return cb_error_set(err, CB_ERR_INVALID, "--metrics: judge:RUBRIC: the rubric file's name "
+                          "has a control character (byte %zu)", i + 1);
+  p->judge_rubric = file;
+  snprintf(p->judge_name, sizeof p->judge_name, "judge:%.*s", (int)n, base);
+  return CB_OK;
 }
 
 cb_status cb_eval_run_parse_metrics(cb_eval_run_params *p, char *list, cb_error *err) {
   p->n_metrics = 0;
+  p->judge_rubric = NULL;
+  p->judge_name[0] = 0;
   for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
        name = strtok_r(NULL, ",", &save)) {
-    if (!strncmp(name, "judge:", 6))
-      return cb_error_set(err, CB_ERR_UNSUPPORTED,
-                          "--metrics: '%s': the LLM judge is not available yet in this build "
-                          "(docs/eval.md)", name);
+    if (!strncmp(name, "judge:", 6)) {
+      cb_status st = parse_judge(p, name, err);
+      if (st) return st;
+      continue;
+    }
     if (!cb_eval_metric_find(name)) {
       size_t nm;
       const cb_eval_metric *const *ms = cb_eval_metrics(&nm);
@@ -44,7 +75,8 @@ cb_status cb_eval_run_parse_metrics(cb_eval_run_params *p, char *list, cb_error 
                           CB_EVAL_RUN_MAX_METRICS);
     p->metrics[p->n_metrics++] = name;
   }
-  if (!p->n_metrics) return cb_error_set(err, CB_ERR_INVALID, "--metrics: no metric given");
+  if (!p->n_metrics && !p->judge_rubric)
+    return cb_error_set(err, CB_ERR_INVALID, "--metrics: no metric given");
   return CB_OK;
 }
 
@@ -221,6 +253,7 @@ void cb__eval_scoring_free(cb__eval_scoring *sc) {
     cb_free(m->rows);
   }
   cb_free(sc->metrics);
+  cb__eval_judging_free(sc->judge);
   for (size_t c = 0; c < sc->n_classes; c++) cb__eval_items_free(&sc->classes[c].items);
   cb_free(sc->classes);
   cb_free(sc->segs);
@@ -269,6 +302,9 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
   if (!st) st = cb_record_set_load(&sc.records, path, &torn, err);
   if (!st) st = match_records(&sc, path, err);
   if (!st) st = score_metrics(&sc, p, err);
+  /* a judge that fails leaves eval.json with the other metrics, then its error */
+  cb_error judge_err;
+  cb_status judge_st = !st && p->judge_rubric ? cb__eval_run_judge(&sc, p, dir, &judge_err) : CB_OK;
   json_t *d = NULL;
   if (!st) {
     d = cb__eval_run_json(&sc, p);
@@ -280,6 +316,10 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
     free(text);
     st = cb_results_write_file(path, out.data, out.len, err);
     cb_buf_free(&out);
+  }
+  if (!st && judge_st) {
+    st = judge_st;
+    if (err) *err = judge_err;
   }
   if (!st && doc) *doc = d;
   else json_decref(d);

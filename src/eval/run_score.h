@@ -39,6 +39,14 @@ typedef struct cb__eval_interval {
   long resamples;       /* 0: none */
 } cb__eval_interval;
 
+/* The judge: metric over the answered items (run_judge.c). */
+typedef struct cb__eval_judging {
+  cb_judge_rubric rubric;
+  cb_judge_result result;
+  long *item_of_seg;    /* per segment: its judge item, -1 when its request failed */
+  size_t answer_failures; /* segments not sent to the judge (error, timeout) */
+} cb__eval_judging;
+
 typedef struct cb__eval_scoring {
   cb_workload *wl;
   cb__eval_class *classes;
@@ -48,6 +56,7 @@ typedef struct cb__eval_scoring {
   size_t n_segs;
   cb__eval_metric_run *metrics;
   size_t n_metrics;
+  cb__eval_judging *judge; /* NULL: no judge, or it failed */
 } cb__eval_scoring;
 
 void cb__eval_scoring_free(cb__eval_scoring *sc);
@@ -59,5 +68,15 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
 /* eval.json's document (docs/eval.md, "eval.json"). */
 json_t *cb__eval_run_json(const cb__eval_scoring *sc, const cb_eval_run_params *p);
 int cb__eval_cmp_double(const void *a, const void *b);
+
+/* Judge the answered segments into dir/judge (cb_judge_run); sc->judge on success. */
+cb_status cb__eval_run_judge(cb__eval_scoring *sc, const cb_eval_run_params *p, const char *dir,
+                             cb_error *err);
+void cb__eval_judging_free(cb__eval_judging *j);
+/* A segment's judge score: NAN when the judge's answers did not parse. */
+double cb__eval_judge_seg_score(const cb__eval_judging *j, size_t seg);
+/* metrics[judge_name] over every segment (class_id -1) or one class's. */
+json_t *cb__eval_judge_metric_json(const cb__eval_scoring *sc, const cb_eval_run_params *p,
+                                   int class_id);
 
 #endif

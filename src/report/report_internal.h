@@ -496,6 +496,9 @@ typedef struct cb__rep_section {
 CB__REP_SECTIONS(CB__REP_DECLARE_SECTION_)
 #undef CB__REP_DECLARE_SECTION_
 
+/* The quality section's judge:NAME metrics of one eval.json (quality_judge.c). */
+void cb__rep_quality_judge(cb__rep_doc *d, struct json_t *doc);
+
 /* Helpers shared by sections (sec_common.c). */
 
 /* Every run of every input, in order (for charts that overlay runs). */

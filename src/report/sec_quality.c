@@ -4,7 +4,8 @@
  * requests counted as wrong, per class quality next to the class's latency, the worst
  * items with their prompt, answer and references (model and dataset text: cut, made
  * one line, and escaped by the renderer like every cell), and across a sweep the score
- * at each load, flagged when it falls as load rises.
+ * at each load, flagged when it falls as load rises. A judge:NAME metric adds its
+ * grading and agreement with people (quality_judge.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -80,7 +81,8 @@ static void scores_table(cb__rep_doc *d, json_t *doc) {
   json_object_foreach(json_object_get(doc, "metrics"), name, m) {
     json_t *iv = json_object_get(m, "interval");
     cb__rep_table_add(&t, 0, "%s", name);
-    cb__rep_table_add(&t, 0, "%.2f", num(m, "score"));
+    if (isfinite(num(m, "score"))) cb__rep_table_add(&t, 0, "%.2f", num(m, "score"));
+    else cb__rep_table_add(&t, CB__REP_TONE_MUTED, "no grade"); /* a judge that graded nothing */
     if (iv) cb__rep_table_add(&t, 0, "%.2f \xE2\x80\x93 %.2f", num(iv, "low"), num(iv, "high"));
     else cb__rep_table_add(&t, CB__REP_TONE_MUTED, "(--bootstrap N)");
     const char *sig = json_string_value(json_object_get(m, "signature"));
@@ -199,6 +201,7 @@ static void run_quality(const cb_report *r, cb__rep_doc *d, const cb__rep_run *r
                    num(doc, "requests"), count(doc, "ok"), count(doc, "truncated"),
                    count(doc, "error"), count(doc, "timeout"), wrong);
   scores_table(d, doc);
+  cb__rep_quality_judge(d, doc);
   classes_table(d, run, doc);
   worst_items(r, d, doc);
 }

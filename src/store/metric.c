@@ -128,11 +128,43 @@ const cb_store_metric *cb_store_metric_at(size_t i) {
   return i < cb_store_metric_count() ? &catalog[i] : NULL;
 }
 
+/* quality.judge:NAME (eval run's judge:RUBRIC, NAME from the rubric's file name): names
+ * no table can list, so each is entered on first use. The mean grade on the rubric's
+ * scale, higher better; no paired test (eval.json keeps no statistics per item to
+ * resample for it), so a rule judges its margin. */
+#define JUDGE_PREFIX "quality.judge:"
+#define JUDGE_MAX 32
+
+static cb_store_metric judges[JUDGE_MAX];
+static size_t judges_n;
+static pthread_mutex_t judges_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const cb_store_metric *judge_metric(const char *name) {
+  size_t len = strlen(name), pre = sizeof JUDGE_PREFIX - 1;
+  if (len <= pre || len >= sizeof judges[0].name || strncmp(name, JUDGE_PREFIX, pre)) return NULL;
+  const cb_store_metric *m = NULL;
+  pthread_mutex_lock(&judges_lock);
+  for (size_t i = 0; i < judges_n && !m; i++)
+    if (!strcmp(judges[i].name, name)) m = &judges[i];
+  if (!m && judges_n < JUDGE_MAX) {
+    cb_store_metric *j = &judges[judges_n++];
+    memset(j, 0, sizeof *j);
+    snprintf(j->name, sizeof j->name, "%s", name);
+    snprintf(j->path, sizeof j->path, "%s", name);
+    j->unit = CB_UNIT_NUMBER;
+    j->better = CB_BETTER_HIGHER;
+    j->quantile = NAN;
+    m = j;
+  }
+  pthread_mutex_unlock(&judges_lock);
+  return m;
+}
+
 const cb_store_metric *cb_store_metric_find(const char *name) {
   size_t n = cb_store_metric_count();
   for (size_t i = 0; i < n; i++)
     if (!strcmp(catalog[i].name, name)) return &catalog[i];
-  return NULL;
+  return judge_metric(name);
 }
 
 cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, cb_error *err) {

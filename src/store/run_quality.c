@@ -1,8 +1,8 @@
 /*
  * run_quality.c - the quality metrics of a result directory: `eval run`'s eval.json
- * (docs/eval-run.md) gives quality.<metric> (metrics.<metric>.score) and
- * quality.wrong_rate (status.wrong / requests) for the whole run and, when the run has
- * several classes, for each scored class.
+ * (docs/eval-run.md) gives quality.<metric> (metrics.<metric>.score; a judge's
+ * quality.judge:NAME too, metric.c) and quality.wrong_rate (status.wrong / requests)
+ * for the whole run and, when the run has several classes, for each scored class.
  */
 #include <math.h>
 #include <stdio.h>

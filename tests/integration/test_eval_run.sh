@@ -175,7 +175,7 @@ expect_2() { # PATTERN ARGS...
   [ "$rc" = 2 ] || fail "eval run $*: exit $rc, want 2 ($(cat "$TMP/err"))"
   grep -q -- "$pat" "$TMP/err" || fail "eval run $*: stderr lacks '$pat': $(cat "$TMP/err")"
 }
-expect_2 'judge:strict.*not available yet' --dataset "$TMP/ds.jsonl" --metrics bleu,judge:strict --out "$TMP/x1"
+expect_2 'judge:strict: .*strict' --dataset "$TMP/ds.jsonl" --metrics bleu,judge:strict --judge-url http://127.0.0.1:9/v1 --out "$TMP/x1"
 expect_2 "unknown metric 'blue'" --dataset "$TMP/ds.jsonl" --metrics blue --out "$TMP/x2"
 expect_2 "'bleu' given twice" --dataset "$TMP/ds.jsonl" --metrics bleu,bleu --out "$TMP/x3"
 expect_2 '--dataset FILE is required' --out "$TMP/x4"

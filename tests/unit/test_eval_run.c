@@ -1,6 +1,6 @@
 /*
- * test_eval_run.c - eval run's library pieces (eval_run.h): the --metrics list (the
- * judge refused as not available yet, unknown and repeated names), each metric's
+ * test_eval_run.c - eval run's library pieces (eval_run.h): the --metrics list
+ * (judge:RUBRIC taken apart: one judge, its name; unknown and repeated names), each metric's
  * direction, the evaluation dataset's spec and its errors (file:line: field), and the
  * paired bootstrap between two eval.json: identical runs are never significant, a
  * planted drop is, an improvement is not, items that do not pair are refused, a class
@@ -57,9 +57,28 @@ static void test_parse_metrics(void **state) {
   assert_int_equal(cb_eval_run_parse_metrics(&p, ok, &err), CB_OK);
   assert_int_equal(p.n_metrics, 3);
   assert_string_equal(p.metrics[2], "ter");
-  char judge[] = "bleu,judge:strict";
-  assert_int_equal(cb_eval_run_parse_metrics(&p, judge, &err), CB_ERR_UNSUPPORTED);
-  assert_non_null(strstr(err.msg, "'judge:strict': the LLM judge is not available yet"));
+  /* the judge is no table metric: its rubric file and the name its scores go under */
+  char judge[] = "bleu,judge:rubrics/strict.v2.yaml";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, judge, &err), CB_OK);
+  assert_int_equal(p.n_metrics, 1);
+  assert_string_equal(p.judge_rubric, "rubrics/strict.v2.yaml");
+  assert_string_equal(p.judge_name, "judge:strict.v2");
+  char judge_only[] = "judge:r.yml";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, judge_only, &err), CB_OK);
+  assert_int_equal(p.n_metrics, 0);
+  assert_string_equal(p.judge_name, "judge:r");
+  char judges[] = "judge:a.yaml,judge:b.yaml";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, judges, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "one judge per run"));
+  char no_rubric[] = "judge:";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, no_rubric, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "expected judge:RUBRIC"));
+  char control[] = "judge:dir/r\x1b[31m.yaml";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, control, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "control character (byte 2)"));
+  char bleu[] = "bleu";
+  assert_int_equal(cb_eval_run_parse_metrics(&p, bleu, &err), CB_OK);
+  assert_null(p.judge_rubric);
   char unknown[] = "blue";
   assert_int_equal(cb_eval_run_parse_metrics(&p, unknown, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "unknown metric 'blue' (known: bleu"));
