@@ -1,0 +1,168 @@
+/*
+ * rouge_metric.c - rouge1..rouge9, rougeL and rougeLsum as metrics of `eval score`
+ * (docs/eval.md, ROUGE): each segment's score is rouge-score's RougeScorer.score
+ * (score_multi, the reference with the highest F, for several), and the corpus
+ * score is the mean F-measure over segments on rouge-score's 0-1 scale.
+ *
+ * A segment's statistics are [precision, recall, fmeasure, 1], so the sum over
+ * segments gives the means. The scores are computed once per corpus in prepare,
+ * where an over-long pair can be reported with its segment number; segment() then
+ * reads them back (and scores directly the segments of another corpus, such as a
+ * --baseline's).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/eval.h"
+#include "calibench/eval_rouge.h"
+
+static const cb_eval_option_def ROUGE_OPTIONS[] = {
+    {"stemmer", NULL, "rouge*: NLTK's Porter stemmer on tokens of more than 3 characters"},
+    {"rouge-tokenizer", "T",
+     "rouge*: default (rouge-score's: lowercase [a-z0-9] runs) or unicode [default]"},
+    {NULL, NULL, NULL},
+};
+
+static const char *const TOKENIZERS[] = {"default", "unicode", NULL};
+
+typedef struct rouge_state {
+  int type;
+  int stemmer, tokenizer;
+  cb_eval_rouge *scorer;
+  const cb_eval_segment *segs; /* the prepared corpus's segments */
+  size_t n;
+  cb_eval_prf *scores; /* their scores */
+} rouge_state;
+
+static void rouge_destroy(void *state) {
+  rouge_state *s = state;
+  if (!s) return;
+  cb_eval_rouge_free(s->scorer);
+  cb_free(s->scores);
+  cb_free(s);
+}
+
+static cb_status rouge_create(int type, cb_eval_options *o, void **state, cb_error *err) {
+  *state = NULL;
+  rouge_state *s = cb_calloc(1, sizeof *s);
+  s->type = type;
+  s->stemmer = cb_eval_opt_flag(o, "stemmer");
+  cb_status st = cb_eval_opt_choice(o, "rouge-tokenizer", TOKENIZERS, &s->tokenizer, err);
+  if (st == CB_OK) {
+    cb_eval_rouge_config cfg = {&s->type, 1, s->stemmer, (cb_eval_rouge_tokenizer)s->tokenizer};
+    st = cb_eval_rouge_new(&cfg, &s->scorer, err);
+  }
+  if (st != CB_OK) {
+    rouge_destroy(s);
+    return st;
+  }
+  *state = s;
+  return CB_OK;
+}
+
+/* score_multi over the segment's references (at most a handful: on the stack). */
+static cb_status score_segment(rouge_state *s, const cb_eval_segment *seg, cb_eval_prf *out,
+                               cb_error *err) {
+  const char *refs[16] = {0};
+  size_t lens[16] = {0};
+  const char **rp = seg->nrefs <= 16 ? refs : cb_calloc(seg->nrefs, sizeof *rp);
+  size_t *lp = seg->nrefs <= 16 ? lens : cb_calloc(seg->nrefs, sizeof *lp);
+  for (size_t k = 0; k < seg->nrefs; k++) {
+    rp[k] = seg->refs[k].s;
+    lp[k] = seg->refs[k].n;
+  }
+  cb_status st =
+      cb_eval_rouge_score_multi(s->scorer, rp, lp, seg->nrefs, seg->hyp.s, seg->hyp.n, out, err);
+  if (rp != refs) cb_free(rp);
+  if (lp != lens) cb_free(lp);
+  return st;
+}
+
+static cb_status rouge_prepare(void *state, const cb_eval_corpus *c, cb_error *err) {
+  rouge_state *s = state;
+  cb_free(s->scores);
+  s->scores = cb_calloc(c->n ? c->n : 1, sizeof *s->scores);
+  s->segs = c->segs;
+  s->n = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    cb_status st = score_segment(s, &c->segs[i], &s->scores[i], err);
+    if (st != CB_OK) {
+      cb_error_wrap(err, "%s: segment %zu", cb_eval_rouge_type_name(s->type), i + 1);
+      return st;
+    }
+  }
+  s->n = c->n;
+  return CB_OK;
+}
+
+static size_t rouge_n_stats(const void *state) {
+  (void)state;
+  return 4;
+}
+
+static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats) {
+  rouge_state *s = state;
+  cb_eval_prf p;
+  if (s->n && seg >= s->segs && seg < s->segs + s->n) {
+    p = s->scores[seg - s->segs];
+  } else {
+    cb_error err;
+    cb_error_clear(&err);
+    /* Only a pair past CB_EVAL_ROUGE_MAX_LCS_CELLS fails here (the corpus readers
+     * give well-formed UTF-8 and at least one reference): no score exists for it. */
+    if (score_segment(s, seg, &p, &err) != CB_OK) {
+      fprintf(stderr, "calibench: eval: %s: %s\n", cb_eval_rouge_type_name(s->type), err.msg);
+      exit(2);
+    }
+  }
+  stats[0] = p.precision;
+  stats[1] = p.recall;
+  stats[2] = p.fmeasure;
+  stats[3] = 1;
+}
+
+static void rouge_result(const void *state, const double *stats, const cb_eval_sig_info *sig,
+                         cb_eval_result *out) {
+  const rouge_state *s = state;
+  double n = stats[3];
+  double p = n > 0 ? stats[0] / n : 0, r = n > 0 ? stats[1] / n : 0, f = n > 0 ? stats[2] / n : 0;
+  out->score = f;
+  snprintf(out->display, sizeof out->display, "%s", cb_eval_rouge_type_name(s->type));
+  cb_eval_sig_head(sig, &out->signature);
+  cb_buf_appendf(&out->signature, "refs:max|tok:%s|stem:%s|scale:0-1", TOKENIZERS[s->tokenizer],
+                 s->stemmer ? "porter" : "no");
+  cb_buf_appendf(&out->verbose, "(P = %.4f, R = %.4f, F = %.4f, mean over %.0f segment%s)", p, r, f,
+                 n, n == 1 ? "" : "s");
+  out->stats = json_pack("{s:f, s:f, s:f, s:f}", "precision", p, "recall", r, "fmeasure", f,
+                         "segments", n);
+}
+
+/* One table row per rouge type: create knows its type from the row's function. */
+#define ROUGE_METRIC(ident, type_name, type_value)                                                 \
+  static cb_status create_##ident(cb_eval_options *o, void **state, cb_error *err) {             \
+    return rouge_create(type_value, o, state, err);                                                \
+  }                                                                                                \
+  const cb_eval_metric cb_eval_metric_##ident = {                                                  \
+      .name = type_name,                                                                           \
+      .options = ROUGE_OPTIONS,                                                                    \
+      .create = create_##ident,                                                                    \
+      .destroy = rouge_destroy,                                                                    \
+      .prepare = rouge_prepare,                                                                    \
+      .n_stats = rouge_n_stats,                                                                    \
+      .segment = rouge_segment,                                                                    \
+      .result = rouge_result,                                                                      \
+  };
+
+ROUGE_METRIC(rouge1, "rouge1", 1)
+ROUGE_METRIC(rouge2, "rouge2", 2)
+ROUGE_METRIC(rouge3, "rouge3", 3)
+ROUGE_METRIC(rouge4, "rouge4", 4)
+ROUGE_METRIC(rouge5, "rouge5", 5)
+ROUGE_METRIC(rouge6, "rouge6", 6)
+ROUGE_METRIC(rouge7, "rouge7", 7)
+ROUGE_METRIC(rouge8, "rouge8", 8)
+ROUGE_METRIC(rouge9, "rouge9", 9)
+ROUGE_METRIC(rougeL, "rougeL", CB_EVAL_ROUGE_L)
+ROUGE_METRIC(rougeLsum, "rougeLsum", CB_EVAL_ROUGE_LSUM)
