@@ -9,7 +9,13 @@
  * where an over-long pair can be reported with its segment number; segment() then
  * reads them back (and scores directly the segments of another corpus, such as a
  * --baseline's).
+ *
+ * With --bootstrap N the score line carries the table's interval (sacrebleu's
+ * resampling of rows, as every metric); the corpus result's stats add rouge-score's
+ * own BootstrapAggregator low/mid/high (numpy's legacy generator seeded with --seed),
+ * which a rouge-score user compares with.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +129,26 @@ static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats
   stats[3] = 1;
 }
 
+static json_t *prf_json(const cb_eval_prf *p) {
+  return json_pack("{s:f, s:f, s:f}", "precision", p->precision, "recall", p->recall, "fmeasure",
+                   p->fmeasure);
+}
+
+/* BootstrapAggregator(confidence_interval=0.95, n_samples) after np.random.seed(seed)
+ * over the prepared segments (scoring.py); NULL when numpy would refuse the seed. */
+static json_t *aggregate_json(const rouge_state *s, const cb_eval_sig_info *sig) {
+  if (sig->seed > UINT32_MAX) return NULL; /* np.random.seed takes 0 .. 2^32-1 */
+  cb_eval_rouge_interval iv;
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_eval_rouge_bootstrap(s->scores, s->n, (size_t)sig->bootstrap, 0.95, (uint32_t)sig->seed,
+                              &iv, &err) != CB_OK)
+    return NULL;
+  return json_pack("{s:o, s:o, s:o, s:f, s:I, s:I}", "low", prf_json(&iv.low), "mid",
+                   prf_json(&iv.mid), "high", prf_json(&iv.high), "confidence", 0.95, "samples",
+                   (json_int_t)sig->bootstrap, "seed", (json_int_t)sig->seed);
+}
+
 static void rouge_result(const void *state, const double *stats, const cb_eval_sig_info *sig,
                          cb_eval_result *out) {
   const rouge_state *s = state;
@@ -137,6 +163,9 @@ static void rouge_result(const void *state, const double *stats, const cb_eval_s
                  n, n == 1 ? "" : "s");
   out->stats = json_pack("{s:f, s:f, s:f, s:f}", "precision", p, "recall", r, "fmeasure", f,
                          "segments", n);
+  /* the corpus result (not a resample's or one segment's) of a bootstrapped run */
+  json_t *agg = sig->bootstrap && s->n && n == (double)s->n ? aggregate_json(s, sig) : NULL;
+  if (agg) json_object_set_new(out->stats, "aggregate", agg);
 }
 
 /* One table row per rouge type: create knows its type from the row's function. */

@@ -117,9 +117,42 @@ for metric in ('exact', 'f1'):
 print(f"ok - squad: exact {want['exact']:.6f}, f1 {want['f1']:.6f} within 1e-9 over {want['n']} segments")
 PYEOF
 
+# --bootstrap 1000 with the default seed 12345: stats.aggregate is rouge-score's
+# BootstrapAggregator (bootstrap.jsonl's third vector: rouge1 of each case's first
+# reference, default tokenizer, no stemmer, after np.random.seed(12345)). Its cases
+# are scores.jsonl's default-tokenizer stemmed rows; a NUL becomes a space, which the
+# default tokenizer separates on too.
+"$PY" - "$SRC/tests/data/eval/rouge/scores.jsonl" "$TMP/bs.jsonl" <<'PYEOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+with open(sys.argv[2], 'w') as f:
+    for r in rows:
+        if r['tokenizer'] == 'default' and r['stem']:
+            f.write(json.dumps({'hypothesis': r['hyp'].replace('\0', ' '),
+                                'reference': r['refs'][0].replace('\0', ' ')}) + '\n')
+PYEOF
+"$CALIBENCH" eval score --metric rouge1 --hyp "$TMP/bs.jsonl" --bootstrap 1000 --json >"$TMP/bs.out.json" ||
+  fail "bootstrap: exit $?"
+"$PY" - "$TMP/bs.out.json" "$SRC/tests/data/eval/rouge/bootstrap.jsonl" <<'PYEOF' || fail "bootstrap: aggregate differs"
+import json, sys
+got = json.load(open(sys.argv[1]))
+want = [json.loads(l) for l in open(sys.argv[2])][2]
+assert (want['seed'], want['confidence'], want['n_samples']) == (12345, 0.95, 1000)
+assert got['segments'] == len(want['scores']), got['segments']
+m = got['metrics']['rouge1']
+agg = m['stats']['aggregate']
+for k in ('low', 'mid', 'high'):
+    for i, f in enumerate(('precision', 'recall', 'fmeasure')):
+        if abs(agg[k][f] - want[k][i]) > 1e-9:
+            sys.exit(f'aggregate {k} {f}: want {want[k][i]!r}, got {agg[k][f]!r}')
+assert 'interval' in m and m['interval']['samples'] == 1000  # the table's (sacrebleu's) interval too
+print(f"ok - --bootstrap 1000: BootstrapAggregator low/mid/high within 1e-9 over {got['segments']} segments")
+PYEOF
+
 # eval run takes its metric options from the same table.
-"$CALIBENCH" eval run --help | grep -q -- '--stemmer' || fail "eval run --help lacks --stemmer"
-"$CALIBENCH" eval run --help | grep -q -- '--rouge-tokenizer' || fail "eval run --help lacks --rouge-tokenizer"
+help=$("$CALIBENCH" eval run --help) || fail "eval run --help exited $?"
+grep -q -- '--stemmer' <<<"$help" || fail "eval run --help lacks --stemmer"
+grep -q -- '--rouge-tokenizer T' <<<"$help" || fail "eval run --help lacks --rouge-tokenizer"
 echo "ok - eval run --help lists --stemmer and --rouge-tokenizer"
 
 # Bad options: exit 2, naming what is wrong.
