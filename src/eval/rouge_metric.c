@@ -7,8 +7,8 @@
  * A segment's statistics are [precision, recall, fmeasure, 1], so the sum over
  * segments gives the means. The scores are computed once per corpus in prepare,
  * where an over-long pair can be reported with its segment number; segment() then
- * reads them back (and scores directly the segments of another corpus, such as a
- * --baseline's).
+ * takes them back in order, recognising a segment by its texts (eval run prepares a
+ * copy of its segment array), and scores directly any other segment (a --baseline's).
  *
  * With --bootstrap N the score line carries the table's interval (sacrebleu's
  * resampling of rows, as every metric); the corpus result's stats add rouge-score's
@@ -37,15 +37,16 @@ typedef struct rouge_state {
   int type;
   int stemmer, tokenizer;
   cb_eval_rouge *scorer;
-  const cb_eval_segment *segs; /* the prepared corpus's segments */
-  size_t n;
-  cb_eval_prf *scores; /* their scores */
+  cb_eval_segment *segs; /* the prepared corpus's segments (copies: texts not owned) */
+  size_t n, next;        /* next: where segment() expects the next one */
+  cb_eval_prf *scores;   /* their scores */
 } rouge_state;
 
 static void rouge_destroy(void *state) {
   rouge_state *s = state;
   if (!s) return;
   cb_eval_rouge_free(s->scorer);
+  cb_free(s->segs);
   cb_free(s->scores);
   cb_free(s);
 }
@@ -89,13 +90,15 @@ static cb_status score_segment(rouge_state *s, const cb_eval_segment *seg, cb_ev
 static cb_status rouge_prepare(void *state, const cb_eval_corpus *c, cb_error *err) {
   rouge_state *s = state;
   cb_free(s->scores);
+  cb_free(s->segs);
   s->scores = cb_calloc(c->n ? c->n : 1, sizeof *s->scores);
-  s->segs = c->segs;
-  s->n = 0;
+  s->segs = cb_calloc(c->n ? c->n : 1, sizeof *s->segs);
+  if (c->n) memcpy(s->segs, c->segs, c->n * sizeof *s->segs);
+  s->n = s->next = 0;
   for (size_t i = 0; i < c->n; i++) {
     cb_status st = score_segment(s, &c->segs[i], &s->scores[i], err);
     if (st != CB_OK) {
-      cb_error_wrap(err, "%s: segment %zu", cb_eval_rouge_type_name(s->type), i + 1);
+      cb_error_wrap(err, "segment %zu", i + 1);
       return st;
     }
   }
@@ -108,11 +111,17 @@ static size_t rouge_n_stats(const void *state) {
   return 4;
 }
 
+static int same_texts(const cb_eval_segment *a, const cb_eval_segment *b) {
+  return a->hyp.s == b->hyp.s && a->hyp.n == b->hyp.n && a->refs == b->refs &&
+         a->nrefs == b->nrefs;
+}
+
 static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats) {
   rouge_state *s = state;
   cb_eval_prf p;
-  if (s->n && seg >= s->segs && seg < s->segs + s->n) {
-    p = s->scores[seg - s->segs];
+  if (s->n && s->next < s->n && !same_texts(&s->segs[s->next], seg)) s->next = 0; /* a new pass */
+  if (s->next < s->n && same_texts(&s->segs[s->next], seg)) {
+    p = s->scores[s->next++];
   } else {
     cb_error err;
     cb_error_clear(&err);

@@ -149,6 +149,43 @@ assert 'interval' in m and m['interval']['samples'] == 1000  # the table's (sacr
 print(f"ok - --bootstrap 1000: BootstrapAggregator low/mid/high within 1e-9 over {got['segments']} segments")
 PYEOF
 
+# eval run with the new metrics (its options from the same table): answers planted in
+# `sim serve --responses`, scored as eval score scores the same pairs.
+cat >"$TMP/ds.jsonl" <<'JSON'
+{"id": "q1", "prompt": "Summarise: cats", "reference": "The cats are running.\nThey run fast.", "max_tokens": 32}
+{"id": "q2", "prompt": "Summarise: rain", "reference": ["It is raining", "it rains"], "max_tokens": 32}
+{"id": "q3", "prompt": "Summarise: world", "reference": "hello world", "max_tokens": 32}
+JSON
+cat >"$TMP/resp.jsonl" <<'JSON'
+{"prompt": "Summarise: cats", "response": "The cats are running.\nThey run fast."}
+{"prompt": "Summarise: rain", "response": "it rained today"}
+{"prompt": "Summarise: world", "response": "the world says hello"}
+JSON
+cat >"$TMP/scored.jsonl" <<'JSON'
+{"hypothesis": "The cats are running.\nThey run fast.", "reference": "The cats are running.\nThey run fast."}
+{"hypothesis": "it rained today", "reference": ["It is raining", "it rains"]}
+{"hypothesis": "the world says hello", "reference": "hello world"}
+JSON
+M=rouge1,rougeL,rougeLsum,exact,f1
+start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics "$M" --stemmer --url "$SIM_URL/v1" \
+  --out "$TMP/run" --quiet --no-report || fail "eval run --metrics $M exited $?"
+"$CALIBENCH" eval score --hyp "$TMP/scored.jsonl" --metric "$M" --stemmer --json >"$TMP/run-score.json" ||
+  fail "eval score (run's pairs) exited $?"
+"$PY" - "$TMP/run/eval.json" "$TMP/run-score.json" <<'PYEOF' || fail "eval run's rouge/squad scores are not eval score's"
+import json, sys
+ev, sc = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert ev["status"]["ok"] == 3, ev["status"]
+for m in ("rouge1", "rougeL", "rougeLsum", "exact", "f1"):
+    got, want = ev["metrics"][m], sc["metrics"][m]
+    assert abs(got["score"] - want["score"]) < 1e-12, (m, got["score"], want["score"])
+    assert got["signature"] == want["signature"], (m, got["signature"], want["signature"])
+q1 = next(it for it in ev["items"] if it["id"] == "q1")
+assert all(q1["scores"][m] == (100 if m in ("exact", "f1") else 1) for m in q1["scores"]), q1["scores"]
+assert 0 < sc["metrics"]["rougeL"]["score"] < 1 and "porter" in sc["metrics"]["rougeL"]["signature"]
+print("ok - eval run --metrics rouge1,rougeL,rougeLsum,exact,f1 --stemmer equals eval score")
+PYEOF
+
 # eval run takes its metric options from the same table.
 help=$("$CALIBENCH" eval run --help) || fail "eval run --help exited $?"
 grep -q -- '--stemmer' <<<"$help" || fail "eval run --help lacks --stemmer"
@@ -162,4 +199,9 @@ expect 2 "--rouge-tokenizer: none of the metrics given takes it" -- eval score -
 expect 2 "unknown metric 'rouge10'" -- eval score --metric rouge10 "${P[@]}"
 expect 2 "unknown metric 'rougeN'" -- eval score --metric rouge1,rougeN "${P[@]}"
 expect 2 "--rouge-tokenizer: expected one of default, unicode, got 'nltk'" -- eval score --metric rougeL --rouge-tokenizer nltk "${P[@]}"
+# A pair past the LCS limit (2^31 token pairs) is an input error naming the segment.
+"$PY" -c 'import json; t = " ".join(["w"] * 46400)
+print(json.dumps({"hypothesis": "short", "reference": "short"}))
+print(json.dumps({"hypothesis": t, "reference": t}))' >"$TMP/long.jsonl"
+expect 2 "rougeL: segment 2: .*46400" -- eval score --metric rouge1,rougeL --hyp "$TMP/long.jsonl"
 echo "PASS"
