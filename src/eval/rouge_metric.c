@@ -5,7 +5,8 @@
  * score is the mean F-measure over segments on rouge-score's 0-1 scale.
  *
  * A segment's statistics are [precision, recall, fmeasure, 1], so the sum over
- * segments gives the means. The scores are computed once per corpus in prepare,
+ * segments gives the means. The scores are computed once per corpus in prepare (for
+ * all the rouge metrics given at once: rouge_group below),
  * where an over-long pair can be reported with its segment number; segment() then
  * takes them back in order, recognising a segment by its texts (eval run prepares a
  * copy of its segment array), and scores directly any other segment (a --baseline's).
@@ -36,15 +37,71 @@ static const char *const TOKENIZERS[] = {"default", "unicode", NULL};
 typedef struct rouge_state {
   int type;
   int stemmer, tokenizer;
-  cb_eval_rouge *scorer;
+  cb_eval_rouge *scorer; /* this type alone, for segments not prepared */
   cb_eval_segment *segs; /* the prepared corpus's segments (copies: texts not owned) */
   size_t n, next;        /* next: where segment() expects the next one */
   cb_eval_prf *scores;   /* their scores */
+  int fresh;             /* scores were filled by a sibling's prepare, not yet claimed */
+  int prepared;          /* prepare was called on this state */
 } rouge_state;
+
+/*
+ * Rouge metrics alive at the same time with the same options form a group, and the
+ * first of them to be prepared scores the corpus for every type of the group with one
+ * scorer, as rouge-score's one RougeScorer(types) does: the texts are tokenized once
+ * for --metric rouge1,rouge2,rougeL,rougeLsum instead of once per type. The others
+ * find their scores filled when prepared with the same corpus. The list is per
+ * process and unlocked: eval score and eval run create, prepare and destroy their
+ * metrics on one thread.
+ */
+typedef struct rouge_group {
+  int stemmer, tokenizer;
+  rouge_state **members;
+  size_t n;
+  struct rouge_group *next;
+} rouge_group;
+
+static rouge_group *groups;
+
+static rouge_group *group_of(const rouge_state *s) {
+  for (rouge_group *g = groups; g; g = g->next)
+    if (g->stemmer == s->stemmer && g->tokenizer == s->tokenizer) return g;
+  return NULL;
+}
+
+static void group_join(rouge_state *s) {
+  rouge_group *g = group_of(s);
+  if (!g) {
+    g = cb_calloc(1, sizeof *g);
+    g->stemmer = s->stemmer;
+    g->tokenizer = s->tokenizer;
+    g->next = groups;
+    groups = g;
+  }
+  g->members = cb_reallocarray(g->members, g->n + 1, sizeof *g->members);
+  g->members[g->n++] = s;
+}
+
+static void group_leave(rouge_state *s) {
+  for (rouge_group **gp = &groups; *gp; gp = &(*gp)->next) {
+    rouge_group *g = *gp;
+    for (size_t i = 0; i < g->n; i++)
+      if (g->members[i] == s) {
+        g->members[i] = g->members[--g->n];
+        if (!g->n) {
+          *gp = g->next;
+          cb_free(g->members);
+          cb_free(g);
+        }
+        return;
+      }
+  }
+}
 
 static void rouge_destroy(void *state) {
   rouge_state *s = state;
   if (!s) return;
+  group_leave(s);
   cb_eval_rouge_free(s->scorer);
   cb_free(s->segs);
   cb_free(s->scores);
@@ -65,12 +122,14 @@ static cb_status rouge_create(int type, cb_eval_options *o, void **state, cb_err
     rouge_destroy(s);
     return st;
   }
+  group_join(s);
   *state = s;
   return CB_OK;
 }
 
-/* score_multi over the segment's references (at most a handful: on the stack). */
-static cb_status score_segment(rouge_state *s, const cb_eval_segment *seg, cb_eval_prf *out,
+/* score_multi with scorer r over the segment's references (at most a handful: on the
+ * stack). */
+static cb_status score_segment(cb_eval_rouge *r, const cb_eval_segment *seg, cb_eval_prf *out,
                                cb_error *err) {
   const char *refs[16] = {0};
   size_t lens[16] = {0};
@@ -80,40 +139,80 @@ static cb_status score_segment(rouge_state *s, const cb_eval_segment *seg, cb_ev
     rp[k] = seg->refs[k].s;
     lp[k] = seg->refs[k].n;
   }
-  cb_status st =
-      cb_eval_rouge_score_multi(s->scorer, rp, lp, seg->nrefs, seg->hyp.s, seg->hyp.n, out, err);
+  cb_status st = cb_eval_rouge_score_multi(r, rp, lp, seg->nrefs, seg->hyp.s, seg->hyp.n, out, err);
   if (rp != refs) cb_free(rp);
   if (lp != lens) cb_free(lp);
   return st;
 }
 
+static int same_texts(const cb_eval_segment *a, const cb_eval_segment *b) {
+  return a->hyp.s == b->hyp.s && a->hyp.n == b->hyp.n && a->refs == b->refs &&
+         a->nrefs == b->nrefs;
+}
+
+/* The caller and every member of g not prepared yet (eval score creates all its
+ * metrics before preparing any; eval run creates and prepares them one by one) get c's
+ * scores for their type, c's segments and fresh = 1. */
+static cb_status group_score(rouge_group *g, const rouge_state *caller, const cb_eval_corpus *c,
+                             cb_error *err) {
+  int types[CB_EVAL_ROUGE_LSUM];
+  size_t nt = 0, nm = 0, *slot = cb_calloc(g->n, sizeof *slot);
+  rouge_state **ms = cb_calloc(g->n, sizeof *ms);
+  for (size_t m = 0; m < g->n; m++)
+    if (g->members[m] == caller || !g->members[m]->prepared) ms[nm++] = g->members[m];
+  for (size_t m = 0; m < nm; m++) {
+    size_t t = 0;
+    while (t < nt && types[t] != ms[m]->type) t++;
+    if (t == nt) types[nt++] = ms[m]->type;
+    slot[m] = t;
+  }
+  for (size_t m = 0; m < nm; m++) {
+    rouge_state *s = ms[m];
+    cb_free(s->scores);
+    cb_free(s->segs);
+    s->scores = cb_calloc(c->n ? c->n : 1, sizeof *s->scores);
+    s->segs = cb_calloc(c->n ? c->n : 1, sizeof *s->segs);
+    if (c->n) memcpy(s->segs, c->segs, c->n * sizeof *s->segs);
+    s->n = s->next = 0;
+    s->fresh = 0;
+  }
+  cb_eval_rouge_config cfg = {types, nt, g->stemmer, (cb_eval_rouge_tokenizer)g->tokenizer};
+  cb_eval_rouge *r = NULL;
+  cb_eval_prf prf[CB_EVAL_ROUGE_LSUM];
+  cb_status st = cb_eval_rouge_new(&cfg, &r, err);
+  for (size_t i = 0; i < c->n && st == CB_OK; i++) {
+    if ((st = score_segment(r, &c->segs[i], prf, err)) != CB_OK) {
+      cb_error_wrap(err, "segment %zu", i + 1);
+      break;
+    }
+    for (size_t m = 0; m < nm; m++) ms[m]->scores[i] = prf[slot[m]];
+  }
+  cb_eval_rouge_free(r);
+  for (size_t m = 0; m < nm && st == CB_OK; m++) {
+    ms[m]->n = c->n;
+    ms[m]->fresh = 1;
+  }
+  cb_free(slot);
+  cb_free(ms);
+  return st;
+}
+
 static cb_status rouge_prepare(void *state, const cb_eval_corpus *c, cb_error *err) {
   rouge_state *s = state;
-  cb_free(s->scores);
-  cb_free(s->segs);
-  s->scores = cb_calloc(c->n ? c->n : 1, sizeof *s->scores);
-  s->segs = cb_calloc(c->n ? c->n : 1, sizeof *s->segs);
-  if (c->n) memcpy(s->segs, c->segs, c->n * sizeof *s->segs);
-  s->n = s->next = 0;
-  for (size_t i = 0; i < c->n; i++) {
-    cb_status st = score_segment(s, &c->segs[i], &s->scores[i], err);
-    if (st != CB_OK) {
-      cb_error_wrap(err, "segment %zu", i + 1);
-      return st;
-    }
+  int filled = s->fresh && s->n == c->n;
+  for (size_t i = 0; filled && i < c->n; i++) filled = same_texts(&s->segs[i], &c->segs[i]);
+  if (!filled) {
+    cb_status st = group_score(group_of(s), s, c, err);
+    if (st != CB_OK) return st;
   }
-  s->n = c->n;
+  s->fresh = 0;
+  s->prepared = 1;
   return CB_OK;
 }
 
 static size_t rouge_n_stats(const void *state) {
   (void)state;
   return 4;
-}
-
-static int same_texts(const cb_eval_segment *a, const cb_eval_segment *b) {
-  return a->hyp.s == b->hyp.s && a->hyp.n == b->hyp.n && a->refs == b->refs &&
-         a->nrefs == b->nrefs;
 }
 
 static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats) {
@@ -127,7 +226,7 @@ static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats
     cb_error_clear(&err);
     /* Only a pair past CB_EVAL_ROUGE_MAX_LCS_CELLS fails here (the corpus readers
      * give well-formed UTF-8 and at least one reference): no score exists for it. */
-    if (score_segment(s, seg, &p, &err) != CB_OK) {
+    if (score_segment(s->scorer, seg, &p, &err) != CB_OK) {
       fprintf(stderr, "calibench: eval: %s: %s\n", cb_eval_rouge_type_name(s->type), err.msg);
       exit(2);
     }

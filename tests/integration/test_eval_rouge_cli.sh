@@ -186,6 +186,26 @@ assert 0 < sc["metrics"]["rougeL"]["score"] < 1 and "porter" in sc["metrics"]["r
 print("ok - eval run --metrics rouge1,rougeL,rougeLsum,exact,f1 --stemmer equals eval score")
 PYEOF
 
+# --baseline: the baseline's segments (not prepared) are scored as --hyp's would be.
+head -n 20 "$TMP/plain.hyp.txt" >"$TMP/sys.txt"
+tail -n 20 "$TMP/plain.hyp.txt" >"$TMP/base.txt"
+head -n 20 "$TMP/plain.ref1.txt" >"$TMP/ref20.txt"
+"$CALIBENCH" eval score --metric rouge2,rougeL --hyp "$TMP/sys.txt" --ref "$TMP/ref20.txt" --baseline "$TMP/base.txt" \
+  --paired-bs --paired-n 100 --json >"$TMP/paired.json" || fail "paired: exit $?"
+for f in sys base; do
+  "$CALIBENCH" eval score --metric rouge2,rougeL --hyp "$TMP/$f.txt" --ref "$TMP/ref20.txt" --json >"$TMP/$f.json" ||
+    fail "$f: exit $?"
+done
+"$PY" - "$TMP/paired.json" "$TMP/sys.json" "$TMP/base.json" <<'PYEOF' || fail "paired: scores differ from unpaired ones"
+import json, sys
+p, s, b = (json.load(open(f)) for f in sys.argv[1:])
+for m in ('rouge2', 'rougeL'):
+    assert p['metrics'][m]['paired']['system']['score'] == s['metrics'][m]['score'], m
+    assert p['metrics'][m]['paired']['baseline']['score'] == b['metrics'][m]['score'], m
+    assert s['metrics'][m]['score'] != b['metrics'][m]['score'], m
+print('ok - --baseline --paired-bs: rouge2/rougeL of both systems as scored alone')
+PYEOF
+
 # eval run takes its metric options from the same table.
 help=$("$CALIBENCH" eval run --help) || fail "eval run --help exited $?"
 grep -q -- '--stemmer' <<<"$help" || fail "eval run --help lacks --stemmer"
@@ -203,5 +223,5 @@ expect 2 "--rouge-tokenizer: expected one of default, unicode, got 'nltk'" -- ev
 "$PY" -c 'import json; t = " ".join(["w"] * 46400)
 print(json.dumps({"hypothesis": "short", "reference": "short"}))
 print(json.dumps({"hypothesis": t, "reference": t}))' >"$TMP/long.jsonl"
-expect 2 "rougeL: segment 2: .*46400" -- eval score --metric rouge1,rougeL --hyp "$TMP/long.jsonl"
+expect 2 "segment 2: rouge: rougeL: 46400 x 46400" -- eval score --metric rouge1,rougeL --hyp "$TMP/long.jsonl"
 echo "PASS"
