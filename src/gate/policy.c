@@ -69,12 +69,6 @@ void cb_gate_policy_default(cb_gate_policy *p) {
   rule(p, "tpot-p99", "tpot.p99", CB_BETTER_LOWER, 1, 0.25, 0, 0, CB_GATE_TEST_BOOTSTRAP);
 }
 
-/* One point of a quality metric's score: ROUGE keeps rouge-score's 0-1 scale, the
- * others are on 0-100 (docs/eval.md). */
-static double quality_point(const char *metric) {
-  return strncmp(metric, "quality.rouge", 13) ? 1.0 : 0.01;
-}
-
 void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current) {
   for (size_t i = 0; i < current->n_values; i++) {
     const cb_run_value *v = &current->values[i];
@@ -84,7 +78,7 @@ void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current) {
     p->rules = cb_reallocarray(p->rules, p->n_rules + 1, sizeof *p->rules);
     char name[64];
     snprintf(name, sizeof name, "quality-%s", v->metric->name + 8);
-    rule(p, name, v->metric->name, v->metric->better, 0, 0, 1, quality_point(v->metric->name),
+    rule(p, name, v->metric->name, v->metric->better, 0, 0, 1, cb_store_quality_point(v->metric->name + 8),
          CB_GATE_TEST_PAIRED);
   }
 }
