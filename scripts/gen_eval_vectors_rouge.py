@@ -34,7 +34,7 @@ import sys
 
 TYPES = ['rouge%d' % n for n in range(1, 10)] + ['rougeL', 'rougeLsum']
 
-# ---- calibench's unicode tokenizer, defined here for the vectors (docs/eval-rouge.md)
+# ---- calibench's unicode tokenizer, defined here for the vectors (docs/eval.md)
 CJK = r'\p{Han}\p{Hiragana}\p{Katakana}'
 UNICODE_TOKEN = r'[' + CJK + r']\p{M}*|(?:(?![' + CJK + r'])[\p{L}\p{N}]\p{M}*)+'
 

@@ -2,7 +2,7 @@
  * eval.h - reference quality metrics over a corpus of hypothesis/reference segments
  * (`calibench eval score`, docs/eval.md), each identical to its reference
  * implementation (BLEU, chrF, chrF++, TER, their intervals and paired tests: sacrebleu
- * 2.6.0).
+ * 2.6.0; ROUGE: rouge-score; exact/f1: SQuAD v1.1's script).
  *
  * Every metric works the way sacrebleu's do: each segment gives a fixed-width vector of
  * sufficient statistics (BLEU: lengths, matched and total n-grams per order); the

@@ -8,7 +8,7 @@
  * precision, recall and F-measure. The default tokenizer is rouge-score's (lowercase,
  * runs of [a-z0-9], so non-ASCII letters are dropped), optionally with NLTK's Porter
  * stemmer on tokens longer than 3 characters. CB_EVAL_ROUGE_TOK_UNICODE is calibench's
- * extension for non-Latin text (docs/eval-rouge.md).
+ * extension for non-Latin text (docs/eval.md).
  *
  * A scorer caches the tokens (and stems) it has seen, so it is not thread-safe: use
  * one per thread. Texts are UTF-8 (pointer and length, NULs allowed); ill-formed

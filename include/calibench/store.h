@@ -112,6 +112,11 @@ cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, 
 
 /* ---- run data ---------------------------------------------------------------------- */
 
+/* One point of eval metric METRIC's score (the name without "quality."): 1 on the
+ * 0-100 scale of most, 0.01 for ROUGE, which keeps rouge-score's 0-1 scale. The gate's
+ * default quality threshold and the report's "quality falls" flag count in these. */
+double cb_store_quality_point(const char *metric);
+
 /* Names of the per-request samples a run may carry (per class). */
 #define CB_SAMPLE_NAMES "ttft, tpot, e2e, ttft_sched, e2e_sched, lag, error, " \
   "throughput.requests_per_s, throughput.output_tokens_per_s, throughput.total_tokens_per_s"

@@ -67,10 +67,13 @@ static void eval_usage(FILE *out) {
           "\n"
           "Score hypotheses against references with reference metrics, identical to their\n"
           "reference implementations (BLEU, chrF, chrF++, TER: sacrebleu " CB_EVAL_SACREBLEU_VERSION
-          "; docs/eval.md).\n"
+          ";\n"
+          "rouge1..rouge9, rougeL, rougeLsum: Google's rouge-score, score = mean F on its 0-1\n"
+          "scale; exact, f1: SQuAD v1.1's script, in percent; docs/eval.md).\n"
           "Plain text: one segment per line; each --ref FILE is one reference stream with\n"
           "as many lines as the hypotheses. JSONL (--field or --ref-field given, or --hyp\n"
-          "ending in .jsonl): one record per line in --hyp, no --ref.\n"
+          "ending in .jsonl): one record per line in --hyp, no --ref. rougeLsum splits texts\n"
+          "at newlines, so multi-sentence summaries need JSONL.\n"
           "\n"
           "metrics:");
   for (size_t i = 0; i < nm; i++) fprintf(out, " %s", ms[i]->name);
@@ -88,6 +91,8 @@ static void eval_usage(FILE *out) {
           "  --width N            decimals of the score on the score line [1]\n"
           "  --bootstrap N        95%% confidence interval from N bootstrap resamples of the\n"
           "                       segments (sacrebleu's --confidence): ' (\xCE\xBC = MEAN \xC2\xB1 CI)'\n"
+          "                       (rouge*: also rouge-score's BootstrapAggregator low/mid/high\n"
+          "                       at --json's stats.aggregate, seeded with --seed)\n"
           "  --seed N             seed of the resampling (numpy's default_rng, as sacrebleu)\n"
           "                       [12345]\n"
           "  --baseline FILE      a second system's output (as --hyp) to compare with, by\n"

@@ -9,7 +9,10 @@
 #include "calibench/eval.h"
 
 extern const cb_eval_metric cb_eval_metric_bleu, cb_eval_metric_chrf, cb_eval_metric_chrfpp,
-    cb_eval_metric_ter, cb_eval_metric_embed_cosine;
+    cb_eval_metric_ter, cb_eval_metric_embed_cosine, cb_eval_metric_rouge1, cb_eval_metric_rouge2,
+    cb_eval_metric_rouge3, cb_eval_metric_rouge4, cb_eval_metric_rouge5, cb_eval_metric_rouge6,
+    cb_eval_metric_rouge7, cb_eval_metric_rouge8, cb_eval_metric_rouge9, cb_eval_metric_rougeL,
+    cb_eval_metric_rougeLsum, cb_eval_metric_exact, cb_eval_metric_f1;
 
 static const cb_eval_metric *const METRICS[] = {
     &cb_eval_metric_bleu,
@@ -17,6 +20,19 @@ static const cb_eval_metric *const METRICS[] = {
     &cb_eval_metric_chrfpp,
     &cb_eval_metric_ter,
     &cb_eval_metric_embed_cosine,
+    &cb_eval_metric_rouge1,
+    &cb_eval_metric_rouge2,
+    &cb_eval_metric_rouge3,
+    &cb_eval_metric_rouge4,
+    &cb_eval_metric_rouge5,
+    &cb_eval_metric_rouge6,
+    &cb_eval_metric_rouge7,
+    &cb_eval_metric_rouge8,
+    &cb_eval_metric_rouge9,
+    &cb_eval_metric_rougeL,
+    &cb_eval_metric_rougeLsum,
+    &cb_eval_metric_exact,
+    &cb_eval_metric_f1,
 };
 
 const cb_eval_metric *const *cb_eval_metrics(size_t *n) {

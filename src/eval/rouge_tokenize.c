@@ -9,7 +9,7 @@
  * ("k") and U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE ("i" and a combining dot,
  * which ends the token).
  *
- * Unicode (calibench's extension, docs/eval-rouge.md): simple lowercase (U+0130 ->
+ * Unicode (calibench's extension, docs/eval.md): simple lowercase (U+0130 ->
  * "i", final sigma folded to sigma), then tokens are runs of letters and digits
  * (\p{L}\p{N}), each with the combining marks (\p{M}) after it, except that every
  * Han, Hiragana and Katakana character is a token by itself (those scripts put no

@@ -78,7 +78,8 @@ void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current) {
     p->rules = cb_reallocarray(p->rules, p->n_rules + 1, sizeof *p->rules);
     char name[64];
     snprintf(name, sizeof name, "quality-%s", v->metric->name + 8);
-    rule(p, name, v->metric->name, v->metric->better, 0, 0, 1, 1.0, CB_GATE_TEST_PAIRED);
+    rule(p, name, v->metric->name, v->metric->better, 0, 0, 1, cb_store_quality_point(v->metric->name + 8),
+         CB_GATE_TEST_PAIRED);
   }
 }
 

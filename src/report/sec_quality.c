@@ -18,12 +18,14 @@
 #include "calibench/alloc.h"
 #include "calibench/json_file.h"
 #include "calibench/limits.h"
+#include "calibench/store.h"
 #include "calibench/utf8.h"
 #include "report_internal.h"
 
 /* Items shown as the worst of a run. */
 #define WORST_ITEMS 5
-/* A drop that the sweep flags, in points of the 0-100 scale (the gate's default). */
+/* A drop that the sweep flags, in points of the metric's scale (the gate's default:
+ * cb_store_quality_point). */
 #define FALL_POINTS 1.0
 
 static json_t *load_eval(const cb__rep_run *run) {
@@ -285,7 +287,7 @@ static void sweep_quality(cb__rep_doc *d, const cb__rep_input *in, json_t **docs
     double hi = num(m, "score");
     int higher = !json_is_false(json_object_get(m, "higher_is_better"));
     double fall = higher ? lo - hi : hi - lo;
-    if (!(fall > FALL_POINTS)) continue;
+    if (!(fall > FALL_POINTS * cb_store_quality_point(name))) continue;
     cb__rep_doc_para(d, CB__REP_TONE_BAD,
                      "Quality falls as load rises: %s %.2f at %s, %.2f at %s (%.2f points worse); "
                      "at %s %ld requests failed or timed out (scored as wrong) and %ld were "

@@ -107,8 +107,9 @@ static void build(void) {
       CB_BETTER_HIGHER, "", NAN, 0);
   add("server.preemptions", "server.window_deltas.preemptions", CB_UNIT_COUNT, CB_BETTER_LOWER,
       "", NAN, 0);
-  /* Quality (eval run): eval.json's metrics.<m>.score, 0-100 (run_quality.c). The names
-   * are the eval metric table's; TER is an error rate. */
+  /* Quality (eval run): eval.json's metrics.<m>.score, 0-100 but ROUGE's 0-1
+   * (cb_store_quality_point). The names are the eval metric table's; TER is an error
+   * rate. */
   static const char *const quality[] = {"bleu", "chrf", "chrf++", "ter", "rouge1", "rouge2",
                                         "rougeL", "rougeLsum", "exact", "f1"};
   for (size_t q = 0; q < sizeof quality / sizeof quality[0]; q++) {
@@ -117,6 +118,10 @@ static void build(void) {
         CB_SAMPLE_EVAL_ITEMS, NAN, 0);
   }
   add("quality.wrong_rate", "quality.wrong_rate", CB_UNIT_FRACTION, CB_BETTER_LOWER, "", NAN, 0);
+}
+
+double cb_store_quality_point(const char *metric) {
+  return strncmp(metric, "rouge", 5) ? 1.0 : 0.01;
 }
 
 size_t cb_store_metric_count(void) {

@@ -28,7 +28,7 @@ PY
 
 evalrun() { # OUT RESPONSES
   start_sim --responses "$TMP/$2" --time-scale 0.01
-  "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,chrf --url "$SIM_URL/v1" \
+  "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,chrf,rougeL --url "$SIM_URL/v1" \
     --concurrency 4 --seed 7 --out "$TMP/$1" --quiet --no-report || fail "eval run $1 exited $?"
   stop_sims
 }
@@ -36,7 +36,7 @@ evalrun base good.jsonl
 evalrun same good.jsonl
 evalrun worse bad.jsonl
 
-# The default policy: quality-bleu and quality-chrf join the latency rules.
+# The default policy: quality-bleu, quality-chrf and quality-rougeL join the latency rules.
 verdict() { # FILE RULE -> status
   python3 -c "
 import json, sys
@@ -54,6 +54,9 @@ read -r st test change < <(verdict "$TMP/g-worse.json" quality-bleu)
 python3 -c "import sys; assert float(sys.argv[1]) < -10, sys.argv[1]" "$change" || fail "bleu change $change"
 read -r st test change < <(verdict "$TMP/g-worse.json" quality-chrf)
 [ "$st" = fail ] || fail "quality-chrf on a drop: $st"
+# rougeL is on rouge-score's 0-1 scale: its default threshold is 0.01, the same 1 point
+read -r st test change < <(verdict "$TMP/g-worse.json" quality-rougeL)
+[ "$st" = fail ] || fail "quality-rougeL on a drop (1.0 -> 0.5): $st, change $change"
 
 rc=0
 "$CALIBENCH" gate --current "$TMP/same" --baseline "$TMP/base" --json "$TMP/g-same.json" \
@@ -62,6 +65,8 @@ read -r st test change < <(verdict "$TMP/g-same.json" quality-bleu)
 [ "$st" = pass ] && [ "$change" = 0 ] || fail "quality-bleu on the same answers: $st, change $change"
 read -r st test change < <(verdict "$TMP/g-same.json" quality-chrf)
 [ "$st" = pass ] || fail "quality-chrf on the same answers: $st"
+read -r st test change < <(verdict "$TMP/g-same.json" quality-rougeL)
+[ "$st" = pass ] || fail "quality-rougeL on the same answers: $st"
 
 # A policy of quality rules alone: its verdict is the gate's exit status.
 cat >"$TMP/policy.yaml" <<'YAML'

@@ -60,7 +60,7 @@ rc=0
 # Quality under load: one slot, so requests queue at concurrency 8 and time out.
 start_sim --responses "$TMP/resp.jsonl" --max-num-seqs 1
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --url "$SIM_URL/v1" --sweep concurrency=1,8 \
-  --request-timeout 300ms --out "$TMP/sweep" --quiet || fail "eval run --sweep exited $?"
+  --metrics bleu,rougeL --request-timeout 300ms --out "$TMP/sweep" --quiet || fail "eval run --sweep exited $?"
 stop_sims
 python3 - "$TMP/sweep/points" <<'PY' || fail "the sweep's eval.json"
 import json, sys
@@ -74,6 +74,9 @@ PY
 grep -q 'quality at each load' "$TMP/sweep.txt" || fail "no quality table across the sweep"
 grep -q 'Quality falls as load rises: bleu .* at concurrency=1, .* at concurrency=8' "$TMP/sweep.txt" ||
   fail "the fall is not flagged: $(sed -n '/^Quality/,/^Worst/p' "$TMP/sweep.txt")"
+# rougeL keeps rouge-score's 0-1 scale: its point is 0.01
+grep -q 'Quality falls as load rises: rougeL .* at concurrency=1, .* at concurrency=8' "$TMP/sweep.txt" ||
+  fail "rougeL's fall is not flagged: $(sed -n '/^Quality/,/^Worst/p' "$TMP/sweep.txt")"
 "$CALIBENCH" report "$TMP/sweep" --html "$TMP/sweep.html" --quiet || fail "report --html of the sweep exited $?"
 python3 - "$TMP/sweep.html" <<'PY' || fail "the quality chart"
 import sys
