@@ -69,7 +69,9 @@ static void eval_usage(FILE *out) {
           "reference implementations (BLEU, chrF, chrF++, TER: sacrebleu " CB_EVAL_SACREBLEU_VERSION
           ";\n"
           "rouge1..rouge9, rougeL, rougeLsum: Google's rouge-score, score = mean F on its 0-1\n"
-          "scale; exact, f1: SQuAD v1.1's script, in percent; docs/eval.md).\n"
+          "scale; exact, f1: SQuAD v1.1's script, in percent; docs/eval.md). embed-cosine has\n"
+          "no reference implementation: the cosine of two texts' vectors from --embed-url\n"
+          "(docs/eval-embed.md).\n"
           "Plain text: one segment per line; each --ref FILE is one reference stream with\n"
           "as many lines as the hypotheses. JSONL (--field or --ref-field given, or --hyp\n"
           "ending in .jsonl): one record per line in --hyp, no --ref. rougeLsum splits texts\n"
