@@ -240,6 +240,13 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
   if (rc) goto out;
 
   for (size_t i = 0; i < nrun; i++) {
+    /* prepare sees one corpus: the baseline's texts would have no vectors */
+    if (base && runs[i].m->prepare) {
+      fprintf(stderr, "calibench: eval: %s: --baseline (a paired test) is not supported for this "
+                      "metric\n", runs[i].name);
+      rc = 2;
+      goto out;
+    }
     cb_error err;
     cb_error_clear(&err);
     cb_status st = runs[i].m->prepare ? runs[i].m->prepare(runs[i].state, c, &err) : CB_OK;

@@ -136,6 +136,9 @@ expect 2 "embed-cosine: --embed-encoding" -- \
   eval score --metric embed-cosine --hyp "$TMP/data.jsonl" --embed-url "$PEER/ok/v1" --embed-encoding hex
 expect 2 'embed-url: none of the metrics given takes it' -- \
   eval score --metric bleu --hyp "$TMP/data.jsonl" --embed-url "$PEER/ok/v1"
+expect 2 'embed-cosine: --baseline .a paired test. is not supported for this metric' -- \
+  eval score --metric bleu,embed-cosine --hyp "$TMP/data.jsonl" --embed-url "$PEER/ok/v1" \
+  --baseline "$TMP/data.jsonl" --paired-bs
 [ ! -s "$TMP/log.jsonl" ] || fail "a request was sent for bad input: $(cat "$TMP/log.jsonl")"
 
 # The simulator: a unit vector per distinct text (1024 dims).
