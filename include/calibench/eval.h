@@ -144,6 +144,9 @@ typedef struct cb_eval_metric {
   /* From a statistics vector (one segment's or the sum); out is zeroed by the caller. */
   void (*result)(const void *state, const double *stats, const cb_eval_sig_info *sig,
                  cb_eval_result *out);
+  /* 1: a segment prepare did not see cannot be scored (embed-cosine has no vector for
+   * it), so no second corpus (--baseline) can be scored with this state. */
+  int prepare_required;
 } cb_eval_metric;
 
 /* The metrics calibench has, in the order --help lists them. */

@@ -241,7 +241,7 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
 
   for (size_t i = 0; i < nrun; i++) {
     /* prepare sees one corpus: the baseline's texts would have no vectors */
-    if (base && runs[i].m->prepare) {
+    if (base && runs[i].m->prepare_required) {
       fprintf(stderr, "calibench: eval: %s: --baseline (a paired test) is not supported for this "
                       "metric\n", runs[i].name);
       rc = 2;

@@ -246,6 +246,7 @@ const cb_eval_metric cb_eval_metric_embed_cosine = {
     .create = embed_create,
     .destroy = embed_destroy,
     .prepare = embed_prepare,
+    .prepare_required = 1,
     .n_stats = embed_n_stats,
     .segment = embed_segment,
     .result = embed_result,
