@@ -4,6 +4,9 @@
 #                    wait for its "listening on HOST:PORT" line, set SIM_PID,
 #                    SIM_PORT and SIM_URL. The server is stopped (by PID) on exit.
 # fail MSG           print and exit 1
+# need_peer PROG     a test peer (node, python3) that must be on PATH: missing, the test
+#                    is skipped (exit 77, SKIP_RETURN_CODE) on a developer's machine and
+#                    fails when CI is set, as CB_MISSING_PEER does for unit tests
 # expect STATUS PATTERN -- ARGS...
 #                    run calibench ARGS (stdin from /dev/null), check its exit status
 #                    and that stdout+stderr match PATTERN (extended regex)
@@ -13,6 +16,13 @@ set -euo pipefail
 fail() {
   echo "FAIL: $*" >&2
   exit 1
+}
+
+need_peer() {
+  command -v "$1" >/dev/null && return 0
+  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "test peer '$1' is not on PATH (make deps)"; fi
+  echo "SKIP: test peer '$1' is not on PATH (make deps)"
+  exit 77
 }
 
 expect() {

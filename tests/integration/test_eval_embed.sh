@@ -13,7 +13,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-command -v node >/dev/null || { echo "SKIP: no node"; exit 77; }
+need_peer node
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-embed.XXXXXX")
 PEER_PID=
 trap 'stop_sims; [ -n "$PEER_PID" ] && kill "$PEER_PID" 2>/dev/null; rm -rf "$TMP"' EXIT

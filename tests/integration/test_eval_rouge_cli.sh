@@ -14,7 +14,7 @@ source "$SRC/tests/integration/lib.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalrouge.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 PY=python3
-command -v "$PY" >/dev/null || { echo "skip: no python3"; exit 77; }
+need_peer "$PY"
 TYPES=rouge1,rouge2,rouge3,rouge4,rouge5,rouge6,rouge7,rouge8,rouge9,rougeL,rougeLsum
 
 # split.py VECTORS OUT TOKENIZER STEM: the vectors of one configuration as JSONL
