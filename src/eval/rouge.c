@@ -196,6 +196,20 @@ static void need_counts(cb_eval_rouge *r) {
   r->cnt_cap = cap;
 }
 
+/* An empty open-addressing table of at least twice `keys` slots (a power of two);
+ * returns its mask. */
+static size_t clear_slots(cb_eval_rouge *r, size_t keys) {
+  size_t want = 16;
+  while (want < keys * 2) want *= 2;
+  if (want > r->n_slots) {
+    cb_free(r->slots);
+    r->slots = cb_reallocarray(NULL, want, sizeof r->slots[0]);
+    r->n_slots = want;
+  }
+  memset(r->slots, 0, want * sizeof r->slots[0]);
+  return want - 1;
+}
+
 static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
   const uint32_t *t = r->ref.ids, *p = r->hyp.ids;
   size_t n_t = r->ref.n >= (size_t)n ? r->ref.n - (size_t)n + 1 : 0;
@@ -211,15 +225,7 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
       }
     for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]] = 0;
   } else if (n == 2 && n_t && n_p) { /* bigrams: both ids in one 64-bit key */
-    size_t want = 16;
-    while (want < n_t * 2) want *= 2;
-    if (want > r->n_slots) {
-      cb_free(r->slots);
-      r->slots = cb_reallocarray(NULL, want, sizeof r->slots[0]);
-      r->n_slots = want;
-    }
-    size_t mask = want - 1;
-    memset(r->slots, 0, want * sizeof r->slots[0]);
+    size_t mask = clear_slots(r, n_t);
     for (size_t i = 0; i < n_t; i++) {
       uint64_t key = (uint64_t)t[i] << 32 | t[i + 1], h = key * 0x9E3779B97F4A7C15ull;
       size_t k = (size_t)(h >> 40) & mask;
@@ -237,15 +243,7 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
       }
     }
   } else if (n_t && n_p) {
-    size_t want = 16;
-    while (want < n_t * 2) want *= 2;
-    if (want > r->n_slots) {
-      cb_free(r->slots);
-      r->slots = cb_reallocarray(NULL, want, sizeof r->slots[0]);
-      r->n_slots = want;
-    }
-    size_t mask = want - 1;
-    memset(r->slots, 0, want * sizeof r->slots[0]);
+    size_t mask = clear_slots(r, n_t);
     for (size_t i = 0; i < n_t; i++) { /* the reference's n-gram counts */
       uint64_t h = hash_ids(t + i, n);
       size_t k = (size_t)h & mask;
