@@ -615,6 +615,16 @@ cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const doubl
                                        double level, uint64_t seed,
                                        cb_stats_agreement_interval *out, cb_error *err);
 
+/* ---- proportions ---------------------------------------------------------------- */
+
+/* The standard normal quantile: x with P(Z <= x) = p, p in (0, 1) (NAN outside).
+ * Acklam's rational approximation refined by one Halley step on erfc: |error| < 1e-13. */
+double cb_stats_normal_quantile(double p);
+/* Wilson's score interval (Wilson 1927, as statsmodels' proportion_confint
+ * method="wilson") for k successes in n trials at `level` (e.g. 0.95): *lo, *hi in
+ * [0, 1]. k may be fractional (scores that count part of a trial). n = 0: [0, 1]. */
+void cb_stats_wilson(double k, double n, double level, double *lo, double *hi);
+
 #ifdef __cplusplus
 }
 #endif
