@@ -76,7 +76,9 @@ static void usage(FILE *out) {
           "  --retries N            retries of a failed request [0]\n"
           "  --bootstrap N          replicates for the agreement intervals [1000]\n"
           "  --seed N               the bootstrap's seed [12345]\n"
-          "  --price-input X        currency per 1,000 judge input tokens (as calibrate cost)\n"
+          "  --price-input X        currency per 1,000 judge input tokens (calibrate cost's\n"
+          "                         price_input_per_1k); with --price-output, judge.json's\n"
+          "                         cost = tokens x prices / 1000 [no cost]\n"
           "  --price-output X       currency per 1,000 judge output tokens\n");
 }
 
@@ -114,7 +116,6 @@ int cli_eval_judge_main(int argc, char **argv) {
   cb_judge_default_params(&p);
   const char *rubric_path = NULL, *input = NULL;
   long long v;
-  double d;
   uint64_t ns;
   optind = 1;
   int c;
@@ -159,12 +160,10 @@ int cli_eval_judge_main(int argc, char **argv) {
       p.seed = (uint64_t)v;
       break;
     case OPT_PRICE_IN:
-      if (cli_parse_double("--price-input", optarg, 0, 1e9, &d)) return 2;
-      p.price_input_per_1k = d;
+      if (cli_parse_price("--price-input", optarg, &p.price_input_per_1k)) return 2;
       break;
     case OPT_PRICE_OUT:
-      if (cli_parse_double("--price-output", optarg, 0, 1e9, &d)) return 2;
-      p.price_output_per_1k = d;
+      if (cli_parse_price("--price-output", optarg, &p.price_output_per_1k)) return 2;
       break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;

@@ -19,7 +19,8 @@
 
 /* The metric table's options follow at O_METRIC_OPT + i. */
 enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV,
-       O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_METRIC_OPT };
+       O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_JUDGE_PRICE_IN,
+       O_JUDGE_PRICE_OUT, O_METRIC_OPT };
 #define N_EVAL_OPTS (O_METRIC_OPT - O_METRICS)
 #define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_EVAL_OPTS - 1)
 
@@ -46,6 +47,10 @@ static void build_options(eval_run_ctx *ctx) {
   ctx->options[n++] = (struct option){"judge-repeats", required_argument, NULL, O_JUDGE_REPEATS};
   ctx->options[n++] = (struct option){"judge-request-timeout", required_argument, NULL,
                                       O_JUDGE_TIMEOUT};
+  ctx->options[n++] = (struct option){"judge-price-input", required_argument, NULL,
+                                      O_JUDGE_PRICE_IN};
+  ctx->options[n++] = (struct option){"judge-price-output", required_argument, NULL,
+                                      O_JUDGE_PRICE_OUT};
   ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
   for (size_t i = 0; i < ctx->n_defs; i++)
     ctx->options[n++] = (struct option){ctx->defs[i]->name,
@@ -86,6 +91,10 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "  --judge-concurrency N      judge requests in flight [4]\n"
           "  --judge-repeats K          ask the judge K times per item (mean) [1]\n"
           "  --judge-request-timeout DUR  per judge request (e.g. 60s) [none]\n"
+          "  --judge-price-input X      currency per 1,000 judge input tokens (calibrate\n"
+          "                             cost's price_input_per_1k); with the output price,\n"
+          "                             eval.json's judge cost = tokens x prices / 1000\n"
+          "  --judge-price-output X     currency per 1,000 judge output tokens [no cost]\n"
           "\n"
           "metric options:\n");
   for (size_t i = 0; i < ctx->n_defs; i++) {
@@ -128,6 +137,10 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
       if (cli_parse_duration("--judge-request-timeout", arg, 1, CB_NS_PER_MS, &ns)) return 2;
       ctx->params.judge.request_timeout_s = (double)ns / 1e9;
       return 0;
+    case O_JUDGE_PRICE_IN:
+      return cli_parse_price("--judge-price-input", arg, &ctx->params.judge.price_input_per_1k) ? 2 : 0;
+    case O_JUDGE_PRICE_OUT:
+      return cli_parse_price("--judge-price-output", arg, &ctx->params.judge.price_output_per_1k) ? 2 : 0;
     case O_METRICS:
       free(ctx->metrics);
       ctx->metrics = strdup(arg);
@@ -185,6 +198,14 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
       if (json_integer_value(unscored))
         printf("  %-8s %lld items without a grade (the judge's answers did not parse)\n", name,
                (long long)json_integer_value(unscored));
+      json_t *cost = json_object_get(m, "cost");
+      if (json_object_get(m, "prompt_tokens")) {
+        printf("  %-8s the judge's tokens: %lld in, %lld out", name,
+               (long long)json_integer_value(json_object_get(m, "prompt_tokens")),
+               (long long)json_integer_value(json_object_get(m, "output_tokens")));
+        if (json_is_number(cost)) printf("; cost %.6f", json_number_value(cost));
+        printf("\n");
+      }
     }
     json_t *classes = json_object_get(doc, "classes"), *c;
     const char *cname;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "eval/judge_internal.h"
 #include "run_score.h"
 
 void cb__eval_judging_free(cb__eval_judging *j) {
@@ -133,5 +134,6 @@ json_t *cb__eval_judge_metric_json(const cb__eval_scoring *sc, const cb_eval_run
                    s->human_items ? agreement_json(s) : json_null(), "cost", num(s->cost),
                    "latency_s", "p50", num(s->latency_p50_s), "p99", num(s->latency_p99_s)));
   json_object_set_new(o, "output_tokens", json_integer(s->output_tokens));
+  json_object_set_new(o, "prices", cb__judge_prices_json(&p->judge));
   return o;
 }

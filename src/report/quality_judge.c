@@ -1,8 +1,9 @@
 /*
  * quality_judge.c - the judge part of the quality section (sec_quality.c): for each
  * judge:NAME metric of eval.json (docs/eval-run.md, "The judge"), its mean grade on
- * the rubric's scale, the items it could not grade, its own cost and latency, and its
- * agreement with the people's scores, with the bootstrap intervals.
+ * the rubric's scale, the items it could not grade, its own tokens, latency and cost
+ * (eval.json's prices x tokens), and its agreement with the people's scores, with the
+ * bootstrap intervals.
  */
 #include <math.h>
 #include <string.h>
@@ -60,6 +61,19 @@ void cb__rep_quality_judge(cb__rep_doc *d, json_t *doc) {
                      json_number_value(json_array_get(scale, 0)), whole(m, "requests"),
                      whole(m, "prompt_tokens"), whole(m, "output_tokens"), num(lat, "p50"),
                      num(lat, "p99"), dir ? dir : "judge");
+    json_t *prices = json_object_get(m, "prices");
+    double cost = num(m, "cost");
+    if (isfinite(cost) && json_is_object(prices))
+      cb__rep_doc_para(d, CB__REP_TONE_NONE,
+                       "%s: the judge cost %.6f (%ld \xC3\x97 %g + %ld \xC3\x97 %g per 1,000 "
+                       "tokens).",
+                       name, cost, whole(m, "prompt_tokens"), num(prices, "input_per_1k"),
+                       whole(m, "output_tokens"), num(prices, "output_per_1k"));
+    else
+      cb__rep_doc_para(d, CB__REP_TONE_MUTED, "%s: the judge's cost is unknown (%s).", name,
+                       json_is_object(prices) ? "its server gave no token usage"
+                                              : "no prices: eval run --judge-price-input and "
+                                                "--judge-price-output, as calibrate cost's");
     json_t *agreement = json_object_get(m, "agreement");
     if (json_is_object(agreement)) agreement_table(d, name, agreement);
     else cb__rep_doc_para(d, CB__REP_TONE_MUTED, "%s: no item has a human score to agree with.", name);

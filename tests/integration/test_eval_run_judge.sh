@@ -48,12 +48,14 @@ JUDGE_URL=$SIM_URL
 export CB_TEST_JUDGE_KEY=sk-judge-secret-7f3a91
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,judge:"$TMP/strict.yaml" \
   --url "$MODEL_URL/v1" --judge-url "$JUDGE_URL/v1" --judge-api-key-env CB_TEST_JUDGE_KEY \
-  --judge-concurrency 3 --concurrency 2 --out "$TMP/run" >"$TMP/run.txt" 2>"$TMP/run.err" ||
+  --judge-concurrency 3 --concurrency 2 --judge-price-input 0.5 --judge-price-output 2 \
+  --out "$TMP/run" >"$TMP/run.txt" 2>"$TMP/run.err" ||
   fail "eval run with a judge exited $?: $(cat "$TMP/run.err")"
 
-/usr/bin/python3 - "$TMP/run/eval.json" "$TMP/run/judge/judge.json" <<'PY' || fail "eval.json's judge scores"
+/usr/bin/python3 - "$TMP/run/eval.json" "$TMP/run/judge/judge.json" "$TMP/run/judge/records.jsonl" <<'PY' || fail "eval.json's judge scores"
 import json, math, sys
 ev, jj = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+records = [json.loads(line) for line in open(sys.argv[3])]
 planted = {"j1": 5, "j3": 4, "j4": 3, "j5": 1, "j6": None, "j7": 2, "j8": 4}
 human = {f"j{i}": (i * 3) % 5 + 1 for i in range(1, 9)}
 items = {it["id"]: it for it in ev["items"]}
@@ -70,6 +72,15 @@ assert m["scale"] == [1, 5] and m["higher_is_better"] is True, m
 assert (m["scored"], m["unscored"], m["answer_failures"]) == (7, 1, 1), m
 assert (m["judged"], m["requests"], m["parse_failures"], m["request_failures"]) == (7, 7, 1, 0), m
 assert m["prompt_tokens"] > 0 and m["output_tokens"] > 0 and m["latency_s"]["p50"] > 0, m
+# the judge's tokens are its server's usage, summed over its requests; the cost is
+# calibrate cost's per-token formula at the prices given
+assert all(r["prompt_source"] == "usage" and r["output_source"] == "usage" for r in records)
+assert m["prompt_tokens"] == sum(r["prompt_tokens"] for r in records), m
+assert m["output_tokens"] == sum(r["output_tokens"] for r in records), m
+assert m["prices"] == {"input_per_1k": 0.5, "output_per_1k": 2.0}, m["prices"]
+want = (m["prompt_tokens"] * 0.5 + m["output_tokens"] * 2) / 1000
+assert m["cost"] > 0 and abs(m["cost"] - want) < 1e-12, (m["cost"], want)
+assert jj["prices"] == m["prices"] and jj["summary"]["cost"] == m["cost"], (jj["prices"], jj["summary"])
 assert m["dir"] == "judge" and m["signature"].startswith("judge:<i>strict</i>|scale:1-5|"), m
 assert ev["classes"]["default"]["metrics"]["judge:strict"]["score"] == m["score"]
 # agreement over the items with a grade and a person's score (not j2: not judged; not
@@ -96,6 +107,9 @@ PY
 ! grep -q 'colour number 2\\n' "$TMP/run/judge/judge_requests.jsonl" || fail "the failed request was judged"
 ! grep -rq "$CB_TEST_JUDGE_KEY" "$TMP/run" "$TMP/run.txt" "$TMP/run.err" || fail "the judge's key reached a file"
 grep -q 'judge:strict .*2\.86' "$TMP/run.txt" || fail "the summary line: $(cat "$TMP/run.txt")"
+read -r pt ot cost < <(jq -r '.metrics["judge:strict"] | "\(.prompt_tokens) \(.output_tokens) \(.cost)"' "$TMP/run/eval.json")
+cost=$(printf '%.6f' "$cost")
+grep -qF "judge:strict the judge's tokens: $pt in, $ot out; cost $cost" "$TMP/run.txt" || fail "the summary's judge cost: $(cat "$TMP/run.txt")"
 
 # The report: the judge's score and agreement, the rubric's name escaped.
 "$CALIBENCH" report "$TMP/run" --html "$TMP/report.html" --quiet || fail "report exited $?"
@@ -104,6 +118,8 @@ grep -q '&lt;i&gt;strict&lt;/i&gt;' "$TMP/report.html" || fail "report: the rubr
 ! grep -q '<i>strict' "$TMP/report.html" || fail "report: the rubric's name not escaped"
 "$CALIBENCH" report "$TMP/run" >"$TMP/report.txt" || fail "report (terminal) exited $?"
 grep -Eq 'pearson +0\.888 +0\.[0-9]+ .+ 1\.000' "$TMP/report.txt" || fail "report: no judge agreement: $(cat "$TMP/report.txt")"
+want="judge:strict: the judge cost $cost ($pt × 0.5 + $ot × 2 per 1,000 tokens)."
+tr -s ' \n' '  ' <"$TMP/report.txt" | grep -qF "$want" || fail "report: the judge's cost ($want): $(cat "$TMP/report.txt")"
 
 # --judge-repeats 2: every item asked twice (the model's server failed only its 3rd
 # request ever, so j2 is answered now and graded [[5]]); the scripted judge answers
@@ -186,7 +202,12 @@ printf 'name: x\nscale: [3, 3]\n' >"$TMP/flat.yaml"
 expect_2 "flat.yaml:2: key 'scale'" --metrics "judge:$TMP/flat.yaml" --judge-url "$JUDGE_URL/v1" --out "$TMP/x5"
 printf '%s\n' '{"id": "a", "prompt": "p", "reference": "r", "human": "high"}' >"$TMP/badhuman.jsonl"
 expect_2 "badhuman.jsonl:1: field 'human': expected a number" --dataset "$TMP/badhuman.jsonl" --out "$TMP/x6"
-for i in 1 2 3 4 5 6; do [ ! -e "$TMP/x$i" ] || fail "bad input $i left a result directory"; done
+expect_2 "judge-price-input needs --judge-price-output" --metrics "judge:$TMP/strict.yaml" \
+  --judge-url "$JUDGE_URL/v1" --judge-price-input 0.5 --out "$TMP/x7"
+expect_2 "judge-price-output: expected a price per 1,000 tokens, a number in \[0, 1e+09\]" \
+  --metrics "judge:$TMP/strict.yaml" --judge-url "$JUDGE_URL/v1" --judge-price-input 0.5 \
+  --judge-price-output -1 --out "$TMP/x8"
+for i in 1 2 3 4 5 6 7 8; do [ ! -e "$TMP/x$i" ] || fail "bad input $i left a result directory"; done
 
 # A judge that is not there: exit 1, eval.json still has the other metrics.
 rc=0
