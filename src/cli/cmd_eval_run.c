@@ -138,9 +138,13 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
       ctx->params.judge.request_timeout_s = (double)ns / 1e9;
       return 0;
     case O_JUDGE_PRICE_IN:
-      return cli_parse_price("--judge-price-input", arg, &ctx->params.judge.price_input_per_1k) ? 2 : 0;
+      if (cli_parse_price("--judge-price-input", arg, &ctx->params.judge.price_input_per_1k))
+        return 2;
+      return 0;
     case O_JUDGE_PRICE_OUT:
-      return cli_parse_price("--judge-price-output", arg, &ctx->params.judge.price_output_per_1k) ? 2 : 0;
+      if (cli_parse_price("--judge-price-output", arg, &ctx->params.judge.price_output_per_1k))
+        return 2;
+      return 0;
     case O_METRICS:
       free(ctx->metrics);
       ctx->metrics = strdup(arg);

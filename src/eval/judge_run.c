@@ -216,9 +216,10 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
     return 2;
   }
   if (isfinite(p->price_input_per_1k) != isfinite(p->price_output_per_1k)) {
-    cb_error_set(err, CB_ERR_INVALID, "judge: --price-%s needs --price-%s (calibrate cost's "
-                 "per-token prices come in pairs)", isfinite(p->price_input_per_1k) ? "input" : "output",
-                 isfinite(p->price_input_per_1k) ? "output" : "input");
+    int in = isfinite(p->price_input_per_1k);
+    cb_error_set(err, CB_ERR_INVALID,
+                 "judge: --price-%s needs --price-%s (calibrate cost's per-token prices come "
+                 "in pairs)", in ? "input" : "output", in ? "output" : "input");
     return 2;
   }
   const char *key = p->api_key_env ? getenv(p->api_key_env) : NULL;
