@@ -121,6 +121,7 @@ static void build(void) {
 }
 
 double cb_store_quality_point(const char *metric) {
+  if (!strncmp(metric, "judge:", 6)) return 0.25;
   return strncmp(metric, "rouge", 5) ? 1.0 : 0.01;
 }
 
@@ -135,8 +136,8 @@ const cb_store_metric *cb_store_metric_at(size_t i) {
 
 /* quality.judge:NAME (eval run's judge:RUBRIC, NAME from the rubric's file name): names
  * no table can list, so each is entered on first use. The mean grade on the rubric's
- * scale, higher better; no paired test (eval.json keeps no statistics per item to
- * resample for it), so a rule judges its margin. */
+ * scale, higher better; its sample is eval.json's items, whose grades the paired test
+ * resamples (cb_eval_run_paired), as for the table's quality metrics. */
 #define JUDGE_PREFIX "quality.judge:"
 #define JUDGE_MAX 32
 
@@ -158,6 +159,7 @@ static const cb_store_metric *judge_metric(const char *name) {
     snprintf(j->path, sizeof j->path, "%s", name);
     j->unit = CB_UNIT_NUMBER;
     j->better = CB_BETTER_HIGHER;
+    snprintf(j->sample, sizeof j->sample, "%s", CB_SAMPLE_EVAL_ITEMS);
     j->quantile = NAN;
     m = j;
   }

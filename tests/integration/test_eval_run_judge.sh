@@ -7,7 +7,9 @@
 # counted, the failed request never sent and worth the scale's minimum; the mean; the
 # judge's own run in DIR/judge; agreement with the items' `human` scores equal to
 # SciPy's; the key in no file; the report shows the judge's scores with the rubric
-# name escaped; bad judge input exits 2 naming what and where.
+# name escaped; the judge's cost is its usage tokens x --judge-price-*; the default
+# gate policy blocks a significant judge drop over 0.25 points and passes one that is
+# not significant; bad judge input exits 2 naming what and where.
 # Args: path to calibench, source dir.
 CALIBENCH=$1
 SRC=$2
@@ -180,6 +182,32 @@ rc=0
 [ "$rc" = 1 ] || fail "gate on a judge's drop: exit $rc, want 1"
 jq -e '[.verdicts[] | select(.rule == "judged") | .status] == ["fail"]' "$TMP/g-low.json" >/dev/null ||
   fail "gate on a judge's drop: $(jq -c .verdicts "$TMP/g-low.json")"
+# The default policy (no --policy) has a rule for the judge too: a drop of more than
+# 0.25 points on the rubric's scale that the paired bootstrap over the graded items
+# finds significant blocks. The harsh judge's drop (7 pairs, 4 3 2 0 1 3 0 points)
+# does; one item graded 5 -> 2 (a drop of 3/7 = 0.43 points, p about 0.26) does not.
+judge_verdict() { # GATE-JSON: the default judge rule's status, p-value and pairs
+  jq -c '[.verdicts[] | select(.rule == "quality-judge:strict") |
+          {status, absolute: .conditions.absolute, test: .conditions.test, p: .test.p_value, n: .test.n_current}]' "$1"
+}
+rc=0
+"$CALIBENCH" gate --current "$TMP/low" --baseline "$TMP/run" --quiet --no-snapshot --json "$TMP/gd-low.json" || rc=$?
+[ "$rc" = 1 ] || fail "default gate on a judge's drop: exit $rc, want 1"
+judge_verdict "$TMP/gd-low.json" | jq -e '.[0] | .status == "fail" and .absolute == 0.25 and .test == "paired-bootstrap"
+  and .p < 0.01 and .n == 7' >/dev/null || fail "default gate on a judge's drop: $(judge_verdict "$TMP/gd-low.json")"
+jq -c 'if (.prompt | startswith("Question: Name the colour number 1\n")) then .response = "[[2]]" else . end' \
+  "$TMP/grades.jsonl" >"$TMP/dip.jsonl"
+start_sim --responses "$TMP/grades.jsonl" --time-scale 0.01
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics judge:"$TMP/strict.yaml" --url "$MODEL_URL/v1" \
+  --judge-url "$SIM_URL/v1" --out "$TMP/base2" --quiet --no-report || fail "eval run base2 exited $?"
+start_sim --responses "$TMP/dip.jsonl" --time-scale 0.01
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics judge:"$TMP/strict.yaml" --url "$MODEL_URL/v1" \
+  --judge-url "$SIM_URL/v1" --out "$TMP/dip" --quiet --no-report || fail "eval run dip exited $?"
+jq -e --slurpfile b "$TMP/base2/eval.json" '(($b[0].metrics["judge:strict"].score - .metrics["judge:strict"].score) * 7 | round) == 3' \
+  "$TMP/dip/eval.json" >/dev/null || fail "the dip is not one item 5 -> 2: $(jq -c '[.items[] | .scores]' "$TMP/dip/eval.json")"
+"$CALIBENCH" gate --current "$TMP/dip" --baseline "$TMP/base2" --quiet --no-snapshot --json "$TMP/gd-dip.json" || true
+judge_verdict "$TMP/gd-dip.json" | jq -e '.[0] | .status == "pass" and .p > 0.05 and .n == 7' >/dev/null ||
+  fail "default gate on a non-significant judge drop: $(judge_verdict "$TMP/gd-dip.json")"
 "$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/run" "$TMP/low" >/dev/null || fail "store exited $?"
 "$CALIBENCH" history --registry "$TMP/reg.db" --metric quality.judge:strict --format json >"$TMP/hist.json" ||
   fail "history of quality.judge:strict exited $?"
