@@ -240,7 +240,11 @@ static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p
     if (m->m->prepare && (st = prepare(sc, m, err)) != CB_OK) return st;
     m->k = m->m->n_stats(m->state);
     m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);
-    for (size_t s = 0; s < sc->n_segs; s++) m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k);
+    for (size_t s = 0; s < sc->n_segs; s++)
+      if ((st = m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k, err)) != CB_OK) {
+        cb_error_wrap(err, "%s: item '%s'", m->name, sc->segs[s].item->id);
+        return st;
+      }
   }
   return CB_OK;
 }

@@ -154,7 +154,7 @@ static void write_eval(const char *dir, const char *const *hyps, const char *con
     cb_eval_text ref = {refs[i], strlen(refs[i])};
     cb_eval_segment seg = {{hyps[i], strlen(hyps[i])}, &ref, 1};
     memset(row, 0, k * sizeof *row);
-    m->segment(st, &seg, row);
+    assert_int_equal(m->segment(st, &seg, row, &err), CB_OK);
     json_t *v = json_array();
     for (size_t j = 0; j < k; j++) json_array_append_new(v, json_real(row[j]));
     char id[16];
