@@ -200,6 +200,7 @@ static size_t embed_n_stats(const void *state) {
 /* The text's vector; NULL for a text prepare did not see (a caller that skipped it,
  * or a second corpus). */
 static const float *vector_of(const embed_state *s, const cb_eval_text *t) {
+  if (!s->nrows) return NULL;
   text_row key = {*t, 0};
   const text_row *r = bsearch(&key, s->rows, s->nrows, sizeof *s->rows, row_cmp);
   return r ? s->vectors + r->row * s->dim : NULL;

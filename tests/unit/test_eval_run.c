@@ -243,7 +243,7 @@ static void write_judged(const char *dir, const double *grades, size_t n, double
   mkdir(dir, 0755);
   json_t *items = json_array();
   for (size_t i = 0; i < n; i++) {
-    char id[16];
+    char id[24];
     snprintf(id, sizeof id, "i%zu", i);
     json_array_append_new(
         items, json_pack("{s:I, s:s, s:s, s:{s:o}}", "index", (json_int_t)i, "id", id, "class",
