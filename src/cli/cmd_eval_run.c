@@ -193,6 +193,9 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
            (long long)json_integer_value(json_object_get(status, "truncated")),
            (long long)json_integer_value(json_object_get(status, "error")),
            (long long)json_integer_value(json_object_get(status, "timeout")));
+    if (json_is_true(json_object_get(doc, "interrupted")))
+      printf("  interrupted: the scores cover only these requests; the items never sent are in "
+             "no score\n");
     const char *name;
     json_t *m;
     json_object_foreach(json_object_get(doc, "metrics"), name, m) {

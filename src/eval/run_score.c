@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 #include "calibench/rng.h"
 #include "run_internal.h"
@@ -293,6 +295,20 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
   cb_free(sum);
 }
 
+/* Whether the run in dir was stopped by a signal: its summary.json's "interrupted"
+ * (docs/results.md). The requests it never sent have no record, so its scores cover
+ * only the answers that came back, which eval.json must say. */
+static cb_status run_interrupted(const char *dir, int *out, cb_error *err) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  json_t *doc;
+  cb_status st = cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, err);
+  if (st) return st;
+  *out = json_is_true(json_object_get(json_object_get(doc, "summary"), "interrupted"));
+  json_decref(doc);
+  return CB_OK;
+}
+
 cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_params *w,
                             const char *dir, json_t **doc, cb_error *err) {
   if (doc) *doc = NULL;
@@ -305,6 +321,7 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
   size_t torn = 0;
   if (!st) st = cb_record_set_load(&sc.records, path, &torn, err);
   if (!st) st = match_records(&sc, path, err);
+  if (!st) st = run_interrupted(dir, &sc.interrupted, err);
   if (!st) st = score_metrics(&sc, p, err);
   /* a judge that fails leaves eval.json with the other metrics, then its error */
   cb_error judge_err;
