@@ -93,8 +93,12 @@ static void print_summary(const cb_judge_items *items, const cb_judge_params *p,
     printf("position consistency: %.4f (%zu of %zu repeats inconsistent, counted as ties)\n",
            s->position_consistency, s->inconsistent, s->consistent + s->inconsistent);
   } else {
-    printf("mean score: %.4f (scale %g-%g)\n", s->mean_score, p->rubric->scale_min,
-           p->rubric->scale_max);
+    if (s->scored)
+      printf("mean score: %.4f (scale %g-%g)\n", s->mean_score, p->rubric->scale_min,
+             p->rubric->scale_max);
+    else
+      printf("mean score: none (no item graded; scale %g-%g)\n", p->rubric->scale_min,
+             p->rubric->scale_max);
   }
   if (p->repeats > 1) printf("self-agreement over %zu repeats: %.4f\n", p->repeats, s->self_agreement);
   if (s->human_items) {
@@ -107,7 +111,10 @@ static void print_summary(const cb_judge_items *items, const cb_judge_params *p,
   }
   printf("tokens: %lld in, %lld out", (long long)s->prompt_tokens, (long long)s->output_tokens);
   if (!isnan(s->cost)) printf("; cost %.6f", s->cost);
-  printf("; latency p50 %.3f s, p99 %.3f s\n", s->latency_p50_s, s->latency_p99_s);
+  if (isfinite(s->latency_p50_s))
+    printf("; latency p50 %.3f s, p99 %.3f s\n", s->latency_p50_s, s->latency_p99_s);
+  else
+    printf("; no latency (no judge request succeeded)\n");
   printf("written: %s/judge.json\n", p->out_dir);
 }
 
@@ -213,6 +220,11 @@ int cli_eval_judge_main(int argc, char **argv) {
   if (rc == 0 && r.summary.interrupted) {
     fprintf(stderr, "calibench: eval judge: stopped: the requests not answered are counted as failed\n");
     rc = 130;
+  } else if (rc == 0 && r.summary.requests && r.summary.request_failures == r.summary.requests) {
+    /* nothing was judged: the judge failing, as one that cannot be reached */
+    fprintf(stderr, "calibench: eval judge: every one of the %zu judge requests failed (their "
+            "errors are in %s/records.jsonl)\n", r.summary.requests, p.out_dir);
+    rc = 1;
   }
   cb_judge_result_free(&r);
   cb_judge_items_free(&items);

@@ -174,18 +174,20 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
   cb_error err;
   json_t *doc = NULL;
   cb_status st = cb_eval_run_score(&ctx->params, &cfg->workload, dir, &doc, &err);
+  int rc = 0;
   if (st != CB_OK) {
     fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
-    if (st != CB_ERR_IO && st != CB_ERR_NETWORK) return 2;
-    /* the judge failed: eval.json has the other metrics */
-    if (!cfg->no_report) cb_report_write_html_file(dir, NULL, NULL, &err);
-    return 1;
+    if (st != CB_ERR_IO && st != CB_ERR_NETWORK) {
+      json_decref(doc);
+      return 2;
+    }
+    rc = 1; /* the judge failed (eval.json has the other metrics, doc says them) or the disk */
   }
   /* The session wrote report.html before the answers were scored: again, with them. */
   if (!cfg->no_report && cb_report_write_html_file(dir, NULL, NULL, &err) != CB_OK)
     fprintf(stderr, "calibench: eval run: report.html not rewritten with the quality section: %s\n",
             err.msg);
-  if (!cfg->quiet) {
+  if (!cfg->quiet && doc) {
     json_t *status = json_object_get(doc, "status");
     printf("quality%s%s: %lld requests: %lld ok, %lld truncated, %lld error, %lld timeout\n",
            label[0] ? " " : "", label, (long long)json_integer_value(json_object_get(doc, "requests")),
@@ -199,12 +201,19 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
     const char *name;
     json_t *m;
     json_object_foreach(json_object_get(doc, "metrics"), name, m) {
-      printf("  %-8s %8.2f  %s\n", name, json_number_value(json_object_get(m, "score")),
-             json_string_value(json_object_get(m, "signature")));
+      json_t *score = json_object_get(m, "score");
+      if (json_is_number(score))
+        printf("  %-8s %8.2f  %s\n", name, json_number_value(score),
+               json_string_value(json_object_get(m, "signature")));
+      else
+        printf("  %-8s %8s  %s\n", name, "none", json_string_value(json_object_get(m, "signature")));
       json_t *unscored = json_object_get(m, "unscored");
       if (json_integer_value(unscored))
-        printf("  %-8s %lld items without a grade (the judge's answers did not parse)\n", name,
-               (long long)json_integer_value(unscored));
+        printf("  %-8s %lld items without a grade (%lld judge answers did not parse, %lld judge "
+               "requests failed)\n",
+               name, (long long)json_integer_value(unscored),
+               (long long)json_integer_value(json_object_get(m, "parse_failures")),
+               (long long)json_integer_value(json_object_get(m, "request_failures")));
       json_t *cost = json_object_get(m, "cost");
       if (json_object_get(m, "prompt_tokens")) {
         printf("  %-8s the judge's tokens: %lld in, %lld out", name,
@@ -232,7 +241,7 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
     printf("  %s/eval.json\n", dir);
   }
   json_decref(doc);
-  return 0;
+  return rc;
 }
 
 static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_session_config *cfg) {

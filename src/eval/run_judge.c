@@ -71,6 +71,15 @@ cb_status cb__eval_run_judge(cb__eval_scoring *sc, const cb_eval_run_params *p, 
     return st;
   }
   sc->judge = j;
+  /* A judge that answered nothing graded nothing: its counts go into eval.json, but
+   * the run's quality was not judged, which is the judge failing (exit 1), as a judge
+   * that cannot be reached. A stopped run's unsent requests are not the judge's. */
+  const cb_judge_summary *s = &j->result.summary;
+  if (s->requests && s->request_failures == s->requests && !s->interrupted)
+    return cb_error_set(err, CB_ERR_NETWORK,
+                        "%s: every one of its %zu judge requests failed (their errors are in "
+                        "%s/records.jsonl)",
+                        p->judge_name, s->requests, out_dir);
   return CB_OK;
 }
 

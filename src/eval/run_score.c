@@ -338,11 +338,12 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
     st = cb_results_write_file(path, out.data, out.len, err);
     cb_buf_free(&out);
   }
+  int written = !st;
   if (!st && judge_st) {
     st = judge_st;
     if (err) *err = judge_err;
   }
-  if (!st && doc) *doc = d;
+  if (written && doc) *doc = d;
   else json_decref(d);
   cb__eval_scoring_free(&sc);
   return st;

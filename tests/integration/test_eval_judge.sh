@@ -208,4 +208,10 @@ grep -q CB_JUDGE_TEST_KEY "$TMP/keyed/manifest.json" || fail "keyed: the manifes
 # a port nothing listens on: bind one, then close it
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 expect_error 1 "judge http://127.0.0.1:$port/v1" --judge-url "http://127.0.0.1:$port/v1" --input "$TMP/single.jsonl" --out "$TMP/e7"
+# a judge that answers every request with a 500: nothing judged, exit 1, no 'nan' shown
+start_sim --time-scale 0.01 --fault 500:every=1
+expect_error 1 "every one of the 12 judge requests failed" --judge-url "$SIM_URL/v1" --input "$TMP/single.jsonl" --out "$TMP/e11"
+grep -q "mean score: none (no item graded" "$TMP/err.out" || fail "e11: $(cat "$TMP/err.out")"
+! grep -qi nan "$TMP/err.out" || fail "e11: a nan shown: $(cat "$TMP/err.out")"
+expect e11 '.summary | [.requests, .request_failures, .scored]' '[12,12,0]'
 echo "ok - eval judge: parse failures, position bias, agreement, repeats and errors"

@@ -246,4 +246,24 @@ rc=0
 grep -q 'judge:strict' "$TMP/nojudge.err" || fail "an unreachable judge: $(cat "$TMP/nojudge.err")"
 jq -e '.metrics.bleu.score > 0 and (.metrics | has("judge:strict") | not)' "$TMP/nojudge/eval.json" >/dev/null ||
   fail "an unreachable judge: eval.json without bleu"
+# A judge that answers every request with a 500 graded nothing: the judge failed, exit
+# 1 naming it; eval.json keeps bleu and the judge's counts, its score null, and no
+# summary line or report shows a grade (a null is no 0.00, no nan).
+start_sim --time-scale 0.01 --fault 500:every=1
+rc=0
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --metrics bleu,judge:"$TMP/strict.yaml" \
+  --url "$MODEL_URL/v1" --judge-url "$SIM_URL/v1" --out "$TMP/judge500" >"$TMP/judge500.txt" \
+  2>"$TMP/judge500.err" || rc=$?
+[ "$rc" = 1 ] || fail "a judge failing every request: exit $rc, want 1 ($(cat "$TMP/judge500.err"))"
+grep -q "judge:strict: every one of its 8 judge requests failed" "$TMP/judge500.err" ||
+  fail "a judge failing every request: $(cat "$TMP/judge500.err")"
+jq -e '.metrics.bleu.score > 0 and (.metrics["judge:strict"] | .score == null and .request_failures == 8
+       and .unscored == 8)' "$TMP/judge500/eval.json" >/dev/null ||
+  fail "a judge failing every request: $(jq -c '.metrics["judge:strict"]' "$TMP/judge500/eval.json")"
+grep -Eq 'judge:strict +none ' "$TMP/judge500.txt" && grep -q '8 items without a grade (0 judge answers did not parse, 8 judge requests failed)' "$TMP/judge500.txt" ||
+  fail "a judge failing every request: the summary: $(cat "$TMP/judge500.txt")"
+"$CALIBENCH" report "$TMP/judge500" >"$TMP/judge500-report.txt" || fail "report of judge500 exited $?"
+tr -s ' \n' '  ' <"$TMP/judge500-report.txt" | grep -q 'judge:strict: no grade on 1-5 over 0 items; 8 without a grade (0 judge answers did not parse, 8 judge requests failed).*no latency' ||
+  fail "report of a judge failing every request: $(cat "$TMP/judge500-report.txt")"
+! grep -qi 'nan' "$TMP/judge500-report.txt" "$TMP/judge500.txt" || fail "a 'nan' shown for a judge that graded nothing"
 echo "ok - eval run judge"
