@@ -156,6 +156,8 @@ jq -s -e '[.[] | .metrics["judge:strict"] | .unscored] | sort == [1, 2]' "$TMP"/
   fail "--judge-request-timeout: the timed-out item is not ungraded"
 "$CALIBENCH" eval run --help >"$TMP/help" || fail "eval run --help exited $?"
 grep -q -- '--judge-url URL' "$TMP/help" || fail "eval run --help lacks --judge-url"
+grep -q -- "--judge-price-input X .*calibrate" "$TMP/help" && grep -q -- '--judge-price-output X' "$TMP/help" ||
+  fail "eval run --help lacks the judge's prices"
 
 # store, history and gate take quality.judge:strict: a judge grading every answer 1
 # is a drop of 13/7 points (2.857 to 1) that a margin rule blocks.
