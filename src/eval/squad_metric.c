@@ -7,7 +7,6 @@
  * only in which mean is the score.
  */
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
