@@ -37,6 +37,11 @@ static int next_entry(source_ctx *s, cb_schedule_entry *e) {
   return 1;
 }
 
+/* The rate offered at the entry's send time, recorded only when the run ramps. */
+static double target_rate(const cb_workload *wl, const cb_schedule_entry *e) {
+  return cb_workload_ramps(wl) ? cb_workload_offered_rate(wl, e->offset_ns) : 0;
+}
+
 static int source_next(void *ctx, cb_runner_item *out) {
   source_ctx *s = ctx;
   cb_schedule_entry e;
@@ -46,7 +51,8 @@ static int source_next(void *ctx, cb_runner_item *out) {
     s->entry = e;
     *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
                             .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
-                            .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET};
+                            .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
+                            .target_rate = target_rate(s->wl, &e)};
     return 1;
   }
   if (cb_workload_render(s->wl, &e, &s->prompt, &s->err) != CB_OK) {
@@ -83,7 +89,8 @@ static int source_next(void *ctx, cb_runner_item *out) {
                           .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
                           .body = s->body.data, .body_len = s->body.len,
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
-                          .headers = cls->headers, .n_headers = cls->num_headers};
+                          .headers = cls->headers, .n_headers = cls->num_headers,
+                          .target_rate = target_rate(s->wl, &e)};
   return 1;
 }
 

@@ -127,6 +127,7 @@ static void test_record_round_trip(void **state) {
   a.output_text = cb_strdup("<script>alert(1)</script>\n");
   a.cached_tokens = 64;
   a.warmup = 1;
+  a.target_rate = 12.375; /* a ramped run's offered rate at the send */
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
   b.retries = 2; /* each earlier attempt's outcome is kept */
@@ -139,6 +140,8 @@ static void test_record_round_trip(void **state) {
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
   assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
+  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,"));
+  assert_null(strstr(strstr(buf.data, "target_rate") + 1, "target_rate")); /* b: none */
   assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
   {/* the extremes of the hand-written decimal encoder */
     cb_record e = failed_record(0, 0, "connect");
@@ -169,6 +172,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->output_tokens, 6);
   assert_int_equal(x->output_source, CB_TOKENS_USAGE);
   assert_int_equal(x->cached_tokens, 64);
+  assert_float_equal(x->target_rate, 12.375, 0);
   assert_string_equal(x->output_text, a.output_text);
   assert_true(cb_record_ok(x));
   const cb_record *y = &set.items[1];
@@ -177,6 +181,7 @@ static void test_record_round_trip(void **state) {
   assert_string_equal(y->error_message, "boom \"http_status\"");
   assert_int_equal(y->http_status, 429);
   assert_int_equal(y->output_tokens, -1);
+  assert_float_equal(y->target_rate, 0, 0); /* not ramped: no field, none read */
   assert_int_equal(y->retries, 2);
   assert_int_equal(y->n_attempts, 2);
   assert_int_equal(y->attempts[0].http_status, 503);
@@ -196,6 +201,11 @@ static void test_record_round_trip(void **state) {
   cb_error_clear(&err);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2: field 'output_tokens'"));
+  cb_record_set_free(&set);
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"target_rate\":-3}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'target_rate': expected a number"));
   cb_record_set_free(&set);
   write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
