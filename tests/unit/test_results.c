@@ -858,6 +858,61 @@ static void test_vllm_export_definitions(void **state) {
   cb_record_set_free(&set);
 }
 
+/*
+ * A ramped run's break rate: 200 requests offered at 1 .. 20 req/s evenly, TTFT 50 ms
+ * below 12 req/s and 500 ms from it. Bins of (20 - 1) / 10 = 1.9 req/s: 12 falls in
+ * bin 5, [10.5, 12.4), whose ~4 slow requests out of ~21 violate p99 <= 100 ms at 95%
+ * (P(X >= 4 | n = 21, q = 0.01) ~ 5e-5); bins 0-4 are all fast. So the p99 TTFT SLO
+ * stopped holding at 10.5 req/s; a 1 s bound holds throughout (null in JSON); an
+ * unramped set has no bins and no "ramp" member.
+ */
+static void test_ramp_break_rate(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  for (int i = 0; i < 200; i++) {
+    double rate = 1 + 19.0 * i / 199;
+    double c[] = {rate < 12 ? 50 : 500, 600};
+    cb_record r = ok_record((uint64_t)i, (uint64_t)i * 100 * MS, c, 2, NULL);
+    r.target_rate = rate;
+    cb_record_set_push(&set, &r);
+  }
+  cb_summary_params sp;
+  cb_summary_default_params(&sp);
+  assert_int_equal(cb_slo_parse("ttft=100ms,ttft=1s", sp.slos, &sp.n_slos, NULL), CB_OK);
+  cb_summary s;
+  cb_summary_compute(&set, &sp, &s);
+  assert_int_equal(s.ramp.n_bins, CB_RAMP_BINS);
+  assert_float_equal(s.ramp.lo, 1, 1e-12);
+  assert_float_equal(s.ramp.width, 1.9, 1e-12);
+  size_t total = 0;
+  for (size_t b = 0; b < s.ramp.n_bins; b++) total += s.ramp.count[b];
+  assert_int_equal(total, 200);
+  assert_int_equal(s.slos[0].break_bin, 5);
+  assert_float_equal(s.slos[0].break_rate, 10.5, 1e-9);
+  assert_int_equal(s.ramp.met[0][4], s.ramp.count[4]);
+  assert_true(s.ramp.met[0][5] < s.ramp.count[5]);
+  assert_int_equal(s.slos[1].break_bin, -1);
+  assert_true(isnan(s.slos[1].break_rate));
+  assert_int_equal(cb_ramp_bin_of(&s.ramp, 20), 9); /* the top edge is in the last bin */
+  assert_int_equal(cb_ramp_bin_of(&s.ramp, 0.5), 0);
+  cb_buf j;
+  cb_buf_init(&j, 0);
+  cb_summary_write_json(&s, &j);
+  assert_non_null(strstr(j.data, "\"break_rate\":10.5,"));
+  assert_non_null(strstr(j.data, "\"break_rate\":null,"));
+  assert_non_null(strstr(j.data, "\"ramp\":{\"bin_width\":1.9,\"bins\":[{\"rate_lo\":1,\"rate_hi\":2.9,"));
+  for (size_t i = 0; i < set.count; i++) set.items[i].target_rate = 0;
+  cb_summary_compute(&set, &sp, &s);
+  assert_int_equal(s.ramp.n_bins, 0);
+  cb_buf_reset(&j);
+  cb_summary_write_json(&s, &j);
+  assert_null(strstr(j.data, "\"ramp\""));
+  assert_null(strstr(j.data, "break_rate"));
+  cb_buf_free(&j);
+  cb_record_set_free(&set);
+}
+
 static void test_capacity_at_slo(void **state) {
   (void)state;
   double a[] = {1.0, 0.995, 0.99, 0.97, 0.999};
@@ -917,7 +972,8 @@ int main(void) {
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
-      cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),
+      cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_ramp_break_rate),
+      cmocka_unit_test(test_record_samples),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
