@@ -427,6 +427,10 @@ typedef struct cb_vllm_export_params {
   const char *label;        /* may be NULL */
   double request_rate;      /* 0 = inf */
   double burstiness;        /* 1 */
+  const char *ramp_up_strategy; /* a ramped run: "linear" / "exponential" (vLLM then writes
+                                   request_rate "inf" and the ramp's start and end RPS);
+                                   NULL: none */
+  double ramp_up_start_rps, ramp_up_end_rps;
   int max_concurrency;      /* 0 = null */
   uint64_t start_wall_ns;   /* for "date" */
   double duration_s;        /* vLLM's duration: first send to last completion */

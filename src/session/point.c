@@ -418,6 +418,10 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb_vllm_export_params vp = {.backend = cfg->chat ? "openai-chat" : "openai",
                                 .model_id = target->model, .label = cfg->label,
                                 .request_rate = requested, .burstiness = wp.arrival.burstiness,
+                                .ramp_up_strategy = wp.arrival.ramp != CB_RAMP_NONE
+                                                        ? cb_ramp_kind_name(wp.arrival.ramp) : NULL,
+                                .ramp_up_start_rps = wp.arrival.ramp_start,
+                                .ramp_up_end_rps = wp.arrival.rate,
                                 .max_concurrency = rp.max_concurrency ? rp.max_concurrency : rp.concurrency,
                                 .start_wall_ns = start_wall,
                                 .duration_s = (double)stats.last_end_ns / 1e9};
