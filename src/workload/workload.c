@@ -120,6 +120,10 @@ static cb_status check_params(const cb_workload_params *p, cb_error *err) {
                             "name and no line breaks",
                             i, name, h);
   }
+  if (nshare == 0 && p->arrival.ramp != CB_RAMP_NONE)
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "the ramp is on the common arrival process, and no class takes a share "
+                        "of it (every class has its own process): it would ramp nothing");
   if (nshare > 0) {
     cb_status st = cb_arrival_validate(&p->arrival, err);
     if (st != CB_OK) return st;

@@ -94,6 +94,7 @@ const html = fs.readFileSync(`${w}/lin/report.html`, "utf8");
 for (const id of ["ramp-ttft", "ramp-e2e", "ramp-attainment"]) ok(html.includes(`data-chart="${id}-`), `report.html lacks ${id}`);
 const txt = fs.readFileSync(`${w}/lin.txt`, "utf8");
 ok(/p99 TTFT ≤ 1 s stopped holding at [0-9.]+ req\/s offered/.test(txt), "report text names the break rate");
+ok(txt.includes("open loop, linear ramp from 2 to 24 req/s over 120 s (poisson)"), "the headline describes the ramp");
 ok(/E2E ≤ 10 min was not violated at any offered rate up to 24 req\/s/.test(txt) || /E2E .* was not violated/.test(txt), "report says the loose SLO held");
 console.log("ok - records, shards, manifest, vLLM JSON and report of ramped runs");
 JS

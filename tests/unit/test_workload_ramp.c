@@ -262,6 +262,25 @@ static void test_shards_seed_hash_rate(void **state) {
   assert_false(cb_workload_ramps(wf));
   assert_true(cb_workload_hash(wf) != cb_workload_hash(w));
   cb_workload_free(wf);
+  /* a ramp on the common process that no class shares would ramp nothing: refused */
+  cb_workload_class_params own = one_class;
+  own.share = 0;
+  own.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 5, .burstiness = 1};
+  cb_workload_params lone = p;
+  lone.classes = &own;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_workload_open(&lone, &wf, &err), CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "it would ramp nothing"));
+  /* an own process may ramp; its rate is the workload's offered rate */
+  lone.arrival.ramp = CB_RAMP_NONE;
+  own.arrival.ramp = CB_RAMP_EXPONENTIAL;
+  own.arrival.ramp_start = 0.5;
+  own.arrival.ramp_duration_s = 10;
+  assert_int_equal(cb_workload_open(&lone, &wf, &err), CB_OK);
+  assert_true(cb_workload_ramps(wf));
+  assert_float_equal(cb_workload_offered_rate(wf, UINT64_C(5000000000)), sqrt(0.5 * 5), 1e-9);
+  cb_workload_free(wf);
   cb_schedule_free(&whole);
   cb_workload_free(w);
 }
