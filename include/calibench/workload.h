@@ -517,6 +517,7 @@ const cb_workload_params *cb_scenario_params(const cb_scenario *sc);
 #define CB_SCENARIO_SET_NUM_REQUESTS (1u << 6)
 #define CB_SCENARIO_SET_DURATION (1u << 7)
 #define CB_SCENARIO_SET_WARMUP (1u << 8)
+#define CB_SCENARIO_SET_RAMP (1u << 9) /* ramp_up, ramp_start or ramp_duration */
 unsigned cb_scenario_keys_set(const cb_scenario *sc);
 
 #ifdef __cplusplus

@@ -437,7 +437,7 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
                     "(--dataset trace:FILE), and this run's arrival is %s\n", arrival);
     return 2;
   }
-  if (g->ramp) {
+  if (w->arrival.ramp != CB_RAMP_NONE) { /* --ramp-up, or the scenario's ramp_up */
     /* the ramp ends at the open-loop rate: the process must have one */
     if (w->arrival.kind == CB_ARRIVAL_CLOSED || w->arrival.kind == CB_ARRIVAL_TRACE) {
       fprintf(stderr, "calibench: --ramp-up needs --rate R (the rate the ramp ends at) with "
@@ -770,7 +770,7 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
                     "rise from --ramp-start to --rate\n");
     return 2;
   }
-  if (cfg->sweep && g.ramp) {
+  if (cfg->sweep && w->arrival.ramp != CB_RAMP_NONE) {
     fprintf(stderr, "calibench: --ramp-up does not combine with --sweep: one ramped run already "
                     "covers the rates from --ramp-start to --rate (its report plots latency "
                     "against them); drop one of the two\n");
