@@ -58,8 +58,9 @@ typedef struct cb_record {
   char class_name[64];       /* scenario class ("" = default) */
   int warmup;                /* 1: excluded from statistics */
   uint64_t scheduled_ns;     /* planned send (open loop); = sent_ns for closed loop */
+  int has_target_rate;       /* 1: a ramped run recorded the rate below */
   double target_rate;        /* req/s the workload offered at scheduled_ns (a ramped run:
-                                cb_workload_offered_rate); 0 = not recorded */
+                                cb_workload_offered_rate), >= 0 */
   uint64_t sent_ns;          /* handed to the transport */
   uint64_t first_byte_ns;    /* first response byte */
   uint64_t first_chunk_ns;   /* first SSE event of any kind */

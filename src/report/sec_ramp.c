@@ -42,7 +42,7 @@ static void bin_quantiles(const cb__rep_run *run, double (*value_ms)(const cb_re
     cb__rep_values vals = {.v = v};
     for (size_t i = 0; i < set->count; i++) {
       const cb_record *r = &set->items[i];
-      if (!cb__rep_record_measured_ok(r) || !(r->target_rate > 0) ||
+      if (!cb__rep_record_measured_ok(r) || !r->has_target_rate ||
           cb_ramp_bin_of(b, r->target_rate) != (int)bin || cb_record_times_invalid(r))
         continue;
       double x = value_ms(r);

@@ -106,6 +106,7 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
     if (!json_is_number(rate) || !(json_number_value(rate) >= 0) || !isfinite(json_number_value(rate)))
       return bad(c, "target_rate", "a number of requests per second >= 0");
     r->target_rate = json_number_value(rate);
+    r->has_target_rate = 1;
   }
 
   json_t *e = json_object_get(o, "error");

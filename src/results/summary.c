@@ -241,7 +241,7 @@ static void compute_ramp(const cb_record_set *set, const unsigned char *valid,
   double lo = INFINITY, hi = -INFINITY;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !valid[i] || !(r->target_rate > 0)) continue;
+    if (r->warmup || !valid[i] || !r->has_target_rate) continue;
     if (r->target_rate < lo) lo = r->target_rate;
     if (r->target_rate > hi) hi = r->target_rate;
   }
@@ -255,7 +255,7 @@ static void compute_ramp(const cb_record_set *set, const unsigned char *valid,
   b->width = (hi - lo) / (double)b->n_bins;
   for (size_t i = 0; i < set->count; i++) {
     const cb_record *r = &set->items[i];
-    if (r->warmup || !valid[i] || !(r->target_rate > 0)) continue;
+    if (r->warmup || !valid[i] || !r->has_target_rate) continue;
     int bin = cb_ramp_bin_of(b, r->target_rate);
     b->count[bin]++;
     for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += meets(r, &p->slos[k]);

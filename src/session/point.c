@@ -37,9 +37,10 @@ static int next_entry(source_ctx *s, cb_schedule_entry *e) {
   return 1;
 }
 
-/* The rate offered at the entry's send time, recorded only when the run ramps. */
-static double target_rate(const cb_workload *wl, const cb_schedule_entry *e) {
-  return cb_workload_ramps(wl) ? cb_workload_offered_rate(wl, e->offset_ns) : 0;
+/* A ramped run's items carry the rate offered at their send time. */
+static void set_target_rate(const cb_workload *wl, const cb_schedule_entry *e, cb_runner_item *out) {
+  out->has_target_rate = cb_workload_ramps(wl);
+  if (out->has_target_rate) out->target_rate = cb_workload_offered_rate(wl, e->offset_ns);
 }
 
 static int source_next(void *ctx, cb_runner_item *out) {
@@ -51,8 +52,8 @@ static int source_next(void *ctx, cb_runner_item *out) {
     s->entry = e;
     *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
                             .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
-                            .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
-                            .target_rate = target_rate(s->wl, &e)};
+                            .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET};
+    set_target_rate(s->wl, &e, out);
     return 1;
   }
   if (cb_workload_render(s->wl, &e, &s->prompt, &s->err) != CB_OK) {
@@ -89,8 +90,8 @@ static int source_next(void *ctx, cb_runner_item *out) {
                           .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
                           .body = s->body.data, .body_len = s->body.len,
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
-                          .headers = cls->headers, .n_headers = cls->num_headers,
-                          .target_rate = target_rate(s->wl, &e)};
+                          .headers = cls->headers, .n_headers = cls->num_headers};
+  set_target_rate(s->wl, &e, out);
   return 1;
 }
 

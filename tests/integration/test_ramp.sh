@@ -26,6 +26,8 @@ cmp "$work/lin/records.jsonl" "$work/lin2/records.jsonl" || fail "a ramped predi
 for k in 0 1; do
   "$CALIBENCH" sim run "${lin[@]}" "${engine[@]}" --shard "$k/2" --quiet --out "$work/shard$k"
 done
+"$CALIBENCH" sim run --rate 10 --ramp-up linear --ramp-duration 20s --num-requests 150 \
+  "${engine[@]}" --slo ttft=1s --quiet --out "$work/zero"
 "$CALIBENCH" sim run --rate 16 --ramp-up exponential --ramp-start 1 --ramp-duration 60s \
   --arrival gamma --burstiness 4 --num-requests 500 "${engine[@]}" --quiet --out "$work/exp"
 # 3. run against the built-in simulator (HTTP, 20x faster than real time).
@@ -52,6 +54,12 @@ const check = (dir, r) => {
 };
 const L = check(`${w}/lin`, lin);
 check(`${w}/exp`, expo(1, 16, 60));
+// A linear ramp from 0 (the default start) offers 0 at time 0: the first record says so,
+// and the summary's bins start there.
+const Z = check(`${w}/zero`, (t) => (t >= 20 ? 10 : 10 * t / 20));
+ok(Z.every((x) => typeof x.target_rate === "number") && Z[0].target_rate === 0, "every record of a ramp from 0 has target_rate, the first 0");
+const zs = J(`${w}/zero/summary.json`).summary.ramp;
+ok(zs.bins[0].rate_lo === 0 && zs.bins.reduce((a, b) => a + b.count, 0) === Z.length, "the ramp from 0's bins start at 0 and count every request");
 const H = check(`${w}/http`, expo(2, 20, 2));
 ok(L.length > 1400 && H.length > 20, `record counts ${L.length}, ${H.length}`);
 // The linear ramp's offered rates climb from 2 to near 24; L(120) = (2 + 24) / 2 * 120 = 1560 arrivals.

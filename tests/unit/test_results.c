@@ -127,9 +127,12 @@ static void test_record_round_trip(void **state) {
   a.output_text = cb_strdup("<script>alert(1)</script>\n");
   a.cached_tokens = 64;
   a.warmup = 1;
+  a.has_target_rate = 1;
   a.target_rate = 12.375; /* a ramped run's offered rate at the send */
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
+  b.has_target_rate = 1; /* a linear ramp from 0 offers 0 at its start: recorded as 0 */
+  b.target_rate = 0;
   b.retries = 2; /* each earlier attempt's outcome is kept */
   b.n_attempts = 2;
   b.attempts = cb_reallocarray(NULL, 2, sizeof *b.attempts);
@@ -141,7 +144,7 @@ static void test_record_round_trip(void **state) {
   cb_record_write_json(&b, &buf);
   assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
   assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,"));
-  assert_null(strstr(strstr(buf.data, "target_rate") + 1, "target_rate")); /* b: none */
+  assert_non_null(strstr(buf.data, ",\"target_rate\":0,"));
   assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
   {/* the extremes of the hand-written decimal encoder */
     cb_record e = failed_record(0, 0, "connect");
@@ -151,6 +154,7 @@ static void test_record_round_trip(void **state) {
     cb_record_write_json(&e, &one);
     assert_non_null(strstr(one.data, "{\"index\":0,"));
     assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
+    assert_null(strstr(one.data, "target_rate")); /* not ramped: no field */
     cb_buf_free(&one);
     cb_record_free(&e);
   }
@@ -172,6 +176,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->output_tokens, 6);
   assert_int_equal(x->output_source, CB_TOKENS_USAGE);
   assert_int_equal(x->cached_tokens, 64);
+  assert_true(x->has_target_rate);
   assert_float_equal(x->target_rate, 12.375, 0);
   assert_string_equal(x->output_text, a.output_text);
   assert_true(cb_record_ok(x));
@@ -181,7 +186,8 @@ static void test_record_round_trip(void **state) {
   assert_string_equal(y->error_message, "boom \"http_status\"");
   assert_int_equal(y->http_status, 429);
   assert_int_equal(y->output_tokens, -1);
-  assert_float_equal(y->target_rate, 0, 0); /* not ramped: no field, none read */
+  assert_true(y->has_target_rate);
+  assert_float_equal(y->target_rate, 0, 0);
   assert_int_equal(y->retries, 2);
   assert_int_equal(y->n_attempts, 2);
   assert_int_equal(y->attempts[0].http_status, 503);
@@ -874,6 +880,7 @@ static void test_ramp_break_rate(void **state) {
     double rate = 1 + 19.0 * i / 199;
     double c[] = {rate < 12 ? 50 : 500, 600};
     cb_record r = ok_record((uint64_t)i, (uint64_t)i * 100 * MS, c, 2, NULL);
+    r.has_target_rate = 1;
     r.target_rate = rate;
     cb_record_set_push(&set, &r);
   }
@@ -902,7 +909,7 @@ static void test_ramp_break_rate(void **state) {
   assert_non_null(strstr(j.data, "\"break_rate\":10.5,"));
   assert_non_null(strstr(j.data, "\"break_rate\":null,"));
   assert_non_null(strstr(j.data, "\"ramp\":{\"bin_width\":1.9,\"bins\":[{\"rate_lo\":1,\"rate_hi\":2.9,"));
-  for (size_t i = 0; i < set.count; i++) set.items[i].target_rate = 0;
+  for (size_t i = 0; i < set.count; i++) set.items[i].has_target_rate = 0;
   cb_summary_compute(&set, &sp, &s);
   assert_int_equal(s.ramp.n_bins, 0);
   cb_buf_reset(&j);
