@@ -624,7 +624,10 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         }
         g.ramp = 1;
         break;
-      case O_RAMP_START: if (cli_parse_double("--ramp-start", optarg, 0, 1e9, &w->arrival.ramp_start)) return 2; g.ramp_start = 1; break;
+      case O_RAMP_START:
+        if (cli_parse_double("--ramp-start", optarg, 0, 1e9, &w->arrival.ramp_start)) return 2;
+        g.ramp_start = 1;
+        break;
       case O_RAMP_DURATION: {
         uint64_t ns;
         if (cli_parse_duration("--ramp-duration", optarg, 0, CB_NS_PER_MS, &ns)) return 2;

@@ -172,7 +172,8 @@ static void attainment_chart(const cb__rep_run *run, cb__rep_doc *d) {
   for (size_t k = 0; k < s->n_slos; k++) {
     char text[96];
     cb__rep_slo_text(&s->slos[k].slo, text, sizeof text);
-    cb__rep_series *ser = cb__rep_chart_series(&c, CB__REP_LINE, (int)k % CB__REP_PALETTE, "%s", text);
+    cb__rep_series *ser =
+        cb__rep_chart_series(&c, CB__REP_LINE, (int)k % CB__REP_PALETTE, "%s", text);
     ser->markers = 1;
     for (size_t bin = 0; bin < b->n_bins; bin++)
       if (b->count[bin])

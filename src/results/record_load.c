@@ -103,9 +103,10 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   if (st != CB_OK) return st;
   json_t *rate = json_object_get(o, "target_rate");
   if (rate && !json_is_null(rate)) {
-    if (!json_is_number(rate) || !(json_number_value(rate) >= 0) || !isfinite(json_number_value(rate)))
+    double v = json_number_value(rate);
+    if (!json_is_number(rate) || !(v >= 0) || !isfinite(v))
       return bad(c, "target_rate", "a number of requests per second >= 0");
-    r->target_rate = json_number_value(rate);
+    r->target_rate = v;
     r->has_target_rate = 1;
   }
 

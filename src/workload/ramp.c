@@ -9,8 +9,10 @@
  * time over the ramp's duration, as k6's ramping-arrival-rate stages ramp over time,
  * so a ramp means the same rates whatever the request count (docs/workload.md).
  * Closed forms, with g = ln(R1 / R0) / D:
- *   linear       L(t) = R0 t + (R1 - R0) t^2 / (2 D)   L^-1(x) = 2x / (R0 + sqrt(R0^2 + 2 (R1 - R0) x / D))
- *   exponential  L(t) = R0 (e^(g t) - 1) / g           L^-1(x) = ln(1 + g x / R0) / g
+ *   linear       L(t) = R0 t + (R1 - R0) t^2 / (2 D)
+ *                L^-1(x) = 2x / (R0 + sqrt(R0^2 + 2 (R1 - R0) x / D))
+ *   exponential  L(t) = R0 (e^(g t) - 1) / g
+ *                L^-1(x) = ln(1 + g x / R0) / g
  * and after D the rate is R1: L(t) = L(D) + R1 (t - D). The linear inverse is the
  * quadratic's root written without the cancellation of -R0 + sqrt(...), so R0 = 0 is
  * fine.
