@@ -11,6 +11,7 @@
 #include "calibench/buf.h"
 #include "calibench/limits.h"
 #include "calibench/sim.h"
+#include "calibench/tok.h"
 
 struct cb__sim_responses {
   cb__sim_response *items;
@@ -61,10 +62,10 @@ static cb_status parse_line(const char *path, long lineno, const char *line, siz
     out->prompt = cb_strndup(json_string_value(prompt), out->prompt_len);
     out->text_len = json_string_length(response);
     out->text = cb_strndup(json_string_value(response), out->text_len);
-    out->num_tokens = cb_sim_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
+    out->num_tokens = cb_tok_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
     out->ids = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ids);
     out->ends = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ends);
-    cb_sim_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
+    cb_tok_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
   }
   json_decref(root);
   return st;
