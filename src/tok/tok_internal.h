@@ -165,9 +165,19 @@ typedef struct cb__norm {
 void cb__nfc(const char *s, size_t n, cb_buf *out);
 /* NFD (canonical decomposition, canonically ordered) of valid UTF-8 `s` (nfc.c). */
 void cb__nfd(const char *s, size_t n, cb_buf *out);
+/* NFKC and NFKD: the same with compatibility mappings followed too (nfc.c). */
+void cb__nfkc(const char *s, size_t n, cb_buf *out);
+void cb__nfkd(const char *s, size_t n, cb_buf *out);
+/* General_Category Mark (Mn, Mc, Me) in the tables' Unicode version (nfc.c). */
+int cb__is_combining_mark(uint32_t cp);
+
 /* 1 when `s` is certainly already NFC (a fast scan that fails on any character that
  * could change). */
 int cb__nfc_quick_yes(const char *s, size_t n);
+
+/* End of the extended grapheme cluster (UAX #29) that starts at byte `at` (< n) of
+ * valid UTF-8 s (grapheme.c). */
+size_t cb__grapheme_end(const char *s, size_t n, size_t at);
 
 /* ---- decoders (tokenizer.json) ---------------------------------------------------- */
 
