@@ -15,8 +15,10 @@
  *    with byte fallback (Llama 2, Mistral), TemplateProcessing (BOS) and the decoders
  *    they use; WordPiece models with BERT's normalizer, pre-tokenizer,
  *    BertProcessing and WordPiece decoder; Unigram (SentencePiece) models with
- *    WhitespaceSplit and Metaspace. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
- *    component ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
+ *    WhitespaceSplit and Metaspace and the normalizers SentencePiece conversions use
+ *    (Precompiled charsmaps, NFKC, NFKD, NFD, Lowercase, StripAccents, Strip). Anything
+ *    else fails to load with CB_ERR_UNSUPPORTED naming the component
+ *    ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
  *
  * Input text is bytes. Invalid UTF-8 is first replaced the way every reference's
  * string conversion does (the WHATWG decoder: each maximal invalid subsequence becomes
