@@ -252,6 +252,9 @@ static const char *hf_normalize(enc *e, const char *s, size_t n, size_t *out_n) 
       case CB__NORM_STRIP:
         cb__strip(cur, cn, nm->flags & 1, nm->flags & 2, dst);
         break;
+      case CB__NORM_NMT:
+        cb__nmt(cur, cn, dst);
+        break;
       case CB__NORM_PRECOMPILED:
         cb__precompiled(&nm->map, cur, cn, dst);
         break;

@@ -8,7 +8,7 @@
  *                   WordPiece: vocab, unk_token, continuing_subword_prefix,
  *                   max_input_chars_per_word (bert.c);
  *                   Unigram: vocab [[piece, score]], unk_id, byte_fallback (unigram.c)
- *   normalizer      NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Precompiled
+ *   normalizer      NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Nmt, Precompiled
  *                   (SentencePiece's charsmap, precompiled.c), Prepend, Replace
  *                   (String, or a Regex that cannot match empty text), BertNormalizer,
  *                   Sequence
@@ -190,7 +190,8 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
                {"NFKC", CB__NORM_NFKC},
                {"NFKD", CB__NORM_NFKD},
                {"Lowercase", CB__NORM_LOWERCASE},
-               {"StripAccents", CB__NORM_STRIP_ACCENTS}};
+               {"StripAccents", CB__NORM_STRIP_ACCENTS},
+               {"Nmt", CB__NORM_NMT}};
   for (size_t i = 0; type && i < sizeof plain / sizeof plain[0]; i++)
     if (!strcmp(type, plain[i].type)) {
       nm->kind = plain[i].kind;
@@ -246,8 +247,8 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
                 (lower ? CB__BERT_LOWER : 0);
   } else {
     return unsupported(c, "normalizer", type,
-                       "NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Precompiled, "
-                       "Prepend, Replace, BertNormalizer, Sequence");
+                       "NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Nmt, "
+                       "Precompiled, Prepend, Replace, BertNormalizer, Sequence");
   }
   tok->n_norm++;
   return CB_OK;

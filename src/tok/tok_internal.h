@@ -160,6 +160,7 @@ typedef enum cb__norm_kind {
   CB__NORM_STRIP_ACCENTS,
   CB__NORM_STRIP,
   CB__NORM_PRECOMPILED,
+  CB__NORM_NMT,
 } cb__norm_kind;
 
 /* A SentencePiece precompiled_charsmap (precompiled.c): the double-array trie and the
@@ -195,6 +196,8 @@ void cb__precompiled(const cb__charsmap *m, const char *s, size_t n, cb_buf *out
 void cb__lowercase(const char *s, size_t n, cb_buf *out);
 void cb__strip_accents(const char *s, size_t n, cb_buf *out);
 void cb__strip(const char *s, size_t n, int left, int right, cb_buf *out);
+/* Nmt: SentencePiece's NMT cleanup of controls and space-like characters (normalize.c). */
+void cb__nmt(const char *s, size_t n, cb_buf *out);
 
 /* NFC of valid UTF-8 `s` appended to out (nfc.c). */
 void cb__nfc(const char *s, size_t n, cb_buf *out);
