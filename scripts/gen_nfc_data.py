@@ -120,11 +120,11 @@ def main():
       ' * scripts/gen_nfc_data.py --max-age %s from the Unicode %s UCD (Debian unicode-data).\n'
       ' * Do not edit.\n */' % (args.max_age, args.max_age, version))
     w('#include "nfc_data.h"\n')
-    w('const cb__nfc_range cb__nfc_ccc[] = {')
+    w('const cb__cp_range cb__nfc_ccc[] = {')
     for a, b, v in ranges(lambda cp: ccc.get(cp, 0)):
         w('    {0x%X, 0x%X, %d},' % (a, b, v))
     w('};\nconst size_t cb__nfc_ccc_len = sizeof cb__nfc_ccc / sizeof cb__nfc_ccc[0];\n')
-    w('const cb__nfc_range cb__nfc_unsafe[] = {')
+    w('const cb__cp_range cb__nfc_unsafe[] = {')
     for a, b, _ in ranges(unsafe):
         w('    {0x%X, 0x%X, 1},' % (a, b))
     w('};\nconst size_t cb__nfc_unsafe_len = sizeof cb__nfc_unsafe / sizeof cb__nfc_unsafe[0];\n')
@@ -148,7 +148,7 @@ def main():
     for cp in sorted(compat):
         w('    {0x%X, %d, %d},' % (cp, offsets[cp], len(compat[cp])))
     w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];\n')
-    w('const cb__nfc_range cb__nfc_marks[] = {')
+    w('const cb__cp_range cb__nfc_marks[] = {')
     for a, b, _ in ranges(lambda cp: 1 if cp in marks else 0):
         w('    {0x%X, 0x%X, 1},' % (a, b))
     w('};\nconst size_t cb__nfc_marks_len = sizeof cb__nfc_marks / sizeof cb__nfc_marks[0];')

@@ -15,13 +15,7 @@
 #include "tok_internal.h"
 
 static uint32_t gcb(uint32_t cp) {
-  size_t lo = 0, hi = cb__gcb_ranges_len;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (cb__gcb_ranges[mid].last < cp) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < cb__gcb_ranges_len && cb__gcb_ranges[lo].first <= cp ? cb__gcb_ranges[lo].value : 0;
+  return cb__cp_range_value(cb__gcb_ranges, cb__gcb_ranges_len, cp);
 }
 
 static int is_control(uint32_t v) {
@@ -33,17 +27,22 @@ static int is_control(uint32_t v) {
  * number of regional indicators runs up to b (GB12, GB13). */
 static int joins(uint32_t a, uint32_t b, int pict_zwj, int ri_odd) {
   uint32_t pa = a & ~(uint32_t)CB__GCB_EXT_PICT, pb = b & ~(uint32_t)CB__GCB_EXT_PICT;
-  if (pa == CB__GCB_CR && pb == CB__GCB_LF) return 1;                   /* GB3 */
-  if (is_control(pa) || is_control(pb)) return 0;                      /* GB4, GB5 */
-  if (pa == CB__GCB_L && (pb == CB__GCB_L || pb == CB__GCB_V || pb == CB__GCB_LV || pb == CB__GCB_LVT))
-    return 1;                                                           /* GB6 */
-  if ((pa == CB__GCB_LV || pa == CB__GCB_V) && (pb == CB__GCB_V || pb == CB__GCB_T)) return 1; /* GB7 */
-  if ((pa == CB__GCB_LVT || pa == CB__GCB_T) && pb == CB__GCB_T) return 1; /* GB8 */
-  if (pb == CB__GCB_EXTEND || pb == CB__GCB_ZWJ || pb == CB__GCB_SPACINGMARK) return 1; /* GB9, GB9a */
-  if (pa == CB__GCB_PREPEND) return 1;                                  /* GB9b */
-  if (pict_zwj && (b & CB__GCB_EXT_PICT)) return 1;                     /* GB11 */
-  if (pa == CB__GCB_RI && pb == CB__GCB_RI && ri_odd) return 1;         /* GB12, GB13 */
-  return 0;                                                             /* GB999 */
+  /* GB3: CR x LF; GB4, GB5: breaks around controls */
+  if (pa == CB__GCB_CR && pb == CB__GCB_LF) return 1;
+  if (is_control(pa) || is_control(pb)) return 0;
+  /* GB6-GB8: Hangul syllable sequences */
+  if (pa == CB__GCB_L &&
+      (pb == CB__GCB_L || pb == CB__GCB_V || pb == CB__GCB_LV || pb == CB__GCB_LVT))
+    return 1;
+  if ((pa == CB__GCB_LV || pa == CB__GCB_V) && (pb == CB__GCB_V || pb == CB__GCB_T)) return 1;
+  if ((pa == CB__GCB_LVT || pa == CB__GCB_T) && pb == CB__GCB_T) return 1;
+  /* GB9, GB9a: x (Extend | ZWJ | SpacingMark); GB9b: Prepend x */
+  if (pb == CB__GCB_EXTEND || pb == CB__GCB_ZWJ || pb == CB__GCB_SPACINGMARK) return 1;
+  if (pa == CB__GCB_PREPEND) return 1;
+  /* GB11: ExtPict Extend* ZWJ x ExtPict; GB12, GB13: regional indicators in pairs */
+  if (pict_zwj && (b & CB__GCB_EXT_PICT)) return 1;
+  if (pa == CB__GCB_RI && pb == CB__GCB_RI && ri_odd) return 1;
+  return 0; /* GB999 */
 }
 
 size_t cb__grapheme_end(const char *str, size_t n, size_t at) {

@@ -5,7 +5,7 @@
  */
 #include "grapheme_data.h"
 
-const cb__gcb_range cb__gcb_ranges[] = {
+const cb__cp_range cb__gcb_ranges[] = {
     {0x0, 0x9, 3},
     {0xA, 0xA, 2},
     {0xB, 0xC, 3},

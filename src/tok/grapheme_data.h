@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cp_range.h"
+
 /* Grapheme_Cluster_Break values, in the generator's VALUES order. */
 enum {
   CB__GCB_OTHER, CB__GCB_CR, CB__GCB_LF, CB__GCB_CONTROL, CB__GCB_EXTEND, CB__GCB_ZWJ,
@@ -17,12 +19,8 @@ enum {
 };
 #define CB__GCB_EXT_PICT 16 /* or-ed in: Extended_Pictographic */
 
-typedef struct cb__gcb_range {
-  uint32_t first, last;
-  uint32_t value; /* CB__GCB_* | CB__GCB_EXT_PICT */
-} cb__gcb_range;  /* sorted, disjoint; code points in none are Other */
-
-extern const cb__gcb_range cb__gcb_ranges[];
+/* Values CB__GCB_* | CB__GCB_EXT_PICT; code points in no range are Other. */
+extern const cb__cp_range cb__gcb_ranges[];
 extern const size_t cb__gcb_ranges_len;
 
 #endif

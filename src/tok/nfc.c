@@ -27,20 +27,9 @@
 #define NCOUNT (VCOUNT * TCOUNT)
 #define SCOUNT (LCOUNT * NCOUNT)
 
-static uint32_t range_value(const cb__nfc_range *r, size_t n, uint32_t cp) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (cp < r[mid].first) hi = mid;
-    else if (cp > r[mid].last) lo = mid + 1;
-    else return r[mid].value;
-  }
-  return 0;
-}
-
 static uint32_t ccc(uint32_t cp) {
   if (cp < 0x300) return 0;
-  return range_value(cb__nfc_ccc, cb__nfc_ccc_len, cp);
+  return cb__cp_range_value(cb__nfc_ccc, cb__nfc_ccc_len, cp);
 }
 
 static const cb__nfc_decomp *find_decomp(uint32_t cp) {
@@ -64,7 +53,7 @@ static const cb__nfc_compat *find_compat(uint32_t cp) {
 }
 
 int cb__is_combining_mark(uint32_t cp) {
-  return cp >= 0x300 && range_value(cb__nfc_marks, cb__nfc_marks_len, cp);
+  return cp >= 0x300 && cb__cp_range_value(cb__nfc_marks, cb__nfc_marks_len, cp);
 }
 
 static uint32_t compose(uint32_t a, uint32_t b) {
@@ -130,7 +119,7 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
     }
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    if (cp >= 0x300 && range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
+    if (cp >= 0x300 && cb__cp_range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
     i += len;
   }
   return 1;

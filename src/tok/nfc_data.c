@@ -5,7 +5,7 @@
  */
 #include "nfc_data.h"
 
-const cb__nfc_range cb__nfc_ccc[] = {
+const cb__cp_range cb__nfc_ccc[] = {
     {0x300, 0x314, 230},
     {0x315, 0x315, 232},
     {0x316, 0x319, 220},
@@ -342,7 +342,7 @@ const cb__nfc_range cb__nfc_ccc[] = {
 };
 const size_t cb__nfc_ccc_len = sizeof cb__nfc_ccc / sizeof cb__nfc_ccc[0];
 
-const cb__nfc_range cb__nfc_unsafe[] = {
+const cb__cp_range cb__nfc_unsafe[] = {
     {0x300, 0x34E, 1},
     {0x350, 0x36F, 1},
     {0x374, 0x374, 1},
@@ -10931,7 +10931,7 @@ const cb__nfc_compat cb__nfc_compats[] = {
 };
 const size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];
 
-const cb__nfc_range cb__nfc_marks[] = {
+const cb__cp_range cb__nfc_marks[] = {
     {0x300, 0x36F, 1},
     {0x483, 0x489, 1},
     {0x591, 0x5BD, 1},

@@ -10,10 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cb__nfc_range {
-  uint32_t first, last;
-  uint32_t value;
-} cb__nfc_range; /* sorted, disjoint */
+#include "cp_range.h"
 
 typedef struct cb__nfc_decomp {
   uint32_t cp, a, b; /* cp -> a b (b == 0: a singleton) */
@@ -28,9 +25,9 @@ typedef struct cb__nfc_compat {
   uint16_t off, len; /* cb__nfc_compat_cps[off .. off + len), one level */
 } cb__nfc_compat;    /* sorted by cp */
 
-extern const cb__nfc_range cb__nfc_ccc[];
+extern const cb__cp_range cb__nfc_ccc[];
 extern const size_t cb__nfc_ccc_len;
-extern const cb__nfc_range cb__nfc_unsafe[];
+extern const cb__cp_range cb__nfc_unsafe[];
 extern const size_t cb__nfc_unsafe_len;
 extern const cb__nfc_decomp cb__nfc_decomps[];
 extern const size_t cb__nfc_decomps_len;
@@ -39,7 +36,7 @@ extern const size_t cb__nfc_comps_len;
 extern const uint32_t cb__nfc_compat_cps[];
 extern const cb__nfc_compat cb__nfc_compats[];
 extern const size_t cb__nfc_compats_len;
-extern const cb__nfc_range cb__nfc_marks[]; /* General_Category M (Mn, Mc, Me) */
+extern const cb__cp_range cb__nfc_marks[]; /* General_Category M (Mn, Mc, Me) */
 extern const size_t cb__nfc_marks_len;
 
 #endif

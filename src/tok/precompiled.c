@@ -32,6 +32,10 @@
 #include "tok_internal.h"
 #include "util/base64.h"
 
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 static size_t unit_offset(uint32_t u) { return (size_t)(u >> 10) << ((u & (1u << 9)) >> 6); }
 static int unit_has_leaf(uint32_t u) { return (u >> 8) & 1; }
 static uint32_t unit_label(uint32_t u) { return u & ((1u << 31) | 0xFF); }
@@ -46,8 +50,7 @@ cb_status cb__charsmap_load(cb__charsmap *m, const char *b64, const char *name, 
   else if (len < 4) why = "is shorter than its 4-byte trie size";
   uint32_t trie_size = 0;
   if (!why) {
-    trie_size = (uint32_t)blob[0] | (uint32_t)blob[1] << 8 | (uint32_t)blob[2] << 16 |
-                (uint32_t)blob[3] << 24;
+    trie_size = le32(blob);
     if (trie_size / 4 == 0) why = "has an empty trie";
     else if (trie_size / 4 > (len - 4) / 4) why = "is shorter than the trie size it gives";
   }
@@ -60,14 +63,11 @@ cb_status cb__charsmap_load(cb__charsmap *m, const char *b64, const char *name, 
   }
   if (why) {
     cb_free(blob);
-    return cb_error_at(err, CB_ERR_PARSE, name, 0, 0, "normalizer Precompiled: precompiled_charsmap %s",
-                       why);
+    return cb_error_at(err, CB_ERR_PARSE, name, 0, 0,
+                       "normalizer Precompiled: precompiled_charsmap %s", why);
   }
   m->units = cb_reallocarray(NULL, m->n_units, sizeof *m->units);
-  for (size_t i = 0; i < m->n_units; i++) {
-    const unsigned char *p = blob + 4 + i * 4;
-    m->units[i] = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-  }
+  for (size_t i = 0; i < m->n_units; i++) m->units[i] = le32(blob + 4 + i * 4);
   m->norm = cb_malloc(m->norm_len + 1);
   memcpy(m->norm, blob + 4 + m->n_units * 4, m->norm_len);
   m->norm[m->norm_len] = '\0';

@@ -20,7 +20,8 @@ static void test_grapheme_break_test_txt(void **state) {
   (void)state;
   const char *d = getenv("CB_UCD_DIR");
   char path[512];
-  snprintf(path, sizeof path, "%s/auxiliary/GraphemeBreakTest.txt", d && *d ? d : "/usr/share/unicode");
+  snprintf(path, sizeof path, "%s/auxiliary/GraphemeBreakTest.txt",
+           d && *d ? d : "/usr/share/unicode");
   FILE *f = fopen(path, "r");
   if (!f) fail_msg("%s: cannot open (Debian package unicode-data)", path);
   char line[4096];
@@ -51,7 +52,8 @@ static void test_grapheme_break_test_txt(void **state) {
     size_t at = 0;
     for (size_t k = 0; k < n_ends; k++) {
       size_t got = cb__grapheme_end(text.data, text.len, at);
-      if (got != ends[k]) fail_msg("cluster %zu ends at byte %zu, want %zu: %s", k, got, ends[k], line);
+      if (got != ends[k])
+        fail_msg("cluster %zu ends at byte %zu, want %zu: %s", k, got, ends[k], line);
       at = got;
     }
     assert_int_equal(at, text.len);

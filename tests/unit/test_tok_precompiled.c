@@ -25,7 +25,8 @@ static char *b64(const unsigned char *p, size_t n) {
   static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   char *out = cb_malloc(4 * (n / 3 + 1) + 1), *o = out;
   for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+    uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+                 (i + 2 < n ? p[i + 2] : 0);
     *o++ = abc[v >> 18];
     *o++ = abc[(v >> 12) & 63];
     *o++ = i + 1 < n ? abc[(v >> 6) & 63] : '=';
