@@ -16,8 +16,8 @@
  *    they use; WordPiece models with BERT's normalizer, pre-tokenizer,
  *    BertProcessing and WordPiece decoder; Unigram (SentencePiece) models with
  *    WhitespaceSplit and Metaspace and the normalizers SentencePiece conversions use
- *    (Precompiled charsmaps, NFKC, NFKD, NFD, Lowercase, StripAccents, Strip). Anything
- *    else fails to load with CB_ERR_UNSUPPORTED naming the component
+ *    (Precompiled charsmaps, NFKC, NFKD, NFD, Lowercase, StripAccents, Strip, Nmt).
+ *    Anything else fails to load with CB_ERR_UNSUPPORTED naming the component
  *    ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
  *
  * Input text is bytes. Invalid UTF-8 is first replaced the way every reference's
