@@ -57,7 +57,7 @@ typedef struct cb_token_counter {
                                  "tiktoken:cl100k_base"; NULL: "approx-128256" */
 } cb_token_counter;
 
-/* The simulator's approximate tokenizer (cb_sim_approx_tokenize, docs/simulator.md)
+/* The approximate tokenizer (cb_tok_approx_tokenize, docs/simulator.md)
  * with a vocabulary of CB_WORKLOAD_APPROX_VOCAB ids; ctx is ignored. */
 #define CB_WORKLOAD_APPROX_VOCAB 128256u
 size_t cb_workload_approx_count(void *ctx, const char *text, size_t len);
