@@ -36,11 +36,18 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
   out->seed = req->has_seed ? cb_hash3_u64(c->seed, req->seed, 1) : cb_hash3_u64(c->seed, index, 0);
   if (c->responses && req->match_key)
     out->scripted = cb__sim_responses_find(c->responses, req->match_key, strlen(req->match_key));
+  if (!out->scripted && req->match_key) {
+    out->answer = cb__sim_answer_make(c->refusal, c->perturb, c->seed, req->match_key,
+                                      strlen(req->match_key), c->vocab);
+    if (out->answer) out->scripted = &out->answer->text;
+  }
   int64_t limit = asked;
   if (out->scripted) {
     int64_t n = (int64_t)out->scripted->num_tokens;
     out->output_len = n < limit ? n : limit;
     out->finish_reason = n <= limit ? "stop" : "length";
+    if (out->answer && out->answer->refusal && out->answer->mode == CB__SIM_REFUSAL_FILTER)
+      out->finish_reason = "content_filter";
     return;
   }
   if (req->ignore_eos) {

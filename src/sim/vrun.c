@@ -52,6 +52,7 @@ typedef struct vreq {
   const char *finish_reason;
   uint64_t seed;                  /* output text stream */
   const cb__sim_response *scripted;
+  cb__sim_answer *answer;         /* owned: a behaviour's planted answer (scripted is its text) */
   int scheduled;                  /* SCHEDULED seen */
   size_t chunk_cap;               /* rec.chunk_ns allocated */
   struct vreq *next_free;
@@ -111,6 +112,8 @@ static vreq *req_get(vrun *v) {
 
 static void req_put(vrun *v, vreq *q) {
   cb_record_free(&q->rec);
+  cb__sim_answer_free(q->answer);
+  q->answer = NULL;
   q->next_free = v->free_list;
   v->free_list = q;
 }
@@ -293,6 +296,7 @@ static void send_item(vrun *v) {
   q->finish_reason = plan.finish_reason;
   q->seed = plan.seed;
   q->scripted = plan.scripted;
+  q->answer = plan.answer;
 
   /* The replica holding the fewest requests, as sim serve routes. */
   int best = 0;
@@ -404,7 +408,8 @@ static cb_status setup(vrun *v, cb_error *err) {
   v->gen = (cb__sim_gen_config){.model = sp->engine.model.name,
                                 .max_model_len = cb_sim_engine_capacity(v->reps[0].engine)->max_model_len,
                                 .seed = sp->seed, .eos_mean_tokens = sp->engine.eos_mean_tokens,
-                                .responses = v->responses};
+                                .responses = v->responses,
+                                .vocab = (uint32_t)sp->engine.model.vocab_size};
   if (p->runner.concurrency > 0) v->idle_users = (uint64_t)p->runner.concurrency;
   return CB_OK;
 }
