@@ -100,4 +100,54 @@ void cb__perturb_append_cased(cb_buf *out, const char *orig, size_t orig_n, cons
  * none was. chosen[] gets 0/1. Returns how many were chosen. */
 size_t cb__perturb_choose(size_t n, double rate, cb_rng *rng, unsigned char *chosen);
 
+
+/* ---- comparing a clean and a perturbed answer (perturb_compare.c) ---------------- */
+
+/* The first generated token's distribution as the API returned it (top_logprobs). */
+typedef struct cb__token_dist {
+  size_t n;
+  char **tok;   /* owned */
+  double *p;    /* owned: exp(logprob) */
+} cb__token_dist;
+
+void cb__token_dist_free(cb__token_dist *d);
+
+/* From a record's choice_events (one JSON event a line): the first token's
+ * top_logprobs (chat: choices[0].logprobs.content[0].top_logprobs, a list of
+ * {token, logprob}; completions: choices[0].logprobs.top_logprobs[0], an object
+ * token -> logprob) into *dist (n 0 when absent), and the text of OpenAI's refusal
+ * field (delta.refusal pieces, or message.refusal) into *refusal (owned, NULL when
+ * none). Lines that are not JSON are skipped. */
+void cb__perturb_read_events(const char *events, cb__token_dist *dist, char **refusal);
+
+/*
+ * Drift of the perturbed first-token distribution q from the clean one p, over the
+ * union U of their tokens plus one bucket for everything else. A side's missing mass
+ * (1 - its returned probabilities) is spread evenly over the union's tokens it did
+ * not return, each capped at its smallest returned probability (a token outside the
+ * top k cannot be likelier than the k-th), the rest in the bucket; every probability
+ * is floored at 1e-6 and the vectors renormalised. *cos: cosine similarity of the two
+ * vectors; *kl: KL(p || q) in nats. Returns 1 - cos + KL; NAN when either is empty.
+ */
+double cb__perturb_drift(const cb__token_dist *p, const cb__token_dist *q, double *cos, double *kl);
+
+/* How an answer was detected as a refusal. */
+typedef enum {
+  CB__REFUSAL_NONE = 0,
+  CB__REFUSAL_FIELD,          /* OpenAI's refusal field was set */
+  CB__REFUSAL_CONTENT_FILTER, /* finish_reason content_filter */
+  CB__REFUSAL_PATTERN         /* the text matches a refusal pattern */
+} cb__refusal_kind;
+
+const char *cb__refusal_kind_name(cb__refusal_kind k);
+/* The built-in refusal patterns (case-insensitive substrings), *n of them. */
+const char *const *cb__perturb_refusal_patterns(size_t *n);
+cb__refusal_kind cb__perturb_refusal(const char *text, const char *refusal_field,
+                                     const char *finish_reason, const char *const *patterns,
+                                     size_t n_patterns);
+
+/* Normalised exact match: lowercase (ASCII), punctuation dropped, whitespace runs as
+ * one space, trimmed. */
+int cb__perturb_same_answer(const char *a, const char *b);
+
 #endif
