@@ -11,8 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "calibench/buf.h"
 #include "calibench/error.h"
+#include "calibench/probe_perturb.h"
 #include "calibench/rng.h"
 
 /* ---- families ------------------------------------------------------------------- */
@@ -149,5 +152,63 @@ cb__refusal_kind cb__perturb_refusal(const char *text, const char *refusal_field
 /* Normalised exact match: lowercase (ASCII), punctuation dropped, whitespace runs as
  * one space, trimmed. */
 int cb__perturb_same_answer(const char *a, const char *b);
+
+/* ---- one probe run (perturb_run.c, perturb_score.c, perturb_json.c) ------------- */
+
+/* One prompt sent: line k + 1 of DIR/prompts.jsonl is prompts[k]. */
+typedef struct cb__perturb_prompt {
+  char id[128];         /* the dataset item's id */
+  int family;           /* a cb__perturb_family, or -1 for the clean prompt */
+  int variant;
+  size_t clean;         /* index of its clean prompt */
+  size_t edits;
+  char *text;           /* owned */
+} cb__perturb_prompt;
+
+/* One answer, as on_record saw it. */
+typedef struct cb__perturb_answer {
+  int seen;
+  int ok;               /* the request succeeded */
+  char *text;           /* owned, may be NULL */
+  char finish_reason[32];
+  char error[64];
+  cb__token_dist dist;
+  char *refusal;        /* owned: the refusal field's text, or NULL */
+} cb__perturb_answer;
+
+/* One perturbed prompt against its clean prompt. */
+typedef struct cb__perturb_pair {
+  size_t clean, pert;   /* prompt indexes */
+  int failed;           /* either request failed: in no mean */
+  double agreement;     /* 0/1 for exact; the metric's score otherwise */
+  double similarity;
+  double drift, cos, kl; /* NAN without top_logprobs on both */
+  cb__refusal_kind clean_refusal, pert_refusal;
+} cb__perturb_pair;
+
+struct cb_probe_perturb {
+  cb_probe_perturb_params p;
+  char dir[1024];
+  char spec[1200];             /* "jsonl:DIR/prompts.jsonl" */
+  char *extra_body;            /* owned: what the session sends besides the prompt */
+  cb__perturb_prompt *prompts;
+  size_t n_prompts;
+  size_t n_clean;
+  char **patterns;             /* owned, lowercase; NULL: the built-in list */
+  size_t n_patterns;
+  char **inducements;          /* owned; NULL: the built-in list */
+  size_t n_inducements;
+  cb__perturb_answer *by_index; /* answers by the records' schedule index */
+  size_t n_index;
+  cb__perturb_answer *answers;  /* by prompt, after the run (borrowed from by_index) */
+  cb__perturb_pair *pairs;
+  size_t n_pairs;
+};
+
+/* Create the --agreement and --similarity metrics with the options given, to refuse a
+ * wrong name or option before the run; each option must be one of theirs. */
+cb_status cb__perturb_check_metrics(cb_probe_perturb *pp, cb_error *err);
+/* Compare every pair and summarise into the probe.json document (perturb_score.c). */
+cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err);
 
 #endif
