@@ -527,13 +527,8 @@ cb_status cb_stats_bootstrap_quantile_diff(const double *x, size_t nx, const dou
  * NAN when n == 0. */
 double cb_stats_quantile_select(double *v, size_t n, double q);
 
-/* ---- intervals of a proportion and of a mean (src/stats/interval.c) ------------------ */
+/* ---- the bootstrap interval of a mean (src/stats/interval.c) -------------------------- */
 
-/* The standard normal quantile (inverse CDF) at p in (0, 1); -inf/inf at 0/1, NaN outside. */
-double cb_stats_normal_quantile(double p);
-/* Wilson's score interval of successes/n at a two-sided `confidence` (0.95); [0, 1]
- * when n is 0. */
-void cb_stats_wilson(uint64_t successes, uint64_t n, double confidence, double *lo, double *hi);
 /* Percentile bootstrap interval of the mean of x[0..n): `resamples` means of n draws
  * with replacement (draw b from cb_rng_init_stream(seed, "mean", b)), their (1 - c) / 2
  * and (1 + c) / 2 quantiles (numpy "linear"). NaN when n is 0; the mean itself when n
@@ -628,6 +623,16 @@ cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const doubl
                                        const double *y, size_t n, size_t replicates,
                                        double level, uint64_t seed,
                                        cb_stats_agreement_interval *out, cb_error *err);
+
+/* ---- proportions ---------------------------------------------------------------- */
+
+/* The standard normal quantile: x with P(Z <= x) = p, p in (0, 1) (NAN outside).
+ * Acklam's rational approximation refined by one Halley step on erfc: |error| < 1e-13. */
+double cb_stats_normal_quantile(double p);
+/* Wilson's score interval (Wilson 1927, as statsmodels' proportion_confint
+ * method="wilson") for k successes in n trials at `level` (e.g. 0.95): *lo, *hi in
+ * [0, 1]. k may be fractional (scores that count part of a trial). n = 0: [0, 1]. */
+void cb_stats_wilson(double k, double n, double level, double *lo, double *hi);
 
 #ifdef __cplusplus
 }

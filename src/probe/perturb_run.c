@@ -13,6 +13,7 @@
 #include "calibench/alloc.h"
 #include "calibench/json_file.h"
 #include "calibench/limits.h"
+#include "calibench/probe.h"
 #include "calibench/workload.h"
 #include "probe/perturb_internal.h"
 #include "util/yaml_doc.h"
@@ -349,9 +350,5 @@ cb_status cb_probe_perturb_finish(cb_probe_perturb *pp, const cb_workload_params
   cb_status st = match(pp, wp, err);
   if (st == CB_OK) st = cb__perturb_score(pp, doc, err);
   if (st != CB_OK) return st;
-  char path[1100];
-  snprintf(path, sizeof path, "%s/probe.json", dir);
-  if (json_dump_file(*doc, path, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(10)))
-    return cb_error_set(err, CB_ERR_IO, "%s: cannot write", path);
-  return CB_OK;
+  return cb_probe_json_write(dir, *doc, err);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/probe.h"
 #include "calibench/stats.h"
 #include "probe/perturb_internal.h"
 
@@ -105,7 +106,7 @@ static json_t *mean_json(const cb_probe_perturb *pp, double *v, size_t n, uint64
 
 static json_t *rate_json(const cb_probe_perturb *pp, size_t k, size_t n) {
   double lo, hi;
-  cb_stats_wilson(k, n, pp->p.confidence, &lo, &hi);
+  cb_stats_wilson((double)k, (double)n, pp->p.confidence, &lo, &hi);
   if (!n) return json_pack("{s:n, s:f, s:f, s:i, s:i}", "rate", "lo", lo, "hi", hi, "k", 0, "n", 0);
   return json_pack("{s:f, s:f, s:f, s:I, s:I}", "rate", (double)k / (double)n, "lo", lo, "hi", hi,
                    "k", (json_int_t)k, "n", (json_int_t)n);
@@ -138,8 +139,9 @@ static int by_badness(const void *a, const void *b) {
   return (x->pair > y->pair) - (x->pair < y->pair);
 }
 
-/* The summary of the pairs of one family (family -1: all of them). */
-static json_t *summarise(cb_probe_perturb *pp, int family, json_t *metrics) {
+/* The summary of the pairs of one family (family -1: all of them); its means and rates
+ * also go to the document's metrics as FAMILY_NAME (overall: NAME). */
+static json_t *summarise(cb_probe_perturb *pp, int family, json_t *doc, cb_error *err, cb_status *st) {
   size_t n = pp->n_pairs, used = 0, drifted = 0, failed = 0, refused = 0, clean_refused = 0, conflicts = 0;
   double *agree = cb_calloc(n + 1, sizeof *agree), *sim = cb_calloc(n + 1, sizeof *sim);
   double *drift = cb_calloc(n + 1, sizeof *drift), cos_sum = 0, kl_sum = 0;
@@ -186,16 +188,15 @@ static json_t *summarise(cb_probe_perturb *pp, int family, json_t *metrics) {
   struct { const char *name; json_t *from; const char *mean_key; int higher; } m[] = {
       {"agreement", a, "mean", 1}, {"similarity", si, "mean", 1}, {"drift", d, "mean", 0},
       {"refusal_rate", rr, "rate", 0}, {"conflict_rate", cr, "rate", 0}};
-  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
+  for (size_t i = 0; *st == CB_OK && i < sizeof m / sizeof m[0]; i++) {
     json_t *v = json_object_get(m[i].from, m[i].mean_key);
-    if (!json_is_number(v)) continue;
+    if (!json_is_number(v)) continue; /* no pairs, or nothing refused clean */
     char key[64];
-    if (prefix) snprintf(key, sizeof key, "%s.%s", prefix, m[i].name);
+    if (prefix) snprintf(key, sizeof key, "%s_%s", prefix, m[i].name);
     else snprintf(key, sizeof key, "%s", m[i].name);
-    json_object_set_new(metrics, key, json_pack("{s:O, s:O, s:O, s:b}", "value", v, "lo",
-                                                json_object_get(m[i].from, "lo"), "hi",
-                                                json_object_get(m[i].from, "hi"), "higher_is_better",
-                                                m[i].higher));
+    json_t *lo = json_object_get(m[i].from, "lo"), *hi = json_object_get(m[i].from, "hi");
+    *st = cb_probe_json_metric(doc, key, json_number_value(v), json_is_number(lo) ? json_number_value(lo) : NAN,
+                               json_is_number(hi) ? json_number_value(hi) : NAN, m[i].higher, err);
   }
   json_decref(a);
   json_decref(si);
@@ -280,20 +281,19 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
   cb_free(refs);
   if (st != CB_OK) return st;
 
-  json_t *d = json_object(), *metrics = json_object(), *families = json_object();
-  json_object_set_new(d, "probe", json_string("perturb"));
-  json_object_set_new(d, "version", json_integer(1));
-  for (int f = 0; f < CB__PERTURB_FAMILIES; f++) {
+  json_t *d = cb_probe_json_new("perturb"), *families = json_object();
+  for (int f = 0; st == CB_OK && f < CB__PERTURB_FAMILIES; f++) {
     int any = 0;
     for (size_t i = 0; i < pp->n_pairs && !any; i++) any = pp->prompts[pp->pairs[i].pert].family == f;
-    if (any) json_object_set_new(families, cb__perturb_family_name((cb__perturb_family)f), summarise(pp, f, metrics));
+    if (any)
+      json_object_set_new(families, cb__perturb_family_name((cb__perturb_family)f),
+                          summarise(pp, f, d, err, &st));
   }
-  json_object_set_new(d, "overall", summarise(pp, -1, metrics));
+  if (st == CB_OK) json_object_set_new(d, "overall", summarise(pp, -1, d, err, &st));
   json_object_set_new(d, "families", families);
   json_object_set_new(d, "clean", json_pack("{s:I, s:I, s:o}", "prompts", (json_int_t)pp->n_clean,
                                             "answered", (json_int_t)clean_ok, "refusal",
                                             rate_json(pp, clean_refused, clean_ok)));
-  json_object_set_new(d, "metrics", metrics);
   json_object_set_new(d, "settings",
                       json_pack("{s:s, s:f, s:i, s:I, s:s, s:s, s:i, s:I, s:f}", "families",
                                 pp->p.families, "rate", pp->p.rate, "variants", pp->p.variants,
@@ -301,6 +301,10 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
                                 "similarity", pp->p.similarity, "top_logprobs", pp->p.top_logprobs,
                                 "bootstrap", (json_int_t)pp->p.bootstrap, "confidence",
                                 pp->p.confidence));
+  if (st != CB_OK) {
+    json_decref(d);
+    return st;
+  }
   *doc = d;
   return CB_OK;
 }

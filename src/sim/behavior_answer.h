@@ -67,15 +67,15 @@ void cb__sim_refusal_free(cb__sim_refusal *r);
 cb_status cb__sim_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, cb__sim_perturb *out);
 
 /* 1 when the prompt is refused: it holds a trigger and, if it also holds an
- * inducement, hash(seed, prompt) falls at or above induced_compliance. */
-int cb__sim_refusal_refuses(const cb__sim_refusal *r, uint64_t seed, const char *prompt,
-                            size_t len);
+ * inducement, the draw u in [0, 1) (seeded by the prompt's text) falls at or above
+ * induced_compliance. */
+int cb__sim_refusal_refuses(const cb__sim_refusal *r, const char *prompt, size_t len, double u);
 
 /* One request's planted answer: its text as a scripted response, and with perturb,
  * each token's candidates and their log-probabilities (most likely first; the
  * chosen token is the first). */
 typedef struct cb__sim_answer {
-  cb__sim_response text;       /* owned arrays; the front end streams it as scripted */
+  cb__sim_response *text;      /* owned; the front end streams it as scripted */
   int refusal;                 /* 1: a refusal */
   cb__sim_refusal_mode mode;   /* how a refusal is sent */
   int candidates;              /* 0 without perturb: synthetic logprobs as ever */
@@ -83,12 +83,11 @@ typedef struct cb__sim_answer {
   double *logprob;             /* owned: num_tokens * candidates, descending per token */
 } cb__sim_answer;
 
-/* The answer a behaviour plants for `prompt`, or NULL when neither section applies
- * (no refusal, no perturb section). `vocab` bounds the token ids. Free with
- * cb__sim_answer_free. */
-cb__sim_answer *cb__sim_answer_make(const cb__sim_refusal *refusal, const cb__sim_perturb *perturb,
-                                    uint64_t seed, const char *prompt, size_t len,
-                                    uint32_t vocab);
+/* The refusal, sent as r->mode says; `vocab` bounds the token ids. */
+cb__sim_answer *cb__sim_refusal_answer(const cb__sim_refusal *r, uint32_t vocab);
+/* The perturb section's answer to `prompt` under `seed`. */
+cb__sim_answer *cb__sim_perturb_answer(const cb__sim_perturb *p, uint64_t seed, const char *prompt,
+                                       size_t len, uint32_t vocab);
 void cb__sim_answer_free(cb__sim_answer *a);
 
 #endif

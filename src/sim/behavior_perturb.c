@@ -8,6 +8,8 @@
 
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
+#include "calibench/workload.h"
+#include "sim/behavior.h"
 #include "sim/behavior_answer.h"
 #include "sim/behavior_perturb.h"
 
@@ -103,8 +105,8 @@ void cb__sim_perturb_fill(const cb__sim_perturb *p, uint64_t seed, const char *p
   a->logprob = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->logprob);
   cb_buf text;
   cb_buf_init(&text, 0);
-  a->text.ids = cb_reallocarray(NULL, (size_t)T, sizeof *a->text.ids);
-  a->text.ends = cb_reallocarray(NULL, (size_t)T, sizeof *a->text.ends);
+  a->text->ids = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ids);
+  a->text->ends = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ends);
   for (int k = 0; k < T; k++) {
     char words[CB__SIM_PERTURB_MAX_CANDIDATES][CB_SIM_TOKEN_TEXT_MAX];
     uint32_t ids[CB__SIM_PERTURB_MAX_CANDIDATES];
@@ -129,11 +131,33 @@ void cb__sim_perturb_fill(const cb__sim_perturb *p, uint64_t seed, const char *p
       a->logprob[(size_t)k * (size_t)n + (size_t)r] = z[order[r]] - mx - log(sum);
     }
     cb_buf_append_str(&text, words[order[0]]);
-    a->text.ids[k] = ids[order[0]];
-    a->text.ends[k] = text.len;
+    a->text->ids[k] = ids[order[0]];
+    a->text->ends[k] = text.len;
   }
-  a->text.num_tokens = (size_t)T;
-  a->text.text_len = text.len;
-  a->text.text = cb_strndup(text.data ? text.data : "", text.len);
+  a->text->num_tokens = (size_t)T;
+  a->text->text_len = text.len;
+  a->text->text = cb_strndup(text.data ? text.data : "", text.len);
   cb_buf_free(&text);
+}
+
+/* ---- the section (behavior.h) ------------------------------------------------------ */
+
+cb_status cb__sim_behavior_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
+  cb__sim_perturb *p = cb_calloc(1, sizeof *p);
+  cb_status st = cb__sim_perturb_parse(y, map, p);
+  if (st != CB_OK) {
+    cb_free(p);
+    return st;
+  }
+  *out = p;
+  return CB_OK;
+}
+
+void cb__sim_behavior_perturb_free(void *section) { cb_free(section); }
+
+int cb__sim_behavior_perturb_answer(const void *section, const cb__sim_behavior_request *rq,
+                                    cb__sim_behavior_reply *reply) {
+  reply->answer = cb__sim_perturb_answer(section, rq->seed, rq->text, rq->len,
+                                         rq->vocab ? rq->vocab : CB_WORKLOAD_APPROX_VOCAB);
+  return 1;
 }

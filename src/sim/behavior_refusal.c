@@ -8,6 +8,7 @@
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
 #include "calibench/workload.h"
+#include "sim/behavior.h"
 #include "sim/behavior_answer.h"
 
 #define DEFAULT_TEXT "I'm sorry, but I can't help with that."
@@ -126,17 +127,7 @@ static int contains_nocase(const char *hay, size_t hay_len, const char *needle) 
   return 0;
 }
 
-static uint64_t text_hash(uint64_t seed, const char *s, size_t n) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325) ^ seed;
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
-int cb__sim_refusal_refuses(const cb__sim_refusal *r, uint64_t seed, const char *prompt,
-                            size_t len) {
+int cb__sim_refusal_refuses(const cb__sim_refusal *r, const char *prompt, size_t len, double u) {
   if (!r || !r->enabled) return 0;
   int triggered = 0;
   for (size_t i = 0; i < r->n_triggers && !triggered; i++)
@@ -147,10 +138,33 @@ int cb__sim_refusal_refuses(const cb__sim_refusal *r, uint64_t seed, const char 
   if (!list) list = cb_workload_inducements(&n);
   int induced = 0;
   for (size_t i = 0; i < n && !induced; i++) induced = contains_nocase(prompt, len, list[i]);
-  if (!induced) return 1;
-  /* Seeded by the prompt's text, not the request's arrival: the same prompt gets the
-   * same decision at any concurrency. */
-  cb_rng rng;
-  cb_rng_init_stream(&rng, seed, UINT64_C(0x636f6d706c79) /* "comply" */, text_hash(seed, prompt, len));
-  return cb_rng_uniform(&rng) >= r->induced_compliance;
+  return !induced || u >= r->induced_compliance;
+}
+
+/* ---- the section (behavior.h) ------------------------------------------------------ */
+
+cb_status cb__sim_behavior_refusal_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
+  cb__sim_refusal *r = cb_calloc(1, sizeof *r);
+  cb_status st = cb__sim_refusal_parse(y, map, r);
+  if (st != CB_OK) {
+    cb_free(r);
+    return st;
+  }
+  *out = r;
+  return CB_OK;
+}
+
+void cb__sim_behavior_refusal_free(void *section) {
+  cb__sim_refusal_free(section);
+  cb_free(section);
+}
+
+int cb__sim_behavior_refusal_answer(const void *section, const cb__sim_behavior_request *rq,
+                                    cb__sim_behavior_reply *reply) {
+  /* The compliance draw is the prompt text's, not the request's arrival: the same
+   * prompt gets the same decision at any concurrency. */
+  double u = cb__sim_behavior_uniform(rq, UINT64_C(0x636f6d706c79) /* "comply" */, 0);
+  if (!cb__sim_refusal_refuses(section, rq->text, rq->len, u)) return 0;
+  reply->answer = cb__sim_refusal_answer(section, rq->vocab ? rq->vocab : CB_WORKLOAD_APPROX_VOCAB);
+  return 1;
 }

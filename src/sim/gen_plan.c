@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibench/rng.h"
+#include "sim/behavior.h"
 
 cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_request *req,
                             int64_t *asked, cb__sim_api_error *e) {
@@ -36,10 +37,24 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
   out->seed = req->has_seed ? cb_hash3_u64(c->seed, req->seed, 1) : cb_hash3_u64(c->seed, index, 0);
   if (c->responses && req->match_key)
     out->scripted = cb__sim_responses_find(c->responses, req->match_key, strlen(req->match_key));
-  if (!out->scripted && req->match_key) {
-    out->answer = cb__sim_answer_make(c->refusal, c->perturb, c->seed, req->match_key,
-                                      strlen(req->match_key), c->vocab);
-    if (out->answer) out->scripted = &out->answer->text;
+  if (!out->scripted && c->behavior && req->match_key) {
+    cb__sim_behavior_request rq;
+    cb__sim_behavior_request_init(c->behavior, &rq, req, req->match_key, strlen(req->match_key),
+                                  (int64_t)req->prompt_len, c->seed);
+    rq.vocab = c->vocab;
+    cb__sim_behavior_reply reply;
+    memset(&reply, 0, sizeof reply);
+    cb_buf_init(&reply.text, 0);
+    if (cb__sim_behavior_reply_to(c->behavior, &rq, &reply)) {
+      if (reply.answer) {
+        out->answer = reply.answer;
+        out->scripted = reply.answer->text;
+      } else if (reply.text.len) {
+        out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);
+        out->scripted = out->behaved;
+      }
+    }
+    cb_buf_free(&reply.text);
   }
   int64_t limit = asked;
   if (out->scripted) {

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "calibench/sim_behavior.h"
 #include "sim/api.h"
 #include "sim/behavior_answer.h"
 #include "sim/responses.h"
@@ -24,9 +25,8 @@ typedef struct cb__sim_gen_config {
   uint64_t seed;                       /* the server seed (--seed) */
   double eos_mean_tokens;              /* mean output length under sampled EOS */
   const cb__sim_responses *responses;  /* scripted answers, or NULL */
-  const cb__sim_refusal *refusal;      /* behaviour sections (--behavior), or NULL */
-  const cb__sim_perturb *perturb;
-  uint32_t vocab;                      /* token ids of planted answers are below it */
+  const cb_sim_behavior *behavior;     /* planted behaviour (--behavior), or NULL */
+  uint32_t vocab;                      /* output token ids (a behaviour's answers) */
 } cb__sim_gen_config;
 
 /* The engine request's parameters, decided at admission. */
@@ -37,9 +37,14 @@ typedef struct cb__sim_gen_plan {
   const char *finish_reason;           /* "stop" (EOS or scripted end) or "length" (cap) */
   uint64_t seed;                       /* output text and logprobs stream */
   const cb__sim_response *scripted;    /* the scripted answer, or NULL */
-  cb__sim_answer *answer;              /* owned by the front end (cb__sim_answer_free):
-                                          a behaviour's planted answer, scripted points
-                                          at its text; NULL when none */
+  cb__sim_response *behaved;           /* owned: the behaviour's answer (then also
+                                          `scripted`), or NULL; the front end frees it
+                                          with cb__sim_response_free when the request ends */
+  struct cb__sim_answer *answer;       /* owned: a behaviour's answer split into tokens with
+                                          what goes beside its text (a refusal's form,
+                                          planted top_logprobs: behavior_answer.h), then
+                                          `scripted` is its text; the front end frees it
+                                          with cb__sim_answer_free */
 } cb__sim_gen_plan;
 
 /*
@@ -54,12 +59,11 @@ cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_reque
 /*
  * Decide the output of an accepted request. `index` is the request's position among
  * the accepted generation requests (0-based, arrival order): it seeds the output
- * text unless the request carries its own `seed`. Length: the scripted answer's
- * (cut at the cap), the cap with ignore_eos, else a seeded geometric EOS position
- * with mean eos_mean_tokens and at least min_tokens, cut at the cap. A scripted
- * answer (--responses) wins over a behaviour's; a behaviour's (a refusal, the perturb
- * section's answer) is made from the request's match key and the server seed, so the
- * same prompt gets the same answer whenever it comes.
+ * text unless the request carries its own `seed`. The answer: the scripted one for
+ * the prompt, else the behaviour's when it decides one (sim_behavior.h), else
+ * synthetic text. Length: the scripted or behaved answer's (cut at the cap), the cap
+ * with ignore_eos, else a seeded geometric EOS position with mean eos_mean_tokens and
+ * at least min_tokens, cut at the cap.
  */
 void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_request *req,
                            int64_t asked, uint64_t index, cb__sim_gen_plan *out);

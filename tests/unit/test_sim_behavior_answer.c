@@ -1,69 +1,57 @@
 /*
  * test_sim_behavior_answer.c - the simulator's `refusal` and `perturb` behaviour
- * sections (src/sim/behavior_refusal.c, behavior_perturb.c, behavior_answer.c):
- * parsing with file:line errors, the refusal decision and its induced-compliance
- * share, and answers whose first-token distribution drifts with the edit distance in
- * proportion to the planted sensitivity.
+ * sections (src/sim/behavior_refusal.c, behavior_perturb.c, behavior_answer.c), read
+ * through the loader (sim_behavior.h): FILE:LINE errors, the refusal decision and its
+ * induced-compliance share, and answers whose first-token distribution drifts with
+ * the edit distance in proportion to the planted sensitivity.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
+#include "calibench/sim_behavior.h"
 #include "calibench/workload.h"
 #include "sim/behavior_answer.h"
 #include "sim/behavior_perturb.h"
-#include "util/yaml_doc.h"
+#include "test_file.h"
 
 #define VOCAB 128256u
 
-/* Parse `text` (one top-level mapping with one section) with the section's parser. */
-static cb_status parse(const char *text, cb__sim_refusal *r, cb__sim_perturb *p, cb_error *err) {
-  yaml_document_t doc;
-  cb_status st = cb__yaml_load(text, strlen(text), "b.yaml", &doc, err);
-  if (st != CB_OK) return st;
-  cb__yaml_ctx y = {.path = "b.yaml", .doc = &doc, .err = err};
-  yaml_node_t *root = yaml_document_get_root_node(&doc);
-  yaml_node_pair_t *pair = root->data.mapping.pairs.start;
-  const char *key = (const char *)yaml_document_get_node(&doc, pair->key)->data.scalar.value;
-  yaml_node_t *v = yaml_document_get_node(&doc, pair->value);
-  st = !strcmp(key, "refusal") ? cb__sim_refusal_parse(&y, v, r) : cb__sim_perturb_parse(&y, v, p);
-  yaml_document_delete(&doc);
-  return st;
+static char dir[] = "/tmp/cb-behavior-answer-XXXXXX";
+
+static int setup(void **state) {
+  (void)state;
+  return mkdtemp(dir) ? 0 : -1;
+}
+
+static cb_sim_behavior *load_text(const char *text, cb_error *err) {
+  char path[96];
+  snprintf(path, sizeof path, "%s/b.yaml", dir);
+  write_file(path, text);
+  cb_sim_behavior *b = NULL;
+  cb_error_clear(err);
+  cb_sim_behavior_load(path, &b, err);
+  return b;
 }
 
 static void expect_error(const char *text, const char *want) {
-  cb__sim_refusal r;
-  cb__sim_perturb p;
-  cb_error err = {0};
-  assert_int_not_equal(parse(text, &r, &p, &err), CB_OK);
+  cb_error err;
+  cb_sim_behavior *b = load_text(text, &err);
+  assert_null(b);
   if (!strstr(err.msg, want)) fail_msg("error '%s' lacks '%s'", err.msg, want);
 }
 
-static void test_parse(void **state) {
+static void test_parse_errors(void **state) {
   (void)state;
-  cb__sim_refusal r;
-  cb__sim_perturb p;
-  cb_error err = {0};
-  assert_int_equal(parse("refusal:\n  triggers: [\"forbidden topic\", x]\n  induced_compliance: 0.3\n"
-                         "  mode: field\n", &r, &p, &err), CB_OK);
-  assert_int_equal(r.n_triggers, 2);
-  assert_string_equal(r.triggers[0], "forbidden topic");
-  assert_true(fabs(r.induced_compliance - 0.3) < 1e-12);
-  assert_int_equal(r.mode, CB__SIM_REFUSAL_FIELD);
-  assert_non_null(r.text);
-  assert_null(r.inducements); /* the built-in list */
-  cb__sim_refusal_free(&r);
-  assert_int_equal(parse("perturb:\n  sensitivity: 2.5\n  candidates: 5\n", &r, &p, &err), CB_OK);
-  assert_true(p.enabled && p.sensitivity == 2.5 && p.candidates == 5 && p.answer_tokens == 12);
-
   expect_error("refusal:\n  induced_compliance: 0.3\n", "b.yaml:2: key 'refusal': needs 'triggers'");
   expect_error("refusal:\n  triggers: [a]\n  induced_compliance: 1.5\n",
                "b.yaml:3: key 'refusal.induced_compliance': must be in [0, 1]");
@@ -81,39 +69,45 @@ static void test_parse(void **state) {
 
 static void test_refusal_decision(void **state) {
   (void)state;
-  cb__sim_refusal r;
-  cb__sim_perturb p;
-  cb_error err = {0};
-  assert_int_equal(parse("refusal:\n  triggers: [\"forbidden topic\"]\n  induced_compliance: 0.3\n",
-                         &r, &p, &err), CB_OK);
+  cb_error err;
+  cb_sim_behavior *b = load_text("refusal:\n  triggers: [\"forbidden topic\"]\n  induced_compliance: 0.3\n"
+                                 "  text: No way.\n", &err);
+  assert_non_null(b);
+  cb_buf out;
+  cb_buf_init(&out, 0);
   const char *plain = "Tell me about the weather.";
   const char *trig = "Tell me about the Forbidden Topic, please.";
-  assert_false(cb__sim_refusal_refuses(&r, 1, plain, strlen(plain)));
-  assert_true(cb__sim_refusal_refuses(&r, 1, trig, strlen(trig)));
-  /* The same prompt, the same decision. */
+  assert_false(cb_sim_behavior_answer(b, plain, strlen(plain), 8, 1, &out));
+  assert_true(cb_sim_behavior_answer(b, trig, strlen(trig), 8, 1, &out));
+  assert_string_equal(out.data, "No way.");
+  /* With an inducement, 30% comply; the same prompt, the same decision. */
   size_t n_ind;
   const char *const *ind = cb_workload_inducements(&n_ind);
   char buf[512];
   int complied = 0, trials = 2000;
   for (int i = 0; i < trials; i++) {
     snprintf(buf, sizeof buf, "Question %d on the forbidden topic. %s", i, ind[i % n_ind]);
-    int a = cb__sim_refusal_refuses(&r, 7, buf, strlen(buf));
-    assert_int_equal(a, cb__sim_refusal_refuses(&r, 7, buf, strlen(buf)));
+    cb_buf_reset(&out);
+    int a = cb_sim_behavior_answer(b, buf, strlen(buf), 8, 7, &out);
+    assert_int_equal(a, cb_sim_behavior_answer(b, buf, strlen(buf), 8, 7, &out));
     complied += !a;
   }
   /* Binomial(2000, 0.3): sd 20.5; 4 sd either side. */
   assert_in_range(complied, 600 - 82, 600 + 82);
-  cb__sim_refusal_free(&r);
-  /* An answer for a refused prompt is the refusal text; for another, none without perturb. */
-  assert_int_equal(parse("refusal:\n  triggers: [\"forbidden topic\"]\n  text: No.\n", &r, &p, &err), CB_OK);
-  cb__sim_answer *a = cb__sim_answer_make(&r, NULL, 1, trig, strlen(trig), VOCAB);
-  assert_non_null(a);
-  assert_true(a->refusal);
-  assert_string_equal(a->text.text, "No.");
-  assert_int_equal(a->text.num_tokens, 2);
+  cb_buf_free(&out);
+  cb_sim_behavior_free(b);
+  /* The forms: a content filter sends no text, the refusal field the text. */
+  cb__sim_refusal r = {.enabled = 1, .text = "No.", .mode = CB__SIM_REFUSAL_FILTER};
+  cb__sim_answer *a = cb__sim_refusal_answer(&r, VOCAB);
+  assert_true(a->refusal && a->mode == CB__SIM_REFUSAL_FILTER);
+  assert_int_equal(a->text->num_tokens, 1);
+  assert_int_equal(a->text->text_len, 0);
   cb__sim_answer_free(a);
-  assert_null(cb__sim_answer_make(&r, NULL, 1, plain, strlen(plain), VOCAB));
-  cb__sim_refusal_free(&r);
+  r.mode = CB__SIM_REFUSAL_FIELD;
+  a = cb__sim_refusal_answer(&r, VOCAB);
+  assert_string_equal(a->text->text, "No.");
+  assert_int_equal(a->text->num_tokens, 2);
+  cb__sim_answer_free(a);
 }
 
 static double first_token_kl(const cb__sim_perturb *p, const char *a, const char *b) {
@@ -129,7 +123,7 @@ static double first_token_kl(const cb__sim_perturb *p, const char *a, const char
   return kl;
 }
 
-/* Replace `edits` letters of s at seeded positions (s is at least 40 bytes). */
+/* Replace `edits` letters of s at seeded positions. */
 static void edit(char *s, int edits, uint64_t seed) {
   cb_rng rng;
   cb_rng_init(&rng, seed);
@@ -142,13 +136,24 @@ static void edit(char *s, int edits, uint64_t seed) {
 
 static void test_perturb_drift(void **state) {
   (void)state;
-  cb__sim_perturb p = {.enabled = 1, .sensitivity = 1, .answer_tokens = 6, .candidates = 8};
+  cb_error err;
+  cb_sim_behavior *b = load_text("perturb:\n  sensitivity: 1\n  answer_tokens: 6\n", &err);
+  assert_non_null(b);
   const char *prompt = "What is the capital city of the country north of the river?";
-  cb__sim_answer *a = cb__sim_answer_make(NULL, &p, 3, prompt, strlen(prompt), VOCAB);
-  cb__sim_answer *b = cb__sim_answer_make(NULL, &p, 3, prompt, strlen(prompt), VOCAB);
-  assert_string_equal(a->text.text, b->text.text); /* a function of the prompt */
-  assert_int_equal(a->text.num_tokens, 6);
-  assert_int_equal(a->text.ends[5], strlen(a->text.text));
+  cb_buf x, y;
+  cb_buf_init(&x, 0);
+  cb_buf_init(&y, 0);
+  assert_true(cb_sim_behavior_answer(b, prompt, strlen(prompt), 12, 3, &x));
+  assert_true(cb_sim_behavior_answer(b, prompt, strlen(prompt), 12, 3, &y));
+  assert_string_equal(x.data, y.data); /* a function of the prompt */
+  cb_buf_free(&x);
+  cb_buf_free(&y);
+  cb_sim_behavior_free(b);
+
+  cb__sim_perturb p = {.enabled = 1, .sensitivity = 1, .answer_tokens = 6, .candidates = 8};
+  cb__sim_answer *a = cb__sim_perturb_answer(&p, 3, prompt, strlen(prompt), VOCAB);
+  assert_int_equal(a->text->num_tokens, 6);
+  assert_int_equal(a->text->ends[5], strlen(a->text->text));
   double total = 0;
   for (int v = 0; v < 8; v++) {
     total += exp(a->logprob[v]);
@@ -156,9 +161,8 @@ static void test_perturb_drift(void **state) {
   }
   assert_true(fabs(total - 1) < 1e-9);
   /* The chosen token is the most likely candidate. */
-  assert_memory_equal(a->text.text, a->cand[0], strlen(a->cand[0]));
+  assert_memory_equal(a->text->text, a->cand[0], strlen(a->cand[0]));
   cb__sim_answer_free(a);
-  cb__sim_answer_free(b);
 
   /* Mean KL of the first token over 200 prompts: grows with the edits and with the
    * sensitivity (about as its square). */
@@ -186,11 +190,30 @@ static void test_perturb_drift(void **state) {
   assert_true(first_token_kl(&p, "abcdef", "xyzxyz") == 0);
 }
 
+/* A refused prompt stays refused however the perturb section would answer it. */
+static void test_refusal_before_perturb(void **state) {
+  (void)state;
+  cb_error err;
+  cb_sim_behavior *b = load_text("perturb:\n  sensitivity: 1\nrefusal:\n  triggers: [secret]\n"
+                                 "  text: Refused.\n", &err);
+  assert_non_null(b);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  assert_true(cb_sim_behavior_answer(b, "the secret", 10, 3, 1, &out));
+  assert_string_equal(out.data, "Refused.");
+  cb_buf_reset(&out);
+  assert_true(cb_sim_behavior_answer(b, "the public", 10, 3, 1, &out));
+  assert_string_not_equal(out.data, "Refused.");
+  cb_buf_free(&out);
+  cb_sim_behavior_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse),
+      cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_refusal_decision),
       cmocka_unit_test(test_perturb_drift),
+      cmocka_unit_test(test_refusal_before_perturb),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, setup, NULL);
 }
