@@ -194,6 +194,7 @@ struct cb_probe_perturb {
   cb__perturb_prompt *prompts;
   size_t n_prompts;
   size_t n_clean;
+  size_t unchanged[CB__PERTURB_FAMILIES]; /* prompts a family could not perturb (not sent) */
   char **patterns;             /* owned, lowercase; NULL: the built-in list */
   size_t n_patterns;
   char **inducements;          /* owned; NULL: the built-in list */

@@ -255,8 +255,12 @@ cb_status cb_probe_perturb_prepare(const cb_probe_perturb_params *p, const char 
         cb_buf_init(&b, 0);
         size_t edits = 0;
         st = cb__perturb_apply(&per, (cb__perturb_family)f, text, strlen(text), &rng, &b, &edits, err);
-        if (st == CB_OK)
+        /* A prompt the family found nothing to change in (no homophone, no word
+         * WordNet knows) is not sent: it would only dilute the family's drift. */
+        if (st == CB_OK && edits)
           add_prompt(pp, &cap, items[i].id, f, v, clean, edits, cb_strndup(b.data ? b.data : "", b.len));
+        else if (st == CB_OK)
+          pp->unchanged[f]++;
         cb_buf_free(&b);
       }
     }

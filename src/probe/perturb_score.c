@@ -171,6 +171,10 @@ static json_t *summarise(cb_probe_perturb *pp, int family, json_t *doc, cb_error
   json_t *s = json_object();
   json_object_set_new(s, "pairs", json_integer((json_int_t)used));
   json_object_set_new(s, "failed", json_integer((json_int_t)failed));
+  size_t unchanged = 0;
+  for (int f = 0; f < CB__PERTURB_FAMILIES; f++)
+    if (family < 0 || f == family) unchanged += pp->unchanged[f];
+  json_object_set_new(s, "unchanged", json_integer((json_int_t)unchanged));
   json_t *a = mean_json(pp, agree, used, stream | 1), *si = mean_json(pp, sim, used, stream | 2);
   json_t *d = mean_json(pp, drift, drifted, stream | 3);
   json_object_set_new(d, "cos", drifted ? json_real(cos_sum / (double)drifted) : json_null());
