@@ -206,9 +206,9 @@ int cli_probe_perturb_main(int argc, char **argv) {
   }
   ctx.p.dataset = !strncmp(cfg.cls.dataset, "jsonl:", 6) ? cfg.cls.dataset + 6 : cfg.cls.dataset;
   ctx.p.seed = cfg.workload.seed;
+  ctx.p.confidence = cfg.confidence;
   if (cb_probe_perturb_prepare(&ctx.p, cfg.out_dir, &pp, &err) != CB_OK) {
-    fprintf(stderr, "calibench: probe perturb: %s\n", err.msg);
-    rc = err.code == CB_ERR_IO ? 1 : 2;
+    fprintf(stderr, "calibench: probe perturb: %s\n", err.msg); /* the input's fault: exit 2 */
     goto out;
   }
   cb_probe_perturb_session(pp, &cfg);
