@@ -133,3 +133,20 @@ for d in bad1 bad2 bad3 bad4 bad5 bad6 bad7 bad8; do
   [ ! -e "$d/records.jsonl" ] || fail "$d: requests were sent"
 done
 echo "ok - bad files and options"
+
+# ---- the report: per-family table, worst pairs, model text escaped --------------------
+cp -r sens1 hostile
+python3 - <<'PY'
+import json
+d = json.load(open("hostile/probe.json"))
+d["families"]["typo"]["worst"][0]["perturbed_answer"] = "<script>alert(1)</script>\x1b[31mRED"
+json.dump(d, open("hostile/probe.json", "w"))
+PY
+"$CALIBENCH" report hostile >report.txt 2>&1 || fail "report exited $?"
+grep -q "Worst pairs per family" report.txt || fail "no worst pairs in the report"
+grep -Eq "^  typo +[0-9]+ +[0-9.]+ \[" report.txt || fail "no typo row with its interval in the report"
+! grep -q $'\x1b\\[31m' report.txt || fail "the terminal report passes a model's escape sequence"
+"$CALIBENCH" report hostile --html report.html --quiet || fail "report --html exited $?"
+grep -q "&lt;script&gt;alert(1)" report.html || fail "the answer is not in the HTML report"
+! grep -q "<script>" report.html || fail "the HTML report passes a model's <script>"
+echo "ok - report: families with intervals, worst pairs, model text escaped"
