@@ -34,7 +34,7 @@ typedef struct perturb_ctx {
 static void build_options(perturb_ctx *ctx) {
   static const struct option own[] = {
       {"families", required_argument, NULL, O_FAMILIES},
-      {"rate", required_argument, NULL, O_RATE},
+      {"edit-rate", required_argument, NULL, O_RATE},
       {"variants", required_argument, NULL, O_VARIANTS},
       {"inducements", required_argument, NULL, O_INDUCEMENTS},
       {"refusal-patterns", required_argument, NULL, O_PATTERNS},
@@ -74,7 +74,7 @@ static void usage(void *vctx, FILE *out) {
           "  --dataset FILE             the prompts (or jsonl:FILE)\n"
           "  --families LIST            typo, homophone, synonym, noise, paraphrase,\n"
           "                             inducement, comma-separated, or all [all]\n"
-          "  --rate R                   edits per character (typo, noise) or per word\n"
+          "  --edit-rate R              edits per character (typo, noise) or per word\n"
           "                             (homophone, synonym), at least one [0.1]\n"
           "  --variants N               perturbed prompts per prompt and family [1]\n"
           "  --seed N                   (run's) also seeds the perturbations\n"
@@ -112,7 +112,7 @@ static int option(void *vctx, int val, const char *arg) {
   switch (val) {
     case O_FAMILIES: ctx->p.families = arg; return 0;
     case O_RATE:
-      if (cli_parse_double("--rate", arg, 0, 1, &d)) return 2;
+      if (cli_parse_double("--edit-rate", arg, 0, 1, &d)) return 2;
       ctx->p.rate = d;
       return 0;
     case O_VARIANTS:

@@ -24,7 +24,7 @@ done >plain.jsonl
 # ---- drift ordered as the planted sensitivities ------------------------------------
 for s in 0.5 1 2; do
   printf 'perturb:\n  sensitivity: %s\n  answer_tokens: 8\n' "$s" >"sens$s.yaml"
-  "$CALIBENCH" probe perturb --dataset plain.jsonl --families typo,noise --rate 0.05 \
+  "$CALIBENCH" probe perturb --dataset plain.jsonl --families typo,noise --edit-rate 0.05 \
     --sim-behavior "sens$s.yaml" --out "sens$s" "${fast[@]}" >/dev/null 2>"sens$s.err" ||
     fail "probe perturb at sensitivity $s exited $?: $(cat "sens$s.err")"
 done
@@ -47,6 +47,23 @@ assert len(lines) == 40 * 3 and {l["family"] for l in lines} == {"clean", "typo"
 assert sum(1 for l in open("sens1/records.jsonl")) == len(lines)
 PY
 echo "ok - drift ordered as the planted sensitivities 0.5 < 1 < 2"
+
+# ---- Chinese homophones end to end; run's --rate still sets an open loop --------------
+printf '{"id":"z1","prompt":"我们今天去北京看天安门。"}\n{"id":"z2","prompt":"请问这个城市的河流叫什么名字？"}\n' >zh.jsonl
+"$CALIBENCH" probe perturb --dataset zh.jsonl --families homophone --rate 200 --out zh --answer-tokens 8 --no-report \
+  >/dev/null 2>zh.err || fail "probe perturb (Chinese) exited $?: $(cat zh.err)"
+grep -q "arrival=poisson rate=200" zh/manifest.json || fail "--rate is not run's request rate"
+python3 - <<'PY' || fail "Chinese homophones not sent"
+import json
+lines = [json.loads(l) for l in open("zh/prompts.jsonl")]
+pert = [l for l in lines if l["family"] == "homophone"]
+assert len(pert) == 2 and all(l["edits"] >= 1 for l in pert), pert
+for l in pert:  # same length in characters, some of them swapped
+    clean = next(c for c in lines if c["id"] == l["id"] and c["family"] == "clean")
+    assert len(l["prompt"]) == len(clean["prompt"]) and l["prompt"] != clean["prompt"]
+assert json.load(open("zh/probe.json"))["families"]["homophone"]["pairs"] == 2
+PY
+echo "ok - Chinese same-pinyin homophones sent; --rate is run's"
 
 # ---- refusal and conflict rates within their binomial intervals (sim serve) ----------
 for i in $(seq 1 120); do
