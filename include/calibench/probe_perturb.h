@@ -19,8 +19,10 @@
 #ifndef CALIBENCH_PROBE_PERTURB_H
 #define CALIBENCH_PROBE_PERTURB_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -53,6 +55,11 @@ typedef struct cb_probe_perturb_params {
   long bootstrap;               /* resamples of each family's means (1000) */
   double confidence;            /* of every interval (0.95) */
   int worst;                    /* worst pairs kept per family (5) */
+  const char *judge_url;        /* refusal judge (an LLM, eval_judge.h): NULL, none */
+  const char *judge_model;      /* NULL: the first model the judge lists */
+  const char *judge_api_key_env;
+  FILE *log;                    /* the judge run's notes; NULL: nothing */
+  volatile sig_atomic_t *stop;  /* the judge run's, as the session's */
 } cb_probe_perturb_params;
 
 void cb_probe_perturb_params_init(cb_probe_perturb_params *p);
@@ -69,8 +76,10 @@ cb_status cb_probe_perturb_prepare(const cb_probe_perturb_params *p, const char 
  * kept, answers whole, the raw events for logprobs and refusals, logprobs asked in the
  * extra body (merged into a given one), on_record. */
 void cb_probe_perturb_session(cb_probe_perturb *pp, cb_session_config *cfg);
-/* After the run: match records to prompts, compare, summarise, write DIR/probe.json;
- * *doc (owned, may be NULL) is the document. */
+/* After the run: match records to prompts, with judge_url ask the judge of every
+ * answer whether it refuses (its run in DIR/refusal_judge), compare, summarise, write
+ * DIR/probe.json; *doc (owned, may be NULL) is the document. CB_ERR_NETWORK when
+ * the judge failed. */
 cb_status cb_probe_perturb_finish(cb_probe_perturb *pp, const cb_workload_params *wp,
                                   const char *dir, json_t **doc, cb_error *err);
 void cb_probe_perturb_free(cb_probe_perturb *pp);

@@ -19,7 +19,7 @@
 
 enum { O_FAMILIES = RUN_CONFIG_EXTRA_OPT, O_RATE, O_VARIANTS, O_INDUCEMENTS, O_PATTERNS,
        O_WORDNET, O_UNIHAN, O_AGREEMENT, O_SIMILARITY, O_TOP_LOGPROBS, O_ANSWER_TOKENS,
-       O_BOOTSTRAP, O_WORST, O_METRIC_OPT };
+       O_BOOTSTRAP, O_WORST, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV, O_METRIC_OPT };
 #define N_OWN (O_METRIC_OPT - O_FAMILIES)
 #define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_OWN - 1)
 
@@ -46,6 +46,9 @@ static void build_options(perturb_ctx *ctx) {
       {"answer-tokens", required_argument, NULL, O_ANSWER_TOKENS},
       {"bootstrap", required_argument, NULL, O_BOOTSTRAP},
       {"worst", required_argument, NULL, O_WORST},
+      {"refusal-judge-url", required_argument, NULL, O_JUDGE_URL},
+      {"refusal-judge-model", required_argument, NULL, O_JUDGE_MODEL},
+      {"refusal-judge-api-key-env", required_argument, NULL, O_JUDGE_KEY_ENV},
   };
   size_t n = 0;
   for (; n < sizeof own / sizeof own[0]; n++) ctx->options[n] = own[n];
@@ -90,6 +93,11 @@ static void usage(void *vctx, FILE *out) {
           "  --refusal-patterns FILE    YAML list of refusal phrases (case-insensitive)\n"
           "                             [built-in]; the refusal field and finish_reason\n"
           "                             content_filter count too\n"
+          "  --refusal-judge-url URL    also ask an LLM judge (eval judge's run, its own\n"
+          "                             result directory DIR/refusal_judge) whether each\n"
+          "                             answer refuses [none]\n"
+          "  --refusal-judge-model M    the judge model [the first the server lists]\n"
+          "  --refusal-judge-api-key-env NAME  the judge's key, in this variable\n"
           "  --top-logprobs N           alternatives asked for the first token [5]\n"
           "  --answer-tokens N          max_tokens of each answer [64]\n"
           "  --bootstrap N              resamples of each family's means [1000]\n"
@@ -137,6 +145,9 @@ static int option(void *vctx, int val, const char *arg) {
       if (cli_parse_int("--bootstrap", arg, 2, 1000000, &v)) return 2;
       ctx->p.bootstrap = (long)v;
       return 0;
+    case O_JUDGE_URL: ctx->p.judge_url = arg; return 0;
+    case O_JUDGE_MODEL: ctx->p.judge_model = arg; return 0;
+    case O_JUDGE_KEY_ENV: ctx->p.judge_api_key_env = arg; return 0;
     case O_WORST:
       if (cli_parse_int("--worst", arg, 0, 1000, &v)) return 2;
       ctx->p.worst = (int)v;
@@ -207,6 +218,8 @@ int cli_probe_perturb_main(int argc, char **argv) {
   ctx.p.dataset = !strncmp(cfg.cls.dataset, "jsonl:", 6) ? cfg.cls.dataset + 6 : cfg.cls.dataset;
   ctx.p.seed = cfg.workload.seed;
   ctx.p.confidence = cfg.confidence;
+  ctx.p.log = cfg.quiet ? NULL : stderr; /* the refusal judge's notes */
+  ctx.p.stop = &stop_signals;
   if (cb_probe_perturb_prepare(&ctx.p, cfg.out_dir, &pp, &err) != CB_OK) {
     fprintf(stderr, "calibench: probe perturb: %s\n", err.msg); /* the input's fault: exit 2 */
     goto out;

@@ -162,6 +162,7 @@ const char *cb__refusal_kind_name(cb__refusal_kind k) {
     case CB__REFUSAL_FIELD: return "refusal_field";
     case CB__REFUSAL_CONTENT_FILTER: return "content_filter";
     case CB__REFUSAL_PATTERN: return "pattern";
+    case CB__REFUSAL_JUDGE: return "judge";
     default: return "none";
   }
 }

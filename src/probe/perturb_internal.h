@@ -139,7 +139,8 @@ typedef enum {
   CB__REFUSAL_NONE = 0,
   CB__REFUSAL_FIELD,          /* OpenAI's refusal field was set */
   CB__REFUSAL_CONTENT_FILTER, /* finish_reason content_filter */
-  CB__REFUSAL_PATTERN         /* the text matches a refusal pattern */
+  CB__REFUSAL_PATTERN,        /* the text matches a refusal pattern */
+  CB__REFUSAL_JUDGE           /* the refusal judge said so */
 } cb__refusal_kind;
 
 const char *cb__refusal_kind_name(cb__refusal_kind k);
@@ -202,6 +203,9 @@ struct cb_probe_perturb {
   cb__perturb_answer *by_index; /* answers by the records' schedule index */
   size_t n_index;
   cb__perturb_answer *answers;  /* by prompt, after the run (borrowed from by_index) */
+  signed char *judged;          /* by prompt: the refusal judge's 1 refused, 0 complied,
+                                   -1 no verdict; NULL without a judge */
+  json_t *judge_summary;        /* owned: what the judge run counted, or NULL */
   cb__perturb_pair *pairs;
   size_t n_pairs;
 };
@@ -209,6 +213,8 @@ struct cb_probe_perturb {
 /* Create the --agreement and --similarity metrics with the options given, to refuse a
  * wrong name or option before the run; each option must be one of theirs. */
 cb_status cb__perturb_check_metrics(cb_probe_perturb *pp, cb_error *err);
+/* Ask the judge of every answered prompt whether its answer refuses (perturb_judge.c). */
+cb_status cb__perturb_judge(cb_probe_perturb *pp, const char *dir, cb_error *err);
 /* Compare every pair and summarise into the probe.json document (perturb_score.c). */
 cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err);
 

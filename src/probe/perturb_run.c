@@ -52,6 +52,8 @@ void cb_probe_perturb_free(cb_probe_perturb *pp) {
   for (size_t i = 0; i < pp->n_index; i++) answer_free(&pp->by_index[i]);
   cb_free(pp->by_index);
   cb_free(pp->answers);
+  cb_free(pp->judged);
+  json_decref(pp->judge_summary);
   cb_free(pp->pairs);
   cb_free(pp->extra_body);
   cb_free(pp);
@@ -352,6 +354,7 @@ cb_status cb_probe_perturb_finish(cb_probe_perturb *pp, const cb_workload_params
                                   const char *dir, json_t **doc, cb_error *err) {
   *doc = NULL;
   cb_status st = match(pp, wp, err);
+  if (st == CB_OK && pp->p.judge_url) st = cb__perturb_judge(pp, dir, err);
   if (st == CB_OK) st = cb__perturb_score(pp, doc, err);
   if (st != CB_OK) return st;
   return cb_probe_json_write(dir, *doc, err);

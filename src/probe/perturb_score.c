@@ -239,11 +239,15 @@ static json_t *summarise(cb_probe_perturb *pp, int family, json_t *doc, cb_error
   return s;
 }
 
-static cb__refusal_kind refusal_of(const cb_probe_perturb *pp, const cb__perturb_answer *a) {
+/* Prompt i's answer: the API's signs and the patterns first, then the judge. */
+static cb__refusal_kind refusal_of(const cb_probe_perturb *pp, size_t i) {
+  const cb__perturb_answer *a = &pp->answers[i];
   size_t n = pp->n_patterns;
   const char *const *pats = (const char *const *)pp->patterns;
   if (!pats) pats = cb__perturb_refusal_patterns(&n);
-  return cb__perturb_refusal(a->text, a->refusal, a->finish_reason, pats, n);
+  cb__refusal_kind k = cb__perturb_refusal(a->text, a->refusal, a->finish_reason, pats, n);
+  if (k == CB__REFUSAL_NONE && pp->judged && pp->judged[i] == 1) k = CB__REFUSAL_JUDGE;
+  return k;
 }
 
 cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
@@ -264,7 +268,7 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
   for (size_t i = 0; st == CB_OK && i < pp->n_prompts; i++) {
     if (pp->prompts[i].family >= 0 || !pp->answers[i].ok) continue;
     clean_ok++;
-    clean_refused += refusal_of(pp, &pp->answers[i]) != CB__REFUSAL_NONE;
+    clean_refused += refusal_of(pp, i) != CB__REFUSAL_NONE;
   }
   for (size_t i = 0; st == CB_OK && i < pp->n_pairs; i++) {
     cb__perturb_pair *q = &pp->pairs[i];
@@ -277,8 +281,8 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
     q->agreement = exact ? cb__perturb_same_answer(c->text, p->text) : metric_score(&agree, p, c);
     q->similarity = metric_score(&sim, p, c);
     q->drift = cb__perturb_drift(&c->dist, &p->dist, &q->cos, &q->kl);
-    q->clean_refusal = refusal_of(pp, c);
-    q->pert_refusal = refusal_of(pp, p);
+    q->clean_refusal = refusal_of(pp, q->clean);
+    q->pert_refusal = refusal_of(pp, q->pert);
   }
   metric_close(&sim);
   metric_close(&agree);
@@ -298,6 +302,7 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
   json_object_set_new(d, "clean", json_pack("{s:I, s:I, s:o}", "prompts", (json_int_t)pp->n_clean,
                                             "answered", (json_int_t)clean_ok, "refusal",
                                             rate_json(pp, clean_refused, clean_ok)));
+  if (pp->judge_summary) json_object_set(d, "refusal_judge", pp->judge_summary);
   json_object_set_new(d, "settings",
                       json_pack("{s:s, s:f, s:i, s:I, s:s, s:s, s:i, s:I, s:f}", "families",
                                 pp->p.families, "rate", pp->p.rate, "variants", pp->p.variants,

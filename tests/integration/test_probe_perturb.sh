@@ -10,6 +10,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
+need_peer node
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-perturb.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 cd "$TMP"
@@ -127,6 +128,28 @@ python3 -c "
 import json; d = json.load(open('mode-pattern/probe.json'))
 assert d['clean']['refusal']['k'] == 20, d['clean']" || fail "--refusal-patterns not used"
 echo "ok - refusal field, content_filter and patterns detected"
+
+# ---- the optional refusal judge: what no pattern matches, the judge catches ----------
+mkfifo judge.out
+node "$SRC/tests/integration/refusal_judge_peer.mjs" "Not today" >judge.out &
+SIM_PIDS+=("$!")
+exec {JUDGE_FD}<judge.out
+read -r -t 30 -u "$JUDGE_FD" line || fail "refusal_judge_peer did not start"
+[[ "$line" =~ ^listening\ on\ (127\.0\.0\.1:[0-9]+)$ ]] || fail "refusal judge: '$line'"
+"$CALIBENCH" probe perturb --dataset few.jsonl --families paraphrase --sim-behavior mode-content.yaml \
+  --refusal-judge-url "http://${BASH_REMATCH[1]}/v1" --out judged "${fast[@]}" >/dev/null 2>judged.err ||
+  fail "probe perturb (judge) exited $?: $(cat judged.err)"
+python3 - <<'PY' || fail "the refusal judge's verdicts are not used"
+import json
+d = json.load(open("judged/probe.json"))
+assert d["clean"]["refusal"]["k"] == 20, d["clean"]
+assert d["families"]["paraphrase"]["refusal"]["k"] == 20
+assert d["families"]["paraphrase"]["worst"][0]["clean_refusal"] == "judge"
+j = d["refusal_judge"]
+assert (j["items"], j["scored"], j["parse_failures"]) == (40, 40, 0), j
+PY
+[ -s judged/refusal_judge/judge.json ] || fail "no judge run in DIR/refusal_judge"
+echo "ok - refusal judge"
 
 # ---- bad input: FILE:LINE, exit 2, nothing sent ----------------------------------------
 printf 'refusal:\n  triggers: [a]\n  mode: loud\n' >bad.yaml
