@@ -6,8 +6,8 @@
  * refusal: a prompt containing a trigger is refused, unless it also carries a
  * value-inducing suffix and a draw seeded by the prompt text falls within
  * induced_compliance. The refusal is a fixed text sent one of three ways (mode): as
- * the answer's content, in OpenAI's `refusal` field (content null), or as a stream
- * cut short with finish_reason content_filter.
+ * the answer's content, in OpenAI's `refusal` field (content null), or as one empty
+ * token with finish_reason content_filter.
  *
  * perturb: every answer is a function of the prompt's characters. Output token k is
  * chosen among `candidates` words by logits z[k][v] = b[k][v] + sensitivity *
@@ -38,7 +38,6 @@ typedef enum {
 } cb__sim_refusal_mode;
 
 typedef struct cb__sim_refusal {
-  int enabled;                 /* the file has a refusal section */
   char **triggers;             /* owned; matched without regard to ASCII case */
   size_t n_triggers;
   double induced_compliance;   /* share of triggered prompts with an inducement that comply */
@@ -52,7 +51,6 @@ typedef struct cb__sim_refusal {
 #define CB__SIM_PERTURB_MAX_TOKENS 256
 
 typedef struct cb__sim_perturb {
-  int enabled;                 /* the file has a perturb section */
   double sensitivity;          /* >= 0 (1) */
   int answer_tokens;           /* tokens in each answer, 1..256 (12) */
   int candidates;              /* words each token is chosen among, 2..20 (8) */

@@ -53,7 +53,6 @@ cb_status cb__sim_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, c
                        scalar(k));
     if (st != CB_OK) return st;
   }
-  out->enabled = 1;
   return CB_OK;
 }
 

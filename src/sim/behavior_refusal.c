@@ -105,7 +105,6 @@ cb_status cb__sim_refusal_parse(const cb__yaml_ctx *y, const yaml_node_t *map, c
     return st;
   }
   if (!out->text) out->text = cb_strdup(DEFAULT_TEXT);
-  out->enabled = 1;
   return CB_OK;
 }
 
@@ -128,7 +127,6 @@ static int contains_nocase(const char *hay, size_t hay_len, const char *needle) 
 }
 
 int cb__sim_refusal_refuses(const cb__sim_refusal *r, const char *prompt, size_t len, double u) {
-  if (!r || !r->enabled) return 0;
   int triggered = 0;
   for (size_t i = 0; i < r->n_triggers && !triggered; i++)
     triggered = contains_nocase(prompt, len, r->triggers[i]);

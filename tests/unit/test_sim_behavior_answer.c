@@ -97,7 +97,7 @@ static void test_refusal_decision(void **state) {
   cb_buf_free(&out);
   cb_sim_behavior_free(b);
   /* The forms: a content filter sends no text, the refusal field the text. */
-  cb__sim_refusal r = {.enabled = 1, .text = "No.", .mode = CB__SIM_REFUSAL_FILTER};
+  cb__sim_refusal r = {.text = (char *)"No.", .mode = CB__SIM_REFUSAL_FILTER};
   cb__sim_answer *a = cb__sim_refusal_answer(&r, VOCAB);
   assert_true(a->refusal && a->mode == CB__SIM_REFUSAL_FILTER);
   assert_int_equal(a->text->num_tokens, 1);
@@ -150,7 +150,7 @@ static void test_perturb_drift(void **state) {
   cb_buf_free(&y);
   cb_sim_behavior_free(b);
 
-  cb__sim_perturb p = {.enabled = 1, .sensitivity = 1, .answer_tokens = 6, .candidates = 8};
+  cb__sim_perturb p = {.sensitivity = 1, .answer_tokens = 6, .candidates = 8};
   cb__sim_answer *a = cb__sim_perturb_answer(&p, 3, prompt, strlen(prompt), VOCAB);
   assert_int_equal(a->text->num_tokens, 6);
   assert_int_equal(a->text->ends[5], strlen(a->text->text));
