@@ -77,21 +77,25 @@ static cb_status metric_prepare(cb_probe_perturb *pp, pair_metric *pm, cb_eval_t
   return st;
 }
 
-static double metric_score(pair_metric *pm, const cb__perturb_answer *hyp, const cb__perturb_answer *ref) {
+/* The sentence score of hyp against ref; a pair the metric cannot score (a text too
+ * long for ROUGE's table) is an error naming the metric. */
+static cb_status metric_score(pair_metric *pm, const cb__perturb_answer *hyp,
+                              const cb__perturb_answer *ref, double *score, cb_error *err) {
   cb_eval_text r = text_of(ref);
   cb_eval_segment seg = {text_of(hyp), &r, 1};
   size_t k = pm->m->n_stats(pm->state);
   memset(pm->stats, 0, k * sizeof *pm->stats);
-  pm->m->segment(pm->state, &seg, pm->stats);
+  cb_status st = pm->m->segment(pm->state, &seg, pm->stats, err);
+  if (st != CB_OK) return cb_error_wrap(err, "%s", pm->m->name);
   cb_eval_result res;
   memset(&res, 0, sizeof res);
   cb_buf_init(&res.signature, 0);
   cb_buf_init(&res.verbose, 0);
   cb_eval_sig_info sig = {.nrefs = "1"};
   pm->m->result(pm->state, pm->stats, &sig, &res);
-  double score = res.score;
+  *score = res.score;
   cb_eval_result_free(&res);
-  return score;
+  return CB_OK;
 }
 
 /* ---- summaries --------------------------------------------------------------------- */
@@ -278,8 +282,14 @@ cb_status cb__perturb_score(cb_probe_perturb *pp, json_t **doc, cb_error *err) {
       q->failed = 1;
       continue;
     }
-    q->agreement = exact ? cb__perturb_same_answer(c->text, p->text) : metric_score(&agree, p, c);
-    q->similarity = metric_score(&sim, p, c);
+    if (exact) q->agreement = cb__perturb_same_answer(c->text, p->text);
+    else st = metric_score(&agree, p, c, &q->agreement, err);
+    if (st == CB_OK) st = metric_score(&sim, p, c, &q->similarity, err);
+    if (st != CB_OK) {
+      cb_error_wrap(err, "prompt %s (%s)", pp->prompts[q->pert].id,
+                    cb__perturb_family_name((cb__perturb_family)pp->prompts[q->pert].family));
+      break;
+    }
     q->drift = cb__perturb_drift(&c->dist, &p->dist, &q->cos, &q->kl);
     q->clean_refusal = refusal_of(pp, q->clean);
     q->pert_refusal = refusal_of(pp, q->pert);
