@@ -311,6 +311,10 @@ typedef struct cb_client_stream_params {
   cb_client_count_tokens_fn count_tokens; /* NULL: 1 token per content chunk when the
                                              server streams no usage */
   void *count_ctx;
+  size_t max_choice_event_bytes;  /* keep the raw data of the first events with choices
+                                     (choice_events) up to this many bytes; 0 (default):
+                                     none. For callers that read what the accumulator
+                                     does not (top_logprobs, a refusal) */
 } cb_client_stream_params;
 
 void cb_client_stream_default_params(cb_client_stream_params *p);
@@ -374,6 +378,10 @@ typedef struct cb_client_stream {
 
   cb_buf text;                    /* choice 0's content (cap max_text_bytes) */
   int text_truncated;
+  cb_buf choice_events;           /* the data of each event with choices, in order, one
+                                     per line, while the next fits max_choice_event_bytes
+                                     (an event that does not fit ends the keeping) */
+  int choice_events_full;
   uint64_t content_bytes;         /* decoded content bytes, all choices */
   uint64_t reasoning_bytes;
   uint64_t tool_bytes;

@@ -89,6 +89,10 @@ typedef struct cb_record {
   size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
   int output_text_cut;       /* the answer went on past output_text (the runner's cap) */
+  char *choice_events;       /* owned, may be NULL: the raw JSON of the first response
+                                events with choices, one per line (a whole non-streamed
+                                body is one), when the caller asked for them
+                                (max_choice_events); in memory only, not in records.jsonl */
   uint64_t max_gap_ns;       /* set when a record set dropped the chunk times (chunk_ns and
                                 chunk_tokens NULL, n_chunks kept): the longest gap between
                                 content chunks, what an ITL SLO judges the request by, */

@@ -90,6 +90,8 @@ typedef struct cb_runner_params {
                                  60 s; never past the drain deadline) */
   uint64_t seed;              /* the backoff's jitter */
   size_t max_output_text;     /* bytes of output text kept per record (4096) */
+  size_t max_choice_events;   /* bytes of raw response events kept per record
+                                 (cb_record.choice_events); 0: none */
   cb_runner_count_fn count_tokens; /* NULL: one token per content chunk */
   void *count_ctx;
   volatile sig_atomic_t *stop; /* signals received: 1 = stop sending and drain for

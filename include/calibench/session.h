@@ -93,6 +93,9 @@ typedef struct cb_session_config {
   size_t max_output_text;          /* bytes of each answer a record keeps
                                       (CB_SESSION_OUTPUT_TEXT_MAX); past it the record
                                       says output_text_cut */
+  size_t max_choice_events;        /* bytes of raw response events each record keeps for
+                                      on_record (cb_record.choice_events: top_logprobs,
+                                      refusal); 0 (default): none */
   int retries;
   const char *extra_body;          /* JSON object merged into every body */
   /* the built-in simulator (url NULL): cb_sim_server_default_params, seed = workload's */

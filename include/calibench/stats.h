@@ -527,6 +527,15 @@ cb_status cb_stats_bootstrap_quantile_diff(const double *x, size_t nx, const dou
  * NAN when n == 0. */
 double cb_stats_quantile_select(double *v, size_t n, double q);
 
+/* ---- the bootstrap interval of a mean (src/stats/interval.c) -------------------------- */
+
+/* Percentile bootstrap interval of the mean of x[0..n): `resamples` means of n draws
+ * with replacement (draw b from cb_rng_init_stream(seed, "mean", b)), their (1 - c) / 2
+ * and (1 + c) / 2 quantiles (numpy "linear"). NaN when n is 0; the mean itself when n
+ * is 1 or resamples < 2. */
+void cb_stats_bootstrap_mean(const double *x, size_t n, size_t resamples, double confidence,
+                             uint64_t seed, double *lo, double *hi);
+
 /* ---- Tukey's fences -------------------------------------------------------------------- */
 
 typedef struct cb_stats_fences {

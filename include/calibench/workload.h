@@ -62,6 +62,11 @@ typedef struct cb_token_counter {
 #define CB_WORKLOAD_APPROX_VOCAB 128256u
 size_t cb_workload_approx_count(void *ctx, const char *text, size_t len);
 
+/* The built-in value-inducing suffixes (static strings, *n of them): what `probe
+ * perturb` appends for its inducement family and the simulator's refusal behaviour
+ * recognises, unless a file gives others (docs/probe.md). */
+const char *const *cb_workload_inducements(size_t *n);
+
 /* ---- length distributions ------------------------------------------------------- */
 
 typedef enum {

@@ -21,5 +21,7 @@ int cli_eval_judge_main(int argc, char **argv);
 int cli_eval_run_main(int argc, char **argv);
 /* `probe <probe> ...` (cmd_probe.c), each probe in cmd_probe_<probe>.c. */
 int cli_probe_main(int argc, char **argv);
+/* `probe perturb` (cmd_probe_perturb.c). */
+int cli_probe_perturb_main(int argc, char **argv);
 
 #endif

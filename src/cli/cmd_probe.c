@@ -11,6 +11,8 @@
 
 /* One row per probe. */
 static const cli_command probes[] = {
+    {"perturb", "robustness and safety drift under typos, homophones, synonyms, noise, paraphrase, inducement",
+     cli_probe_perturb_main},
     {NULL, NULL, NULL},
 };
 

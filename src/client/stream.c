@@ -72,6 +72,8 @@ static void clear_results(cb_client_stream *s) {
   s->error_ns = 0;
   cb_buf_reset(&s->text);
   s->text_truncated = 0;
+  cb_buf_reset(&s->choice_events);
+  s->choice_events_full = 0;
   s->content_bytes = s->reasoning_bytes = s->tool_bytes = 0;
   s->events = s->comments = s->malformed_lines = s->invalid_json_events = 0;
   s->error_events = s->events_after_done = s->fallback_chunks = 0;
@@ -87,6 +89,7 @@ void cb_client_stream_init(cb_client_stream *s, const cb_client_stream_params *p
                      s->params.max_event_bytes);
   cb_buf_init(&s->scratch, 0); /* bounded by max_event_bytes + slack */
   cb_buf_init(&s->text, s->params.max_text_bytes);
+  cb_buf_init(&s->choice_events, 0);
   clear_results(s);
   if (s->params.initial_chunk_times) {
     grow_content(s, s->params.initial_chunk_times);
@@ -98,6 +101,7 @@ void cb_client_stream_free(cb_client_stream *s) {
   cb_client_sse_free(&s->sse);
   cb_buf_free(&s->scratch);
   cb_buf_free(&s->text);
+  cb_buf_free(&s->choice_events);
   cb_free(s->content_ns);
   cb_free(s->content_tokens);
   cb_free(s->other_choices_ns);
@@ -274,6 +278,20 @@ static void on_chunk(cb_client_stream *s, const cb_client_chunk *c, uint64_t now
   }
 }
 
+/* The raw event, for callers that read more of it than the accumulator does. Whole
+ * events only: the first that does not fit ends the keeping, so what is kept is a
+ * prefix of the stream. */
+static void keep_choice_event(cb_client_stream *s, const char *data, size_t len) {
+  size_t cap = s->params.max_choice_event_bytes;
+  if (!cap || s->choice_events_full) return;
+  if (len >= cap - s->choice_events.len) {
+    s->choice_events_full = 1;
+    return;
+  }
+  cb_buf_append(&s->choice_events, data, len);
+  cb_buf_append_char(&s->choice_events, '\n');
+}
+
 static void on_event(cb_client_stream *s, const cb_client_sse_item *it, uint64_t now_ns) {
   char ex[EXCERPT_MAX + 4];
   int error_type = it->event_len == 5 && memcmp(it->event, "error", 5) == 0;
@@ -327,6 +345,7 @@ static void on_event(cb_client_stream *s, const cb_client_sse_item *it, uint64_t
     case CB_CLIENT_CHUNK_DATA:
       break;
   }
+  if (c.n_choices > 0) keep_choice_event(s, it->data, it->len);
   on_chunk(s, &c, now_ns);
 }
 

@@ -24,6 +24,7 @@ static const struct {
   const char *probe;
   probe_renderer render;
 } RENDERERS[] = {
+    {"perturb", cb__rep_probe_perturb},
     {NULL, NULL},
 };
 

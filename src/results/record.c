@@ -24,6 +24,7 @@ void cb_record_free(cb_record *r) {
   cb_free(r->chunk_ns);
   cb_free(r->chunk_tokens);
   cb_free(r->output_text);
+  cb_free(r->choice_events);
   cb_free(r->attempts);
   cb_record_init(r);
 }

@@ -33,6 +33,7 @@ struct cb__runner_stream {
   cb_client_api api;
   int is_stream;           /* content type text/event-stream (or none given) */
   size_t max_text;
+  size_t max_events;       /* raw events kept for the record (choice_events); 0: none */
   count_ctx counter;
   const cb_secrets *secrets; /* the run's, to redact */
   char location[512];        /* a redirect's Location */
@@ -56,6 +57,7 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p,
   cb_client_stream_default_params(&sp);
   sp.api = s->api;
   sp.max_text_bytes = p->max_output_text;
+  sp.max_choice_event_bytes = p->max_choice_events;
   if (p->count_tokens) {
     s->counter = (count_ctx){.fn = p->count_tokens, .ctx = p->count_ctx};
     sp.count_tokens = count_adapter;
@@ -66,6 +68,7 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p,
   s->is_stream = 1;
   s->location[0] = s->content_type[0] = '\0';
   s->max_text = p->max_output_text;
+  s->max_events = p->max_choice_events;
   s->secrets = secrets;
   q->http_status = 0;
   q->has_retry_after = 0;
@@ -197,6 +200,8 @@ static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_
   snprintf(r->finish_reason, sizeof r->finish_reason, "%s", a->finish_reason);
   if (a->text.len) r->output_text = cb_strndup(a->text.data, a->text.len);
   r->output_text_cut = a->text_truncated;
+  if (a->choice_events.len)
+    r->choice_events = cb_strndup(a->choice_events.data, a->choice_events.len);
   if (a->error != CB_CLIENT_ERR_NONE)
     set_error(r, cb_client_error_class_name(a->error), "%s",
               a->error_msg ? a->error_msg : cb_client_error_class_desc(a->error));
@@ -221,8 +226,20 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
     snprintf(r->finish_reason, sizeof r->finish_reason, "%s", resp.finish_reason);
     if (text.len) r->output_text = cb_strndup(text.data, text.len);
     r->output_text_cut = resp.text_truncated;
+    if (s->max_events && s->body.len && s->body.len < s->max_events)
+      r->choice_events = cb_strndup(s->body.data, s->body.len);
   }
   cb_buf_free(&text);
+}
+
+static void redact_text(const cb_secrets *sec, char **text) {
+  if (!*text) return;
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_secrets_redact(sec, *text, strlen(*text), &b);
+  cb_free(*text);
+  *text = cb_strndup(b.data ? b.data : "", b.len);
+  cb_buf_free(&b);
 }
 
 /* What the server said may repeat what it was sent: the API key, a --header value,
@@ -231,14 +248,8 @@ static void redact_secrets(cb_record *r, const cb_secrets *sec) {
   if (!sec->n) return;
   cb_secrets_redact_str(sec, r->error_message, sizeof r->error_message);
   cb_secrets_redact_str(sec, r->server_request_id, sizeof r->server_request_id);
-  if (r->output_text) {
-    cb_buf b;
-    cb_buf_init(&b, 0);
-    cb_secrets_redact(sec, r->output_text, strlen(r->output_text), &b);
-    cb_free(r->output_text);
-    r->output_text = cb_strndup(b.data ? b.data : "", b.len);
-    cb_buf_free(&b);
-  }
+  redact_text(sec, &r->output_text);
+  redact_text(sec, &r->choice_events);
 }
 
 /* A status other than 2xx, said with what the server said: the message of an OpenAI

@@ -152,6 +152,7 @@ void cb__session_runner_params(const cb_session_config *cfg, const char *endpoin
   out->drain_timeout_s = cfg->drain_timeout_s;
   out->stop = cfg->stop;
   out->max_output_text = cfg->max_output_text;
+  out->max_choice_events = cfg->max_choice_events;
   if (cfg->tok) {
     out->count_tokens = cb_tok_count;
     out->count_ctx = cfg->tok;

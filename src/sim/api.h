@@ -106,6 +106,8 @@ typedef struct cb__sim_api_response {
   int top_logprobs;
   int64_t prompt_tokens;
   int64_t cached_tokens;   /* prompt tokens served from the prefix cache */
+  int refusal_field;       /* chat: the text goes in OpenAI's `refusal` (delta.refusal,
+                              message.refusal), content null (a behaviour's refusal) */
 } cb__sim_api_response;
 
 /* One generated token and its synthetic log-probabilities. */

@@ -188,7 +188,8 @@ void cb__sim_api_render_token_chunk(cb_buf *out, const cb__sim_api_response *r,
                                     const cb__sim_api_token *t) {
   chunk_head(out, r);
   if (r->kind == CB__SIM_API_CHAT) {
-    cb_buf_append_str(out, ",\"choices\":[{\"index\":0,\"delta\":{\"content\":");
+    cb_buf_append_str(out, r->refusal_field ? ",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":"
+                                            : ",\"choices\":[{\"index\":0,\"delta\":{\"content\":");
     append_json_str(out, t->text, t->len);
     cb_buf_append_str(out, "},\"logprobs\":");
   } else {
@@ -240,9 +241,12 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r, i
   cb_buf_appendf(out, ",\"object\":\"%s\",\"created\":%llu,\"model\":",
                  chat ? "chat.completion" : "text_completion", (unsigned long long)r->created);
   append_json_cstr(out, r->model);
-  cb_buf_append_str(out, chat ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-                                "\"content\":\""
-                              : ",\"choices\":[{\"index\":0,\"text\":\"");
+  cb_buf_append_str(out, !chat ? ",\"choices\":[{\"index\":0,\"text\":\""
+                         : r->refusal_field
+                             ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                               "\"content\":null,\"refusal\":\""
+                             : ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                               "\"content\":\"");
   cb__sim_api_token t;
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);

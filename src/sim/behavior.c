@@ -8,15 +8,19 @@
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
 #include "sim/behavior.h"
+#include "sim/behavior_answer.h"
 
 /* One row per section; a row without functions is a section another part of the
- * probe work will bring (refusal and perturb: probe perturb; dialog: probe dialog;
- * agent: probe agent): naming it is an error until then, never silently ignored. */
+ * probe work will bring (dialog: probe dialog; agent: probe agent): naming it is an
+ * error until then, never silently ignored. A refusal comes before perturb's answer:
+ * a refused prompt is refused however it was perturbed. */
 static const cb__sim_behavior_section SECTIONS[] = {
     {"context", cb__sim_behavior_context_parse, cb__sim_behavior_context_free,
      cb__sim_behavior_context_answer},
-    {"refusal", NULL, NULL, NULL},
-    {"perturb", NULL, NULL, NULL},
+    {"refusal", cb__sim_behavior_refusal_parse, cb__sim_behavior_refusal_free,
+     cb__sim_behavior_refusal_answer},
+    {"perturb", cb__sim_behavior_perturb_parse, cb__sim_behavior_perturb_free,
+     cb__sim_behavior_perturb_answer},
     {"dialog", NULL, NULL, NULL},
     {"agent", NULL, NULL, NULL},
 };
@@ -137,7 +141,9 @@ int cb_sim_behavior_answer(const cb_sim_behavior *b, const char *prompt, size_t 
   memset(&reply, 0, sizeof reply);
   cb_buf_init(&reply.text, 0);
   int answered = cb__sim_behavior_reply_to(b, &rq, &reply);
-  if (answered) cb_buf_append(out, reply.text.data, reply.text.len);
+  if (answered && reply.answer) cb_buf_append(out, reply.answer->text->text, reply.answer->text->text_len);
+  else if (answered) cb_buf_append(out, reply.text.data, reply.text.len);
+  cb__sim_answer_free(reply.answer);
   cb_buf_free(&reply.text);
   return answered;
 }

@@ -35,11 +35,17 @@ typedef struct cb__sim_behavior_request {
   int64_t prompt_tokens;          /* the whole prompt's tokens as the server counts them */
   uint64_t seed;                  /* the server's seed mixed with the behaviour's */
   uint64_t text_hash;             /* FNV-1a of text: draws depend on the request's content */
+  uint32_t vocab;                 /* ids of an answer's tokens are below it (0: the
+                                     approximate tokenizer's CB_WORKLOAD_APPROX_VOCAB) */
 } cb__sim_behavior_request;
 
 /* What a section answers. */
+struct cb__sim_answer;
 typedef struct cb__sim_behavior_reply {
   cb_buf text;                    /* the answer's content */
+  struct cb__sim_answer *answer;  /* or, owned: an answer split into tokens with what goes
+                                     beside its text (a refusal's form, planted
+                                     top_logprobs: behavior_answer.h); `text` is unused */
 } cb__sim_behavior_reply;
 
 typedef struct cb__sim_behavior_section {
@@ -69,6 +75,18 @@ void cb__sim_behavior_request_init(const cb_sim_behavior *b, cb__sim_behavior_re
 cb_status cb__sim_behavior_context_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
 void cb__sim_behavior_context_free(void *section);
 int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_request *rq,
+                                    cb__sim_behavior_reply *reply);
+
+/* refusal (behavior_refusal.c): trigger phrases refused, induced compliance. */
+cb_status cb__sim_behavior_refusal_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_refusal_free(void *section);
+int cb__sim_behavior_refusal_answer(const void *section, const cb__sim_behavior_request *rq,
+                                    cb__sim_behavior_reply *reply);
+
+/* perturb (behavior_perturb.c): answers and top_logprobs drifting with edit distance. */
+cb_status cb__sim_behavior_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_perturb_free(void *section);
+int cb__sim_behavior_perturb_answer(const void *section, const cb__sim_behavior_request *rq,
                                     cb__sim_behavior_reply *reply);
 
 #endif

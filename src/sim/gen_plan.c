@@ -41,12 +41,24 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
     cb__sim_behavior_request rq;
     cb__sim_behavior_request_init(c->behavior, &rq, req, req->match_key, strlen(req->match_key),
                                   (int64_t)req->prompt_len, c->seed);
+    rq.vocab = c->vocab;
     cb__sim_behavior_reply reply;
     memset(&reply, 0, sizeof reply);
     cb_buf_init(&reply.text, 0);
-    if (cb__sim_behavior_reply_to(c->behavior, &rq, &reply) && reply.text.len) {
-      out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);
-      out->scripted = out->behaved;
+    if (cb__sim_behavior_reply_to(c->behavior, &rq, &reply)) {
+      if (reply.answer) {
+        out->answer = reply.answer;
+        out->scripted = reply.answer->text;
+        /* Its synthetic logprobs (a refusal's) follow the answer, not the request's
+         * arrival: the same answer, the same first-token distribution. */
+        uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a of the answer */
+        for (size_t i = 0; i < reply.answer->text->text_len; i++)
+          h = (h ^ (unsigned char)reply.answer->text->text[i]) * UINT64_C(0x100000001b3);
+        out->seed = cb_hash3_u64(c->seed, h, 2);
+      } else if (reply.text.len) {
+        out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);
+        out->scripted = out->behaved;
+      }
     }
     cb_buf_free(&reply.text);
   }
@@ -55,6 +67,8 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
     int64_t n = (int64_t)out->scripted->num_tokens;
     out->output_len = n < limit ? n : limit;
     out->finish_reason = n <= limit ? "stop" : "length";
+    if (out->answer && out->answer->refusal && out->answer->mode == CB__SIM_REFUSAL_FILTER)
+      out->finish_reason = "content_filter";
     return;
   }
   if (req->ignore_eos) {

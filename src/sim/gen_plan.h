@@ -15,6 +15,7 @@
 
 #include "calibench/sim_behavior.h"
 #include "sim/api.h"
+#include "sim/behavior_answer.h"
 #include "sim/responses.h"
 
 /* What a front end serves. Borrowed pointers, alive while plans are made. */
@@ -39,6 +40,11 @@ typedef struct cb__sim_gen_plan {
   cb__sim_response *behaved;           /* owned: the behaviour's answer (then also
                                           `scripted`), or NULL; the front end frees it
                                           with cb__sim_response_free when the request ends */
+  struct cb__sim_answer *answer;       /* owned: a behaviour's answer split into tokens with
+                                          what goes beside its text (a refusal's form,
+                                          planted top_logprobs: behavior_answer.h), then
+                                          `scripted` is its text; the front end frees it
+                                          with cb__sim_answer_free */
 } cb__sim_gen_plan;
 
 /*

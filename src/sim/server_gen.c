@@ -29,6 +29,7 @@ typedef struct gen_stream {
   uint64_t seed;                /* output text and logprobs */
   const cb__sim_response *scripted;
   cb__sim_response *behaved;    /* owned: the behaviour's answer (scripted points at it) */
+  cb__sim_answer *answer;       /* owned: a behaviour's planted answer (scripted is its text) */
   int64_t output_len;           /* tokens the engine will produce */
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
@@ -56,6 +57,21 @@ static uint64_t engine_id(const gen_stream *g) { return (uint64_t)(uintptr_t)g; 
 
 /* ---- token source ----------------------------------------------------------------- */
 
+/* The perturb section's distribution of token k: the chosen word first, then up to
+ * n alternatives in decreasing probability. */
+static void planted_logprobs(const cb__sim_answer *a, int64_t k, int n, cb__sim_api_token *t) {
+  const double *lp = a->logprob + (size_t)k * (size_t)a->candidates;
+  t->logprob = lp[0];
+  if (n > a->candidates - 1) n = a->candidates - 1;
+  if (n > CB__SIM_API_MAX_ALTS) n = CB__SIM_API_MAX_ALTS;
+  t->num_alts = n > 0 ? n : 0;
+  for (int j = 0; j < t->num_alts; j++) {
+    memcpy(t->alt_text[j], a->cand[(size_t)k * (size_t)a->candidates + 1 + (size_t)j],
+           sizeof t->alt_text[j]);
+    t->alt_logprob[j] = lp[1 + j];
+  }
+}
+
 static void token_at(gen_stream *g, int64_t k, char *buf, cb__sim_api_token *t) {
   if (g->scripted) {
     size_t start = k ? g->scripted->ends[k - 1] : 0;
@@ -66,7 +82,12 @@ static void token_at(gen_stream *g, int64_t k, char *buf, cb__sim_api_token *t) 
     t->text = buf;
     t->len = strlen(buf);
   }
-  if (g->resp.logprobs) cb__sim_api_token_logprobs(g->seed, k, g->resp.top_logprobs - 1, t);
+  if (!g->resp.logprobs) return;
+  if (g->answer && g->answer->candidates) {
+    planted_logprobs(g->answer, k, g->resp.top_logprobs - 1, t);
+    return;
+  }
+  cb__sim_api_token_logprobs(g->seed, k, g->resp.top_logprobs - 1, t);
 }
 
 /* For whole responses: token k with its offset, recomputed in order. */
@@ -157,6 +178,7 @@ static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
   cb__sim_response_free(g->behaved);
+  cb__sim_answer_free(g->answer);
   cb_free(g->token_ns);
   cb_free(g->due_ns);
   cb_free(g->written_ns);
@@ -426,12 +448,15 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   g->seed = plan.seed;
   g->scripted = plan.scripted;
   g->behaved = plan.behaved;
+  g->answer = plan.answer;
   g->output_len = plan.output_len;
   g->finish_reason = plan.finish_reason;
   g->resp = (cb__sim_api_response){.kind = kind, .id = g->id, .model = s->model,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
-                                   .prompt_tokens = prompt};
+                                   .prompt_tokens = prompt,
+                                   .refusal_field = g->answer && g->answer->refusal &&
+                                                    g->answer->mode == CB__SIM_REFUSAL_FIELD};
   if (s->trace) {
     g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
     g->due_ns = cb_calloc((size_t)g->output_len, sizeof *g->due_ns);

@@ -53,6 +53,7 @@ typedef struct vreq {
   uint64_t seed;                  /* output text stream */
   const cb__sim_response *scripted;
   cb__sim_response *behaved;      /* owned: the behaviour's answer (scripted points at it) */
+  cb__sim_answer *answer;         /* owned: a behaviour's planted answer (scripted is its text) */
   int scheduled;                  /* SCHEDULED seen */
   size_t chunk_cap;               /* rec.chunk_ns allocated */
   struct vreq *next_free;
@@ -115,6 +116,8 @@ static void req_put(vrun *v, vreq *q) {
   cb_record_free(&q->rec);
   cb__sim_response_free(q->behaved);
   q->behaved = NULL;
+  cb__sim_answer_free(q->answer);
+  q->answer = NULL;
   q->next_free = v->free_list;
   v->free_list = q;
 }
@@ -300,6 +303,7 @@ static void send_item(vrun *v) {
   q->seed = plan.seed;
   q->scripted = plan.scripted;
   q->behaved = plan.behaved;
+  q->answer = plan.answer;
 
   /* The replica holding the fewest requests, as sim serve routes. */
   int best = 0;

@@ -45,6 +45,8 @@ static char *summary(const cb_client_stream *s) {
                  (unsigned long long)s->content_bytes, (unsigned long long)s->reasoning_bytes,
                  (unsigned long long)s->tool_bytes, s->has_logprobs,
                  (unsigned long long)s->events_after_done, (unsigned long long)s->fallback_chunks);
+  cb_buf_appendf(&b, " events_kept=%d:%s", s->choice_events_full,
+                 s->choice_events.data ? s->choice_events.data : "");
   cb_buf_append_str(&b, " tokens=");
   for (size_t i = 0; i < s->content_kept; i++)
     cb_buf_appendf(&b, "%u,", cb_client_stream_chunk_tokens(s, i));
@@ -535,6 +537,35 @@ static void test_caps(void **state) {
   cb_client_stream_free(&s);
 }
 
+/* Raw events with choices kept for callers that read more of them (a probe reading
+ * top_logprobs or a refusal): whole events, in order, the first that does not fit
+ * ends the keeping; events without choices (usage) are not kept; off by default. */
+static void test_choice_events(void **state) {
+  (void)state;
+  cb_client_stream_params p;
+  cb_client_stream_default_params(&p);
+  const char *in = ROLE "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"no\"}}]}\n\n"
+      USAGE(3, 1) CHUNK("abc") CHUNK("defghijklmnop") DONE;
+  cb_client_stream s = stream_of(in, &p);
+  assert_int_equal(s.choice_events.len, 0);
+  cb_client_stream_free(&s);
+  const char *e1 = "{\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}";
+  const char *e2 = "{\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"no\"}}]}";
+  const char *e3 = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"},\"finish_reason\":null}]}";
+  /* Room for the first three events and their newlines, not the fourth. */
+  p.max_choice_event_bytes = strlen(e1) + strlen(e2) + strlen(e3) + 3 + 10;
+  s = stream_of(in, &p);
+  char want[512];
+  snprintf(want, sizeof want, "%s\n%s\n%s\n", e1, e2, e3);
+  assert_string_equal(s.choice_events.data, want);
+  assert_true(s.choice_events_full);
+  assert_string_equal(s.text.data, "abcdefghijklmnop"); /* the rest is read as ever */
+  cb_client_stream_reset(&s);
+  assert_int_equal(s.choice_events.len, 0);
+  assert_false(s.choice_events_full);
+  cb_client_stream_free(&s);
+}
+
 static void test_after_done_and_set_error(void **state) {
   (void)state;
   cb_client_stream s = chat(CHUNK("a") DONE CHUNK("b"));
@@ -658,6 +689,7 @@ int main(void) {
       cmocka_unit_test(test_reasoning_and_tools),
       cmocka_unit_test(test_n_choices_text),
       cmocka_unit_test(test_caps),
+      cmocka_unit_test(test_choice_events),
       cmocka_unit_test(test_after_done_and_set_error),
       cmocka_unit_test(test_times_never_go_backwards), cmocka_unit_test(test_preallocation),
       cmocka_unit_test(test_ollama_stream),

@@ -602,6 +602,49 @@ static void test_retry_after_parse(void **state) {
     assert_false(cb__runner_retry_after_ns(bad[i], strlen(bad[i]), now, &ns));
 }
 
+/* ---- raw events for the caller ----------------------------------------------------- */
+
+/* A caller that asks for the raw events (max_choice_events, probe perturb) gets the
+ * first events with choices in the record, with the run's secrets redacted as in
+ * the answer's text; without asking, none. Both HTTP clients. */
+static void test_choice_events(void **state) {
+  (void)state;
+  static char stream[1024];
+  const char *ev = "data: {\"choices\":[{\"index\":0,\"delta\":{\"refusal\":\"no, sk-SECRET-0451\"}}]}\n\n";
+  snprintf(stream, sizeof stream, "%s%zx\r\n%s\r\n%s%s", HEAD, strlen(ev), ev, TOKEN, END);
+  for (int libcurl = 0; libcurl <= 1; libcurl++)
+    for (size_t keep = 0; keep <= 4096; keep += 4096) {
+      script s = {.n = 1, .resp = {stream}, .close_after = {1}};
+      char url[80];
+      pthread_t th = script_start(&s, url, sizeof url);
+      cb_runner_params p;
+      cb_runner_default_params(&p);
+      p.url = url;
+      p.use_libcurl = libcurl;
+      p.concurrency = 1;
+      p.api_key = "sk-SECRET-0451";
+      p.max_choice_events = keep;
+      source src = {.n = 1};
+      keep_sink k;
+      memset(&k, 0, sizeof k);
+      cb_runner_stats st;
+      cb_error err = {0};
+      assert_int_equal(cb_runner_run(&p, next_item, &src, on_record_keep, &k, &st, &err), CB_OK);
+      pthread_join(th, NULL);
+      close(s.listen_fd);
+      assert_int_equal(k.n, 1);
+      if (!keep) {
+        assert_null(k.rec.choice_events);
+      } else {
+        assert_non_null(k.rec.choice_events);
+        assert_non_null(strstr(k.rec.choice_events, "\"refusal\":\"no, [REDACTED]\"}}]}\n"));
+        assert_non_null(strstr(k.rec.choice_events, "\"content\":\"x\""));
+        assert_null(strstr(k.rec.choice_events, "sk-SECRET"));
+      }
+      cb_record_free(&k.rec);
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
@@ -609,6 +652,7 @@ int main(void) {
       cmocka_unit_test(test_kernel_receive_times),
       cmocka_unit_test(test_retry_during_drain),
       cmocka_unit_test(test_authorization),
+      cmocka_unit_test(test_choice_events),
       cmocka_unit_test(test_retry_after),
       cmocka_unit_test(test_retry_backoff),
       cmocka_unit_test(test_retry_after_past_deadline),
