@@ -29,21 +29,38 @@ static const char unicode_token_pattern[] =
 
 /* ---- vocabulary ---------------------------------------------------------------- */
 
-/* Eight bytes at a time, each word multiplied in: tokens are short and many. */
+static inline uint64_t load64(const char *s) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return w;
+}
+
+static inline uint64_t load32(const char *s) {
+  uint32_t w;
+  memcpy(&w, s, 4);
+  return w;
+}
+
+/* Every byte of s[0..n) read by in-bounds loads, whole words where they fit: a token
+ * of 1-16 bytes (nearly all) takes two loads, not a loop over its bytes. The loads of
+ * the tail overlap, which keeps the hash a function of the text (equal texts hash
+ * alike); that is all it needs, since a hit is still compared in full. */
 static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-  for (; n >= 8; s += 8, n -= 8) {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
+  if (n >= 8) {
+    for (; n > 8; s += 8, n -= 8) {
+      h = (h ^ load64(s)) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    w = load64(s + n - 8); /* the last eight bytes */
+  } else if (n >= 4) {
+    w = load32(s) | load32(s + n - 4) << 32;
+  } else if (n) {
+    w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+        (uint64_t)(unsigned char)s[n - 1] << 16;
   }
-  if (n) {
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 32;
-  }
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 32;
   return h;
 }
 
@@ -72,9 +89,12 @@ static void grow_slots(cb__rouge_vocab *v) {
   }
 }
 
+/* a[0..n) == b[0..n), by the same overlapping loads as hash_bytes. */
 static int same_text(const char *a, const char *b, size_t n) {
   if (n > 16) return memcmp(a, b, n) == 0;
-  for (size_t i = 0; i < n; i++) /* most tokens are short: no call */
+  if (n >= 8) return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  for (size_t i = 0; i < n; i++)
     if (a[i] != b[i]) return 0;
   return 1;
 }
@@ -167,10 +187,11 @@ void cb__rouge_tokenizer_free(cb__rouge_tokenizer *t) {
   cb_buf_free(&t->scratch);
 }
 
-static void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
+static inline void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
   uint32_t id = cb__rouge_vocab_id(&t->vocab, s, n);
   if (t->use_stemmer) id = cb__rouge_vocab_stem(&t->vocab, id);
-  cb__rouge_toks_push(out, id);
+  if (out->n < out->cap) out->ids[out->n++] = id; /* no call for the usual case */
+  else cb__rouge_toks_push(out, id);
 }
 
 static cb_status bad_utf8(size_t at, cb_error *err) {
@@ -187,6 +208,24 @@ static const unsigned char keep[256] = {
 
 static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 
+/* The end of the run of [a-z0-9] that starts at s[i], i < n. Eight bytes at a time:
+ * with y the bytes' low seven bits, y + (0x80 - lo) has a byte's high bit set when it
+ * is >= lo and y + (0x7F - hi) when it is > hi (no carry leaves a byte: both terms are
+ * below 0x80); a byte with its own high bit set (non-ASCII) is never kept. */
+static size_t keep_run(const char *s, size_t n, size_t i) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  while (n - i >= 8) {
+    uint64_t w = load64(s + i), y = w & ~highs;
+    uint64_t letter = (y + ones * (0x80 - 'a')) & ~(y + ones * (0x7F - 'z'));
+    uint64_t digit = (y + ones * (0x80 - '0')) & ~(y + ones * (0x7F - '9'));
+    uint64_t stop = (~(letter | digit) | w) & highs;
+    if (stop) return i + (size_t)__builtin_ctzll(stop) / 8;
+    i += 8;
+  }
+  while (i < n && keep[(unsigned char)s[i]]) i++;
+  return i;
+}
+
 /* One token that needs rewriting (capitals, the Kelvin sign, U+0130) from s[*at],
  * lowercased into the scratch buffer; *at ends past what ends it. */
 static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n, size_t *at,
@@ -194,10 +233,13 @@ static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n
   cb_buf *b = &t->scratch;
   cb_buf_reset(b);
   size_t i = *at;
+  /* The token is never longer than the text it comes from (the Kelvin sign's three
+   * bytes become one), so one reserve makes room for all of it. */
+  cb_buf_reserve(b, n - i);
   while (i < n) {
     unsigned char c = (unsigned char)s[i];
     if (keep[c] || is_upper(c)) {
-      cb_buf_append_char(b, is_upper(c) ? (char)(c + 32) : (char)c);
+      b->data[b->len++] = is_upper(c) ? (char)(c + 32) : (char)c;
       i++;
       continue;
     }
@@ -210,12 +252,13 @@ static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n
     if (!len) return bad_utf8(base + i, err);
     i += len;
     if (cp == 0x212A) { /* KELVIN SIGN lowercases to ASCII 'k' */
-      cb_buf_append_char(b, 'k');
+      b->data[b->len++] = 'k';
       continue;
     }
-    if (cp == 0x130) cb_buf_append_char(b, 'i'); /* 'i' + U+0307, which ends the token */
+    if (cp == 0x130) b->data[b->len++] = 'i'; /* 'i' + U+0307, which ends the token */
     break;
   }
+  b->data[b->len] = '\0';
   if (b->len) emit(t, b->data, b->len, out);
   *at = i;
   return CB_OK;
@@ -226,8 +269,7 @@ static cb_status tokenize_default(cb__rouge_tokenizer *t, const char *s, size_t 
   for (size_t i = 0; i < n;) {
     unsigned char c = (unsigned char)s[i];
     if (keep[c]) { /* the common case: a run of [a-z0-9] taken in place */
-      size_t j = i + 1;
-      while (j < n && keep[(unsigned char)s[j]]) j++;
+      size_t j = keep_run(s, n, i + 1);
       unsigned char e = j < n ? (unsigned char)s[j] : ' ';
       if (e < 0x80 && !is_upper(e)) {
         emit(t, s + i, j - i, out);
