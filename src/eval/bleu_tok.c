@@ -26,14 +26,28 @@ void cb__bleu_tok_scratch_free(cb__bleu_tok_scratch *s) {
 }
 
 void cb__eval_join_words(const char *s, size_t n, cb_buf *out) {
-  size_t pos = 0, st, en;
-  char *w0 = NULL, *w = NULL;
   cb_buf_reserve(out, n + 1);
-  w = w0 = out->data + out->len;
-  while (cb__eval_next_word(s, n, &pos, &st, &en)) {
-    if (w != w0) *w++ = ' ';
-    memcpy(w, s + st, en - st);
-    w += en - st;
+  char *w0 = out->data + out->len, *w = w0;
+  int gap = 0; /* whitespace since the last word: a space before the next one */
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)s[i];
+    size_t l = 1;
+    if (c > 0x20 && c < 0x80) { /* the common case: a run of ASCII word bytes */
+      size_t j = i + 1;
+      while (j < n && (unsigned char)s[j] > 0x20 && (unsigned char)s[j] < 0x80) j++;
+      l = j - i;
+    } else if (c < 0x80 ? cb__eval_ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) {
+      i += c < 0x80 ? 1 : cb__eval_space_len(s + i, n - i);
+      gap = w != w0;
+      continue;
+    } else if (c >= 0x80) {
+      cb__eval_decode(s + i, n - i, &l);
+    }
+    if (gap) *w++ = ' ';
+    gap = 0;
+    memcpy(w, s + i, l);
+    w += l;
+    i += l;
   }
   out->len += (size_t)(w - w0);
   out->data[out->len] = '\0';

@@ -20,6 +20,7 @@
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
+#include "word_hash.h"
 
 #define CJK "\\p{Han}\\p{Hiragana}\\p{Katakana}"
 /* a CJK character, or a run of other letters and digits; each takes the combining
@@ -28,41 +29,6 @@ static const char unicode_token_pattern[] =
     "[" CJK "]\\p{M}*|(?:(?![" CJK "])[\\p{L}\\p{N}]\\p{M}*)+";
 
 /* ---- vocabulary ---------------------------------------------------------------- */
-
-static inline uint64_t load64(const char *s) {
-  uint64_t w;
-  memcpy(&w, s, 8);
-  return w;
-}
-
-static inline uint64_t load32(const char *s) {
-  uint32_t w;
-  memcpy(&w, s, 4);
-  return w;
-}
-
-/* Every byte of s[0..n) read by in-bounds loads, whole words where they fit: a token
- * of 1-16 bytes (nearly all) takes two loads, not a loop over its bytes. The loads of
- * the tail overlap, which keeps the hash a function of the text (equal texts hash
- * alike); that is all it needs, since a hit is still compared in full. */
-static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
-  if (n >= 8) {
-    for (; n > 8; s += 8, n -= 8) {
-      h = (h ^ load64(s)) * 0xFF51AFD7ED558CCDull;
-      h ^= h >> 32;
-    }
-    w = load64(s + n - 8); /* the last eight bytes */
-  } else if (n >= 4) {
-    w = load32(s) | load32(s + n - 4) << 32;
-  } else if (n) {
-    w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
-        (uint64_t)(unsigned char)s[n - 1] << 16;
-  }
-  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-  h ^= h >> 32;
-  return h;
-}
 
 void cb__rouge_vocab_free(cb__rouge_vocab *v) {
   cb_free(v->text);
@@ -89,26 +55,16 @@ static void grow_slots(cb__rouge_vocab *v) {
   }
 }
 
-/* a[0..n) == b[0..n), by the same overlapping loads as hash_bytes. */
-static int same_text(const char *a, const char *b, size_t n) {
-  if (n > 16) return memcmp(a, b, n) == 0;
-  if (n >= 8) return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
-  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
-  for (size_t i = 0; i < n; i++)
-    if (a[i] != b[i]) return 0;
-  return 1;
-}
-
 uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
-  uint64_t h = hash_bytes(s, len);
+  uint64_t h = cb__eval_word_hash(s, len);
   uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
   for (;;) {
     struct cb__rouge_slot e = v->slots[slot];
     if (!e.id1) break;
     if (e.tag == tag) {
       const struct cb__rouge_word *w = &v->words[e.id1 - 1];
-      if (w->len == len && same_text(v->text + w->off, s, len)) return e.id1 - 1;
+      if (w->len == len && cb__eval_word_eq(v->text + w->off, s, len)) return e.id1 - 1;
     }
     slot = (slot + 1) & (v->n_slots - 1);
   }
@@ -215,7 +171,7 @@ static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 static size_t keep_run(const char *s, size_t n, size_t i) {
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   while (n - i >= 8) {
-    uint64_t w = load64(s + i), y = w & ~highs;
+    uint64_t w = cb__eval_load64(s + i), y = w & ~highs;
     uint64_t letter = (y + ones * (0x80 - 'a')) & ~(y + ones * (0x7F - 'z'));
     uint64_t digit = (y + ones * (0x80 - '0')) & ~(y + ones * (0x7F - '9'));
     uint64_t stop = (~(letter | digit) | w) & highs;
