@@ -122,11 +122,19 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
     s = c->lower.data ? c->lower.data : "";
     n = c->lower.len;
   }
+  /* A text has at most one code point per byte: room for all of them first, so the
+   * loop stores without checking. */
+  if (n > c->ids_cap[0]) {
+    c->ids_cap[0] = n;
+    cb_free(c->ids[0]);
+    c->ids[0] = cb_reallocarray(NULL, n, sizeof *c->ids[0]);
+  }
+  uint32_t *cps = c->ids[0];
   size_t k = 0;
   for (size_t i = 0; i < n;) {
     unsigned char b = (unsigned char)s[i];
     if (b < 0x80) { /* ASCII: whitespace inline */
-      if (c->whitespace || !cb__eval_ascii_space(b)) push_id(c, 0, &k, b);
+      if (c->whitespace || !cb__eval_ascii_space(b)) cps[k++] = b;
       i++;
       continue;
     }
@@ -136,7 +144,7 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
       continue;
     }
     size_t l;
-    push_id(c, 0, &k, cb__eval_decode(s + i, n - i, &l));
+    cps[k++] = cb__eval_decode(s + i, n - i, &l);
     i += l;
   }
   *nchars = k;
