@@ -108,7 +108,8 @@ void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsign
   int any = 0;
   for (size_t i = 1; i <= nr; i++) {
     uint64_t *v = rows + i * k;
-    for (size_t w = 0; w < k; w++) v[w] = v[w - k]; /* k is small: no call */
+    if (k == 1) v[0] = v[-1]; /* a sentence of up to 64 tokens: gcc makes the loop a memcpy call */
+    else memcpy(v, v - k, k * sizeof v[0]);
     uint32_t s = l->slot[ref[i - 1]];
     if (s) {
       next_row(v, l->pm + (size_t)(s - 1) * k, k);
