@@ -5,8 +5,12 @@
  * Every text is checked to be well-formed UTF-8 here, so the metrics never see
  * anything else.
  */
+#define _DEFAULT_SOURCE /* madvise's MADV_HUGEPAGE */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
@@ -150,16 +154,33 @@ static cb_status jansson_line(cb_eval_corpus *c, const char *s, size_t len, cons
   return st;
 }
 
+/* Room for n more bytes in b, in transparent huge pages where the system gives them on
+ * request: a buffer of megabytes filled once otherwise takes a page fault per 4 KiB
+ * (on the 8.7 MB ROUGE bench corpus, the file and its decoded strings: ~4,200 faults,
+ * a fifth of the command's CPU time). Only a hint: nothing changes where it is refused. */
+static void reserve_huge(cb_buf *b, size_t n) {
+  cb_buf_reserve(b, n); /* no cap: cannot fail */
+#ifdef MADV_HUGEPAGE
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t from = ((uintptr_t)b->data + huge - 1) & ~(huge - 1);
+  uintptr_t to = ((uintptr_t)b->data + b->alloc) & ~(huge - 1);
+  if (to > from) madvise((void *)from, to - from, MADV_HUGEPAGE);
+#endif
+}
+
 cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
                              const char *ref_field, cb_error *err) {
   memset(c, 0, sizeof *c);
   c->nbufs = 2; /* the file, and the strings decoded from it */
   c->bufs = cb_calloc(c->nbufs, sizeof *c->bufs);
+  struct stat sb; /* a regular file's size: its buffer in one piece from the start */
+  if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size <= CB_LIMIT_DATASET_BYTES)
+    reserve_huge(&c->bufs[0], (size_t)sb.st_size);
   cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &c->bufs[0], err);
   cb_buf *buf = &c->bufs[0];
   /* Decoding never grows a string, so the file's length is room for all of them and
-   * the texts' pointers into it stay put (no cap: the reserve cannot fail). */
-  if (!st) cb_buf_reserve(&c->bufs[1], buf->len);
+   * the texts' pointers into it stay put. */
+  if (!st) reserve_huge(&c->bufs[1], buf->len);
   cb__eval_jsonl j = {.field = field, .ref_field = ref_field, .out = c->bufs[1].data};
   size_t cap = 0, rcap = 0, nref_total = 0;
   size_t *ref_first = NULL; /* per segment: its first reference in ref_texts */
