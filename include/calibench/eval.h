@@ -176,7 +176,7 @@ typedef struct cb_eval_corpus {
   cb_eval_text *ref_texts;
   cb_buf *bufs;
   size_t nbufs;
-  json_t *json; /* the JSONL records, when read from JSONL */
+  json_t *json; /* the JSONL records jansson read (lines the scanner left), or NULL */
 } cb_eval_corpus;
 
 void cb_eval_corpus_free(cb_eval_corpus *c);

@@ -161,6 +161,8 @@ int cb__json_string(cb__json_scan *s, int decode, const char **out_ptr, size_t *
               p += 6;
             } else if (v >= 0xDC00 && v <= 0xDFFF) {
               return cb__json_fail(s, CB__JSON_INVALID, "unpaired UTF-16 surrogate");
+            } else if (!v && s->no_nul) {
+              return cb__json_fail(s, CB__JSON_FALLBACK, "\\u0000 without JSON_ALLOW_NUL");
             }
             if (decode) o += utf8_put(v, o);
             continue;

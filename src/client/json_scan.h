@@ -1,5 +1,6 @@
 /*
- * json_scan.h - a validating, non-allocating JSON scanner (internal to the client).
+ * json_scan.h - a validating, non-allocating JSON scanner (the client's, and eval's
+ * JSONL reader: src/eval/jsonl_line.c).
  *
  * It walks a document in place: the caller asks for the next token of the shape it
  * expects and skips the values it does not care about; strings it wants are decoded
@@ -16,6 +17,8 @@
  * and tests/fuzz/fuzz_client_sse.c check the agreement. One deliberate difference: a
  * raw NUL byte is never accepted here, while jansson 2.14 drops one that follows a
  * number or literal; chunk_jansson.c rejects such input before calling jansson.
+ * With no_nul set it stands for jansson without JSON_ALLOW_NUL instead: an escaped
+ * \u0000 anywhere is FALLBACK (jansson rejects it there).
  */
 #ifndef CALIBENCH_CLIENT_JSON_SCAN_H
 #define CALIBENCH_CLIENT_JSON_SCAN_H
@@ -35,6 +38,7 @@ typedef struct cb__json_scan {
   const char *why;          /* INVALID / FALLBACK: static text */
   char *out;                /* decoded strings go to out[out_len..] */
   size_t out_len;
+  int no_nul;               /* 1: \u0000 is FALLBACK (jansson without JSON_ALLOW_NUL) */
 } cb__json_scan;
 
 /* Mark the scan failed; returns -1 so callers can `return cb__json_fail(...)`. */

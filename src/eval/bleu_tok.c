@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "eval_text.h"
+#include "word_hash.h"
 
 static const char *const TOK_NAMES[] = {"13a", "intl", "zh", "char", "none"};
 
@@ -25,15 +26,63 @@ void cb__bleu_tok_scratch_free(cb__bleu_tok_scratch *s) {
   cb_buf_free(&s->b);
 }
 
+static int is_dot_comma(unsigned char c) { return c == '.' || c == ','; }
+
+static const uint64_t ONES = 0x0101010101010101ull, HIGHS = 0x8080808080808080ull;
+
+/* The first '.' or ',' in s[i..n), n when none. Eight bytes at a time: a byte is one
+ * of the two when (byte | 2) == '.', and (y - 1) & ~y has the high bit of a zero byte
+ * of y set (the lowest set bit is exact; borrows only mark bytes above it). */
+static size_t next_dot_comma(const char *s, size_t n, size_t i) {
+  while (n - i >= 8) {
+    uint64_t y = (cb__eval_load64(s + i) | ONES * 2) ^ (ONES * '.');
+    uint64_t hit = (y - ONES) & ~y & HIGHS;
+    if (hit) return i + (size_t)__builtin_ctzll(hit) / 8;
+    i += 8;
+  }
+  while (i < n && !is_dot_comma((unsigned char)s[i])) i++;
+  return i;
+}
+
+/* The end of the run of ASCII word bytes (0x21..0x7F) from s[j], eight at a time: a
+ * byte below 0x21 marks the high bit of (w - 0x21) & ~w, one of 0x80 or more its own. */
+static size_t word_run(const char *s, size_t n, size_t j) {
+  while (n - j >= 8) {
+    uint64_t w = cb__eval_load64(s + j);
+    uint64_t stop = (((w - ONES * 0x21) & ~w) | w) & HIGHS;
+    if (stop) return j + (size_t)__builtin_ctzll(stop) / 8;
+    j += 8;
+  }
+  while (j < n && (unsigned char)s[j] > 0x20 && (unsigned char)s[j] < 0x80) j++;
+  return j;
+}
+
 void cb__eval_join_words(const char *s, size_t n, cb_buf *out) {
-  size_t pos = 0, st, en;
-  char *w0 = NULL, *w = NULL;
-  cb_buf_reserve(out, n + 1);
-  w = w0 = out->data + out->len;
-  while (cb__eval_next_word(s, n, &pos, &st, &en)) {
-    if (w != w0) *w++ = ' ';
-    memcpy(w, s + st, en - st);
-    w += en - st;
+  cb_buf_reserve(out, n + 8); /* a short word is copied as eight bytes */
+  char *w0 = out->data + out->len, *w = w0;
+  int gap = 0; /* whitespace since the last word: a space before the next one */
+  for (size_t i = 0; i < n;) {
+    unsigned char c = (unsigned char)s[i];
+    size_t l = 1;
+    if (c > 0x20 && c < 0x80) { /* the common case: a run of ASCII word bytes */
+      l = word_run(s, n, i + 1) - i;
+    } else if (c < 0x80 ? cb__eval_ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) {
+      i += c < 0x80 ? 1 : cb__eval_space_len(s + i, n - i);
+      gap = w != w0;
+      continue;
+    } else if (c >= 0x80) {
+      cb__eval_decode(s + i, n - i, &l);
+    }
+    if (gap) *w++ = ' ';
+    gap = 0;
+    if (l <= 8 && n - i >= 8) { /* one load and one store, no call */
+      uint64_t v = cb__eval_load64(s + i);
+      memcpy(w, &v, 8);
+    } else {
+      memcpy(w, s + i, l);
+    }
+    w += l;
+    i += l;
   }
   out->len += (size_t)(w - w0);
   out->data[out->len] = '\0';
@@ -79,7 +128,6 @@ static void swap(cb_buf *a, cb_buf *b) {
 }
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int is_dot_comma(unsigned char c) { return c == '.' || c == ','; }
 
 /* tokenizer_re.py's first pattern: ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '. */
 static int is_13a_punct(unsigned char c) {
@@ -134,8 +182,7 @@ static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   cb_buf_reset(out);
   w = room(out, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    size_t q = i + 1;
-    while (q < n && !is_dot_comma((unsigned char)s[q])) q++;
+    size_t q = next_dot_comma(s, n, i + 1);
     if (q >= n) {
       put(&w, s + i, n - i);
       break;
@@ -157,8 +204,7 @@ static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   cb_buf_reset(tmp);
   w = room(tmp, 2 * n + 1);
   for (size_t i = 0; i < n;) {
-    size_t p = i;
-    while (p < n && !is_dot_comma((unsigned char)s[p])) p++;
+    size_t p = next_dot_comma(s, n, i);
     if (p + 1 >= n) {
       put(&w, s + i, n - i);
       break;

@@ -14,6 +14,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
+#include "chrf_chars.h"
 #include "eval_text.h"
 #include "ngram.h"
 
@@ -24,7 +25,8 @@ typedef struct chrf {
   long char_order, word_order, beta;
   int lowercase, whitespace, eps_smoothing;
   cb__eval_vocab vocab;
-  cb__trie chars, words;
+  cb__chrf_chars packed; /* character n-grams, when the hypothesis' pack (chrf_chars.h) */
+  cb__trie chars, words; /* character n-grams otherwise; word n-grams */
   cb_buf lower;
   uint32_t *ids[2]; /* the segment's code points, its words' ids */
   size_t ids_cap[2];
@@ -77,6 +79,7 @@ static void chrf_destroy(void *state) {
   chrf *c = state;
   if (!c) return;
   cb__eval_vocab_free(&c->vocab);
+  cb__chrf_chars_free(&c->packed);
   cb__trie_free(&c->chars);
   cb__trie_free(&c->words);
   cb_buf_free(&c->lower);
@@ -119,11 +122,19 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
     s = c->lower.data ? c->lower.data : "";
     n = c->lower.len;
   }
+  /* A text has at most one code point per byte: room for all of them first, so the
+   * loop stores without checking. */
+  if (n > c->ids_cap[0]) {
+    c->ids_cap[0] = n;
+    cb_free(c->ids[0]);
+    c->ids[0] = cb_reallocarray(NULL, n, sizeof *c->ids[0]);
+  }
+  uint32_t *cps = c->ids[0];
   size_t k = 0;
   for (size_t i = 0; i < n;) {
     unsigned char b = (unsigned char)s[i];
     if (b < 0x80) { /* ASCII: whitespace inline */
-      if (c->whitespace || !cb__eval_ascii_space(b)) push_id(c, 0, &k, b);
+      if (c->whitespace || !cb__eval_ascii_space(b)) cps[k++] = b;
       i++;
       continue;
     }
@@ -133,7 +144,7 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
       continue;
     }
     size_t l;
-    push_id(c, 0, &k, cb__eval_decode(s + i, n - i, &l));
+    cps[k++] = cb__eval_decode(s + i, n - i, &l);
     i += l;
   }
   *nchars = k;
@@ -189,10 +200,13 @@ static double f_score(const chrf *c, const double *stats) {
   return 100 * score;
 }
 
-/* The hypothesis's n-grams of orders 1..max counted into t (->hyp); per order,
- * their number into counts[]. */
-static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max, double *counts) {
+/* Per order, the number of n-grams of a text of len items. */
+static void order_counts(size_t len, long max, double *counts) {
   for (long n = 1; n <= max; n++) counts[n - 1] = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
+}
+
+/* The hypothesis's n-grams of orders 1..max counted into t (->hyp). */
+static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max) {
   for (size_t i = 0; i < len; i++) {
     uint32_t node = 0;
     for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
@@ -202,12 +216,11 @@ static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max, do
   }
 }
 
-/* One reference's [hyp, ref, match] per order against the hypothesis in t
- * (chrf.py _get_match_statistics): match grows by one each time the reference's count
- * of an n-gram reaches one it still has in the hypothesis. */
-static void ref_stats(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t len, long max,
-                      const double *hyp_counts, double *out) {
-  double match[MAX_CHAR_ORDER] = {0};
+/* One reference's matches per order against the hypothesis in t (chrf.py
+ * _get_match_statistics): match grows by one each time the reference's count of an
+ * n-gram reaches one it still has in the hypothesis. */
+static void ref_matches(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t len, long max,
+                        double *match) {
   for (size_t i = 0; i < len; i++) {
     uint32_t node = 0;
     for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
@@ -222,6 +235,10 @@ static void ref_stats(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t le
       if (++t->cur[node] <= t->hyp[node]) match[n - 1]++;
     }
   }
+}
+
+/* One reference's [hyp, ref, match] per order. */
+static void ref_stats(size_t len, long max, const double *hyp_counts, const double *match, double *out) {
   for (long n = 1; n <= max; n++) {
     double n_ref = len >= (size_t)n ? (double)(len - (size_t)n + 1) : 0;
     /* "Don't count hits if no reference exists for that n-gram" */
@@ -237,19 +254,28 @@ static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *s
   (void)err;
   chrf *c = state;
   size_t k = chrf_n_stats(c);
-  cb__trie_reset(&c->chars);
   cb__trie_reset(&c->words);
   size_t nc, nw;
   double hyp_chars[MAX_CHAR_ORDER], hyp_words[MAX_WORD_ORDER];
   segment_ids(c, &seg->hyp, &nc, &nw);
-  count_hyp(&c->chars, c->ids[0], nc, c->char_order, hyp_chars);
-  count_hyp(&c->words, c->ids[1], nw, c->word_order, hyp_words);
+  order_counts(nc, c->char_order, hyp_chars);
+  order_counts(nw, c->word_order, hyp_words);
+  int packed = cb__chrf_chars_hyp(&c->packed, c->ids[0], nc, c->char_order);
+  if (!packed) {
+    cb__trie_reset(&c->chars);
+    count_hyp(&c->chars, c->ids[0], nc, c->char_order);
+  }
+  count_hyp(&c->words, c->ids[1], nw, c->word_order);
   double best_f = -1.0;
   for (size_t r = 0; r < seg->nrefs; r++) {
     segment_ids(c, &seg->refs[r], &nc, &nw);
-    ref_stats(&c->chars, (uint32_t)r + 1, c->ids[0], nc, c->char_order, hyp_chars, c->cur);
-    ref_stats(&c->words, (uint32_t)r + 1, c->ids[1], nw, c->word_order, hyp_words,
-              c->cur + 3 * c->char_order);
+    double match[MAX_CHAR_ORDER + MAX_WORD_ORDER] = {0};
+    uint32_t mark = (uint32_t)r + 1;
+    if (packed) cb__chrf_chars_ref(&c->packed, mark, c->ids[0], nc, c->char_order, match);
+    else ref_matches(&c->chars, mark, c->ids[0], nc, c->char_order, match);
+    ref_matches(&c->words, mark, c->ids[1], nw, c->word_order, match + c->char_order);
+    ref_stats(nc, c->char_order, hyp_chars, match, c->cur);
+    ref_stats(nw, c->word_order, hyp_words, match + c->char_order, c->cur + 3 * c->char_order);
     double f = f_score(c, c->cur);
     if (f > best_f) {
       best_f = f;

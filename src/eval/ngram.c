@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "word_hash.h"
 
 struct vocab_slot {
   uint64_t hash;
@@ -15,13 +16,6 @@ struct vocab_slot {
   uint32_t id;
   int used;
 };
-
-/* FNV-1a over bytes, finished by the trie's mix so low bits are spread. */
-static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-  return cb__trie_hash(h);
-}
 
 static void vocab_grow(cb__eval_vocab *v) {
   size_t cap = v->cap ? v->cap * 2 : 1024;
@@ -39,12 +33,12 @@ static void vocab_grow(cb__eval_vocab *v) {
 
 uint32_t cb__eval_vocab_id(cb__eval_vocab *v, const char *s, size_t n) {
   if ((v->used + 1) * 2 > v->cap) vocab_grow(v);
-  uint64_t h = hash_bytes(s, n);
+  uint64_t h = cb__eval_word_hash(s, n);
   size_t j = h & (v->cap - 1);
   for (;; j = (j + 1) & (v->cap - 1)) {
     struct vocab_slot *e = &v->slots[j];
     if (!e->used) break;
-    if (e->hash == h && e->len == n && !memcmp(v->arena + e->off, s, n)) return e->id;
+    if (e->hash == h && e->len == n && cb__eval_word_eq(v->arena + e->off, s, n)) return e->id;
   }
   if (v->arena_len + n > v->arena_cap) {
     v->arena_cap = (v->arena_len + n) * 2 + 4096;

@@ -21,8 +21,9 @@
 
 typedef struct {
   uint64_t hash;   /* bigrams: the two ids themselves */
-  uint32_t start1; /* where the n-gram first occurs in the reference, + 1; 0 = empty */
+  uint32_t start1; /* where the n-gram first occurs in the reference, + 1 */
   uint32_t left;   /* its occurrences in the reference not yet matched */
+  uint32_t gen;    /* the slot is in use for the table of this generation */
 } ngram_slot;
 
 struct cb_eval_rouge {
@@ -36,6 +37,7 @@ struct cb_eval_rouge {
   size_t n_ref_sent, n_hyp_sent, ref_end_cap, hyp_end_cap;
   ngram_slot *slots;
   size_t n_slots;
+  uint32_t gen; /* the n-gram table's generation: one per pair, so none is cleared */
   cb__rouge_lcs lcs;
   unsigned char *hit;
   size_t hit_cap;
@@ -197,16 +199,19 @@ static void need_counts(cb_eval_rouge *r) {
 }
 
 /* An empty open-addressing table of at least twice `keys` slots (a power of two);
- * returns its mask. */
+ * returns its mask. Empty by a new generation, not by clearing every slot. */
 static size_t clear_slots(cb_eval_rouge *r, size_t keys) {
   size_t want = 16;
   while (want < keys * 2) want *= 2;
   if (want > r->n_slots) {
     cb_free(r->slots);
-    r->slots = cb_reallocarray(NULL, want, sizeof r->slots[0]);
+    r->slots = cb_calloc(want, sizeof r->slots[0]);
     r->n_slots = want;
   }
-  memset(r->slots, 0, want * sizeof r->slots[0]);
+  if (++r->gen == 0) { /* every generation used: clear once and start again */
+    memset(r->slots, 0, r->n_slots * sizeof r->slots[0]);
+    r->gen = 1;
+  }
   return want - 1;
 }
 
@@ -226,40 +231,42 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
     for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]] = 0;
   } else if (n == 2 && n_t && n_p) { /* bigrams: both ids in one 64-bit key */
     size_t mask = clear_slots(r, n_t);
+    const uint32_t gen = r->gen;
     for (size_t i = 0; i < n_t; i++) {
       uint64_t key = (uint64_t)t[i] << 32 | t[i + 1], h = key * 0x9E3779B97F4A7C15ull;
       size_t k = (size_t)(h >> 40) & mask;
-      while (r->slots[k].start1 && r->slots[k].hash != key) k = (k + 1) & mask;
-      if (r->slots[k].start1) r->slots[k].left++;
-      else r->slots[k] = (ngram_slot){key, 1, 1};
+      while (r->slots[k].gen == gen && r->slots[k].hash != key) k = (k + 1) & mask;
+      if (r->slots[k].gen == gen) r->slots[k].left++;
+      else r->slots[k] = (ngram_slot){key, 1, 1, gen};
     }
     for (size_t j = 0; j < n_p; j++) {
       uint64_t key = (uint64_t)p[j] << 32 | p[j + 1], h = key * 0x9E3779B97F4A7C15ull;
       size_t k = (size_t)(h >> 40) & mask;
-      while (r->slots[k].start1 && r->slots[k].hash != key) k = (k + 1) & mask;
-      if (r->slots[k].start1 && r->slots[k].left) {
+      while (r->slots[k].gen == gen && r->slots[k].hash != key) k = (k + 1) & mask;
+      if (r->slots[k].gen == gen && r->slots[k].left) {
         r->slots[k].left--;
         hits++;
       }
     }
   } else if (n_t && n_p) {
     size_t mask = clear_slots(r, n_t);
+    const uint32_t gen = r->gen;
     for (size_t i = 0; i < n_t; i++) { /* the reference's n-gram counts */
       uint64_t h = hash_ids(t + i, n);
       size_t k = (size_t)h & mask;
-      while (r->slots[k].start1 &&
+      while (r->slots[k].gen == gen &&
              (r->slots[k].hash != h || !same_ids(t + r->slots[k].start1 - 1, t + i, n)))
         k = (k + 1) & mask;
-      if (r->slots[k].start1) r->slots[k].left++;
-      else r->slots[k] = (ngram_slot){h, (uint32_t)i + 1, 1};
+      if (r->slots[k].gen == gen) r->slots[k].left++;
+      else r->slots[k] = (ngram_slot){h, (uint32_t)i + 1, 1, gen};
     }
     for (size_t j = 0; j < n_p; j++) { /* each hypothesis n-gram uses one up */
       uint64_t h = hash_ids(p + j, n);
       size_t k = (size_t)h & mask;
-      while (r->slots[k].start1 &&
+      while (r->slots[k].gen == gen &&
              (r->slots[k].hash != h || !same_ids(t + r->slots[k].start1 - 1, p + j, n)))
         k = (k + 1) & mask;
-      if (r->slots[k].start1 && r->slots[k].left) {
+      if (r->slots[k].gen == gen && r->slots[k].left) {
         r->slots[k].left--;
         hits++;
       }

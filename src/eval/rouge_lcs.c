@@ -40,18 +40,23 @@ void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t v
     l->slot = grow(l->slot, &l->slot_cap, vocab, sizeof l->slot[0]);
     memset(l->slot + old, 0, (l->slot_cap - old) * sizeof l->slot[0]);
   }
+  size_t k = (nb + 63) / 64, distinct = 0;
   l->cols = b;
   l->m = nb;
-  l->k = (nb + 63) / 64;
-  size_t distinct = 0;
+  l->k = k;
+  /* Room for a mask per column (no more distinct tokens than columns), then locals:
+   * stores to the masks could otherwise be taken to change l's fields. */
+  l->pm = grow(l->pm, &l->pm_cap, nb * k, sizeof l->pm[0]);
+  uint64_t *pm = l->pm;
+  uint32_t *slot = l->slot;
   for (size_t j = 0; j < nb; j++) {
-    uint32_t *s = &l->slot[b[j]];
+    uint32_t *s = &slot[b[j]];
     if (!*s) {
       *s = (uint32_t)++distinct;
-      l->pm = grow(l->pm, &l->pm_cap, distinct * l->k, sizeof l->pm[0]);
-      for (size_t w = 0; w < l->k; w++) l->pm[(distinct - 1) * l->k + w] = 0;
+      if (k == 1) pm[distinct - 1] = 0;
+      else memset(pm + (distinct - 1) * k, 0, k * sizeof pm[0]);
     }
-    l->pm[(*s - 1) * l->k + j / 64] |= (uint64_t)1 << (j % 64);
+    pm[(*s - 1) * k + j / 64] |= (uint64_t)1 << (j % 64);
   }
 }
 
@@ -108,7 +113,8 @@ void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsign
   int any = 0;
   for (size_t i = 1; i <= nr; i++) {
     uint64_t *v = rows + i * k;
-    for (size_t w = 0; w < k; w++) v[w] = v[w - k]; /* k is small: no call */
+    if (k == 1) v[0] = v[-1]; /* a sentence of up to 64 tokens: gcc makes the loop a memcpy call */
+    else memcpy(v, v - k, k * sizeof v[0]);
     uint32_t s = l->slot[ref[i - 1]];
     if (s) {
       next_row(v, l->pm + (size_t)(s - 1) * k, k);

@@ -20,6 +20,7 @@
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
+#include "word_hash.h"
 
 #define CJK "\\p{Han}\\p{Hiragana}\\p{Katakana}"
 /* a CJK character, or a run of other letters and digits; each takes the combining
@@ -28,24 +29,6 @@ static const char unicode_token_pattern[] =
     "[" CJK "]\\p{M}*|(?:(?![" CJK "])[\\p{L}\\p{N}]\\p{M}*)+";
 
 /* ---- vocabulary ---------------------------------------------------------------- */
-
-/* Eight bytes at a time, each word multiplied in: tokens are short and many. */
-static uint64_t hash_bytes(const char *s, size_t n) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-  for (; n >= 8; s += 8, n -= 8) {
-    uint64_t w;
-    memcpy(&w, s, 8);
-    h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
-  }
-  if (n) {
-    uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) w |= (uint64_t)(unsigned char)s[i] << (8 * i);
-    h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-    h ^= h >> 32;
-  }
-  return h;
-}
 
 void cb__rouge_vocab_free(cb__rouge_vocab *v) {
   cb_free(v->text);
@@ -72,23 +55,16 @@ static void grow_slots(cb__rouge_vocab *v) {
   }
 }
 
-static int same_text(const char *a, const char *b, size_t n) {
-  if (n > 16) return memcmp(a, b, n) == 0;
-  for (size_t i = 0; i < n; i++) /* most tokens are short: no call */
-    if (a[i] != b[i]) return 0;
-  return 1;
-}
-
 uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
-  uint64_t h = hash_bytes(s, len);
+  uint64_t h = cb__eval_word_hash(s, len);
   uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
   for (;;) {
     struct cb__rouge_slot e = v->slots[slot];
     if (!e.id1) break;
     if (e.tag == tag) {
       const struct cb__rouge_word *w = &v->words[e.id1 - 1];
-      if (w->len == len && same_text(v->text + w->off, s, len)) return e.id1 - 1;
+      if (w->len == len && cb__eval_word_eq(v->text + w->off, s, len)) return e.id1 - 1;
     }
     slot = (slot + 1) & (v->n_slots - 1);
   }
@@ -167,10 +143,11 @@ void cb__rouge_tokenizer_free(cb__rouge_tokenizer *t) {
   cb_buf_free(&t->scratch);
 }
 
-static void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
+static inline void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
   uint32_t id = cb__rouge_vocab_id(&t->vocab, s, n);
   if (t->use_stemmer) id = cb__rouge_vocab_stem(&t->vocab, id);
-  cb__rouge_toks_push(out, id);
+  if (out->n < out->cap) out->ids[out->n++] = id; /* no call for the usual case */
+  else cb__rouge_toks_push(out, id);
 }
 
 static cb_status bad_utf8(size_t at, cb_error *err) {
@@ -187,6 +164,24 @@ static const unsigned char keep[256] = {
 
 static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
 
+/* The end of the run of [a-z0-9] that starts at s[i], i < n. Eight bytes at a time:
+ * with y the bytes' low seven bits, y + (0x80 - lo) has a byte's high bit set when it
+ * is >= lo and y + (0x7F - hi) when it is > hi (no carry leaves a byte: both terms are
+ * below 0x80); a byte with its own high bit set (non-ASCII) is never kept. */
+static size_t keep_run(const char *s, size_t n, size_t i) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  while (n - i >= 8) {
+    uint64_t w = cb__eval_load64(s + i), y = w & ~highs;
+    uint64_t letter = (y + ones * (0x80 - 'a')) & ~(y + ones * (0x7F - 'z'));
+    uint64_t digit = (y + ones * (0x80 - '0')) & ~(y + ones * (0x7F - '9'));
+    uint64_t stop = (~(letter | digit) | w) & highs;
+    if (stop) return i + (size_t)__builtin_ctzll(stop) / 8;
+    i += 8;
+  }
+  while (i < n && keep[(unsigned char)s[i]]) i++;
+  return i;
+}
+
 /* One token that needs rewriting (capitals, the Kelvin sign, U+0130) from s[*at],
  * lowercased into the scratch buffer; *at ends past what ends it. */
 static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n, size_t *at,
@@ -194,10 +189,13 @@ static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n
   cb_buf *b = &t->scratch;
   cb_buf_reset(b);
   size_t i = *at;
+  /* The token is never longer than the text it comes from (the Kelvin sign's three
+   * bytes become one), so one reserve makes room for all of it. */
+  cb_buf_reserve(b, n - i);
   while (i < n) {
     unsigned char c = (unsigned char)s[i];
     if (keep[c] || is_upper(c)) {
-      cb_buf_append_char(b, is_upper(c) ? (char)(c + 32) : (char)c);
+      b->data[b->len++] = is_upper(c) ? (char)(c + 32) : (char)c;
       i++;
       continue;
     }
@@ -210,12 +208,13 @@ static cb_status rewritten_token(cb__rouge_tokenizer *t, const char *s, size_t n
     if (!len) return bad_utf8(base + i, err);
     i += len;
     if (cp == 0x212A) { /* KELVIN SIGN lowercases to ASCII 'k' */
-      cb_buf_append_char(b, 'k');
+      b->data[b->len++] = 'k';
       continue;
     }
-    if (cp == 0x130) cb_buf_append_char(b, 'i'); /* 'i' + U+0307, which ends the token */
+    if (cp == 0x130) b->data[b->len++] = 'i'; /* 'i' + U+0307, which ends the token */
     break;
   }
+  b->data[b->len] = '\0';
   if (b->len) emit(t, b->data, b->len, out);
   *at = i;
   return CB_OK;
@@ -226,8 +225,7 @@ static cb_status tokenize_default(cb__rouge_tokenizer *t, const char *s, size_t 
   for (size_t i = 0; i < n;) {
     unsigned char c = (unsigned char)s[i];
     if (keep[c]) { /* the common case: a run of [a-z0-9] taken in place */
-      size_t j = i + 1;
-      while (j < n && keep[(unsigned char)s[j]]) j++;
+      size_t j = keep_run(s, n, i + 1);
       unsigned char e = j < n ? (unsigned char)s[j] : ' ';
       if (e < 0x80 && !is_upper(e)) {
         emit(t, s + i, j - i, out);

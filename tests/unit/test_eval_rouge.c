@@ -142,6 +142,75 @@ static void test_tokens_equal_rouge_score(void **state) {
   assert_int_equal(ctx.checked, n);
 }
 
+/* The default tokenizer's runs of [a-z0-9], taken eight bytes at a time, and the
+ * vocabulary's hash and compare, which read a word by overlapping loads: every run
+ * length 1-40 at every alignment, ended by each kind of byte that ends one (ASCII
+ * punctuation and space, a capital that starts a new token, a non-ASCII letter, a
+ * newline, the text's end), against the definition (tokenize.py: lowercase, every
+ * other character a separator); then words that differ in one byte only, at every
+ * position, which must get ids of their own. */
+static void test_token_runs_and_vocab(void **state) {
+  (void)state;
+  static const char *const stops[] = {" ", "-", "Bc", "\xC3\xA9", "\n", "", "9.", "\x7F"};
+  const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  for (size_t len = 1; len <= 40; len++) {
+    for (size_t lead = 0; lead < 8; lead++) {
+      for (size_t k = 0; k < sizeof stops / sizeof *stops; k++) {
+        char text[128], want[128];
+        size_t n = 0;
+        for (size_t i = 0; i < lead; i++) text[n++] = ' ';
+        for (size_t i = 0; i < len; i++) text[n++] = alnum[(i * 7 + len) % 36];
+        n += (size_t)snprintf(text + n, sizeof text - n, "%sxy", stops[k]);
+        /* the definition: lowercase, anything but [a-z0-9] separates */
+        cb__rouge_tokenizer tk;
+        assert_int_equal(cb__rouge_tokenizer_init(&tk, CB_EVAL_ROUGE_TOK_DEFAULT, 0, NULL), CB_OK);
+        cb__rouge_toks toks = {0};
+        assert_int_equal(cb__rouge_tokenize(&tk, text, n, 0, &toks, NULL), CB_OK);
+        size_t at = 0, tok = 0;
+        while (at < n) {
+          size_t w = 0;
+          while (at < n) {
+            char c = text[at];
+            if (c >= 'A' && c <= 'Z') c = (char)(c + 32);
+            if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) break;
+            want[w++] = c;
+            at++;
+          }
+          if (w) {
+            if (tok >= toks.n) fail_msg("len %zu lead %zu stop %zu: too few tokens", len, lead, k);
+            const struct cb__rouge_word *got = &tk.vocab.words[toks.ids[tok++]];
+            if (got->len != w || memcmp(tk.vocab.text + got->off, want, w))
+              fail_msg("len %zu lead %zu stop %zu: token '%.*s', expected '%.*s'", len, lead, k,
+                       (int)got->len, tk.vocab.text + got->off, (int)w, want);
+          } else {
+            at++;
+          }
+        }
+        if (tok != toks.n) fail_msg("len %zu lead %zu stop %zu: %zu tokens, expected %zu", len, lead, k, toks.n, tok);
+        free(toks.ids);
+        cb__rouge_tokenizer_free(&tk);
+      }
+    }
+  }
+  cb__rouge_vocab v = {0};
+  char word[32];
+  for (size_t len = 1; len <= 24; len++) {
+    for (size_t i = 0; i < len; i++) word[i] = alnum[(i * 5 + len) % 36];
+    uint32_t base = cb__rouge_vocab_id(&v, word, len);
+    for (size_t p = 0; p < len; p++) {
+      char keep = word[p];
+      word[p] = '#';
+      uint32_t id = cb__rouge_vocab_id(&v, word, len);
+      assert_int_not_equal(id, base);
+      assert_int_equal(cb__rouge_vocab_id(&v, word, len), id);
+      word[p] = keep;
+    }
+    assert_int_equal(cb__rouge_vocab_id(&v, word, len), base);
+  }
+  assert_int_equal(v.n, 24 + 24 * 25 / 2); /* every word and every variant its own */
+  cb__rouge_vocab_free(&v);
+}
+
 static void test_types(void **state) {
   (void)state;
   int t = 0;
@@ -311,6 +380,7 @@ int main(void) {
       cmocka_unit_test(test_scores_equal_rouge_score),
       cmocka_unit_test(test_lsum_alone),
       cmocka_unit_test(test_tokens_equal_rouge_score),
+      cmocka_unit_test(test_token_runs_and_vocab),
       cmocka_unit_test(test_types),
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),

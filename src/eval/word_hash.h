@@ -1,0 +1,59 @@
+/*
+ * word_hash.h - hashing and comparing a word (a token's bytes) for the vocabularies
+ * (ngram.c's, BLEU's and chrF++'s; rouge_tokenize.c's). Every byte of s[0..n) is read
+ * by in-bounds loads, whole words where they fit: a word of 1-16 bytes (nearly all)
+ * takes two loads, not a loop over its bytes. The loads of the tail overlap, which
+ * keeps the hash a function of the text (equal texts hash alike); that is all it
+ * needs, since a hit is still compared in full.
+ */
+#ifndef CALIBENCH_EVAL_WORD_HASH_H
+#define CALIBENCH_EVAL_WORD_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline uint64_t cb__eval_load64(const char *s) {
+  uint64_t w;
+  memcpy(&w, s, 8);
+  return w;
+}
+
+static inline uint64_t cb__eval_load32(const char *s) {
+  uint32_t w;
+  memcpy(&w, s, 4);
+  return w;
+}
+
+static inline uint64_t cb__eval_word_hash(const char *s, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
+  if (n >= 8) {
+    for (; n > 8; s += 8, n -= 8) {
+      h = (h ^ cb__eval_load64(s)) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    w = cb__eval_load64(s + n - 8); /* the last eight bytes */
+  } else if (n >= 4) {
+    w = cb__eval_load32(s) | cb__eval_load32(s + n - 4) << 32;
+  } else if (n) {
+    w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
+        (uint64_t)(unsigned char)s[n - 1] << 16;
+  }
+  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
+  h ^= h >> 32;
+  return h;
+}
+
+/* a[0..n) == b[0..n), by the same overlapping loads. */
+static inline int cb__eval_word_eq(const char *a, const char *b, size_t n) {
+  if (n > 16) return memcmp(a, b, n) == 0;
+  if (n >= 8)
+    return cb__eval_load64(a) == cb__eval_load64(b) && cb__eval_load64(a + n - 8) == cb__eval_load64(b + n - 8);
+  if (n >= 4)
+    return cb__eval_load32(a) == cb__eval_load32(b) && cb__eval_load32(a + n - 4) == cb__eval_load32(b + n - 4);
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+#endif
