@@ -108,7 +108,7 @@ static void check_chars(const char *what, const uint32_t *alphabet, size_t na, s
     cb_eval_text refs[] = {{junk, nj}, {rs, br}};
     cb_eval_segment sg = {{hs, bh}, refs, 2};
     memset(got, 0, k * sizeof *got);
-    m->segment(st, &sg, got);
+    assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
     brute_stats(h, nh, r, nr, order, want);
     for (size_t i = 0; i < k; i++)
       if (got[i] != want[i])
