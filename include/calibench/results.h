@@ -86,6 +86,9 @@ typedef struct cb_record {
   size_t n_attempts;
   char *output_text;         /* owned, may be NULL; capped by the runner */
   int output_text_cut;       /* the answer went on past output_text (the runner's cap) */
+  char *tool_calls;          /* owned, may be NULL: the tool calls the model asked for, as
+                                the assistant message's "tool_calls" JSON array (compact,
+                                made by the client, cut at the runner's text cap) */
   uint64_t max_gap_ns;       /* set when a record set dropped the chunk times (chunk_ns and
                                 chunk_tokens NULL, n_chunks kept): the longest gap between
                                 content chunks, what an ITL SLO judges the request by, */

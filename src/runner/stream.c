@@ -174,6 +174,15 @@ static void copy_usage(cb_record *r, const cb_client_usage *u, int has) {
   if (u->cached_tokens >= 0) r->cached_tokens = u->cached_tokens;
 }
 
+static void set_tool_calls(cb_record *r, const cb_client_tool_calls *t) {
+  if (!t->n) return;
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_client_tool_calls_json(t, &b);
+  r->tool_calls = cb_strndup(b.data, b.len);
+  cb_buf_free(&b);
+}
+
 /* A 2xx event stream: times, chunks, tokens, text, and the stream's own verdict. */
 static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_ns) {
   cb_client_stream *a = &s->acc;
@@ -197,6 +206,7 @@ static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_
   snprintf(r->finish_reason, sizeof r->finish_reason, "%s", a->finish_reason);
   if (a->text.len) r->output_text = cb_strndup(a->text.data, a->text.len);
   r->output_text_cut = a->text_truncated;
+  set_tool_calls(r, &a->tool_calls);
   if (a->error != CB_CLIENT_ERR_NONE)
     set_error(r, cb_client_error_class_name(a->error), "%s",
               a->error_msg ? a->error_msg : cb_client_error_class_desc(a->error));
@@ -221,6 +231,13 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
     snprintf(r->finish_reason, sizeof r->finish_reason, "%s", resp.finish_reason);
     if (text.len) r->output_text = cb_strndup(text.data, text.len);
     r->output_text_cut = resp.text_truncated;
+    if (resp.has_tool_calls) {
+      cb_client_tool_calls calls;
+      cb_client_tool_calls_init(&calls, s->max_text);
+      cb_client_tool_calls_add_body(&calls, s->body.data ? s->body.data : "", s->body.len);
+      set_tool_calls(r, &calls);
+      cb_client_tool_calls_free(&calls);
+    }
   }
   cb_buf_free(&text);
 }
@@ -237,6 +254,14 @@ static void redact_secrets(cb_record *r, const cb_secrets *sec) {
     cb_secrets_redact(sec, r->output_text, strlen(r->output_text), &b);
     cb_free(r->output_text);
     r->output_text = cb_strndup(b.data ? b.data : "", b.len);
+    cb_buf_free(&b);
+  }
+  if (r->tool_calls) { /* "***" keeps the JSON valid */
+    cb_buf b;
+    cb_buf_init(&b, 0);
+    cb_secrets_redact(sec, r->tool_calls, strlen(r->tool_calls), &b);
+    cb_free(r->tool_calls);
+    r->tool_calls = cb_strndup(b.data ? b.data : "", b.len);
     cb_buf_free(&b);
   }
 }

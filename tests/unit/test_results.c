@@ -125,6 +125,8 @@ static void test_record_round_trip(void **state) {
   snprintf(a.class_name, sizeof a.class_name, "tenant \"A\"");
   snprintf(a.server_request_id, sizeof a.server_request_id, "srv-7");
   a.output_text = cb_strdup("<script>alert(1)</script>\n");
+  a.tool_calls = cb_strdup("[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                           "\"arguments\":\"{\\\"a\\\":1}\"}}]");
   a.cached_tokens = 64;
   a.warmup = 1;
   cb_record b = failed_record(8, 9 * MS, "http_status");
@@ -170,6 +172,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->output_source, CB_TOKENS_USAGE);
   assert_int_equal(x->cached_tokens, 64);
   assert_string_equal(x->output_text, a.output_text);
+  assert_string_equal(x->tool_calls, a.tool_calls); /* the model's tool calls, as sent */
   assert_true(cb_record_ok(x));
   const cb_record *y = &set.items[1];
   assert_false(cb_record_ok(y));
