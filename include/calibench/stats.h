@@ -441,6 +441,14 @@ double cb_stats_gamma_q(double a, double x);
 cb_status cb_stats_chisquare(const double *obs, const double *exp, size_t k, int ddof,
                              double *stat, double *p, cb_error *err);
 
+/* The standard normal quantile: scipy.stats.norm.ppf(p) (to ~1e-15 relative), p in
+ * (0, 1), else -inf (0), +inf (1) or NAN. src/stats/wilson.c. */
+double cb_stats_normal_quantile(double p);
+
+/* The Wilson score interval of a binomial share k / n at a two-sided confidence
+ * level (0.95), clamped to [0, 1]; [0, 1] when n is 0. */
+void cb_stats_wilson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi);
+
 /* ==== end of divergences, entropy, binning and the JS bootstrap ======================= */
 
 /* ==== Two-sample comparison for the regression gate ====================================
