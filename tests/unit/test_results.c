@@ -720,6 +720,10 @@ static void test_slo_parse(void **state) {
   close_to("e2e=1m", slos[0].bound_ns, 6e10, 0);
   close_to("ttft=1.5 (ms)", slos[1].bound_ns, 1.5e6, 0);
   close_to("ttft percentile", slos[1].percentile, 95, 0);
+  /* METRIC<=BOUND reads as METRIC=BOUND (probe agent's "--slo e2e<=5s"). */
+  assert_int_equal(cb_slo_parse("e2e<=5s,ttft=1s", slos, &n, &err), CB_OK);
+  assert_int_equal(slos[0].metric, CB_METRIC_E2E);
+  close_to("e2e<=5s", slos[0].bound_ns, 5e9, 0);
   static const struct { const char *spec, *fragment; } bad[] = {
       {"ttft", "expected METRIC=BOUND"},   {"speed=5ms", "unknown metric 'speed'"},
       {"ttft=fast", "--slo: ttft=fast: expected a duration such as 500ms, 2s or 1m, got 'fast'"},
