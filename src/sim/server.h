@@ -43,6 +43,7 @@ struct cb_sim_server {
   cb__sim_http_server *http;
   cb__sim_replica *replicas;
   cb__sim_responses *responses; /* NULL without --responses */
+  const struct cb__sim_agent *agent; /* the behaviour's agent section, or NULL */
   FILE *trace;               /* NULL without --trace-out */
   uint64_t origin_ns;        /* monotonic ns at virtual time 0 */
   uint64_t requests;         /* generation requests seen (fault index) */
