@@ -355,6 +355,9 @@ cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_w
   json_object_set_new(steps, "p95", num(n ? cb_stats_quantile_sorted(scratch, n, 0.95) : NAN));
   json_object_set_new(steps, "max", num(steps_max));
   json_object_set_new(doc, "steps", steps);
+  double calls = 0;
+  for (size_t i = 0; i < n; i++) calls += v[i].calls;
+  json_object_set_new(doc, "tool_calls", json_pack("{s:o}", "mean", num(n ? calls / (double)n : NAN)));
   json_object_set_new(doc, "e2e_s", json_pack("{s:I, s:o, s:o, s:o}", "n", (json_int_t)answered,
                                               "p50", num(e2e_quantile(v, all, n, 0.5, scratch)),
                                               "p95", num(e2e_quantile(v, all, n, 0.95, scratch)),
