@@ -441,14 +441,6 @@ double cb_stats_gamma_q(double a, double x);
 cb_status cb_stats_chisquare(const double *obs, const double *exp, size_t k, int ddof,
                              double *stat, double *p, cb_error *err);
 
-/* The standard normal quantile: scipy.stats.norm.ppf(p) (to ~1e-15 relative), p in
- * (0, 1), else -inf (0), +inf (1) or NAN. src/stats/wilson.c. */
-double cb_stats_normal_quantile(double p);
-
-/* The Wilson score interval of a binomial share k / n at a two-sided confidence
- * level (0.95), clamped to [0, 1]; [0, 1] when n is 0. */
-void cb_stats_wilson(uint64_t k, uint64_t n, double confidence, double *lo, double *hi);
-
 /* ==== end of divergences, entropy, binning and the JS bootstrap ======================= */
 
 /* ==== Two-sample comparison for the regression gate ====================================
@@ -636,6 +628,16 @@ cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const doubl
                                        const double *y, size_t n, size_t replicates,
                                        double level, uint64_t seed,
                                        cb_stats_agreement_interval *out, cb_error *err);
+
+/* ---- proportions ---------------------------------------------------------------- */
+
+/* The standard normal quantile: x with P(Z <= x) = p, p in (0, 1) (NAN outside).
+ * Acklam's rational approximation refined by one Halley step on erfc: |error| < 1e-13. */
+double cb_stats_normal_quantile(double p);
+/* Wilson's score interval (Wilson 1927, as statsmodels' proportion_confint
+ * method="wilson") for k successes in n trials at `level` (e.g. 0.95): *lo, *hi in
+ * [0, 1]. k may be fractional (scores that count part of a trial). n = 0: [0, 1]. */
+void cb_stats_wilson(double k, double n, double level, double *lo, double *hi);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "calibench/probe_agent.h"
+#include "calibench/report.h"
 #include "cli.h"
 #include "run_config.h"
 
@@ -166,6 +167,7 @@ int cli_probe_agent_main(int argc, char **argv) {
   ctx.params.seed = cfg.workload.seed;
   ctx.params.confidence = cfg.confidence;
   cfg.stop = &stop_signals;
+  int quiet = cfg.quiet;
   cfg.quiet = 1; /* one line per step would bury the result */
   struct sigaction sa = {.sa_handler = on_stop_signal};
   sigemptyset(&sa.sa_mask);
@@ -178,7 +180,9 @@ int cli_probe_agent_main(int argc, char **argv) {
   sigaction(SIGTERM, &old_term, NULL);
   rc = (int)o;
   if (o != CB_SESSION_OK) fprintf(stderr, "calibench: probe agent: %s\n", err.msg);
-  if (doc) print_doc(doc, cfg.out_dir);
+  if (doc && !cfg.no_report && cb_report_write_html_file(cfg.out_dir, NULL, NULL, &err) != CB_OK)
+    fprintf(stderr, "calibench: probe agent: report.html not written: %s\n", err.msg);
+  if (doc && !quiet) print_doc(doc, cfg.out_dir);
   json_decref(doc);
   if (rc == 0 && stop_signals) rc = 130;
 out:

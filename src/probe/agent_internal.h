@@ -100,6 +100,10 @@ void cb__agent_run_free(cb__agent_run *r);
 /* The path as text: tool names joined by " > ", "(answer)" for no call. Owned. */
 char *cb__agent_path_text(const cb__agent_run *r);
 
+/* DIR/records.jsonl, summary.json and manifest.json from the n_steps steps' result
+ * directories DIR/steps/NN (agent_result.c). */
+cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err);
+
 /* probe.json's document from the finished runs. *err for a bad --expected-paths. */
 cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_workflow *w,
                           const cb__agent_run *runs, size_t n, json_t **out, cb_error *err);

@@ -13,6 +13,7 @@
 
 #include "agent_internal.h"
 #include "calibench/alloc.h"
+#include "calibench/probe.h"
 #include "calibench/results.h"
 
 #define DEFAULT_MAX_TOKENS 256
@@ -201,6 +202,8 @@ static cb_session_outcome run_step(loop *l, const cb_session_config *base, const
   cfg.record_ctx = l;
   cfg.n_slos = 0; /* the probe's SLO is the task's, not a request's */
   cfg.sweep = CB_SESSION_SWEEP_NONE;
+  cfg.no_report = 1; /* DIR's report.html covers every step */
+  snprintf(cfg.run_id, sizeof cfg.run_id, "%.12s-s%03d", base->run_id, (step + 1) % 1000); /* unique request ids */
   cb_session *s = NULL;
   cb_session_outcome o = cb_session_open(&cfg, &s, err);
   if (o == CB_SESSION_OK) {
@@ -256,8 +259,10 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
   for (size_t i = 0; i < p->runs; i++) l.runs[i].messages = first_messages(w);
   cb_session_outcome o = CB_SESSION_OK;
   size_t going = p->runs;
+  int steps = 0;
   for (int step = 0; step < p->max_steps && going && o == CB_SESSION_OK; step++) {
     o = run_step(&l, base, body, step, err);
+    steps = step + 1;
     going = 0;
     for (size_t i = 0; i < p->runs; i++) {
       cb__agent_run *r = &l.runs[i];
@@ -269,12 +274,12 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
   for (size_t i = 0; i < p->runs; i++)
     if (l.runs[i].outcome == CB__AGENT_RUNNING) l.runs[i].outcome = CB__AGENT_MAX_STEPS;
   if (o == CB_SESSION_OK && write_runs(base->out_dir, l.runs, p->runs, err) != CB_OK) o = CB_SESSION_FAILED;
+  if (o == CB_SESSION_OK && cb__agent_combine(base->out_dir, steps, err) != CB_OK) o = CB_SESSION_FAILED;
   if (o == CB_SESSION_OK) {
     json_t *d = NULL;
     if (cb__agent_stats(p, w, l.runs, p->runs, &d, err) != CB_OK) {
       o = CB_SESSION_BAD_INPUT;
-    } else if (json_dump_file(d, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) {
-      cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot write: %s", strerror(errno));
+    } else if (cb_probe_json_write(base->out_dir, d, err) != CB_OK) {
       json_decref(d);
       o = CB_SESSION_FAILED;
     } else {

@@ -16,6 +16,7 @@
 #include "calibench/alloc.h"
 #include "calibench/json_file.h"
 #include "calibench/limits.h"
+#include "calibench/probe.h"
 #include "calibench/stats.h"
 
 /* What one run contributes. */
@@ -319,19 +320,20 @@ cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_w
   cb_stats_wilson(ok, n, p->confidence, &s_lo, &s_hi);
   cb_stats_wilson(slo, n, p->confidence, &a_lo, &a_hi);
   cb_stats_wilson(fail_err, with_err, p->confidence, &f_lo, &f_hi);
-  json_t *metrics = json_object();
-  json_object_set_new(metrics, "success_rate", metric(n ? (double)ok / (double)n : NAN, s_lo, s_hi, 1));
-  json_object_set_new(metrics, "path_entropy_bits", metric(est[B_ENTROPY], lo[B_ENTROPY], hi[B_ENTROPY], 0));
-  json_object_set_new(metrics, "steps_mean", metric(est[B_STEPS], lo[B_STEPS], hi[B_STEPS], 0));
-  json_object_set_new(metrics, "e2e_p95_s", metric(est[B_P95], lo[B_P95], hi[B_P95], 0));
-  json_object_set_new(metrics, "per_call_success", metric(est[B_PCALL], lo[B_PCALL], hi[B_PCALL], 1));
-  if (with_err)
-    json_object_set_new(metrics, "failure_given_tool_error",
-                        metric((double)fail_err / (double)with_err, f_lo, f_hi, 0));
-  if (p->slo_e2e_s > 0)
-    json_object_set_new(metrics, "slo_attainment", metric(n ? (double)slo / (double)n : NAN, a_lo, a_hi, 1));
-
-  json_t *doc = json_pack("{s:s, s:i, s:o}", "probe", "agent", "version", 1, "metrics", metrics);
+  /* The gateable metrics (probe.h's frame); one without a value (no run called a
+   * tool, none answered) is left out rather than written as a number it is not. */
+  json_t *doc = cb_probe_json_new("agent");
+  const struct { const char *name; double v, lo, hi; int up; } ms[] = {
+      {"success_rate", n ? (double)ok / (double)n : NAN, s_lo, s_hi, 1},
+      {"path_entropy_bits", est[B_ENTROPY], lo[B_ENTROPY], hi[B_ENTROPY], 0},
+      {"steps_mean", est[B_STEPS], lo[B_STEPS], hi[B_STEPS], 0},
+      {"e2e_p95_s", est[B_P95], lo[B_P95], hi[B_P95], 0},
+      {"per_call_success", est[B_PCALL], lo[B_PCALL], hi[B_PCALL], 1},
+      {"failure_given_tool_error", with_err ? (double)fail_err / (double)with_err : NAN, f_lo, f_hi, 0},
+      {"slo_attainment", p->slo_e2e_s > 0 && n ? (double)slo / (double)n : NAN, a_lo, a_hi, 1},
+  };
+  for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++)
+    if (isfinite(ms[i].v)) cb_probe_json_metric(doc, ms[i].name, ms[i].v, ms[i].lo, ms[i].hi, ms[i].up, NULL);
   json_object_set_new(doc, "workflow", json_string(w->path));
   json_object_set_new(doc, "runs", json_integer((json_int_t)n));
   json_object_set_new(doc, "max_steps", json_integer(p->max_steps));

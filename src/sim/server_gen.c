@@ -15,7 +15,6 @@
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
 #include "calibench/rng.h"
-#include "sim/behavior_agent.h"
 #include "sim/gen_plan.h"
 #include "sim/server.h"
 
@@ -29,7 +28,9 @@ typedef struct gen_stream {
   int stream, include_usage;
   uint64_t seed;                /* output text and logprobs */
   const cb__sim_response *scripted;
-  cb__sim_agent_reply agent;    /* the `agent` behaviour's reply (its script), when used */
+  cb__sim_response *behaved;    /* owned: the behaviour's answer (scripted points at it) */
+  char tool_name[64], call_id[32]; /* the behaved answer is this tool call */
+  cb__sim_api_tool_call call;   /* resp.tool_call points here */
   int64_t output_len;           /* tokens the engine will produce */
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
@@ -157,7 +158,7 @@ static void on_written(void *user, cb__sim_http_exchange *ex, uint64_t total, ui
 static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
-  cb__sim_agent_reply_free(&g->agent);
+  cb__sim_response_free(g->behaved);
   cb_free(g->token_ns);
   cb_free(g->due_ns);
   cb_free(g->written_ns);
@@ -380,21 +381,6 @@ static void reject_fault(struct cb_sim_server *s, cb__sim_http_exchange *ex, con
   }
 }
 
-/* The `agent` behaviour answers a chat request that offers tools: a tool call (its
- * arguments are the output tokens, finish_reason "tool_calls") or the final answer,
- * in place of the generated text; the timing model is the same (the engine still
- * produces one token per output token). */
-static void agent_plan(gen_stream *g, const cb__sim_api_request *req, int64_t asked) {
-  const cb__sim_agent *a = g->srv->agent;
-  if (!a || !req->has_tools || g->scripted) return;
-  cb__sim_agent_decide(a, req, g->seed, g->srv->tokens.vocab, &g->agent);
-  int64_t n = (int64_t)g->agent.script.num_tokens;
-  g->scripted = &g->agent.script;
-  g->output_len = n < 1 ? 1 : n > asked ? asked : n;
-  g->finish_reason = n > asked ? "length" : g->agent.call.name ? "tool_calls" : "stop";
-  if (g->agent.call.name) g->resp.tool_call = &g->agent.call;
-}
-
 void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                              cb__sim_api_kind kind, const char *request_id) {
   uint64_t arrival = cb_clock_now_ns();
@@ -408,7 +394,8 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   /* Served model and context window (gen_plan.c, shared with `sim run`). */
   cb__sim_gen_config gc = {.model = s->model, .max_model_len = s->max_model_len,
                            .seed = s->p.seed, .eos_mean_tokens = s->p.engine.eos_mean_tokens,
-                           .responses = s->responses};
+                           .responses = s->responses, .behavior = s->behavior,
+                           .vocab = (uint32_t)s->p.engine.model.vocab_size};
   int64_t asked;
   if (cb__sim_gen_check(&gc, &req, &asked, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
@@ -440,13 +427,19 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   cb__sim_gen_plan_make(&gc, &req, asked, index, &plan);
   g->seed = plan.seed;
   g->scripted = plan.scripted;
+  g->behaved = plan.behaved;
   g->output_len = plan.output_len;
   g->finish_reason = plan.finish_reason;
   g->resp = (cb__sim_api_response){.kind = kind, .id = g->id, .model = s->model,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
                                    .prompt_tokens = prompt};
-  agent_plan(g, &req, asked);
+  if (plan.tool_name[0] && kind == CB__SIM_API_CHAT) { /* the agent behaviour's tool call */
+    memcpy(g->tool_name, plan.tool_name, sizeof g->tool_name);
+    memcpy(g->call_id, plan.call_id, sizeof g->call_id);
+    g->call = (cb__sim_api_tool_call){.id = g->call_id, .name = g->tool_name};
+    g->resp.tool_call = &g->call;
+  }
   if (s->trace) {
     g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
     g->due_ns = cb_calloc((size_t)g->output_len, sizeof *g->due_ns);

@@ -15,9 +15,10 @@
 
 #include <cmocka.h>
 
+#include "calibench/alloc.h"
+#include "calibench/sim_behavior.h"
 #include "sim/api.h"
-#include "sim/behavior_agent.h"
-#include "util/yaml_doc.h"
+#include "sim/behavior.h"
 
 #define VOCAB 128256u
 
@@ -32,56 +33,45 @@ static const char *const PLANTED =
     "  answer: \"ANSWER: 42\"\n"
     "  arguments: {fetch: '{\"url\": \"http://example.invalid/a\"}'}\n";
 
-/* The `agent` section of YAML text, parsed; NULL with *err set when it fails. */
-static cb__sim_agent *load(const char *text, cb_error *err) {
-  yaml_document_t doc;
-  if (cb__yaml_load(text, strlen(text), "b.yaml", &doc, err) != CB_OK) return NULL;
-  cb__yaml_ctx y = {.path = "b.yaml", .doc = &doc, .err = err};
-  yaml_node_t *root = yaml_document_get_root_node(&doc);
-  yaml_node_pair_t *p = root->data.mapping.pairs.start;
-  cb__sim_agent *a = NULL;
-  cb__sim_agent_parse(&y, yaml_document_get_node(&doc, p->value), &a);
-  yaml_document_delete(&doc);
-  return a;
-}
-
-static void test_parse(void **state) {
-  (void)state;
-  cb_error err;
-  cb__sim_agent *a = load(PLANTED, &err);
-  assert_non_null(a);
-  assert_int_equal(a->n_tools, 3); /* search, lookup, fetch */
-  assert_int_equal(a->start.n, 3);
-  assert_int_equal(a->max_tool_calls, 3);
-  assert_true(fabs(a->give_up_after_error - 0.75) < 1e-12);
-  assert_string_equal(a->answer, "ANSWER: 42");
-  assert_string_equal(a->give_up, "I could not complete the task.");
-  cb__sim_agent_free(a);
+/* A behaviour file's text loaded by the simulator's loader; NULL with *err set. */
+static cb_sim_behavior *load(const char *text, cb_error *err) {
+  const char *path = "/tmp/cb_agent_b.yaml";
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  cb_sim_behavior *b = NULL;
+  cb_sim_behavior_load(path, &b, err);
+  remove(path);
+  return b;
 }
 
 static void expect_error(const char *text, const char *want) {
   cb_error err;
-  cb__sim_agent *a = load(text, &err);
-  assert_null(a);
+  cb_sim_behavior *b = load(text, &err);
+  assert_null(b);
   if (!strstr(err.msg, want)) fail_msg("error '%s' does not say '%s'", err.msg, want);
 }
 
 static void test_parse_errors(void **state) {
   (void)state;
-  expect_error("agent:\n  start: {a: 0.5, b: 0.4}\n", "b.yaml:2: key 'start': the probabilities must sum to 1, got 0.9");
-  expect_error("agent:\n  start: {a: 1}\n  colour: red\n", "b.yaml:3: agent: unknown key 'colour'");
-  expect_error("agent:\n  start: {a: 1.5, b: -0.5}\n", "b.yaml:2: key 'a': must be in [0, 1]");
+  expect_error("agent:\n  start: {a: 0.5, b: 0.4}\n", "b.yaml:2: key 'agent.start': the probabilities must sum to 1, got 0.9");
+  expect_error("agent:\n  start: {a: 1}\n  colour: red\n", "b.yaml:3: unknown key 'agent.colour'");
+  expect_error("agent:\n  start: {a: 1.5, b: -0.5}\n", "b.yaml:2: key 'agent.start.a': must be in [0, 1]");
   expect_error("agent:\n  after: {a: {final: 1}}\n", "key 'agent': 'start' (the first step's choices) is required");
-  expect_error("agent:\n  start: {a: 1}\n  after:\n    final: {a: 1}\n", "b.yaml:4: key 'after': 'final' is the answer");
-  expect_error("agent:\n  start: {a: 1}\n  max_tool_calls: 2.5\n", "b.yaml:3: key 'max_tool_calls': expected a whole number");
-  expect_error("agent:\n  start: [a, b]\n", "b.yaml:2: key 'start': expected a mapping");
-  expect_error("agent:\n  start: {a: x}\n", "b.yaml:2: key 'a': expected a number");
+  expect_error("agent:\n  start: {a: 1}\n  after:\n    final: {a: 1}\n", "b.yaml:4: key 'agent.after': 'final' is the answer");
+  expect_error("agent:\n  start: {a: 1}\n  after:\n    a: {b: 0.2}\n", "b.yaml:4: key 'agent.after.a': the probabilities must sum to 1");
+  expect_error("agent:\n  start: {a: 1}\n  max_tool_calls: 2.5\n", "b.yaml:3: key 'agent.max_tool_calls': expected a whole number");
+  expect_error("agent:\n  start: [a, b]\n", "b.yaml:2: key 'agent.start': expected a mapping");
+  expect_error("agent:\n  start: {a: x}\n", "b.yaml:2: key 'agent.start.a': expected a number");
+  expect_error("agent:\n  start: {a: 1}\n  answer: ''\n", "b.yaml:3: key 'agent.answer': expected a non-empty text");
 }
 
-/* A request at a point of the conversation. */
+/* A chat request with tools at a point of its conversation. */
 static cb__sim_api_request at(int64_t calls, const char *last, int error) {
   cb__sim_api_request r;
   memset(&r, 0, sizeof r);
+  r.kind = CB__SIM_API_CHAT;
   r.has_tools = 1;
   r.tool_calls_made = calls;
   r.last_tool = (char *)last;
@@ -89,17 +79,27 @@ static cb__sim_api_request at(int64_t calls, const char *last, int error) {
   return r;
 }
 
-/* Share of n seeds whose reply is `name` (NULL: the answer `answer`). */
-static double share(const cb__sim_agent *a, const cb__sim_api_request *r, const char *name,
+/* The reply to request r with output seed `seed`: 1 when a section answered. */
+static int reply_of(const cb_sim_behavior *b, const cb__sim_api_request *r, uint64_t seed,
+                    cb__sim_behavior_reply *rep) {
+  cb__sim_behavior_request rq;
+  cb__sim_behavior_request_init(b, &rq, r, "task", 4, 10, 1);
+  rq.request_seed = seed;
+  memset(rep, 0, sizeof *rep);
+  cb_buf_init(&rep->text, 0);
+  return cb__sim_behavior_reply_to(b, &rq, rep);
+}
+
+/* Share of n request seeds whose reply calls `tool` (NULL: answers `answer`). */
+static double share(const cb_sim_behavior *b, const cb__sim_api_request *r, const char *tool,
                     const char *answer, int n) {
   int hits = 0;
   for (int i = 0; i < n; i++) {
-    cb__sim_agent_reply rep;
-    cb__sim_agent_decide(a, r, (uint64_t)i * 7919u + 1, VOCAB, &rep);
-    if (name ? rep.call.name && !strcmp(rep.call.name, name)
-             : !rep.call.name && !strcmp(rep.script.text, answer))
-      hits++;
-    cb__sim_agent_reply_free(&rep);
+    cb__sim_behavior_reply rep;
+    assert_true(reply_of(b, r, (uint64_t)i, &rep));
+    cb_buf_append_char(&rep.text, '\0');
+    if (tool ? !strcmp(rep.tool_name, tool) : !rep.tool_name[0] && !strcmp(rep.text.data, answer)) hits++;
+    cb_buf_free(&rep.text);
   }
   return (double)hits / n;
 }
@@ -107,39 +107,45 @@ static double share(const cb__sim_agent *a, const cb__sim_api_request *r, const 
 static void test_decide_planted(void **state) {
   (void)state;
   cb_error err;
-  cb__sim_agent *a = load(PLANTED, &err);
+  cb_sim_behavior *b = load(PLANTED, &err);
+  if (!b) fail_msg("%s", err.msg);
   const int n = 20000; /* a share's sd is at most 0.0036: 0.015 is > 4 sd */
   cb__sim_api_request r = at(0, NULL, 0);
-  assert_true(fabs(share(a, &r, "search", NULL, n) - 0.6) < 0.015);
-  assert_true(fabs(share(a, &r, "lookup", NULL, n) - 0.3) < 0.015);
-  assert_true(fabs(share(a, &r, NULL, "ANSWER: 42", n) - 0.1) < 0.015);
+  assert_true(fabs(share(b, &r, "search", NULL, n) - 0.6) < 0.015);
+  assert_true(fabs(share(b, &r, "lookup", NULL, n) - 0.3) < 0.015);
+  assert_true(fabs(share(b, &r, NULL, "ANSWER: 42", n) - 0.1) < 0.015);
   r = at(1, "search", 0);
-  assert_true(fabs(share(a, &r, "fetch", NULL, n) - 0.5) < 0.015);
+  assert_true(fabs(share(b, &r, "fetch", NULL, n) - 0.5) < 0.015);
   r = at(1, "lookup", 0);
-  assert_true(share(a, &r, NULL, "ANSWER: 42", n) == 1.0);
+  assert_true(share(b, &r, NULL, "ANSWER: 42", n) == 1.0);
   r = at(2, "fetch", 0); /* no `after` row: the answer */
-  assert_true(share(a, &r, NULL, "ANSWER: 42", n) == 1.0);
+  assert_true(share(b, &r, NULL, "ANSWER: 42", n) == 1.0);
   r = at(1, "search", 1); /* a failed tool: give up at the planted rate */
-  assert_true(fabs(share(a, &r, NULL, "I could not complete the task.", n) - 0.75) < 0.015);
+  assert_true(fabs(share(b, &r, NULL, "I could not complete the task.", n) - 0.75) < 0.015);
   r = at(3, "search", 0); /* max_tool_calls reached */
-  assert_true(share(a, &r, NULL, "ANSWER: 42", n) == 1.0);
+  assert_true(share(b, &r, NULL, "ANSWER: 42", n) == 1.0);
   /* Same request, same seed: same reply; the arguments are the planted ones. */
   r = at(1, "search", 0);
-  cb__sim_agent_reply x, y;
-  for (uint64_t seed = 1;; seed++) {
-    cb__sim_agent_decide(a, &r, seed, VOCAB, &x);
-    if (x.call.name) break;
-    cb__sim_agent_reply_free(&x);
+  cb__sim_behavior_reply x, y;
+  uint64_t seed = 0;
+  for (;; seed++) {
+    reply_of(b, &r, seed, &x);
+    if (x.tool_name[0]) break;
+    cb_buf_free(&x.text);
   }
-  cb__sim_agent_decide(a, &r, 0, VOCAB, &y);
-  cb__sim_agent_reply_free(&y);
-  assert_string_equal(x.call.name, "fetch");
-  assert_string_equal(x.script.text, "{\"url\": \"http://example.invalid/a\"}");
-  assert_true(x.script.num_tokens > 3);
-  assert_int_equal(x.script.ends[x.script.num_tokens - 1], x.script.text_len);
-  assert_true(!strncmp(x.call.id, "call_", 5));
-  cb__sim_agent_reply_free(&x);
-  cb__sim_agent_free(a);
+  reply_of(b, &r, seed, &y);
+  assert_string_equal(x.call_id, y.call_id);
+  assert_string_equal(x.tool_name, "fetch");
+  cb_buf_append_char(&x.text, '\0');
+  assert_string_equal(x.text.data, "{\"url\": \"http://example.invalid/a\"}");
+  assert_true(!strncmp(x.call_id, "call_", 5));
+  cb_buf_free(&x.text);
+  cb_buf_free(&y.text);
+  /* A request without tools is not the agent's to answer. */
+  r.has_tools = 0;
+  assert_false(reply_of(b, &r, 1, &x));
+  cb_buf_free(&x.text);
+  cb_sim_behavior_free(b);
 }
 
 static void test_request_state(void **state) {
@@ -232,7 +238,6 @@ static void test_render_tool_call(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parse),
       cmocka_unit_test(test_parse_errors),
       cmocka_unit_test(test_decide_planted),
       cmocka_unit_test(test_request_state),
