@@ -97,6 +97,7 @@ assert 0.6 < pc["value"] < 0.95 and pc["lo"] < pc["value"] < pc["hi"], pc
 PY
 echo "ok - a tool error's planted give-up rate comes back as failure given a tool error"
 stop_sims
+SIM_PIDS=() # stopped: the exit trap must not signal their (reusable) PIDs again
 
 # The embedded simulator: one result directory for the whole probe.
 "$CALIBENCH" probe agent --workflow workflow.yaml --sim-behavior behavior.yaml --sim-time-scale 0.02 \
