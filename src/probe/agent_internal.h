@@ -78,7 +78,8 @@ typedef enum {
   CB__AGENT_SUCCESS,       /* answered, the answer and the required tools as asked */
   CB__AGENT_WRONG,         /* answered, but not as the success condition asks */
   CB__AGENT_MAX_STEPS,     /* still calling tools after --max-steps requests */
-  CB__AGENT_REQUEST_FAILED /* a model request failed (error class in the step's records) */
+  CB__AGENT_REQUEST_FAILED, /* a model request failed (error class in the step's records) */
+  CB__AGENT_INTERRUPTED    /* still going when the probe was stopped (a signal) */
 } cb__agent_outcome;
 
 const char *cb__agent_outcome_name(cb__agent_outcome o);

@@ -28,8 +28,8 @@ void cb_probe_agent_params_init(cb_probe_agent_params *p) {
 
 const char *cb__agent_outcome_name(cb__agent_outcome o) {
   static const char *const names[] = {"running", "success", "wrong_answer", "max_steps",
-                                      "request_failed"};
-  return (unsigned)o <= CB__AGENT_REQUEST_FAILED ? names[o] : "?";
+                                      "request_failed", "interrupted"};
+  return (unsigned)o <= CB__AGENT_INTERRUPTED ? names[o] : "?";
 }
 
 void cb__agent_run_free(cb__agent_run *r) {
@@ -271,8 +271,10 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
     }
     if (base->stop && *base->stop) break;
   }
+  int stopped = base->stop && *base->stop;
   for (size_t i = 0; i < p->runs; i++)
-    if (l.runs[i].outcome == CB__AGENT_RUNNING) l.runs[i].outcome = CB__AGENT_MAX_STEPS;
+    if (l.runs[i].outcome == CB__AGENT_RUNNING)
+      l.runs[i].outcome = stopped ? CB__AGENT_INTERRUPTED : CB__AGENT_MAX_STEPS;
   if (o == CB_SESSION_OK && write_runs(base->out_dir, l.runs, p->runs, err) != CB_OK) o = CB_SESSION_FAILED;
   if (o == CB_SESSION_OK && cb__agent_combine(base->out_dir, steps, err) != CB_OK) o = CB_SESSION_FAILED;
   if (o == CB_SESSION_OK) {

@@ -47,47 +47,64 @@ static double e2e_quantile(const run_view *v, const size_t *idx, size_t n, doubl
   return cb_stats_quantile_sorted(scratch, m, q);
 }
 
-/* Log-likelihood of p given (calls, successes) pairs. */
-static double loglik(double p, const run_view *v, const size_t *idx, size_t n) {
+/* Runs and successes by number of tool calls (index: calls, 0..max). */
+typedef struct by_calls {
+  double *runs, *ok;
+  int max;
+} by_calls;
+
+/* Log-likelihood of p: each run with c >= 1 calls succeeds with probability p^c. */
+static double loglik(double p, const by_calls *b) {
   double l = 0;
-  for (size_t i = 0; i < n; i++) {
-    const run_view *r = &v[idx[i]];
-    if (!r->calls) continue;
-    double pc = pow(p, r->calls);
-    l += r->success ? log(pc) : log1p(-pc);
+  for (int c = 1; c <= b->max; c++) {
+    if (!b->runs[c]) continue;
+    double pc = pow(p, c);
+    l += b->ok[c] * log(pc) + (b->runs[c] - b->ok[c]) * log1p(-pc);
   }
   return l;
 }
 
 /* The fitted per-call factor: NAN without runs that called a tool, 1 when every such
- * run succeeded, 0 when none did; else golden-section search of the concave
- * likelihood in log p. */
+ * run succeeded, 0 when none did; else golden-section search of the likelihood,
+ * concave in p here (a sum of c log p and log(1 - p^c) terms). */
 static double fit_per_call(const run_view *v, const size_t *idx, size_t n) {
-  size_t with = 0, ok = 0;
-  for (size_t i = 0; i < n; i++)
-    if (v[idx[i]].calls) {
-      with++;
-      ok += v[idx[i]].success;
-    }
-  if (!with) return NAN;
-  if (ok == with) return 1;
-  if (!ok) return 0;
-  const double g = 0.6180339887498949;
-  double a = 1e-12, b = 1 - 1e-12;
-  double x1 = b - g * (b - a), x2 = a + g * (b - a);
-  double f1 = loglik(x1, v, idx, n), f2 = loglik(x2, v, idx, n);
-  for (int it = 0; it < 200 && b - a > 1e-12; it++) {
-    if (f1 < f2) {
-      a = x1, x1 = x2, f1 = f2;
-      x2 = a + g * (b - a);
-      f2 = loglik(x2, v, idx, n);
-    } else {
-      b = x2, x2 = x1, f2 = f1;
-      x1 = b - g * (b - a);
-      f1 = loglik(x1, v, idx, n);
-    }
+  by_calls b = {.max = 0};
+  for (size_t i = 0; i < n; i++) b.max = v[idx[i]].calls > b.max ? v[idx[i]].calls : b.max;
+  b.runs = cb_calloc((size_t)b.max + 1, sizeof *b.runs);
+  b.ok = cb_calloc((size_t)b.max + 1, sizeof *b.ok);
+  double with = 0, ok = 0;
+  for (size_t i = 0; i < n; i++) {
+    const run_view *r = &v[idx[i]];
+    b.runs[r->calls]++;
+    b.ok[r->calls] += r->success;
+    with += r->calls > 0;
+    ok += r->calls > 0 && r->success;
   }
-  return (a + b) / 2;
+  double p;
+  if (!with) p = NAN;
+  else if (ok == with) p = 1;
+  else if (!ok) p = 0;
+  else {
+    const double g = 0.6180339887498949;
+    double a = 1e-12, z = 1 - 1e-12;
+    double x1 = z - g * (z - a), x2 = a + g * (z - a);
+    double f1 = loglik(x1, &b), f2 = loglik(x2, &b);
+    while (z - a > 1e-10) {
+      if (f1 < f2) {
+        a = x1, x1 = x2, f1 = f2;
+        x2 = a + g * (z - a);
+        f2 = loglik(x2, &b);
+      } else {
+        z = x2, x2 = x1, f2 = f1;
+        x1 = z - g * (z - a);
+        f1 = loglik(x1, &b);
+      }
+    }
+    p = (a + z) / 2;
+  }
+  cb_free(b.runs);
+  cb_free(b.ok);
+  return p;
 }
 
 static void compute(const run_view *v, size_t n_paths, const size_t *idx, size_t n, double *out,
@@ -293,7 +310,7 @@ cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_w
   *out = NULL;
   run_view *v = cb_calloc(n + 1, sizeof *v);
   char **texts = cb_calloc(n + 1, sizeof *texts);
-  size_t ok = 0, answered = 0, slo = 0, with_err = 0, fail_err = 0, fail_none = 0, outcomes[5] = {0};
+  size_t ok = 0, answered = 0, slo = 0, with_err = 0, fail_err = 0, fail_none = 0, outcomes[CB__AGENT_INTERRUPTED + 1] = {0};
   for (size_t i = 0; i < n; i++) {
     const cb__agent_run *r = &runs[i];
     texts[i] = cb__agent_path_text(r);
@@ -340,7 +357,7 @@ cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_w
   json_object_set_new(doc, "confidence", json_real(p->confidence));
   json_object_set_new(doc, "slo_e2e_s", p->slo_e2e_s > 0 ? json_real(p->slo_e2e_s) : json_null());
   json_t *oc = json_object();
-  for (int k = CB__AGENT_SUCCESS; k <= CB__AGENT_REQUEST_FAILED; k++)
+  for (int k = CB__AGENT_SUCCESS; k <= CB__AGENT_INTERRUPTED; k++)
     json_object_set_new(oc, cb__agent_outcome_name((cb__agent_outcome)k), json_integer((json_int_t)outcomes[k]));
   json_object_set_new(doc, "outcomes", oc);
   json_object_set_new(doc, "paths", path_table(p, v, n, names, n_paths));

@@ -88,7 +88,9 @@ void cb__agent_tool_call(const cb_probe_agent_workflow *w, const char *name, con
   cb_rng rng;
   cb_rng_init_stream(&rng, seed, run, call);
   out->latency_s = draw_latency(&t->latency, &rng);
-  json_t *args = json_loads(arguments ? arguments : "", 0, NULL);
+  /* No arguments at all ("", as some servers send for a tool without parameters) is {}. */
+  size_t skip = arguments ? strspn(arguments, " \t\r\n") : 0;
+  json_t *args = !arguments || !arguments[skip] ? json_object() : json_loads(arguments, 0, NULL);
   if (!json_is_object(args)) {
     out->error = 1;
     out->content = error_content("the arguments are not a JSON object");

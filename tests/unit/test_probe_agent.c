@@ -151,6 +151,10 @@ static void test_tool_calls(void **state) {
   cb__agent_tool_call(w, "lookup", "not json", 1, 0, 1, &r);
   assert_true(r.error);
   cb_free(r.content);
+  cb__agent_tool_call(w, "lookup", " ", 1, 0, 1, &r); /* no arguments: {} */
+  assert_false(r.error);
+  assert_string_equal(r.content, "{\"ok\": true}");
+  cb_free(r.content);
   cb_probe_agent_workflow_free(w);
 }
 
