@@ -29,16 +29,6 @@ static cb_status need(const cb__yaml_ctx *y, const yaml_node_t *n, yaml_node_typ
   return cb__yaml_key_at(y, n, CB_ERR_PARSE, key, "expected %s", what);
 }
 
-static cb_status text(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, char **out) {
-  const char *s;
-  cb_status st = cb__yaml_scalar(y->path, v, key, &s, y->err);
-  if (st != CB_OK) return st;
-  if (!s[0]) return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a non-empty text");
-  cb_free(*out);
-  *out = cb_strdup(s);
-  return CB_OK;
-}
-
 /* A YAML value as JSON (a tool's `parameters` schema): plain scalars that read as
  * numbers, booleans or null become those, quoted ones stay strings. */
 static json_t *to_json(const cb__yaml_ctx *y, const yaml_node_t *n) {
@@ -126,10 +116,10 @@ static cb_status parse_tool(const cb__yaml_ctx *y, const yaml_node_t *n, cb__age
   FOR_PAIRS(y, n, k, v) {
     const char *key = k->type == YAML_SCALAR_NODE ? text_of(k) : "";
     if (!strcmp(key, "name")) {
-      if ((st = text(y, v, key, &t->name)) == CB_OK) json_object_set_new(fn, "name", json_string(t->name));
+      if ((st = cb__yaml_text(y, v, key, &t->name)) == CB_OK) json_object_set_new(fn, "name", json_string(t->name));
     } else if (!strcmp(key, "description")) {
       char *d = NULL;
-      if ((st = text(y, v, key, &d)) == CB_OK) json_object_set_new(fn, "description", json_string(d));
+      if ((st = cb__yaml_text(y, v, key, &d)) == CB_OK) json_object_set_new(fn, "description", json_string(d));
       cb_free(d);
     } else if (!strcmp(key, "parameters")) {
       if ((st = need(y, v, YAML_MAPPING_NODE, key, "a JSON schema (a mapping)")) == CB_OK)
@@ -137,11 +127,11 @@ static cb_status parse_tool(const cb__yaml_ctx *y, const yaml_node_t *n, cb__age
     } else if (!strcmp(key, "latency")) {
       st = parse_latency(y, v, &t->latency);
     } else if (!strcmp(key, "result")) {
-      st = text(y, v, key, &t->result);
+      st = cb__yaml_text(y, v, key, &t->result);
     } else if (!strcmp(key, "error_rate")) {
       st = cb__yaml_number(y->path, v, key, 0, 0, 1, &t->error_rate, y->err);
     } else if (!strcmp(key, "error")) {
-      st = text(y, v, key, &t->error);
+      st = cb__yaml_text(y, v, key, &t->error);
     } else {
       st = cb__yaml_key_at(y, k, CB_ERR_PARSE, "tools", "unknown key '%s' (known: name, description, "
                            "parameters, latency, result, error_rate, error)", key);
@@ -185,7 +175,7 @@ static cb_status parse_success(const cb__yaml_ctx *y, cb_probe_agent_workflow *w
   FOR_PAIRS(y, n, k, v) {
     const char *key = k->type == YAML_SCALAR_NODE ? text_of(k) : "";
     if (!strcmp(key, "answer_regex")) {
-      if ((st = text(y, v, key, &w->answer_regex)) == CB_OK) st = compile_regex(y, w, v);
+      if ((st = cb__yaml_text(y, v, key, &w->answer_regex)) == CB_OK) st = compile_regex(y, w, v);
     } else if (!strcmp(key, "required_tools")) {
       if ((st = need(y, v, YAML_SEQUENCE_NODE, key, "a list of tool names")) != CB_OK) return st;
       for (yaml_node_item_t *i = v->data.sequence.items.start; i < v->data.sequence.items.top; i++) {
@@ -212,8 +202,8 @@ static cb_status parse_root(const cb__yaml_ctx *y, cb_probe_agent_workflow *w, c
   const yaml_node_t *success = NULL;
   FOR_PAIRS(y, root, k, v) {
     const char *key = k->type == YAML_SCALAR_NODE ? text_of(k) : "";
-    if (!strcmp(key, "task")) st = text(y, v, key, &w->task);
-    else if (!strcmp(key, "system")) st = text(y, v, key, &w->system);
+    if (!strcmp(key, "task")) st = cb__yaml_text(y, v, key, &w->task);
+    else if (!strcmp(key, "system")) st = cb__yaml_text(y, v, key, &w->system);
     else if (!strcmp(key, "tools")) st = parse_tools(y, w, v);
     else if (!strcmp(key, "success")) success = v; /* after the tools it names */
     else if (!strcmp(key, "max_tokens")) {

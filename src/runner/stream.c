@@ -242,28 +242,27 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
   cb_buf_free(&text);
 }
 
+/* A kept text (owned, may be NULL) with the secrets redacted. */
+static void redact_owned(const cb_secrets *sec, char **text) {
+  if (!*text) return;
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_secrets_redact(sec, *text, strlen(*text), &b);
+  cb_free(*text);
+  *text = cb_strndup(b.data ? b.data : "", b.len);
+  cb_buf_free(&b);
+}
+
 /* What the server said may repeat what it was sent: the API key, a --header value,
- * the URL's password. They are redacted from every server text the record keeps. */
+ * the URL's password. They are redacted from every server text the record keeps
+ * (tool_calls is JSON text: "[REDACTED]" keeps it valid; a secret with a quote or a
+ * backslash in it would stand there escaped, as secrets of keys and headers do not). */
 static void redact_secrets(cb_record *r, const cb_secrets *sec) {
   if (!sec->n) return;
   cb_secrets_redact_str(sec, r->error_message, sizeof r->error_message);
   cb_secrets_redact_str(sec, r->server_request_id, sizeof r->server_request_id);
-  if (r->output_text) {
-    cb_buf b;
-    cb_buf_init(&b, 0);
-    cb_secrets_redact(sec, r->output_text, strlen(r->output_text), &b);
-    cb_free(r->output_text);
-    r->output_text = cb_strndup(b.data ? b.data : "", b.len);
-    cb_buf_free(&b);
-  }
-  if (r->tool_calls) { /* "***" keeps the JSON valid */
-    cb_buf b;
-    cb_buf_init(&b, 0);
-    cb_secrets_redact(sec, r->tool_calls, strlen(r->tool_calls), &b);
-    cb_free(r->tool_calls);
-    r->tool_calls = cb_strndup(b.data ? b.data : "", b.len);
-    cb_buf_free(&b);
-  }
+  redact_owned(sec, &r->output_text);
+  redact_owned(sec, &r->tool_calls);
 }
 
 /* A status other than 2xx, said with what the server said: the message of an OpenAI

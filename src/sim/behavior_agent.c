@@ -117,16 +117,6 @@ static cb_status parse_row(const cb__yaml_ctx *y, agent_behavior *a, const yaml_
   return CB_OK;
 }
 
-static cb_status parse_text(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, char **out) {
-  const char *s;
-  cb_status st = cb__yaml_scalar(y->path, v, key, &s, y->err);
-  if (st != CB_OK) return st;
-  if (!s[0]) return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a non-empty text");
-  cb_free(*out);
-  *out = cb_strdup(s);
-  return CB_OK;
-}
-
 /* after: {tool: row, ...} or arguments: {tool: text, ...}. */
 static cb_status parse_per_tool(const cb__yaml_ctx *y, agent_behavior *a, const yaml_node_t *n,
                                 const char *key, int after) {
@@ -145,7 +135,7 @@ static cb_status parse_per_tool(const cb__yaml_ctx *y, agent_behavior *a, const 
       st = parse_row(y, a, v, sub, &a->after[i]);
       a->has_after[i] = 1;
     } else {
-      st = parse_text(y, v, sub, &a->arguments[i]);
+      st = cb__yaml_text(y, v, sub, &a->arguments[i]);
     }
   }
   return st;
@@ -169,8 +159,8 @@ static cb_status parse_key(const cb__yaml_ctx *y, agent_behavior *a, const yaml_
     a->max_tool_calls = (int64_t)x;
     return st;
   }
-  if (!strcmp(name, "answer")) return parse_text(y, v, key, &a->answer);
-  if (!strcmp(name, "give_up")) return parse_text(y, v, key, &a->give_up);
+  if (!strcmp(name, "answer")) return cb__yaml_text(y, v, key, &a->answer);
+  if (!strcmp(name, "give_up")) return cb__yaml_text(y, v, key, &a->give_up);
   return cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key 'agent.%s' (known: start, after, "
                      "give_up_after_error, max_tool_calls, answer, give_up, arguments)", name);
 }
