@@ -105,6 +105,9 @@ char *cb__agent_path_text(const cb__agent_run *r);
  * directories DIR/steps/NN (agent_result.c). */
 cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err);
 
+/* --expected-paths read and checked before anything runs (the file, its probabilities). */
+cb_status cb__agent_expected_check(const cb_probe_agent_params *p, cb_error *err);
+
 /* probe.json's document from the finished runs. *err for a bad --expected-paths. */
 cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_workflow *w,
                           const cb__agent_run *runs, size_t n, json_t **out, cb_error *err);

@@ -250,6 +250,7 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
   if (!stat(path, &sb))
     return cb_error_at(err, CB_ERR_STATE, path, 0, 0, "already exists: choose another --out directory"),
            CB_SESSION_BAD_INPUT;
+  if (p->expected_paths && cb__agent_expected_check(p, err) != CB_OK) return CB_SESSION_BAD_INPUT;
   if (cb_results_dir_make(base->out_dir, err) != CB_OK) return CB_SESSION_BAD_INPUT;
   char *body = step_body(w, base->extra_body, err);
   if (!body) return CB_SESSION_BAD_INPUT;

@@ -305,6 +305,13 @@ static cb_status reference_test(const cb_probe_agent_params *p, const run_view *
   return st;
 }
 
+cb_status cb__agent_expected_check(const cb_probe_agent_params *p, cb_error *err) {
+  json_t *ref = NULL;
+  cb_status st = reference_test(p, NULL, 0, &ref, err);
+  json_decref(ref);
+  return st;
+}
+
 cb_status cb__agent_stats(const cb_probe_agent_params *p, const cb_probe_agent_workflow *w,
                           const cb__agent_run *runs, size_t n, json_t **out, cb_error *err) {
   *out = NULL;

@@ -138,4 +138,8 @@ YAML
 expect 2 "bad-behavior.yaml:2: key 'agent.start': the probabilities must sum to 1" -- \
   probe agent --workflow workflow.yaml --sim-behavior bad-behavior.yaml --out bad2
 expect 2 "--workflow FILE is required" -- probe agent --out bad3
+echo '{"lookup": 0.5}' >half.json
+expect 2 "half.json: the probabilities sum to 0.5, expected 1" -- \
+  probe agent --workflow workflow.yaml --expected-paths half.json --out bad4
+[ ! -e bad4 ] || fail "a bad --expected-paths file still ran the probe"
 echo "ok - bad workflow and behaviour files stop with FILE:LINE"
