@@ -124,6 +124,25 @@ PY
 grep -q '"measured"' expect.json || fail "task factor not measured: $(cat expect.json)"
 echo "ok - the embedded simulator gives one result directory; calibrate expect takes its per-call success"
 
+# sim run (virtual time) answers with the same tool calls in its records.
+python3 -c "
+import json
+for i in range(200): print(json.dumps({'messages': [{'role': 'user', 'content': 'Weather?'}], 'max_tokens': 32}))
+" >chat.jsonl
+"$CALIBENCH" sim run --dataset chat:chat.jsonl --num-requests 200 --behavior behavior.yaml --quiet --no-report \
+  --extra-body '{"tools": [{"type": "function", "function": {"name": "search"}}]}' --out vrun ||
+  fail "sim run with the agent behaviour exited $?"
+python3 - vrun <<'PY' || fail "sim run's tool calls"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1] + "/records.jsonl")]
+calls = [r["tool_calls"][0]["function"]["name"] for r in recs if r["finish_reason"] == "tool_calls"]
+answers = [r["output_text"] for r in recs if r["finish_reason"] == "stop"]
+assert len(calls) + len(answers) == 200 and set(answers) == {"ANSWER: 18C"}, (len(calls), set(answers))
+# first step: search 0.5, lookup 0.3, answer 0.2 (sd of a share of 200 <= 0.036)
+assert abs(calls.count("search") / 200 - 0.5) < 0.12 and abs(len(answers) / 200 - 0.2) < 0.12, calls
+PY
+echo "ok - sim run records the agent behaviour's tool calls"
+
 cat >bad-workflow.yaml <<'YAML'
 task: t
 tools:
