@@ -93,6 +93,56 @@ static void errors_para(cb__rep_doc *d, json_t *doc) {
                    isfinite(fn) ? 100 * fn : 0, nn);
 }
 
+/* HTML: the path shares as bars (paths as categories, their names escaped by the
+ * chart), and success by number of calls beside the fitted p^calls curve. */
+static void charts(cb__rep_doc *d, json_t *doc) {
+  cb__rep_chart paths;
+  cb__rep_chart_init(&paths, "", "Path distribution");
+  snprintf(paths.id, sizeof paths.id, "probe-agent-paths-%u", d->seq++);
+  snprintf(paths.y.label, sizeof paths.y.label, "share of runs");
+  paths.y.unit = CB__REP_UNIT_FRACTION;
+  paths.y.from_zero = 1;
+  cb__rep_series *bars = cb__rep_chart_series(&paths, CB__REP_BARS, 0, "share");
+  bars->bar_w = 0.8;
+  size_t i;
+  json_t *row;
+  json_array_foreach(json_object_get(doc, "paths"), i, row) {
+    const char *name = json_string_value(json_object_get(row, "path"));
+    cb__rep_chart_category(&paths, name ? name : "?");
+    cb__rep_series_add(bars, (double)i - 0.4, cb__rep_probe_num(json_object_get(row, "share"), "rate"));
+  }
+  cb__rep_chart calls;
+  cb__rep_chart_init(&calls, "", "Success against tool calls");
+  snprintf(calls.id, sizeof calls.id, "probe-agent-calls-%u", d->seq++);
+  snprintf(calls.x.label, sizeof calls.x.label, "tool calls");
+  calls.x.integer = 1;
+  calls.x.from_zero = 1;
+  snprintf(calls.y.label, sizeof calls.y.label, "success");
+  calls.y.unit = CB__REP_UNIT_FRACTION;
+  calls.y.from_zero = 1;
+  calls.y.max = 1;
+  json_t *svc = json_object_get(doc, "success_vs_calls");
+  double p = cb__rep_probe_num(json_object_get(svc, "per_call_success"), "value");
+  cb__rep_series *measured = cb__rep_chart_series(&calls, CB__REP_POINTS, 0, "measured");
+  double max_calls = 0;
+  json_array_foreach(json_object_get(svc, "by_calls"), i, row) {
+    double c = cb__rep_probe_num(row, "calls");
+    cb__rep_series_add(measured, c, cb__rep_probe_num(row, "rate"));
+    if (c > max_calls) max_calls = c;
+  }
+  if (isfinite(p)) {
+    cb__rep_series *fit = cb__rep_chart_series(&calls, CB__REP_LINE, 1, "fitted p^calls, p = %.3f", p);
+    fit->dashed = 1;
+    for (int c = 0; c <= (int)max_calls; c++) cb__rep_series_add(fit, c, pow(p, c));
+  }
+  cb__rep_doc_grid_begin(d);
+  cb__rep_doc_chart(d, &paths);
+  cb__rep_doc_chart(d, &calls);
+  cb__rep_doc_grid_end(d);
+  cb__rep_chart_free(&paths);
+  cb__rep_chart_free(&calls);
+}
+
 void cb__rep_probe_agent(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run, json_t *doc) {
   (void)r;
   (void)run;
@@ -101,6 +151,7 @@ void cb__rep_probe_agent(const cb_report *r, cb__rep_doc *d, const cb__rep_run *
                    "model's time plus the simulated tools'%s.",
                    cb__rep_probe_num(doc, "runs"), cb__rep_probe_num(doc, "max_steps"),
                    json_is_number(slo) ? "; SLO attainment against the task's e2e bound" : "");
+  charts(d, doc);
   path_table(d, doc);
   calls_table(d, doc);
   errors_para(d, doc);

@@ -124,6 +124,25 @@ PY
 grep -q '"measured"' expect.json || fail "task factor not measured: $(cat expect.json)"
 echo "ok - the embedded simulator gives one result directory; calibrate expect takes its per-call success"
 
+"$CALIBENCH" report embedded --md embedded.md --html embedded.html --quiet || fail "report exited $?"
+grep -q "^### probe agent" embedded.md && grep -Eq "search (>|&gt;) fetch" embedded.md &&
+  grep -q "Per-call success p = " embedded.md || fail "report's agent part: $(cat embedded.md)"
+grep -q 'data-chart="probe-agent-paths' embedded.html && grep -q 'data-chart="probe-agent-calls' embedded.html ||
+  fail "report.html has no agent charts"
+echo "ok - the report shows the path table, success against calls and their charts"
+
+# A tool name is the model's text: the report escapes it.
+cat >hostile.yaml <<'YAML'
+agent:
+  start: {"<img src=x onerror=alert(1)>": 1}
+YAML
+"$CALIBENCH" probe agent --workflow workflow.yaml --sim-behavior hostile.yaml --sim-time-scale 0.02 \
+  --runs 5 --out hostile --quiet || fail "probe agent (hostile tool name) exited $?"
+grep -q '"path": "<img src=x onerror=alert(1)>"' hostile/probe.json || fail "the hostile path: $(cat hostile/probe.json)"
+! grep -q '<img src=x' hostile/report.html || fail "report.html shows the model's tool name unescaped"
+grep -q '&lt;img src=x' hostile/report.html || fail "report.html lacks the escaped tool name"
+echo "ok - a hostile tool name is escaped in the report"
+
 # sim run (virtual time) answers with the same tool calls in its records.
 python3 -c "
 import json
