@@ -67,7 +67,7 @@ assert abs(m["steps_mean"]["value"] - 2.1) < 0.15, m["steps_mean"]
 # e2e: lookup ~ 50 ms of tool time + model time; search > fetch ~ 400 ms
 assert paths["lookup"]["e2e_s"]["p50"] < paths["search > fetch"]["e2e_s"]["p50"], paths
 slo = paths["search > fetch"]["slo_attainment"]["rate"]
-assert 0.2 < slo < 0.9 and paths["lookup"]["slo_attainment"]["rate"] == 1.0, paths
+assert 0.2 < slo < 0.9 and paths["lookup"]["slo_attainment"]["rate"] >= 0.95, paths  # 50 ms of tools: only a stalled machine misses
 PY
 echo "ok - the planted path distribution passes the chi-square test (sim serve, 400 runs)"
 
