@@ -24,6 +24,7 @@
 #include <stdio.h>
 
 #include "calibench/error.h"
+#include "calibench/probe.h"
 #include "calibench/session.h"
 
 #ifdef __cplusplus
@@ -53,12 +54,12 @@ void cb_probe_agent_params_init(cb_probe_agent_params *p);
 /*
  * Run the probe: base is the session configuration every step starts from (its
  * target, load and output options; its out_dir is the probe's directory, made here).
- * On success *doc is probe.json's document (a jansson json_t *, the caller's to
- * decref) also written to OUT/probe.json. Outcomes as the session's.
+ * On success *doc is probe.json's document (the caller's to json_decref), also
+ * written to OUT/probe.json. Outcomes as the session's.
  */
 cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
                                       const cb_probe_agent_workflow *w,
-                                      const cb_session_config *base, void **doc, cb_error *err);
+                                      const cb_session_config *base, json_t **doc, cb_error *err);
 
 #ifdef __cplusplus
 }

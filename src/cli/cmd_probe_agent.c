@@ -174,7 +174,7 @@ int cli_probe_agent_main(int argc, char **argv) {
   struct sigaction old_int, old_term;
   sigaction(SIGINT, &sa, &old_int);
   sigaction(SIGTERM, &sa, &old_term);
-  void *doc = NULL;
+  json_t *doc = NULL;
   cb_session_outcome o = cb_probe_agent_run(&ctx.params, w, &cfg, &doc, &err);
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);

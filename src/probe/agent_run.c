@@ -242,7 +242,7 @@ static cb_status write_runs(const char *dir, const cb__agent_run *runs, size_t n
 
 cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
                                       const cb_probe_agent_workflow *w,
-                                      const cb_session_config *base, void **doc, cb_error *err) {
+                                      const cb_session_config *base, json_t **doc, cb_error *err) {
   *doc = NULL;
   char path[sizeof base->out_dir + 32];
   snprintf(path, sizeof path, "%s/probe.json", base->out_dir);
