@@ -111,7 +111,7 @@ static void on_record(void *ctx, const cb_record *rec) {
   if (rec->index >= l->n_lines) return;
   size_t run = l->line_run[rec->index];
   cb__agent_run *r = &l->runs[run];
-  if (r->outcome != CB__AGENT_RUNNING) return; /* a warm-up repeat: counted once */
+  if (r->outcome != CB__AGENT_RUNNING) return; /* one line per run and step: never twice */
   r->steps++;
   r->model_s += rec->end_ns > rec->sent_ns ? (double)(rec->end_ns - rec->sent_ns) / 1e9 : 0;
   if (!cb_record_ok(rec)) {
