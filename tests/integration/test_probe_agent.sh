@@ -123,6 +123,14 @@ PY
   fail "calibrate expect --task-factor-from exited $?"
 grep -q '"measured"' expect.json || fail "task factor not measured: $(cat expect.json)"
 echo "ok - the embedded simulator gives one result directory; calibrate expect takes its per-call success"
+"$CALIBENCH" store --registry reg.db embedded >/dev/null || fail "store exited $?"
+"$CALIBENCH" history --registry reg.db --metric probe.agent.per_call_success --format json >hist.json ||
+  fail "history of probe.agent.per_call_success exited $?"
+python3 -c "
+import json; p = json.load(open('embedded/probe.json'))['metrics']['per_call_success']['value']
+assert ('%.6g' % p) in json.dumps(json.load(open('hist.json'))) or str(p)[:6] in json.dumps(json.load(open('hist.json'))), p
+" || fail "the registry lacks probe.agent.per_call_success: $(cat hist.json)"
+echo "ok - store keeps probe.agent metrics"
 
 "$CALIBENCH" report embedded --md embedded.md --html embedded.html --quiet || fail "report exited $?"
 grep -q "^### probe agent" embedded.md && grep -Eq "search (>|&gt;) fetch" embedded.md &&
