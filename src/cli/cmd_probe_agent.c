@@ -93,6 +93,10 @@ static void on_stop_signal(int sig) {
 }
 
 static void print_share(const char *what, json_t *s) {
+  if (!json_integer_value(json_object_get(s, "n"))) {
+    printf("  %-26s      -  (no runs)\n", what);
+    return;
+  }
   printf("  %-26s %6.1f%%  [%5.1f, %5.1f]  (%lld of %lld)\n", what,
          100 * json_number_value(json_object_get(s, "rate")),
          100 * json_number_value(json_object_get(s, "lo")), 100 * json_number_value(json_object_get(s, "hi")),
