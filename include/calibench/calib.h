@@ -270,7 +270,9 @@ typedef struct cb_calib_factor {
  *               else max(0.3, capacity / concurrency)); default 0.95 (assumed within
  *               capacity).
  *  task:        task_factor; steps (the product of per-step success rates);
- *               tool_calls (step_success ^ tool_calls); default 1 (single step).
+ *               tool_calls (step_success ^ tool_calls; step_success measured by
+ *               `probe agent` when task_factor_from names its probe.json, and without
+ *               tool_calls the probe's mean tool calls); default 1 (single step).
  *  margin:      margin (default 0.85).
  * Unset numbers are NAN (counts: -1, strings: NULL).
  */
@@ -293,6 +295,8 @@ typedef struct cb_calib_expect_params {
   size_t n_steps;
   long tool_calls;        /* -1: not given */
   double step_success;    /* per tool call (default 0.95) */
+  const char *task_factor_from; /* a `probe agent` probe.json (or its directory): its
+                                   measured per-call success instead of step_success */
   double margin;          /* (0, 1] (default 0.85) */
 } cb_calib_expect_params;
 

@@ -279,6 +279,40 @@ typedef struct cb_client_chunk {
 cb_status cb_client_chunk_parse(cb_client_api api, const char *data, size_t len,
                                 cb_buf *scratch, cb_client_chunk *out);
 
+/* ---- Tool calls ---------------------------------------------------------------- */
+
+/* One tool call of choice 0, as OpenAI's assistant message holds it. */
+typedef struct cb_client_tool_call {
+  int64_t index;          /* delta.tool_calls[].index (its position in a whole message) */
+  cb_buf id, name, arguments;
+} cb_client_tool_call;
+
+/*
+ * The tool calls of choice 0, put together from a stream's delta.tool_calls pieces
+ * (OpenAI's streamed format: the first piece of a call carries index, id, type and
+ * function.name, later ones the same index and the next function.arguments text) or
+ * read from a whole response's message.tool_calls. Bounded: past max_bytes of ids,
+ * names and arguments together, pieces are dropped and truncated is set.
+ */
+typedef struct cb_client_tool_calls {
+  cb_client_tool_call *items;
+  size_t n, alloc;
+  size_t bytes, max_bytes;
+  int truncated;
+} cb_client_tool_calls;
+
+void cb_client_tool_calls_init(cb_client_tool_calls *t, size_t max_bytes);
+void cb_client_tool_calls_reset(cb_client_tool_calls *t);
+void cb_client_tool_calls_free(cb_client_tool_calls *t);
+/* One stream chunk's data (a chat.completion.chunk): its choice 0's delta.tool_calls
+ * merged in by index. Anything else in it, or data that is not JSON, adds nothing. */
+void cb_client_tool_calls_add_chunk(cb_client_tool_calls *t, const char *data, size_t len);
+/* A whole chat.completion body: choice 0's message.tool_calls. */
+void cb_client_tool_calls_add_body(cb_client_tool_calls *t, const char *body, size_t len);
+/* Append them as the assistant message's "tool_calls" array, in index order:
+ * [{"id":..,"type":"function","function":{"name":..,"arguments":..}}, ...]. */
+void cb_client_tool_calls_json(const cb_client_tool_calls *t, cb_buf *out);
+
 /* ==== 4. The per-request stream accumulator ===================================== */
 
 /* Token count of generated text (a tokenizer). Must not keep `text`. */
@@ -382,6 +416,7 @@ typedef struct cb_client_stream {
                                      per line, while the next fits max_choice_event_bytes
                                      (an event that does not fit ends the keeping) */
   int choice_events_full;
+  cb_client_tool_calls tool_calls; /* choice 0's tool calls (cap max_text_bytes) */
   uint64_t content_bytes;         /* decoded content bytes, all choices */
   uint64_t reasoning_bytes;
   uint64_t tool_bytes;

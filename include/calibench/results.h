@@ -93,6 +93,9 @@ typedef struct cb_record {
                                 events with choices, one per line (a whole non-streamed
                                 body is one), when the caller asked for them
                                 (max_choice_events); in memory only, not in records.jsonl */
+  char *tool_calls;          /* owned, may be NULL: the tool calls the model asked for, as
+                                the assistant message's "tool_calls" JSON array (compact,
+                                made by the client, cut at the runner's text cap) */
   uint64_t max_gap_ns;       /* set when a record set dropped the chunk times (chunk_ns and
                                 chunk_tokens NULL, n_chunks kept): the longest gap between
                                 content chunks, what an ITL SLO judges the request by, */
@@ -394,6 +397,9 @@ typedef struct cb_results_dir cb_results_dir;
 /* Create DIR (and missing parents) and open DIR/records.jsonl. Refuses a directory
  * that already holds a records.jsonl (CB_ERR_STATE), so results are never mixed. */
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err);
+/* Make dir and its parents (an existing directory is fine; a file in the way is
+ * CB_ERR_STATE naming it), as cb_results_dir_create does before its records. */
+cb_status cb_results_dir_make(const char *dir, cb_error *err);
 /* Append one record and flush it to the kernel. */
 cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error *err);
 /* Write DIR/NAME atomically with the given content. */

@@ -427,6 +427,20 @@ cb_status cb_stats_js_bootstrap(const double *p, const double *q, size_t k, uint
                                 uint64_t n_q, const cb_stats_js_boot_params *params,
                                 cb_stats_js_interval *out, cb_error *err);
 
+/* ---- goodness of fit (probe agent's path distributions; src/stats/chisquare.c) ---- */
+
+/* The regularized upper incomplete gamma function Q(a, x) = Gamma(a, x) / Gamma(a):
+ * scipy.special.gammaincc(a, x). a > 0, x >= 0, else NAN. */
+double cb_stats_gamma_q(double a, double x);
+
+/* Pearson's chi-square test of observed counts against expected ones:
+ * scipy.stats.chisquare(obs, exp, ddof): stat = sum (o - e)^2 / e, p = Q((k - 1 -
+ * ddof) / 2, stat / 2). exp NULL: every category expects the mean count. CB_ERR_INVALID
+ * for k - 1 - ddof < 1, a negative or non-finite count, an expected count <= 0, or
+ * sums of obs and exp that differ by more than 1e-8 relative (as SciPy refuses). */
+cb_status cb_stats_chisquare(const double *obs, const double *exp, size_t k, int ddof,
+                             double *stat, double *p, cb_error *err);
+
 /* ==== end of divergences, entropy, binning and the JS bootstrap ======================= */
 
 /* ==== Two-sample comparison for the regression gate ====================================

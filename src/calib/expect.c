@@ -152,13 +152,37 @@ static cb_status env_factor(const cb_calib_expect_params *p, cb_calib_factor *f,
                  "no load information; give --results DIR (best), or --concurrency and --capacity");
 }
 
+/* per_call ^ calls with the per-call success `probe agent` measured. */
+static cb_status task_from_probe(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
+  double s, lo, hi, mean_calls;
+  cb_status st = cb__expect_task_from_probe(p->task_factor_from, &s, &lo, &hi, &mean_calls, err);
+  if (st != CB_OK) return st;
+  double calls = p->tool_calls >= 0 ? (double)p->tool_calls : mean_calls;
+  f->value = pow(s, calls);
+  f->source = CB_CALIB_FROM_MEASURED;
+  snprintf(f->rule, sizeof f->rule, "step_success ^ tool_calls (step_success measured)");
+  snprintf(f->formula, sizeof f->formula, "%.4f ^ %g = %.4f", s, calls, f->value);
+  snprintf(f->note, sizeof f->note,
+           "per-call success %.4f [%.4f, %.4f] measured by probe agent; %s", s, lo, hi,
+           p->tool_calls >= 0 ? "tool calls as given" : "its runs' mean tool calls");
+  cb__factor_text(f, "task_factor_from", p->task_factor_from);
+  cb__factor_num(f, "tool_calls", calls);
+  cb__factor_num(f, "step_success", s);
+  return CB_OK;
+}
+
 static cb_status task_factor(const cb_calib_expect_params *p, cb_calib_factor *f, cb_error *err) {
-  int n = given(p->task_factor) + (p->n_steps > 0) + (p->tool_calls >= 0);
+  int n = given(p->task_factor) + (p->n_steps > 0) + (p->tool_calls >= 0 || p->task_factor_from);
   if (n > 1)
     return cb_error_set(err, CB_ERR_INVALID,
-                        "task factor: give one of --task-factor, --steps and --tool-calls");
+                        "task factor: give one of --task-factor, --steps and --tool-calls "
+                        "(or --task-factor-from)");
+  if (given(p->step_success) && p->task_factor_from)
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "task factor: give one of --step-success and --task-factor-from");
   if (given(p->step_success) && p->tool_calls < 0)
     return cb_error_set(err, CB_ERR_INVALID, "--step-success applies to --tool-calls");
+  if (p->task_factor_from) return task_from_probe(p, f, err);
   if (given(p->task_factor)) {
     cb_status st = check_factor("--task-factor", p->task_factor, err);
     if (st != CB_OK) return st;

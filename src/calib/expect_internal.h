@@ -26,4 +26,13 @@ cb_status cb__expect_data_from_drift(const char *path, bool recompute, double se
                                      const char *sensitivity_from, cb_calib_factor *out,
                                      cb_error *err);
 
+/*
+ * The measured per-call success of a `probe agent` result (path: its probe.json or
+ * the directory holding it): metrics.per_call_success.value with its interval, and
+ * the runs' mean tool calls. Errors name the file and the key: not a probe agent
+ * result, no runs that called a tool.
+ */
+cb_status cb__expect_task_from_probe(const char *path, double *per_call, double *lo, double *hi,
+                                     double *mean_calls, cb_error *err);
+
 #endif

@@ -315,6 +315,9 @@ static void expect_usage(FILE *out) {
           "task factor [1: a single step]:\n"
           "  --tool-calls N           a multi-step agent: step-success ^ N\n"
           "  --step-success P         success rate of one tool call [0.95]\n"
+          "  --task-factor-from PATH  a probe agent result (DIR or DIR/probe.json): its\n"
+          "                           measured per-call success instead of --step-success,\n"
+          "                           ^ --tool-calls (default: its runs' mean tool calls)\n"
           "  --steps P1,P2,...        per-step success rates: their product\n"
           "  --task-factor F          the factor itself\n"
           "safety margin:\n"
@@ -341,6 +344,7 @@ enum {
   E_ENV_F,
   E_TOOLS,
   E_STEP_S,
+  E_TASK_FROM,
   E_STEPS,
   E_TASK_F,
   E_MARGIN,
@@ -363,6 +367,7 @@ static const struct option expect_options[] = {
     {"env-factor", required_argument, NULL, E_ENV_F},
     {"tool-calls", required_argument, NULL, E_TOOLS},
     {"step-success", required_argument, NULL, E_STEP_S},
+    {"task-factor-from", required_argument, NULL, E_TASK_FROM},
     {"steps", required_argument, NULL, E_STEPS},
     {"task-factor", required_argument, NULL, E_TASK_F},
     {"margin", required_argument, NULL, E_MARGIN},
@@ -429,6 +434,7 @@ int cli_calibrate_expect(int argc, char **argv) {
       case E_STEP_S:
         if (cli_parse_double("--step-success", optarg, 1e-9, 1, &p.step_success)) return 2;
         break;
+      case E_TASK_FROM: p.task_factor_from = optarg; break;
       case E_STEPS:
         if (parse_list("--steps", optarg, 1e-9, 1, steps, MAX_LIST, &p.n_steps)) return 2;
         p.steps = steps;

@@ -23,5 +23,7 @@ int cli_eval_run_main(int argc, char **argv);
 int cli_probe_main(int argc, char **argv);
 /* `probe perturb` (cmd_probe_perturb.c). */
 int cli_probe_perturb_main(int argc, char **argv);
+/* `probe agent` (argv[0] = "agent"): run's options plus a workflow (cmd_probe_agent.c). */
+int cli_probe_agent_main(int argc, char **argv);
 
 #endif

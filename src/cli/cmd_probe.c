@@ -13,6 +13,8 @@
 static const cli_command probes[] = {
     {"perturb", "robustness and safety drift under typos, homophones, synonyms, noise, paraphrase, inducement",
      cli_probe_perturb_main},
+    {"agent", "tool paths of an agent task: their distribution, latency and SLO per path, "
+              "success against tool calls", cli_probe_agent_main},
     {NULL, NULL, NULL},
 };
 

@@ -74,6 +74,7 @@ static void clear_results(cb_client_stream *s) {
   s->text_truncated = 0;
   cb_buf_reset(&s->choice_events);
   s->choice_events_full = 0;
+  cb_client_tool_calls_reset(&s->tool_calls);
   s->content_bytes = s->reasoning_bytes = s->tool_bytes = 0;
   s->events = s->comments = s->malformed_lines = s->invalid_json_events = 0;
   s->error_events = s->events_after_done = s->fallback_chunks = 0;
@@ -90,6 +91,7 @@ void cb_client_stream_init(cb_client_stream *s, const cb_client_stream_params *p
   cb_buf_init(&s->scratch, 0); /* bounded by max_event_bytes + slack */
   cb_buf_init(&s->text, s->params.max_text_bytes);
   cb_buf_init(&s->choice_events, 0);
+  cb_client_tool_calls_init(&s->tool_calls, s->params.max_text_bytes);
   clear_results(s);
   if (s->params.initial_chunk_times) {
     grow_content(s, s->params.initial_chunk_times);
@@ -102,6 +104,7 @@ void cb_client_stream_free(cb_client_stream *s) {
   cb_buf_free(&s->scratch);
   cb_buf_free(&s->text);
   cb_buf_free(&s->choice_events);
+  cb_client_tool_calls_free(&s->tool_calls);
   cb_free(s->content_ns);
   cb_free(s->content_tokens);
   cb_free(s->other_choices_ns);
@@ -347,6 +350,12 @@ static void on_event(cb_client_stream *s, const cb_client_sse_item *it, uint64_t
   }
   if (c.n_choices > 0) keep_choice_event(s, it->data, it->len);
   on_chunk(s, &c, now_ns);
+  if (s->params.max_text_bytes)
+    for (uint32_t i = 0; i < c.n_detailed; i++)
+      if (c.choice[i].tool_calls && is_choice0(&c, i)) {
+        cb_client_tool_calls_add_chunk(&s->tool_calls, it->data, it->len);
+        break;
+      }
 }
 
 static void on_result(cb_client_stream *s, cb_client_sse_result r, const cb_client_sse_item *it,

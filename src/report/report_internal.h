@@ -512,6 +512,8 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
 double cb__rep_probe_num(struct json_t *o, const char *key);
 /* A probe number for a cell: whole numbers (token counts) in full, others to 4 digits. */
 void cb__rep_probe_fmt(double v, char *out, size_t n);
+void cb__rep_probe_agent(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                         struct json_t *doc);
 
 /* Helpers shared by sections (sec_common.c). */
 

@@ -25,6 +25,7 @@ static const struct {
   probe_renderer render;
 } RENDERERS[] = {
     {"perturb", cb__rep_probe_perturb},
+    {"agent", cb__rep_probe_agent},
     {NULL, NULL},
 };
 

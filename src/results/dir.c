@@ -51,6 +51,8 @@ static cb_status mkdir_p(const char *dir, cb_error *err) {
   return mkdir_one(buf, err);
 }
 
+cb_status cb_results_dir_make(const char *dir, cb_error *err) { return mkdir_p(dir, err); }
+
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err) {
   *out = NULL;
   cb_status st = mkdir_p(dir, err);

@@ -25,6 +25,7 @@ void cb_record_free(cb_record *r) {
   cb_free(r->chunk_tokens);
   cb_free(r->output_text);
   cb_free(r->choice_events);
+  cb_free(r->tool_calls);
   cb_free(r->attempts);
   cb_record_init(r);
 }
@@ -142,6 +143,10 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   }
   if (r->output_text) key_str(out, "output_text", r->output_text);
   if (r->output_text_cut) cb_buf_append_str(out, ",\"output_text_cut\":true");
+  if (r->tool_calls) { /* the client's own compact JSON, written as it is */
+    cb_buf_append_str(out, ",\"tool_calls\":");
+    cb_buf_append_str(out, r->tool_calls);
+  }
   cb_buf_append_str(out, "}\n");
 }
 

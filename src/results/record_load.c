@@ -156,6 +156,12 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   json_t *text = json_object_get(o, "output_text");
   if (json_is_string(text)) r->output_text = cb_strndup(json_string_value(text), json_string_length(text));
   r->output_text_cut = json_is_true(json_object_get(o, "output_text_cut"));
+  json_t *calls = json_object_get(o, "tool_calls");
+  if (json_is_array(calls)) {
+    char *dumped = json_dumps(calls, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    if (dumped) r->tool_calls = cb_strdup(dumped);
+    free(dumped); /* jansson's allocator */
+  }
   return CB_OK;
 }
 

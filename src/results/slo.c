@@ -1,5 +1,6 @@
 /*
- * slo.c - metric names and the --slo specification "ttft=500ms,tpot=50ms@p95".
+ * slo.c - metric names and the --slo specification "ttft=500ms,tpot=50ms@p95" (or
+ * "e2e<=2s": METRIC<=BOUND is the same as METRIC=BOUND).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,7 @@ cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err) 
       return cb_error_set(err, CB_ERR_INVALID,
                           "--slo '%s': expected METRIC=BOUND, e.g. ttft=500ms", item);
     *eq = '\0';
+    if (eq > item && eq[-1] == '<') eq[-1] = '\0'; /* "e2e<=2s" reads as "e2e=2s" */
     cb_slo *slo = &out[*n];
     slo->percentile = 99;
     cb_status st = cb_metric_parse(item, &slo->metric, err);

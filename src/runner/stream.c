@@ -177,6 +177,15 @@ static void copy_usage(cb_record *r, const cb_client_usage *u, int has) {
   if (u->cached_tokens >= 0) r->cached_tokens = u->cached_tokens;
 }
 
+static void set_tool_calls(cb_record *r, const cb_client_tool_calls *t) {
+  if (!t->n) return;
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_client_tool_calls_json(t, &b);
+  r->tool_calls = cb_strndup(b.data, b.len);
+  cb_buf_free(&b);
+}
+
 /* A 2xx event stream: times, chunks, tokens, text, and the stream's own verdict. */
 static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_ns) {
   cb_client_stream *a = &s->acc;
@@ -202,6 +211,7 @@ static void from_stream(cb_record *r, struct cb__runner_stream *s, uint64_t now_
   r->output_text_cut = a->text_truncated;
   if (a->choice_events.len)
     r->choice_events = cb_strndup(a->choice_events.data, a->choice_events.len);
+  set_tool_calls(r, &a->tool_calls);
   if (a->error != CB_CLIENT_ERR_NONE)
     set_error(r, cb_client_error_class_name(a->error), "%s",
               a->error_msg ? a->error_msg : cb_client_error_class_desc(a->error));
@@ -228,11 +238,19 @@ static void from_body(cb_record *r, struct cb__runner_stream *s) {
     r->output_text_cut = resp.text_truncated;
     if (s->max_events && s->body.len && s->body.len < s->max_events)
       r->choice_events = cb_strndup(s->body.data, s->body.len);
+    if (resp.has_tool_calls) {
+      cb_client_tool_calls calls;
+      cb_client_tool_calls_init(&calls, s->max_text);
+      cb_client_tool_calls_add_body(&calls, s->body.data ? s->body.data : "", s->body.len);
+      set_tool_calls(r, &calls);
+      cb_client_tool_calls_free(&calls);
+    }
   }
   cb_buf_free(&text);
 }
 
-static void redact_text(const cb_secrets *sec, char **text) {
+/* A kept text (owned, may be NULL) with the secrets redacted. */
+static void redact_owned(const cb_secrets *sec, char **text) {
   if (!*text) return;
   cb_buf b;
   cb_buf_init(&b, 0);
@@ -243,13 +261,16 @@ static void redact_text(const cb_secrets *sec, char **text) {
 }
 
 /* What the server said may repeat what it was sent: the API key, a --header value,
- * the URL's password. They are redacted from every server text the record keeps. */
+ * the URL's password. They are redacted from every server text the record keeps
+ * (tool_calls is JSON text: "[REDACTED]" keeps it valid; a secret with a quote or a
+ * backslash in it would stand there escaped, as secrets of keys and headers do not). */
 static void redact_secrets(cb_record *r, const cb_secrets *sec) {
   if (!sec->n) return;
   cb_secrets_redact_str(sec, r->error_message, sizeof r->error_message);
   cb_secrets_redact_str(sec, r->server_request_id, sizeof r->server_request_id);
-  redact_text(sec, &r->output_text);
-  redact_text(sec, &r->choice_events);
+  redact_owned(sec, &r->output_text);
+  redact_owned(sec, &r->choice_events);
+  redact_owned(sec, &r->tool_calls);
 }
 
 /* A status other than 2xx, said with what the server said: the message of an OpenAI

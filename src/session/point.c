@@ -145,6 +145,10 @@ static void on_record(void *ctx, cb_record *r) {
   if (k->cfg->on_record) k->cfg->on_record(k->cfg->record_ctx, r); /* with its output text */
   cb_free(r->choice_events); /* for on_record only: the set keeps no raw events */
   r->choice_events = NULL;
+  if (written) { /* in records.jsonl now: the set keeps only what statistics need */
+    cb_free(r->tool_calls);
+    r->tool_calls = NULL;
+  }
   if (written && r->output_text) {
     cb_free(r->output_text);
     r->output_text = NULL;

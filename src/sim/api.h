@@ -63,6 +63,12 @@ typedef struct cb__sim_api_request {
                               logprobs=N) */
   int has_seed;
   uint64_t seed;
+  /* Chat with tools: where the conversation is, for the `agent` behaviour. */
+  int has_tools;           /* a non-empty `tools` array was sent */
+  int64_t tool_calls_made; /* tool calls in the conversation's assistant messages */
+  char *last_tool;         /* owned: the name of the last of them, NULL when none */
+  int last_tool_error;     /* the last message is a tool result reporting an error
+                              (its content a JSON object with an "error" member) */
   /* Embeddings. */
   cb__sim_api_input *inputs; /* owned array */
   size_t num_inputs;
@@ -96,6 +102,13 @@ void cb__sim_api_render_error(cb_buf *out, const cb__sim_api_error *e);
 
 /* ---- Rendering generation responses ------------------------------------------- */
 
+/* A response that is one tool call (the `agent` behaviour): its output tokens are
+ * the pieces of the call's arguments string. */
+typedef struct cb__sim_api_tool_call {
+  const char *id;          /* "call_..." */
+  const char *name;
+} cb__sim_api_tool_call;
+
 /* Everything a response needs to know about its request. */
 typedef struct cb__sim_api_response {
   cb__sim_api_kind kind;
@@ -108,6 +121,7 @@ typedef struct cb__sim_api_response {
   int64_t cached_tokens;   /* prompt tokens served from the prefix cache */
   int refusal_field;       /* chat: the text goes in OpenAI's `refusal` (delta.refusal,
                               message.refusal), content null (a behaviour's refusal) */
+  const cb__sim_api_tool_call *tool_call; /* chat: the answer is this call, or NULL */
 } cb__sim_api_response;
 
 /* One generated token and its synthetic log-probabilities. */
@@ -130,7 +144,9 @@ void cb__sim_api_token_logprobs(uint64_t seed, int64_t k, int n, cb__sim_api_tok
 
 /* SSE: the first chat chunk (role only, empty content), as OpenAI and vLLM send. */
 void cb__sim_api_render_role_chunk(cb_buf *out, const cb__sim_api_response *r);
-/* SSE: one chunk carrying one token. */
+/* SSE: one chunk carrying one token (with r->tool_call: the next piece of the call's
+ * arguments in delta.tool_calls, the first piece with index, id, type and name, as
+ * OpenAI streams a call). */
 void cb__sim_api_render_token_chunk(cb_buf *out, const cb__sim_api_response *r,
                                     const cb__sim_api_token *t);
 /* SSE: the closing chunk with empty delta/text and finish_reason ("stop"|"length"). */
@@ -144,7 +160,9 @@ void cb__sim_api_render_done(cb_buf *out);
 
 /*
  * Non-streaming body. The tokens are produced by calling token(ctx, k, &t) for
- * k = 0..n-1 (the text is rendered once; logprobs arrays when asked).
+ * k = 0..n-1 (the text is rendered once; logprobs arrays when asked). With
+ * r->tool_call the message has content null and the tokens are the arguments of its
+ * one tool call.
  */
 typedef void (*cb__sim_api_token_fn)(void *ctx, int64_t k, cb__sim_api_token *t);
 void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r,

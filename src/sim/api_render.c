@@ -184,10 +184,32 @@ static void append_token_logprobs(cb_buf *out, const cb__sim_api_response *r,
   }
 }
 
+/* delta.tool_calls with one piece of the call's arguments (OpenAI's
+ * ChoiceDeltaToolCall); the first piece names the call. */
+static void append_tool_delta(cb_buf *out, const cb__sim_api_tool_call *c,
+                              const cb__sim_api_token *t) {
+  cb_buf_append_str(out, "{\"tool_calls\":[{\"index\":0,");
+  if (t->text_offset == 0) {
+    cb_buf_append_str(out, "\"id\":");
+    append_json_cstr(out, c->id);
+    cb_buf_append_str(out, ",\"type\":\"function\",\"function\":{\"name\":");
+    append_json_cstr(out, c->name);
+    cb_buf_append_str(out, ",\"arguments\":");
+  } else {
+    cb_buf_append_str(out, "\"function\":{\"arguments\":");
+  }
+  append_json_str(out, t->text, t->len);
+  cb_buf_append_str(out, "}}]}");
+}
+
 void cb__sim_api_render_token_chunk(cb_buf *out, const cb__sim_api_response *r,
                                     const cb__sim_api_token *t) {
   chunk_head(out, r);
-  if (r->kind == CB__SIM_API_CHAT) {
+  if (r->kind == CB__SIM_API_CHAT && r->tool_call) {
+    cb_buf_append_str(out, ",\"choices\":[{\"index\":0,\"delta\":");
+    append_tool_delta(out, r->tool_call, t);
+    cb_buf_append_str(out, ",\"logprobs\":");
+  } else if (r->kind == CB__SIM_API_CHAT) {
     cb_buf_append_str(out, r->refusal_field ? ",\"choices\":[{\"index\":0,\"delta\":{\"refusal\":"
                                             : ",\"choices\":[{\"index\":0,\"delta\":{\"content\":");
     append_json_str(out, t->text, t->len);
@@ -241,18 +263,28 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r, i
   cb_buf_appendf(out, ",\"object\":\"%s\",\"created\":%llu,\"model\":",
                  chat ? "chat.completion" : "text_completion", (unsigned long long)r->created);
   append_json_cstr(out, r->model);
-  cb_buf_append_str(out, !chat ? ",\"choices\":[{\"index\":0,\"text\":\""
-                         : r->refusal_field
-                             ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-                               "\"content\":null,\"refusal\":\""
-                             : ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
-                               "\"content\":\"");
+  const cb__sim_api_tool_call *call = chat ? r->tool_call : NULL;
+  if (call) {
+    cb_buf_append_str(out, ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                           "\"content\":null,\"tool_calls\":[{\"id\":");
+    append_json_cstr(out, call->id);
+    cb_buf_append_str(out, ",\"type\":\"function\",\"function\":{\"name\":");
+    append_json_cstr(out, call->name);
+    cb_buf_append_str(out, ",\"arguments\":\"");
+  } else {
+    cb_buf_append_str(out, !chat ? ",\"choices\":[{\"index\":0,\"text\":\""
+                           : r->refusal_field
+                               ? ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                                 "\"content\":null,\"refusal\":\""
+                               : ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+                                 "\"content\":\"");
+  }
   cb__sim_api_token t;
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
     cb_buf_append_json_string(out, t.text, t.len);
   }
-  cb_buf_append_str(out, chat ? "\"},\"logprobs\":" : "\",\"logprobs\":");
+  cb_buf_append_str(out, call ? "\"}}]},\"logprobs\":" : chat ? "\"},\"logprobs\":" : "\",\"logprobs\":");
   if (!r->logprobs) {
     cb_buf_append_str(out, "null");
   } else if (chat) {

@@ -167,6 +167,34 @@ static cb_status append_content(json_t *content, size_t index, cb_buf *out,
   return CB_OK;
 }
 
+/* An assistant message's tool calls: counted, the last one's name kept, their names
+ * and arguments part of the prompt as a chat template would render them. */
+static void read_tool_calls(json_t *m, cb__sim_api_request *r, cb_buf *prompt) {
+  json_t *calls = json_object_get(m, "tool_calls");
+  if (!json_is_array(calls)) return;
+  size_t i;
+  json_t *c;
+  json_array_foreach(calls, i, c) {
+    json_t *f = json_object_get(c, "function");
+    const char *name = json_string_value(json_object_get(f, "name"));
+    const char *args = json_string_value(json_object_get(f, "arguments"));
+    r->tool_calls_made++;
+    cb_free(r->last_tool);
+    r->last_tool = cb_strdup(name ? name : "");
+    cb_buf_appendf(prompt, "<|call|>%s %s", name ? name : "", args ? args : "");
+  }
+}
+
+/* A tool result reports an error when its content is a JSON object with "error". */
+static int tool_error(json_t *m) {
+  const char *text = json_string_value(json_object_get(m, "content"));
+  if (!text) return 0;
+  json_t *v = json_loads(text, 0, NULL);
+  int err = json_is_object(v) && json_object_get(v, "error") != NULL;
+  json_decref(v);
+  return err;
+}
+
 static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__sim_tokens *t,
                                 cb__sim_api_error *e) {
   json_t *msgs = json_object_get(root, "messages");
@@ -197,6 +225,8 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__
     cb_buf_appendf(&prompt, "<|%s|>\n", role);
     size_t start = prompt.len;
     if ((st = append_content(json_object_get(m, "content"), i, &prompt, e)) != CB_OK) break;
+    if (!strcmp(role, "assistant")) read_tool_calls(m, r, &prompt);
+    r->last_tool_error = !strcmp(role, "tool") && tool_error(m);
     if (!strcmp(role, "user")) {
       cb_buf_reset(&last_user);
       cb_buf_append(&last_user, prompt.data + start, prompt.len - start);
@@ -242,6 +272,8 @@ static cb_status parse_generation(json_t *root, cb__sim_api_request *r, const cb
                                              : parse_prompt(root, r, t, e);
   if (st != CB_OK) return st;
   if (r->prompt_len == 0) return bad(e, r->kind == CB__SIM_API_CHAT ? "messages" : "prompt", "the prompt has no tokens");
+  json_t *tools = json_object_get(root, "tools");
+  r->has_tools = r->kind == CB__SIM_API_CHAT && json_is_array(tools) && json_array_size(tools) > 0;
 
   if ((st = get_bool(root, "stream", &r->stream, e)) != CB_OK) return st;
   json_t *so = json_object_get(root, "stream_options");
@@ -380,6 +412,7 @@ void cb__sim_api_request_free(cb__sim_api_request *r) {
   cb_free(r->model);
   cb_free(r->prompt_ids);
   cb_free(r->match_key);
+  cb_free(r->last_tool);
   for (size_t i = 0; i < r->num_inputs; i++) {
     cb_free(r->inputs[i].text);
     cb_free(r->inputs[i].ids);

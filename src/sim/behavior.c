@@ -11,9 +11,9 @@
 #include "sim/behavior_answer.h"
 
 /* One row per section; a row without functions is a section another part of the
- * probe work will bring (dialog: probe dialog; agent: probe agent): naming it is an
- * error until then, never silently ignored. A refusal comes before perturb's answer:
- * a refused prompt is refused however it was perturbed. */
+ * probe work will bring (dialog: probe dialog): naming it is an error until then, never
+ * silently ignored. A refusal comes before perturb's answer: a refused prompt is refused
+ * however it was perturbed. */
 static const cb__sim_behavior_section SECTIONS[] = {
     {"context", cb__sim_behavior_context_parse, cb__sim_behavior_context_free,
      cb__sim_behavior_context_answer},
@@ -22,7 +22,8 @@ static const cb__sim_behavior_section SECTIONS[] = {
     {"perturb", cb__sim_behavior_perturb_parse, cb__sim_behavior_perturb_free,
      cb__sim_behavior_perturb_answer},
     {"dialog", NULL, NULL, NULL},
-    {"agent", NULL, NULL, NULL},
+    {"agent", cb__sim_behavior_agent_parse, cb__sim_behavior_agent_free,
+     cb__sim_behavior_agent_answer},
 };
 #define N_SECTIONS (sizeof SECTIONS / sizeof SECTIONS[0])
 

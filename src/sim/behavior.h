@@ -37,15 +37,20 @@ typedef struct cb__sim_behavior_request {
   uint64_t text_hash;             /* FNV-1a of text: draws depend on the request's content */
   uint32_t vocab;                 /* ids of an answer's tokens are below it (0: the
                                      approximate tokenizer's CB_WORKLOAD_APPROX_VOCAB) */
+  uint64_t request_seed;          /* the request's own output seed (its `seed`, else its
+                                     arrival index): for draws that must differ between
+                                     identical requests (agent: two runs of one task) */
 } cb__sim_behavior_request;
 
 /* What a section answers. */
 struct cb__sim_answer;
 typedef struct cb__sim_behavior_reply {
-  cb_buf text;                    /* the answer's content */
+  cb_buf text;                    /* the answer's content (a tool call: its arguments) */
   struct cb__sim_answer *answer;  /* or, owned: an answer split into tokens with what goes
                                      beside its text (a refusal's form, planted
                                      top_logprobs: behavior_answer.h); `text` is unused */
+  char tool_name[64];             /* "" or the tool the answer calls (agent) */
+  char call_id[32];               /* the call's id, with tool_name */
 } cb__sim_behavior_reply;
 
 typedef struct cb__sim_behavior_section {
@@ -88,5 +93,10 @@ cb_status cb__sim_behavior_perturb_parse(const cb__yaml_ctx *y, const yaml_node_
 void cb__sim_behavior_perturb_free(void *section);
 int cb__sim_behavior_perturb_answer(const void *section, const cb__sim_behavior_request *rq,
                                     cb__sim_behavior_reply *reply);
+/* agent (behavior_agent.c): tool calls chosen by a Markov chain over tool names. */
+cb_status cb__sim_behavior_agent_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_agent_free(void *section);
+int cb__sim_behavior_agent_answer(const void *section, const cb__sim_behavior_request *rq,
+                                  cb__sim_behavior_reply *reply);
 
 #endif

@@ -42,6 +42,7 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
     cb__sim_behavior_request_init(c->behavior, &rq, req, req->match_key, strlen(req->match_key),
                                   (int64_t)req->prompt_len, c->seed);
     rq.vocab = c->vocab;
+    rq.request_seed = out->seed;
     cb__sim_behavior_reply reply;
     memset(&reply, 0, sizeof reply);
     cb_buf_init(&reply.text, 0);
@@ -58,6 +59,8 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
       } else if (reply.text.len) {
         out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);
         out->scripted = out->behaved;
+        memcpy(out->tool_name, reply.tool_name, sizeof out->tool_name);
+        memcpy(out->call_id, reply.call_id, sizeof out->call_id);
       }
     }
     cb_buf_free(&reply.text);
@@ -66,7 +69,7 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
   if (out->scripted) {
     int64_t n = (int64_t)out->scripted->num_tokens;
     out->output_len = n < limit ? n : limit;
-    out->finish_reason = n <= limit ? "stop" : "length";
+    out->finish_reason = n > limit ? "length" : out->tool_name[0] ? "tool_calls" : "stop";
     if (out->answer && out->answer->refusal && out->answer->mode == CB__SIM_REFUSAL_FILTER)
       out->finish_reason = "content_filter";
     return;

@@ -45,6 +45,8 @@ typedef struct cb__sim_gen_plan {
                                           planted top_logprobs: behavior_answer.h), then
                                           `scripted` is its text; the front end frees it
                                           with cb__sim_answer_free */
+  char tool_name[64];                  /* the behaved answer is a call of this tool ("": not) */
+  char call_id[32];                    /* ... with this id; finish_reason "tool_calls" */
 } cb__sim_gen_plan;
 
 /*

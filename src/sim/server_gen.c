@@ -30,6 +30,8 @@ typedef struct gen_stream {
   const cb__sim_response *scripted;
   cb__sim_response *behaved;    /* owned: the behaviour's answer (scripted points at it) */
   cb__sim_answer *answer;       /* owned: a behaviour's planted answer (scripted is its text) */
+  char tool_name[64], call_id[32]; /* the behaved answer is this tool call */
+  cb__sim_api_tool_call call;   /* resp.tool_call points here */
   int64_t output_len;           /* tokens the engine will produce */
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
@@ -457,6 +459,12 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                                    .prompt_tokens = prompt,
                                    .refusal_field = g->answer && g->answer->refusal &&
                                                     g->answer->mode == CB__SIM_REFUSAL_FIELD};
+  if (plan.tool_name[0] && kind == CB__SIM_API_CHAT) { /* the agent behaviour's tool call */
+    memcpy(g->tool_name, plan.tool_name, sizeof g->tool_name);
+    memcpy(g->call_id, plan.call_id, sizeof g->call_id);
+    g->call = (cb__sim_api_tool_call){.id = g->call_id, .name = g->tool_name};
+    g->resp.tool_call = &g->call;
+  }
   if (s->trace) {
     g->token_ns = cb_calloc((size_t)g->output_len, sizeof *g->token_ns);
     g->due_ns = cb_calloc((size_t)g->output_len, sizeof *g->due_ns);

@@ -54,6 +54,7 @@ typedef struct vreq {
   const cb__sim_response *scripted;
   cb__sim_response *behaved;      /* owned: the behaviour's answer (scripted points at it) */
   cb__sim_answer *answer;         /* owned: a behaviour's planted answer (scripted is its text) */
+  char tool_name[64], call_id[32]; /* the behaved answer is this tool call (agent) */
   int scheduled;                  /* SCHEDULED seen */
   size_t chunk_cap;               /* rec.chunk_ns allocated */
   struct vreq *next_free;
@@ -152,7 +153,21 @@ static void fill_text(vrun *v, vreq *q) {
     cb_buf_append(&b, t, n);
   }
   if (k < q->produced) q->rec.output_text_cut = 1;
-  q->rec.output_text = cb_strndup(b.data, b.len);
+  if (q->tool_name[0]) { /* a tool call: the text is its arguments, as sim serve streams them */
+    cb_buf calls;
+    cb_buf_init(&calls, 0);
+    cb_buf_append_str(&calls, "[{\"id\":\"");
+    cb_buf_append_json_string(&calls, q->call_id, strlen(q->call_id));
+    cb_buf_append_str(&calls, "\",\"type\":\"function\",\"function\":{\"name\":\"");
+    cb_buf_append_json_string(&calls, q->tool_name, strlen(q->tool_name));
+    cb_buf_append_str(&calls, "\",\"arguments\":\"");
+    cb_buf_append_json_string(&calls, b.data ? b.data : "", b.len);
+    cb_buf_append_str(&calls, "\"}}]");
+    q->rec.tool_calls = cb_strndup(calls.data, calls.len);
+    cb_buf_free(&calls);
+  } else {
+    q->rec.output_text = cb_strndup(b.data, b.len);
+  }
   cb_buf_free(&b);
 }
 
@@ -304,6 +319,8 @@ static void send_item(vrun *v) {
   q->scripted = plan.scripted;
   q->behaved = plan.behaved;
   q->answer = plan.answer;
+  memcpy(q->tool_name, plan.tool_name, sizeof q->tool_name);
+  memcpy(q->call_id, plan.call_id, sizeof q->call_id);
 
   /* The replica holding the fewest requests, as sim serve routes. */
   int best = 0;

@@ -241,3 +241,13 @@ cb_status cb__yaml_duration(const char *name, const yaml_node_t *n, const char *
   if (st != CB_OK) return cb__yaml_fail(err, st, name, n, key, "%s", e.msg);
   return CB_OK;
 }
+
+cb_status cb__yaml_text(const cb__yaml_ctx *y, const yaml_node_t *n, const char *key, char **out) {
+  const char *s = NULL;
+  cb_status st = cb__yaml_scalar(y->path, n, key, &s, y->err);
+  if (st != CB_OK) return st;
+  if (!s[0]) return cb__yaml_key_at(y, n, CB_ERR_PARSE, key, "expected a non-empty text");
+  cb_free(*out);
+  *out = cb_strdup(s);
+  return CB_OK;
+}

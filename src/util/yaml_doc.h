@@ -49,6 +49,9 @@ cb_status cb__yaml_key_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status
 /* A scalar's text, or "key 'K': expected a single value, got a mapping" (or list). */
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err);
+/* A non-empty scalar, copied into *out (its old value freed): "key 'K': expected a
+ * non-empty text" for an empty one. */
+cb_status cb__yaml_text(const cb__yaml_ctx *y, const yaml_node_t *n, const char *key, char **out);
 /* A finite number in [lo, hi], or (lo, hi] when lo_open: "expected a number, got 'x'",
  * "must be in [lo, hi], got x". */
 cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,

@@ -269,6 +269,48 @@ static void test_task_rules(void **state) {
   assert_int_equal(r.margin.source, CB_CALIB_FROM_INPUT);
 }
 
+/* The task factor from `probe agent`'s measured per-call success (its probe.json). */
+static void test_task_from_probe(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cb_probe_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[64];
+  snprintf(path, sizeof path, "%s/probe.json", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"probe\":\"agent\",\"version\":1,\"metrics\":{\"per_call_success\":{\"value\":0.8,"
+        "\"lo\":0.7,\"hi\":0.9,\"higher_is_better\":true}},\"tool_calls\":{\"mean\":2.5}}", f);
+  fclose(f);
+  cb_calib_expect_params p;
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_calib_expect_default_params(&p);
+  p.paper = 1;
+  p.task_factor_from = dir; /* the directory: its probe.json */
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("0.8^2.5 (the runs' mean calls)", r.task.value, pow(0.8, 2.5), 1e-12);
+  assert_int_equal(r.task.source, CB_CALIB_FROM_MEASURED);
+  p.task_factor_from = path;
+  p.tool_calls = 3;
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  check_close("0.8^3", r.task.value, 0.512, 1e-12);
+  p.step_success = 0.9; /* the constant and the measurement exclude each other */
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID);
+  p.step_success = NAN;
+  f = fopen(path, "w");
+  fputs("{\"probe\":\"context\",\"metrics\":{}}", f);
+  fclose(f);
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "key 'probe': expected \"agent\""));
+  f = fopen(path, "w");
+  fputs("{\"probe\":\"agent\",\"metrics\":{\"per_call_success\":{\"value\":null}}}", f);
+  fclose(f);
+  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "per_call_success.value"));
+  unlink(path);
+  rmdir(dir);
+}
+
 static void test_errors(void **state) {
   (void)state;
   cb_calib_expect_params p;
@@ -339,6 +381,7 @@ int main(void) {
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_environment_rules),
       cmocka_unit_test(test_task_rules),
+      cmocka_unit_test(test_task_from_probe),
       cmocka_unit_test(test_errors),
   };
   return cmocka_run_group_tests(tests, write_drift, remove_drift);

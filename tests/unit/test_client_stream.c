@@ -496,6 +496,62 @@ static void test_reasoning_and_tools(void **state) {
   cb_client_stream_free(&s);
 }
 
+/* OpenAI's streamed tool calls: a call's first piece names it, later pieces with the
+ * same index add to its arguments; two calls may interleave; choice 1 is not ours. */
+#define TOOL(piece) "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[" piece "]}}]}\n\n"
+static void test_tool_call_assembly(void **state) {
+  (void)state;
+  cb_client_stream s = chat(
+      ROLE
+      TOOL("{\"index\":0,\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"search\",\"arguments\":\"\"}}")
+      TOOL("{\"index\":0,\"function\":{\"arguments\":\"{\\\"q\\\": \"}}")
+      TOOL("{\"index\":1,\"id\":\"call_b\",\"type\":\"function\",\"function\":{\"name\":\"fetch\",\"arguments\":\"{}\"}}")
+      TOOL("{\"index\":0,\"function\":{\"arguments\":\"\\\"x\\\"}\"}}")
+      "data: {\"choices\":[{\"index\":1,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"other\","
+      "\"function\":{\"name\":\"not_ours\",\"arguments\":\"\"}}]}}]}\n\n"
+      FINISH("tool_calls") DONE);
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_client_tool_calls_json(&s.tool_calls, &b);
+  assert_string_equal(b.data,
+                      "[{\"id\":\"call_a\",\"type\":\"function\",\"function\":{\"name\":\"search\","
+                      "\"arguments\":\"{\\\"q\\\": \\\"x\\\"}\"}},{\"id\":\"call_b\",\"type\":"
+                      "\"function\",\"function\":{\"name\":\"fetch\",\"arguments\":\"{}\"}}]");
+  assert_string_equal(s.finish_reason, "tool_calls");
+  cb_buf_free(&b);
+  /* The next request on the same accumulator starts with none. */
+  cb_client_stream_reset(&s);
+  cb_client_stream_feed(&s, CHUNK("hi") FINISH("stop") DONE, strlen(CHUNK("hi") FINISH("stop") DONE), 1);
+  cb_client_stream_finish(&s, 2);
+  assert_int_equal(s.tool_calls.n, 0);
+  cb_client_stream_free(&s);
+}
+
+/* A whole (non-streamed) message's tool_calls, and the byte cap. */
+static void test_tool_calls_body_and_cap(void **state) {
+  (void)state;
+  const char *body = "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":null,"
+                     "\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                     "\"arguments\":\"{\\\"a\\\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}";
+  cb_client_tool_calls t;
+  cb_client_tool_calls_init(&t, 0);
+  cb_client_tool_calls_add_body(&t, body, strlen(body));
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_client_tool_calls_json(&t, &b);
+  assert_string_equal(b.data, "[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                              "\"arguments\":\"{\\\"a\\\":1}\"}}]");
+  cb_client_tool_calls_free(&t);
+  cb_client_tool_calls_init(&t, 4); /* "c1" + "f" fit, the arguments do not */
+  cb_client_tool_calls_add_body(&t, body, strlen(body));
+  assert_true(t.truncated);
+  assert_int_equal(t.bytes, 3);
+  cb_client_tool_calls_add_chunk(&t, "not json", 8); /* adds nothing, no crash */
+  assert_int_equal(t.n, 1);
+  cb_client_tool_calls_free(&t);
+  cb_buf_free(&b);
+}
+
 static void test_n_choices_text(void **state) {
   (void)state;
   cb_client_stream s = chat(
@@ -687,6 +743,8 @@ int main(void) {
       cmocka_unit_test(test_continuous_usage),
       cmocka_unit_test(test_tokenizer_counts),
       cmocka_unit_test(test_reasoning_and_tools),
+      cmocka_unit_test(test_tool_call_assembly),
+      cmocka_unit_test(test_tool_calls_body_and_cap),
       cmocka_unit_test(test_n_choices_text),
       cmocka_unit_test(test_caps),
       cmocka_unit_test(test_choice_events),

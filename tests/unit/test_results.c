@@ -125,6 +125,8 @@ static void test_record_round_trip(void **state) {
   snprintf(a.class_name, sizeof a.class_name, "tenant \"A\"");
   snprintf(a.server_request_id, sizeof a.server_request_id, "srv-7");
   a.output_text = cb_strdup("<script>alert(1)</script>\n");
+  a.tool_calls = cb_strdup("[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\","
+                           "\"arguments\":\"{\\\"a\\\":1}\"}}]");
   a.cached_tokens = 64;
   a.warmup = 1;
   a.has_target_rate = 1;
@@ -179,6 +181,7 @@ static void test_record_round_trip(void **state) {
   assert_true(x->has_target_rate);
   assert_float_equal(x->target_rate, 12.375, 0);
   assert_string_equal(x->output_text, a.output_text);
+  assert_string_equal(x->tool_calls, a.tool_calls); /* the model's tool calls, as sent */
   assert_true(cb_record_ok(x));
   const cb_record *y = &set.items[1];
   assert_false(cb_record_ok(y));
@@ -733,6 +736,10 @@ static void test_slo_parse(void **state) {
   close_to("e2e=1m", slos[0].bound_ns, 6e10, 0);
   close_to("ttft=1.5 (ms)", slos[1].bound_ns, 1.5e6, 0);
   close_to("ttft percentile", slos[1].percentile, 95, 0);
+  /* METRIC<=BOUND reads as METRIC=BOUND (probe agent's "--slo e2e<=5s"). */
+  assert_int_equal(cb_slo_parse("e2e<=5s,ttft=1s", slos, &n, &err), CB_OK);
+  assert_int_equal(slos[0].metric, CB_METRIC_E2E);
+  close_to("e2e<=5s", slos[0].bound_ns, 5e9, 0);
   static const struct { const char *spec, *fragment; } bad[] = {
       {"ttft", "expected METRIC=BOUND"},   {"speed=5ms", "unknown metric 'speed'"},
       {"ttft=fast", "--slo: ttft=fast: expected a duration such as 500ms, 2s or 1m, got 'fast'"},
