@@ -615,6 +615,17 @@ cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const doubl
                                        double level, uint64_t seed,
                                        cb_stats_agreement_interval *out, cb_error *err);
 
+/* ---- binomial proportions (binomial.c) ------------------------------------------- */
+
+/* The standard normal quantile: x with Phi(x) = p, for p in (0, 1) (NAN outside);
+ * Acklam's rational approximation refined by one Halley step on erfc, to about
+ * 1e-15 relative. */
+double cb_stats_normal_quantile(double p);
+
+/* Wilson's score interval (Wilson 1927) of a proportion: k successes in n trials at
+ * two-sided `level` (0.95: z = 1.96). n = 0 gives [0, 1]; lo <= k/n <= hi always. */
+void cb_stats_wilson(uint64_t k, uint64_t n, double level, double *lo, double *hi);
+
 #ifdef __cplusplus
 }
 #endif
