@@ -103,6 +103,11 @@ void cb_gate_policy_default(cb_gate_policy *p);
  * on a drop of more than 1 point (0-100 scale) that is significant by the paired
  * bootstrap. */
 void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current);
+/* The default rules for probes (docs/probe.md, "Store and gate"): for each
+ * probe.<probe>.<metric> the current run has, a blocking rule "probe-<probe>-<metric>"
+ * that fails when it is more than 10% worse than the baseline (its direction from
+ * probe.json's higher_is_better). */
+void cb_gate_policy_add_probe(cb_gate_policy *p, const cb_run_data *current);
 /*
  * Load a policy file (YAML, docs/gate.md). Errors are CB_ERR_PARSE / CB_ERR_NOT_FOUND /
  * CB_ERR_RANGE with "FILE:LINE: key 'rules[2].direction': ..." messages (err->file and

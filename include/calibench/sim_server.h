@@ -73,6 +73,8 @@ typedef struct cb_sim_server_params {
                                  or not taking output (60000; 0 = none) */
   int embedding_dim;          /* /v1/embeddings vector size (1024) */
   const char *responses_path; /* JSONL {"prompt","response"} scripted answers, or NULL */
+  const char *behavior_path;  /* YAML planted behaviour (sim_behavior.h), or NULL; not
+                                 kept after start (loaded there) */
   const char *trace_out_path; /* JSONL ground truth per finished request, or NULL */
   const char *tokenizer;      /* tiktoken encoding or tokenizer.json for prompt token
                                  counts and ids; NULL: the approximate tokenizer */

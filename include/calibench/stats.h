@@ -615,16 +615,15 @@ cb_status cb_stats_agreement_bootstrap(cb_stats_agreement_kind kind, const doubl
                                        double level, uint64_t seed,
                                        cb_stats_agreement_interval *out, cb_error *err);
 
-/* ---- binomial proportions (binomial.c) ------------------------------------------- */
+/* ---- proportions ---------------------------------------------------------------- */
 
-/* The standard normal quantile: x with Phi(x) = p, for p in (0, 1) (NAN outside);
- * Acklam's rational approximation refined by one Halley step on erfc, to about
- * 1e-15 relative. */
+/* The standard normal quantile: x with P(Z <= x) = p, p in (0, 1) (NAN outside).
+ * Acklam's rational approximation refined by one Halley step on erfc: |error| < 1e-13. */
 double cb_stats_normal_quantile(double p);
-
-/* Wilson's score interval (Wilson 1927) of a proportion: k successes in n trials at
- * two-sided `level` (0.95: z = 1.96). n = 0 gives [0, 1]; lo <= k/n <= hi always. */
-void cb_stats_wilson(uint64_t k, uint64_t n, double level, double *lo, double *hi);
+/* Wilson's score interval (Wilson 1927, as statsmodels' proportion_confint
+ * method="wilson") for k successes in n trials at `level` (e.g. 0.95): *lo, *hi in
+ * [0, 1]. k may be fractional (scores that count part of a trial). n = 0: [0, 1]. */
+void cb_stats_wilson(double k, double n, double level, double *lo, double *hi);
 
 #ifdef __cplusplus
 }

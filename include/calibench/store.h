@@ -107,6 +107,10 @@ size_t cb_store_metric_count(void);
 const cb_store_metric *cb_store_metric_at(size_t i);
 /* Find a metric by name; NULL when unknown. */
 const cb_store_metric *cb_store_metric_find(const char *name);
+/* probe.<probe>.<metric> (a probe.json metric, docs/probe.md) with its direction:
+ * entered on first use, its direction set (or changed) by each call; NULL when the
+ * name is not of that form or the table of such names is full. */
+const cb_store_metric *cb_store_probe_metric(const char *name, cb_store_better better);
 /* As cb_store_metric_find; CB_ERR_NOT_FOUND with a message that suggests near names. */
 cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, cb_error *err);
 

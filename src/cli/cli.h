@@ -19,5 +19,7 @@ int cli_eval_main(int argc, char **argv);
 int cli_eval_judge_main(int argc, char **argv);
 /* `eval run` (argv[0] = "run"): run's options plus an evaluation dataset (cmd_eval_run.c). */
 int cli_eval_run_main(int argc, char **argv);
+/* `probe <probe> ...` (cmd_probe.c), each probe in cmd_probe_<probe>.c. */
+int cli_probe_main(int argc, char **argv);
 
 #endif

@@ -212,8 +212,12 @@ int cli_gate_main(int argc, char **argv) {
   gate_inputs in;
   gate_load_opts lo = {o.current, o.baseline, &o.tags, &policy};
   rc = gate_cli_load(&lo, st, &in);
-  /* The default policy also judges the quality a run has (eval run's eval.json). */
-  if (!rc && !o.policy) cb_gate_policy_add_quality(&policy, &in.current.items[0]);
+  /* The default policy also judges the quality a run has (eval run's eval.json) and
+   * its probe metrics (probe.json). */
+  if (!rc && !o.policy) {
+    cb_gate_policy_add_quality(&policy, &in.current.items[0]);
+    cb_gate_policy_add_probe(&policy, &in.current.items[0]);
+  }
   cb_gate_result res;
   memset(&res, 0, sizeof res);
   if (!rc) {

@@ -210,6 +210,7 @@ static int sim_serve(int argc, char **argv) {
     goto out;
   }
   if (sim_deployment_build(&dep, &sp.engine)) goto out;
+  sp.behavior_path = sim_options_behavior(&dep.opts);
   if (print_profile) {
     cb_buf b;
     cb_buf_init(&b, 0);

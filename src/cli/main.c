@@ -23,6 +23,7 @@ static const cli_command commands[] = {
     {"history", "a metric over the runs in the registry (table, JSON, CSV)", cli_history_main},
     {"gate", "CI regression gate: judge a run by a policy; exit 1 when blocked", cli_gate_main},
     {"eval", "quality: reference metrics (BLEU, chrF, chrF++, TER) identical to sacrebleu; eval run: scored under load", cli_eval_main},
+    {"probe", "robustness and root causes: context breakpoints (docs/probe.md)", cli_probe_main},
 };
 
 static const size_t N_COMMANDS = sizeof commands / sizeof commands[0];

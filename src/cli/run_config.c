@@ -274,6 +274,7 @@ static int fail_err(const cb_error *err) {
 static int build_sim(const given *g, cb_session_config *cfg) {
   cb_sim_server_default_params(&cfg->sim);
   if (sim_deployment_build(&g->sim, &cfg->sim.engine)) return 2;
+  cfg->sim.behavior_path = sim_options_behavior(&g->sim.opts);
   if (g->replicas) cfg->sim.replicas = (int)g->replicas;
   if (g->sim_scale > 0) cfg->sim.time_scale = g->sim_scale;
   cfg->sim.seed = cfg->workload.seed;

@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "args.h"
+#include "calibench/sim_behavior.h"
 
 enum {
   TP, DTYPE, WEIGHTS, MAX_NUM_SEQS, MAX_BATCHED, MAX_MODEL_LEN, GPU_MEM, NO_PREFIX,
-  WARMUP_STEPS, WARMUP_FACTOR, JITTER, EOS_MEAN, COUNT_
+  WARMUP_STEPS, WARMUP_FACTOR, JITTER, EOS_MEAN, BEHAVIOR, COUNT_
 };
 
 #define OPT(id, name, arg, help, kind, lo, hi) [id] = {name, "sim-" name, arg, help, kind, lo, hi}
@@ -35,6 +36,9 @@ const sim_option sim_options[] = {
         SIM_OPT_DOUBLE, 0, 10),
     OPT(EOS_MEAN, "eos-mean", "N", "mean output length when EOS is sampled [256]",
         SIM_OPT_DOUBLE, 1, 1e7),
+    OPT(BEHAVIOR, "behavior", "FILE",
+        "planted behaviour (YAML): what the answers get right or wrong (docs/probe.md)",
+        SIM_OPT_FILE, 0, 0),
 };
 const size_t sim_options_count = COUNT_;
 
@@ -77,6 +81,9 @@ int sim_options_parse(sim_option_values *v, size_t i, int prefixed, const char *
     }
     case SIM_OPT_SWITCH:
       break;
+    case SIM_OPT_FILE:
+      v->path[i] = arg;
+      break;
   }
   v->set[i] = 1;
   return 0;
@@ -105,8 +112,13 @@ void sim_options_apply(const sim_option_values *v, cb_sim_params *p) {
       case WARMUP_FACTOR: p->warmup_factor = x; break;
       case JITTER: p->jitter_cv = x; break;
       case EOS_MEAN: p->eos_mean_tokens = x; break;
+      case BEHAVIOR: break; /* the server's, not the engine's: sim_options_behavior */
     }
   }
+}
+
+const char *sim_options_behavior(const sim_option_values *v) {
+  return v->set[BEHAVIOR] ? v->path[BEHAVIOR] : NULL;
 }
 
 void sim_options_usage(FILE *out, int prefixed, int column) {
@@ -140,6 +152,12 @@ int sim_deployment_build(const sim_deployment *d, cb_sim_params *p) {
   if (cb_sim_params_validate(p, &err) != CB_OK) goto fail;
   cb_sim_capacity cap; /* the deployment must fit, as vLLM checks at start-up */
   if (cb_sim_capacity_compute(p, &cap, &err) != CB_OK) goto fail;
+  const char *behavior = sim_options_behavior(&d->opts);
+  if (behavior) { /* read now, so a wrong file stops the command before anything runs */
+    cb_sim_behavior *b;
+    if (cb_sim_behavior_load(behavior, &b, &err) != CB_OK) goto fail;
+    cb_sim_behavior_free(b);
+  }
   return 0;
 fail:
   fprintf(stderr, "calibench: %s\n", err.msg);

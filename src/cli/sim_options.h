@@ -17,7 +17,11 @@
 
 #include "calibench/sim.h"
 
-typedef enum { SIM_OPT_INT, SIM_OPT_DOUBLE, SIM_OPT_DTYPE, SIM_OPT_WEIGHTS, SIM_OPT_SWITCH } sim_opt_kind;
+/* SIM_OPT_FILE: a file that changes what the simulator answers, not its engine (the
+ * planted behaviour): kept as a path for the server parameters, checked when the
+ * deployment is built. */
+typedef enum { SIM_OPT_INT, SIM_OPT_DOUBLE, SIM_OPT_DTYPE, SIM_OPT_WEIGHTS, SIM_OPT_SWITCH,
+               SIM_OPT_FILE } sim_opt_kind;
 
 typedef struct sim_option {
   const char *name;      /* "max-num-seqs" (sim serve, sim run) */
@@ -35,6 +39,7 @@ typedef struct sim_option_values {
   unsigned char set[SIM_OPTIONS_MAX];
   double num[SIM_OPTIONS_MAX];
   cb_sim_dtype dtype[SIM_OPTIONS_MAX];
+  const char *path[SIM_OPTIONS_MAX]; /* SIM_OPT_FILE: the argument (borrowed from argv) */
 } sim_option_values;
 
 typedef struct sim_deployment {
@@ -55,13 +60,17 @@ int sim_options_parse(sim_option_values *v, size_t i, int prefixed, const char *
 int sim_options_any(const sim_option_values *v);
 /* Apply the given options to p, in table order. */
 void sim_options_apply(const sim_option_values *v, cb_sim_params *p);
+/* The --behavior FILE given (sim_behavior.h), or NULL: the server parameters'
+ * behavior_path. */
+const char *sim_options_behavior(const sim_option_values *v);
 /* Help lines, the description starting at column `column`. */
 void sim_options_usage(FILE *out, int prefixed, int column);
 /* One line per option, tab-separated: name, argument ("-" for a switch), help. */
 void sim_options_list(FILE *out);
 
-/* Presets, profile, options, checks (see above) into p. Prints the error and
- * returns -1 when the deployment is invalid or does not fit. */
+/* Presets, profile, options, checks (see above) into p, and the behaviour file read
+ * once to check it. Prints the error and returns -1 when the deployment is invalid,
+ * does not fit or its behaviour file is wrong. */
 int sim_deployment_build(const sim_deployment *d, cb_sim_params *p);
 
 #endif

@@ -83,6 +83,21 @@ void cb_gate_policy_add_quality(cb_gate_policy *p, const cb_run_data *current) {
   }
 }
 
+void cb_gate_policy_add_probe(cb_gate_policy *p, const cb_run_data *current) {
+  for (size_t i = 0; i < current->n_values; i++) {
+    const cb_run_value *v = &current->values[i];
+    if (v->class_name[0] || strncmp(v->metric->name, "probe.", 6) ||
+        v->metric->better == CB_BETTER_NONE)
+      continue;
+    p->rules = cb_reallocarray(p->rules, p->n_rules + 1, sizeof *p->rules);
+    char name[64];
+    snprintf(name, sizeof name, "probe-%s", v->metric->name + 6);
+    for (char *c = name; *c; c++)
+      if (*c == '.') *c = '-';
+    rule(p, name, v->metric->name, v->metric->better, 1, 0.10, 0, 0, CB_GATE_TEST_NONE);
+  }
+}
+
 void cb_gate_policy_free(cb_gate_policy *p) {
   for (size_t i = 0; i < p->n_stages; i++) cb_free(p->stages[i].requires);
   cb_free(p->stages);

@@ -490,7 +490,7 @@ typedef struct cb__rep_section {
 /* The sections in page order. A new section: sec_NAME.c + one X(NAME) here. */
 #define CB__REP_SECTIONS(X)                                                                 \
   X(notes) X(gate) X(headline) X(compare) X(sweep) X(latency) X(timeline) X(classes)        \
-  X(quality) X(errors) X(samples) X(history) X(calib) X(manifest)
+  X(quality) X(probe) X(errors) X(samples) X(history) X(calib) X(manifest)
 
 #define CB__REP_DECLARE_SECTION_(name) extern const cb__rep_section cb__rep_sec_##name;
 CB__REP_SECTIONS(CB__REP_DECLARE_SECTION_)
@@ -498,6 +498,18 @@ CB__REP_SECTIONS(CB__REP_DECLARE_SECTION_)
 
 /* The quality section's judge:NAME metrics of one eval.json (quality_judge.c). */
 void cb__rep_quality_judge(cb__rep_doc *d, struct json_t *doc);
+
+/* The probe section (sec_probe.c) dispatches to one renderer per probe, given the
+ * run and its probe.json (sec_probe_<probe>.c): what the probe shows beyond its
+ * metrics table. Model text in the file is untrusted: cells and charts escape it.
+ * Each is declared here as
+ *   void cb__rep_probe_<probe>(const cb_report *r, cb__rep_doc *d,
+ *                              const cb__rep_run *run, struct json_t *doc);
+ * and listed in sec_probe.c's table. */
+/* A number member of a JSON object, NAN when absent or not a number. */
+double cb__rep_probe_num(struct json_t *o, const char *key);
+/* A probe number for a cell: whole numbers (token counts) in full, others to 4 digits. */
+void cb__rep_probe_fmt(double v, char *out, size_t n);
 
 /* Helpers shared by sections (sec_common.c). */
 

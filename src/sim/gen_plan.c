@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calibench/rng.h"
+#include "sim/behavior.h"
 
 cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_request *req,
                             int64_t *asked, cb__sim_api_error *e) {
@@ -36,6 +37,19 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
   out->seed = req->has_seed ? cb_hash3_u64(c->seed, req->seed, 1) : cb_hash3_u64(c->seed, index, 0);
   if (c->responses && req->match_key)
     out->scripted = cb__sim_responses_find(c->responses, req->match_key, strlen(req->match_key));
+  if (!out->scripted && c->behavior && req->match_key) {
+    cb__sim_behavior_request rq;
+    cb__sim_behavior_request_init(c->behavior, &rq, req, req->match_key, strlen(req->match_key),
+                                  (int64_t)req->prompt_len, c->seed);
+    cb__sim_behavior_reply reply;
+    memset(&reply, 0, sizeof reply);
+    cb_buf_init(&reply.text, 0);
+    if (cb__sim_behavior_reply_to(c->behavior, &rq, &reply) && reply.text.len) {
+      out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);
+      out->scripted = out->behaved;
+    }
+    cb_buf_free(&reply.text);
+  }
   int64_t limit = asked;
   if (out->scripted) {
     int64_t n = (int64_t)out->scripted->num_tokens;

@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 
+#include "calibench/sim_behavior.h"
 #include "sim/api.h"
 #include "sim/responses.h"
 
@@ -23,6 +24,8 @@ typedef struct cb__sim_gen_config {
   uint64_t seed;                       /* the server seed (--seed) */
   double eos_mean_tokens;              /* mean output length under sampled EOS */
   const cb__sim_responses *responses;  /* scripted answers, or NULL */
+  const cb_sim_behavior *behavior;     /* planted behaviour (--behavior), or NULL */
+  uint32_t vocab;                      /* output token ids (a behaviour's answers) */
 } cb__sim_gen_config;
 
 /* The engine request's parameters, decided at admission. */
@@ -33,6 +36,9 @@ typedef struct cb__sim_gen_plan {
   const char *finish_reason;           /* "stop" (EOS or scripted end) or "length" (cap) */
   uint64_t seed;                       /* output text and logprobs stream */
   const cb__sim_response *scripted;    /* the scripted answer, or NULL */
+  cb__sim_response *behaved;           /* owned: the behaviour's answer (then also
+                                          `scripted`), or NULL; the front end frees it
+                                          with cb__sim_response_free when the request ends */
 } cb__sim_gen_plan;
 
 /*
@@ -47,9 +53,11 @@ cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_reque
 /*
  * Decide the output of an accepted request. `index` is the request's position among
  * the accepted generation requests (0-based, arrival order): it seeds the output
- * text unless the request carries its own `seed`. Length: the scripted answer's
- * (cut at the cap), the cap with ignore_eos, else a seeded geometric EOS position
- * with mean eos_mean_tokens and at least min_tokens, cut at the cap.
+ * text unless the request carries its own `seed`. The answer: the scripted one for
+ * the prompt, else the behaviour's when it decides one (sim_behavior.h), else
+ * synthetic text. Length: the scripted or behaved answer's (cut at the cap), the cap
+ * with ignore_eos, else a seeded geometric EOS position with mean eos_mean_tokens and
+ * at least min_tokens, cut at the cap.
  */
 void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_request *req,
                            int64_t asked, uint64_t index, cb__sim_gen_plan *out);

@@ -38,6 +38,15 @@ static size_t *find_slot(const cb__sim_responses *r, const char *prompt, size_t 
   }
 }
 
+static void set_text(cb__sim_response *out, const char *text, size_t len, uint32_t vocab) {
+  out->text_len = len;
+  out->text = cb_strndup(text, len);
+  out->num_tokens = cb_sim_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
+  out->ids = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ids);
+  out->ends = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ends);
+  cb_sim_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
+}
+
 static cb_status parse_line(const char *path, long lineno, const char *line, size_t len,
                             uint32_t vocab, cb__sim_response *out, cb_error *err) {
   json_error_t jerr;
@@ -59,12 +68,7 @@ static cb_status parse_line(const char *path, long lineno, const char *line, siz
   } else {
     out->prompt_len = json_string_length(prompt);
     out->prompt = cb_strndup(json_string_value(prompt), out->prompt_len);
-    out->text_len = json_string_length(response);
-    out->text = cb_strndup(json_string_value(response), out->text_len);
-    out->num_tokens = cb_sim_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
-    out->ids = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ids);
-    out->ends = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ends);
-    cb_sim_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
+    set_text(out, json_string_value(response), json_string_length(response), vocab);
   }
   json_decref(root);
   return st;
@@ -75,6 +79,18 @@ static void free_item(cb__sim_response *it) {
   cb_free(it->text);
   cb_free(it->ids);
   cb_free(it->ends);
+}
+
+cb__sim_response *cb__sim_response_new(const char *text, size_t len, uint32_t vocab) {
+  cb__sim_response *r = cb_calloc(1, sizeof *r);
+  set_text(r, text, len, vocab);
+  return r;
+}
+
+void cb__sim_response_free(cb__sim_response *r) {
+  if (!r) return;
+  free_item(r);
+  cb_free(r);
 }
 
 void cb__sim_responses_free(cb__sim_responses *r) {

@@ -36,4 +36,9 @@ const cb__sim_response *cb__sim_responses_find(const cb__sim_responses *r, const
                                                size_t len);
 size_t cb__sim_responses_count(const cb__sim_responses *r);
 
+/* One answer made for one request (a behaviour's, behavior.h): text split into tokens
+ * under the approximate tokenizer over `vocab` ids. Free it with cb__sim_response_free. */
+cb__sim_response *cb__sim_response_new(const char *text, size_t len, uint32_t vocab);
+void cb__sim_response_free(cb__sim_response *r);
+
 #endif

@@ -309,6 +309,7 @@ void cb_sim_server_free(cb_sim_server *s) {
   }
   cb_free(s->replicas);
   cb__sim_responses_free(s->responses);
+  cb_sim_behavior_free(s->behavior);
   if (s->trace) fclose(s->trace);
   cb_buf_free(&s->scratch);
   cb_free(s->faults);
@@ -349,6 +350,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   s->p.responses_path = s->responses_path;
   s->p.trace_out_path = s->trace_out_path;
   s->p.tokenizer = NULL; /* loaded below; the spec is not kept */
+  s->p.behavior_path = NULL; /* likewise */
   if (p->num_faults) {
     s->faults = cb_calloc(p->num_faults, sizeof *s->faults);
     memcpy(s->faults, p->faults, p->num_faults * sizeof *s->faults);
@@ -380,6 +382,8 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   if (st == CB_OK && s->responses_path)
     st = cb__sim_responses_load(s->responses_path, (uint32_t)s->p.engine.model.vocab_size,
                                 &s->responses, err);
+  if (st == CB_OK && p->behavior_path)
+    st = cb_sim_behavior_load(p->behavior_path, &s->behavior, err);
   if (st == CB_OK && s->trace_out_path) {
     s->trace = fopen(s->trace_out_path, "w");
     if (!s->trace)

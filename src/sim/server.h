@@ -11,6 +11,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/sim.h"
+#include "calibench/sim_behavior.h"
 #include "calibench/sim_server.h"
 #include "sim/api.h"
 #include "sim/http.h"
@@ -43,6 +44,7 @@ struct cb_sim_server {
   cb__sim_http_server *http;
   cb__sim_replica *replicas;
   cb__sim_responses *responses; /* NULL without --responses */
+  cb_sim_behavior *behavior; /* NULL without --behavior */
   FILE *trace;               /* NULL without --trace-out */
   uint64_t origin_ns;        /* monotonic ns at virtual time 0 */
   uint64_t requests;         /* generation requests seen (fault index) */

@@ -28,6 +28,7 @@ typedef struct gen_stream {
   int stream, include_usage;
   uint64_t seed;                /* output text and logprobs */
   const cb__sim_response *scripted;
+  cb__sim_response *behaved;    /* owned: the behaviour's answer (scripted points at it) */
   int64_t output_len;           /* tokens the engine will produce */
   const char *finish_reason;    /* decided at admission: "stop" or "length" */
   int64_t produced;             /* TOKEN events received */
@@ -155,6 +156,7 @@ static void on_written(void *user, cb__sim_http_exchange *ex, uint64_t total, ui
 static void stream_free(gen_stream *g) {
   if (g->stall_timer) event_free(g->stall_timer);
   g->rep->live--;
+  cb__sim_response_free(g->behaved);
   cb_free(g->token_ns);
   cb_free(g->due_ns);
   cb_free(g->written_ns);
@@ -390,7 +392,8 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   /* Served model and context window (gen_plan.c, shared with `sim run`). */
   cb__sim_gen_config gc = {.model = s->model, .max_model_len = s->max_model_len,
                            .seed = s->p.seed, .eos_mean_tokens = s->p.engine.eos_mean_tokens,
-                           .responses = s->responses};
+                           .responses = s->responses, .behavior = s->behavior,
+                           .vocab = (uint32_t)s->p.engine.model.vocab_size};
   int64_t asked;
   if (cb__sim_gen_check(&gc, &req, &asked, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
@@ -422,6 +425,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   cb__sim_gen_plan_make(&gc, &req, asked, index, &plan);
   g->seed = plan.seed;
   g->scripted = plan.scripted;
+  g->behaved = plan.behaved;
   g->output_len = plan.output_len;
   g->finish_reason = plan.finish_reason;
   g->resp = (cb__sim_api_response){.kind = kind, .id = g->id, .model = s->model,

@@ -52,6 +52,7 @@ typedef struct vreq {
   const char *finish_reason;
   uint64_t seed;                  /* output text stream */
   const cb__sim_response *scripted;
+  cb__sim_response *behaved;      /* owned: the behaviour's answer (scripted points at it) */
   int scheduled;                  /* SCHEDULED seen */
   size_t chunk_cap;               /* rec.chunk_ns allocated */
   struct vreq *next_free;
@@ -77,6 +78,7 @@ typedef struct vrun {
   cb__sim_tokens tokens;
   cb_tok *tok;                    /* owned, or NULL */
   cb__sim_responses *responses;   /* owned, or NULL */
+  cb_sim_behavior *behavior;      /* owned, or NULL */
   uint32_t vocab;                 /* the model's (output token ids) */
   uint64_t accepted;              /* generation requests admitted (output seed index) */
 
@@ -111,6 +113,8 @@ static vreq *req_get(vrun *v) {
 
 static void req_put(vrun *v, vreq *q) {
   cb_record_free(&q->rec);
+  cb__sim_response_free(q->behaved);
+  q->behaved = NULL;
   q->next_free = v->free_list;
   v->free_list = q;
 }
@@ -293,6 +297,7 @@ static void send_item(vrun *v) {
   q->finish_reason = plan.finish_reason;
   q->seed = plan.seed;
   q->scripted = plan.scripted;
+  q->behaved = plan.behaved;
 
   /* The replica holding the fewest requests, as sim serve routes. */
   int best = 0;
@@ -401,10 +406,13 @@ static cb_status setup(vrun *v, cb_error *err) {
   if (sp->responses_path &&
       (st = cb__sim_responses_load(sp->responses_path, v->vocab, &v->responses, err)) != CB_OK)
     return st;
+  if (sp->behavior_path && (st = cb_sim_behavior_load(sp->behavior_path, &v->behavior, err)) != CB_OK)
+    return st;
   v->gen = (cb__sim_gen_config){.model = sp->engine.model.name,
                                 .max_model_len = cb_sim_engine_capacity(v->reps[0].engine)->max_model_len,
                                 .seed = sp->seed, .eos_mean_tokens = sp->engine.eos_mean_tokens,
-                                .responses = v->responses};
+                                .responses = v->responses, .behavior = v->behavior,
+                                .vocab = v->vocab};
   if (p->runner.concurrency > 0) v->idle_users = (uint64_t)p->runner.concurrency;
   return CB_OK;
 }
@@ -417,6 +425,7 @@ static void teardown(vrun *v) {
     cb_free(q);
   }
   cb__sim_responses_free(v->responses);
+  cb_sim_behavior_free(v->behavior);
   cb_tok_free(v->tok);
 }
 

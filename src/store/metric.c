@@ -133,43 +133,64 @@ const cb_store_metric *cb_store_metric_at(size_t i) {
   return i < cb_store_metric_count() ? &catalog[i] : NULL;
 }
 
-/* quality.judge:NAME (eval run's judge:RUBRIC, NAME from the rubric's file name): names
- * no table can list, so each is entered on first use. The mean grade on the rubric's
- * scale, higher better; no paired test (eval.json keeps no statistics per item to
- * resample for it), so a rule judges its margin. */
+/* Names no table can list, entered on first use:
+ *   quality.judge:NAME (eval run's judge:RUBRIC, NAME from the rubric's file name): the
+ *     mean grade on the rubric's scale, higher better; no paired test (eval.json keeps
+ *     no statistics per item to resample for it), so a rule judges its margin.
+ *   probe.<probe>.<metric> (probe.json's metrics, docs/probe.md): its direction is the
+ *     file's higher_is_better, set when a run's probe.json is read
+ *     (cb_store_probe_metric); a name met first in a policy or a query has none until
+ *     then. */
 #define JUDGE_PREFIX "quality.judge:"
-#define JUDGE_MAX 32
+#define PROBE_PREFIX "probe."
+#define DYNAMIC_MAX 128
 
-static cb_store_metric judges[JUDGE_MAX];
-static size_t judges_n;
-static pthread_mutex_t judges_lock = PTHREAD_MUTEX_INITIALIZER;
+static cb_store_metric dynamic[DYNAMIC_MAX];
+static size_t dynamic_n;
+static pthread_mutex_t dynamic_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const cb_store_metric *judge_metric(const char *name) {
+/* A probe metric's name: probe.<probe>.<metric>, both parts [a-z0-9_]+. */
+static int probe_name(const char *name) {
+  size_t pre = sizeof PROBE_PREFIX - 1;
+  if (strncmp(name, PROBE_PREFIX, pre)) return 0;
+  const char *p = name + pre, *dot = strchr(p, '.');
+  if (!dot || dot == p || !dot[1]) return 0;
+  for (const char *c = p; *c; c++)
+    if (c != dot && !((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return 0;
+  return 1;
+}
+
+static const cb_store_metric *dynamic_metric(const char *name, int set_better, cb_store_better better) {
   size_t len = strlen(name), pre = sizeof JUDGE_PREFIX - 1;
-  if (len <= pre || len >= sizeof judges[0].name || strncmp(name, JUDGE_PREFIX, pre)) return NULL;
-  const cb_store_metric *m = NULL;
-  pthread_mutex_lock(&judges_lock);
-  for (size_t i = 0; i < judges_n && !m; i++)
-    if (!strcmp(judges[i].name, name)) m = &judges[i];
-  if (!m && judges_n < JUDGE_MAX) {
-    cb_store_metric *j = &judges[judges_n++];
-    memset(j, 0, sizeof *j);
-    snprintf(j->name, sizeof j->name, "%s", name);
-    snprintf(j->path, sizeof j->path, "%s", name);
-    j->unit = CB_UNIT_NUMBER;
-    j->better = CB_BETTER_HIGHER;
-    j->quantile = NAN;
-    m = j;
+  int judge = len > pre && !strncmp(name, JUDGE_PREFIX, pre);
+  if (len >= sizeof dynamic[0].name || (!judge && !probe_name(name))) return NULL;
+  cb_store_metric *m = NULL;
+  pthread_mutex_lock(&dynamic_lock);
+  for (size_t i = 0; i < dynamic_n && !m; i++)
+    if (!strcmp(dynamic[i].name, name)) m = &dynamic[i];
+  if (!m && dynamic_n < DYNAMIC_MAX) {
+    m = &dynamic[dynamic_n++];
+    memset(m, 0, sizeof *m);
+    snprintf(m->name, sizeof m->name, "%s", name);
+    snprintf(m->path, sizeof m->path, "%s", name);
+    m->unit = CB_UNIT_NUMBER;
+    m->better = judge ? CB_BETTER_HIGHER : CB_BETTER_NONE;
+    m->quantile = NAN;
   }
-  pthread_mutex_unlock(&judges_lock);
+  if (m && !judge && set_better) m->better = better;
+  pthread_mutex_unlock(&dynamic_lock);
   return m;
+}
+
+const cb_store_metric *cb_store_probe_metric(const char *name, cb_store_better better) {
+  return probe_name(name) ? dynamic_metric(name, 1, better) : NULL;
 }
 
 const cb_store_metric *cb_store_metric_find(const char *name) {
   size_t n = cb_store_metric_count();
   for (size_t i = 0; i < n; i++)
     if (!strcmp(catalog[i].name, name)) return &catalog[i];
-  return judge_metric(name);
+  return dynamic_metric(name, 0, CB_BETTER_NONE);
 }
 
 cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, cb_error *err) {
@@ -193,7 +214,8 @@ cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, 
     snprintf(hint, sizeof hint,
              "ttft|tpot|itl|itl_token|e2e|ttft_sched|e2e_sched|lag.<mean|p50|p90|p95|p99|"
              "p99.9|max|...>, <m>.adjusted.<pP>, throughput.<requests_per_s|"
-             "output_tokens_per_s|...>, error_rate, joint_attainment, server.<...>; "
+             "output_tokens_per_s|...>, error_rate, joint_attainment, server.<...>, "
+             "quality.<m>, probe.<probe>.<metric>; "
              "docs/gate.md lists them all");
   return cb_error_set(err, CB_ERR_NOT_FOUND, "unknown metric '%s' (known: %s)", name, hint);
 }

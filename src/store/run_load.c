@@ -154,6 +154,7 @@ static cb_status load_run_dir(const char *dir, const char *point, int samples, c
       take_values(r, c, NULL, json_string_value(name));
     }
   if ((st = cb__run_quality_load(r, dir, err)) != CB_OK) goto out;
+  if ((st = cb__run_probe_load(r, dir, err)) != CB_OK) goto out;
   r->source = cb_strdup(dir);
   snprintf(path, sizeof path, "%s/records.jsonl", dir);
   r->torn_line = cb_record_file_torn_line(path);

@@ -21,6 +21,9 @@ void cb__run_samples_from_records(cb_run_data *r, const cb_record_set *set,
 /* The quality.* values of DIR/eval.json (`eval run`), whole run and each scored class,
  * appended to r; nothing when the file is absent. Errors name the file and field. */
 cb_status cb__run_quality_load(cb_run_data *r, const char *dir, cb_error *err);
+/* The probe.<probe>.<metric> values of DIR/probe.json (`probe`, docs/probe.md), each
+ * with its direction; nothing when the file is absent. Errors name the file and field. */
+cb_status cb__run_probe_load(cb_run_data *r, const char *dir, cb_error *err);
 
 /* ---- the driver -------------------------------------------------------------------- */
 

@@ -860,30 +860,6 @@ static void test_hist_decode_malformed(void **state) {
   }
 }
 
-/* The normal quantile against Python's statistics.NormalDist().inv_cdf (Wichura's
- * AS 241), Wilson's interval against its formula with that z (statsmodels'
- * proportion_confint(8, 10, method="wilson") gives the same (0.49016, 0.94332)). */
-static void test_wilson(void **state) {
-  (void)state;
-  assert_float_equal(cb_stats_normal_quantile(0.975), 1.9599639845400536, 1e-13);
-  assert_float_equal(cb_stats_normal_quantile(0.001), -3.090232306167813, 1e-13);
-  assert_float_equal(cb_stats_normal_quantile(0.3), -0.5244005127080407, 1e-13);
-  assert_true(isnan(cb_stats_normal_quantile(0)) && isnan(cb_stats_normal_quantile(1)));
-  double lo, hi;
-  cb_stats_wilson(8, 10, 0.95, &lo, &hi);
-  assert_float_equal(lo, 0.49016247153664183, 1e-12);
-  assert_float_equal(hi, 0.9433178485456247, 1e-12);
-  cb_stats_wilson(57, 200, 0.95, &lo, &hi);
-  assert_float_equal(lo, 0.22695003004617292, 1e-12);
-  assert_float_equal(hi, 0.3511534602960517, 1e-12);
-  cb_stats_wilson(0, 10, 0.95, &lo, &hi); /* the ends are exact */
-  assert_true(lo == 0 && fabs(hi - 0.27753279986288915) < 1e-12);
-  cb_stats_wilson(10, 10, 0.95, &lo, &hi);
-  assert_true(hi == 1 && lo > 0.72);
-  cb_stats_wilson(0, 0, 0.95, &lo, &hi);
-  assert_true(lo == 0 && hi == 1);
-}
-
 int main(void) {
   make_sample();
   const struct CMUnitTest tests[] = {
@@ -909,7 +885,6 @@ int main(void) {
       cmocka_unit_test(test_hist_encoding_known),
       cmocka_unit_test(test_hist_encoding_roundtrip),
       cmocka_unit_test(test_hist_decode_malformed),
-      cmocka_unit_test(test_wilson),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,110 @@
+/*
+ * sec_probe.c - the probe section (`calibench probe`'s probe.json beside a run's
+ * summary.json, docs/probe.md): for each run that has one, its gateable metrics with
+ * their intervals and directions, then the probe's own part, drawn by the renderer of
+ * its row in the table below (sec_probe_<probe>.c). A probe without a renderer shows
+ * its metrics only.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
+#include "report_internal.h"
+
+typedef void (*probe_renderer)(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                               json_t *doc);
+
+/* One row per probe with a part of its own; the table ends with a NULL row. */
+static const struct {
+  const char *probe;
+  probe_renderer render;
+} RENDERERS[] = {
+    {NULL, NULL},
+};
+
+static json_t *load_probe(const cb__rep_run *run) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/probe.json", run->dir);
+  struct stat sb;
+  if (stat(path, &sb)) return NULL;
+  json_t *doc = NULL;
+  cb_error err;
+  if (cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, &err) != CB_OK) return NULL;
+  if (!json_is_string(json_object_get(doc, "probe")) ||
+      !json_is_object(json_object_get(doc, "metrics"))) {
+    json_decref(doc);
+    return NULL;
+  }
+  return doc;
+}
+
+static int applies(const cb_report *r, cb__rep_fmt fmt) {
+  (void)fmt;
+  for (size_t i = 0; i < r->n_inputs; i++)
+    for (size_t k = 0; k < r->inputs[i].n_runs; k++) {
+      char path[4096];
+      struct stat sb;
+      snprintf(path, sizeof path, "%s/probe.json", r->inputs[i].runs[k].dir);
+      if (!stat(path, &sb)) return 1;
+    }
+  return 0;
+}
+
+double cb__rep_probe_num(json_t *o, const char *key) {
+  json_t *v = json_object_get(o, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A metric's number: whole numbers (token counts) in full, others to 4 digits. */
+void cb__rep_probe_fmt(double v, char *out, size_t n) {
+  if (isfinite(v) && v == floor(v) && fabs(v) < 1e12) snprintf(out, n, "%.0f", v);
+  else snprintf(out, n, "%.4g", v);
+}
+
+static void metrics_table(cb__rep_doc *d, json_t *doc) {
+  cb__rep_table t;
+  const char *head[] = {"metric", "value", "interval", "better"};
+  cb__rep_table_init_head(&t, "lrrl", head, 4);
+  const char *name;
+  json_t *m;
+  json_object_foreach(json_object_get(doc, "metrics"), name, m) {
+    double lo = cb__rep_probe_num(m, "lo"), hi = cb__rep_probe_num(m, "hi");
+    char v[32], a[32], b[32];
+    cb__rep_probe_fmt(cb__rep_probe_num(m, "value"), v, sizeof v);
+    cb__rep_probe_fmt(lo, a, sizeof a);
+    cb__rep_probe_fmt(hi, b, sizeof b);
+    cb__rep_table_add(&t, 0, "%s", name);
+    cb__rep_table_add(&t, 0, "%s", v);
+    if (isfinite(lo) && isfinite(hi)) cb__rep_table_add(&t, 0, "%s \xE2\x80\x93 %s", a, b);
+    else cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
+    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%s",
+                      json_is_true(json_object_get(m, "higher_is_better")) ? "higher" : "lower");
+  }
+  cb__rep_doc_table(d, &t);
+  cb__rep_table_free(&t);
+}
+
+static void render(const cb_report *r, cb__rep_doc *d) {
+  for (size_t i = 0; i < r->n_inputs; i++) {
+    const cb__rep_input *in = &r->inputs[i];
+    for (size_t k = 0; k < in->n_runs; k++) {
+      json_t *doc = load_probe(&in->runs[k]);
+      if (!doc) continue;
+      const char *probe = json_string_value(json_object_get(doc, "probe"));
+      char name[512];
+      cb__rep_run_name(r, in, &in->runs[k], name, sizeof name);
+      cb__rep_doc_heading(d, 3, NULL, "probe %s: %s", probe, name);
+      metrics_table(d, doc);
+      for (size_t p = 0; RENDERERS[p].probe; p++)
+        if (!strcmp(RENDERERS[p].probe, probe)) RENDERERS[p].render(r, d, &in->runs[k], doc);
+      json_decref(doc);
+    }
+  }
+}
+
+const cb__rep_section cb__rep_sec_probe = {"probe", "Probes", applies, render};

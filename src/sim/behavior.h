@@ -1,0 +1,74 @@
+/*
+ * behavior.h - the simulator's planted behaviour (calibench/sim_behavior.h), internal
+ * to the sim module: the loader (behavior.c) and the sections it dispatches to.
+ *
+ * A section plugs in with one row of the table in behavior.c and one file
+ * behavior_<name>.c holding its three functions:
+ *   parse   read the section's YAML mapping into a new section object; errors as
+ *           "FILE:LINE: key 'section.key': ..." (cb__yaml_key_at with the section's
+ *           name before the key)
+ *   free    release it
+ *   answer  given a request, decide its reply (return 1) or leave it to the next
+ *           section (return 0). Sections are asked in table order; the first that
+ *           answers wins; when none does the simulator answers its synthetic text.
+ * A section draws its randomness with cb__sim_behavior_uniform, so the same request
+ * gets the same reply whatever the order or concurrency of the run.
+ */
+#ifndef CALIBENCH_SIM_BEHAVIOR_INTERNAL_H
+#define CALIBENCH_SIM_BEHAVIOR_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <yaml.h>
+
+#include "calibench/buf.h"
+#include "calibench/sim_behavior.h"
+#include "sim/api.h"
+#include "util/yaml_doc.h"
+
+/* What a section sees of a request. */
+typedef struct cb__sim_behavior_request {
+  const cb__sim_api_request *req; /* the parsed request, or NULL (cb_sim_behavior_answer) */
+  const char *text;               /* the prompt, or a chat request's last user message */
+  size_t len;
+  int64_t prompt_tokens;          /* the whole prompt's tokens as the server counts them */
+  uint64_t seed;                  /* the server's seed mixed with the behaviour's */
+  uint64_t text_hash;             /* FNV-1a of text: draws depend on the request's content */
+} cb__sim_behavior_request;
+
+/* What a section answers. */
+typedef struct cb__sim_behavior_reply {
+  cb_buf text;                    /* the answer's content */
+} cb__sim_behavior_reply;
+
+typedef struct cb__sim_behavior_section {
+  const char *name;               /* the top-level key */
+  cb_status (*parse)(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+  void (*free)(void *section);
+  int (*answer)(const void *section, const cb__sim_behavior_request *rq,
+                cb__sim_behavior_reply *reply);
+} cb__sim_behavior_section;
+
+/* A uniform draw in [0, 1) for (request, stream, index): deterministic in the
+ * seeds and the request's text. */
+double cb__sim_behavior_uniform(const cb__sim_behavior_request *rq, uint64_t stream,
+                                uint64_t index);
+
+/* Decide the reply to a request (1), or leave it to the synthetic text (0). */
+int cb__sim_behavior_reply_to(const cb_sim_behavior *b, const cb__sim_behavior_request *rq,
+                              cb__sim_behavior_reply *reply);
+/* Fill rq for a request's text under server seed `seed`. */
+void cb__sim_behavior_request_init(const cb_sim_behavior *b, cb__sim_behavior_request *rq,
+                                   const cb__sim_api_request *req, const char *text, size_t len,
+                                   int64_t prompt_tokens, uint64_t seed);
+
+/* ---- sections -------------------------------------------------------------------- */
+
+/* context (behavior_context.c): needle recall by length and depth. */
+cb_status cb__sim_behavior_context_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_context_free(void *section);
+int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_request *rq,
+                                    cb__sim_behavior_reply *reply);
+
+#endif
