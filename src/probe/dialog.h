@@ -10,8 +10,8 @@
  * its recall depth is the number of turns between the turn that set the slot and
  * the turn whose answer needs it.
  */
-#ifndef CALIBENCH_PROBE_DIALOG_H
-#define CALIBENCH_PROBE_DIALOG_H
+#ifndef CALIBENCH_PROBE_DIALOG_INTERNAL_H
+#define CALIBENCH_PROBE_DIALOG_INTERNAL_H
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <jansson.h>
