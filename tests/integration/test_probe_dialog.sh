@@ -129,6 +129,24 @@ check_run "$TMP/embedded"
 grep -q "manifest" "$TMP/embedded/report.html" || fail "no report.html"
 grep -q '"live": *true' "$TMP/embedded/manifest.json" || fail "the manifest does not say live"
 
+# The report: the depth curve and the per-turn TTFT chart, failing answers escaped
+# (a hostile answer planted in probe.json stays text in HTML, Markdown and terminal).
+grep -q 'data-chart="dialog-depth' "$TMP/embedded/report.html" || fail "report.html: no depth curve"
+grep -q 'data-chart="dialog-ttft' "$TMP/embedded/report.html" || fail "report.html: no TTFT chart"
+python3 - "$TMP/embedded/probe.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["failures"][0]["answer"] = "<script>alert(1)</script> | *x* \u001b[31mred\nnext"
+json.dump(p, open(sys.argv[1], "w"))
+PY
+"$CALIBENCH" report "$TMP/embedded" --html "$TMP/r.html" --md "$TMP/r.md" --quiet || fail "report exited $?"
+"$CALIBENCH" report "$TMP/embedded" --quiet >"$TMP/r.txt" || fail "report (terminal) exited $?"
+grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/r.html" || fail "report.html: the answer is not escaped"
+! grep -q "<script>alert" "$TMP/r.html" || fail "report.html: a model's answer became markup"
+grep -q 'Failing checks' "$TMP/r.md" && ! grep -q "<script>" "$TMP/r.md" || fail "report.md: not escaped"
+! grep -q $'\x1b\[31m' "$TMP/r.txt" || fail "terminal report: an escape sequence got through"
+grep -q "Satisfaction by recall depth\|depth  checks" "$TMP/r.txt" || fail "terminal report: no depth table"
+
 # Bad scenario files and options: what and where, exit 2, nothing sent.
 cat >"$TMP/bad.yaml" <<'YAML'
 scenarios:
