@@ -41,10 +41,11 @@ static void usage(void *vctx, FILE *out) {
           "held to its turn's checks (regex, json path, mentions SLOT, not_contradicts\n"
           "SLOT). DIR/probe.json: satisfaction per check and turn and by recall depth (turns\n"
           "between setting a slot and needing it) with Wilson intervals, clarification\n"
-          "questions, TTFT and prompt tokens per turn (docs/probe.md). --concurrency is the\n"
-          "number of conversations in flight; --seed seeds each conversation's request\n"
-          "\"seed\". A failed request ends its conversation (counted as failed, not as\n"
-          "unsatisfied checks).\n"
+          "questions, TTFT and prompt tokens per turn (docs/probe.md).\n"
+          "\n"
+          "--concurrency is the number of conversations in flight (a closed loop: --rate\n"
+          "does not apply); --seed seeds each conversation's request \"seed\". A failed\n"
+          "request ends its conversation (counted as failed, not as unsatisfied checks).\n"
           "\n"
           "dialog:\n"
           "  --scenarios FILE           the scenario file (required)\n"
@@ -119,6 +120,16 @@ int cli_probe_dialog_main(int argc, char **argv) {
   if (solo || cfg.sweep || cfg.virtual_time) {
     fprintf(stderr, "calibench: probe dialog: conversations run as one live point: --solo-baseline "
                     "and --sweep do not apply\n");
+    goto out;
+  }
+  if (cfg.workload.arrival.kind != CB_ARRIVAL_CLOSED) {
+    /* a turn is ready when its answer before it is: an arrival process has no say */
+    fprintf(stderr, "calibench: probe dialog: conversations run in a closed loop: give "
+                    "--concurrency (conversations in flight), not --rate\n");
+    goto out;
+  }
+  if (!cfg.chat) {
+    fprintf(stderr, "calibench: probe dialog: conversations are chat messages: --api chat\n");
     goto out;
   }
   if (!ctx.scenarios) {

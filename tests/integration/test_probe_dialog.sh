@@ -165,6 +165,8 @@ expect 2 "no such file|cannot open|No such" -- probe dialog --scenarios "$TMP/mi
 expect 2 "--scenarios FILE is required" -- probe dialog
 expect 2 "--num-requests and --duration do not apply" -- probe dialog --scenarios "$TMP/scenarios.yaml" --num-requests 3
 expect 2 "--repetitions" -- probe dialog --scenarios "$TMP/scenarios.yaml" --repetitions 0
+expect 2 "closed loop" -- probe dialog --scenarios "$TMP/scenarios.yaml" --rate 5
+expect 2 "chat messages: --api chat" -- probe dialog --scenarios "$TMP/scenarios.yaml" --api completions
 printf 'dialog:\n  decay: 2\n' >"$TMP/badb.yaml"
 expect 2 "badb.yaml:2: key 'dialog.decay'" -- sim serve --behavior "$TMP/badb.yaml"
 expect 0 "probe dialog --scenarios FILE" -- probe dialog --help
