@@ -147,6 +147,18 @@ grep -q 'Failing checks' "$TMP/r.md" && ! grep -q "<script>" "$TMP/r.md" || fail
 ! grep -q $'\x1b\[31m' "$TMP/r.txt" || fail "terminal report: an escape sequence got through"
 grep -q "Satisfaction by recall depth\|depth  checks" "$TMP/r.txt" || fail "terminal report: no depth table"
 
+# The metrics are the registry's: probe.dialog.<metric>, gateable.
+"$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/served" >/dev/null || fail "store exited $?"
+"$CALIBENCH" history --registry "$TMP/reg.db" --metric probe.dialog.satisfaction_depth_ge3 \
+  --format json >"$TMP/hist.json" || fail "history exited $?"
+python3 - "$TMP/hist.json" "$TMP/served/probe.json" <<'PY' || fail "history lacks probe.dialog.satisfaction_depth_ge3"
+import json, sys
+h = json.load(open(sys.argv[1]))
+v = json.load(open(sys.argv[2]))["metrics"]["satisfaction_depth_ge3"]["value"]
+got = h["runs"][0]["values"]["probe.dialog.satisfaction_depth_ge3"]
+assert abs(got - v) < 1e-9, (got, v)
+PY
+
 # Bad scenario files and options: what and where, exit 2, nothing sent.
 cat >"$TMP/bad.yaml" <<'YAML'
 scenarios:
