@@ -146,6 +146,8 @@ grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/r.html" || fail "report.ht
 grep -q 'Failing checks' "$TMP/r.md" && ! grep -q "<script>" "$TMP/r.md" || fail "report.md: not escaped"
 ! grep -q $'\x1b\[31m' "$TMP/r.txt" || fail "terminal report: an escape sequence got through"
 grep -q "Satisfaction by recall depth\|depth  checks" "$TMP/r.txt" || fail "terminal report: no depth table"
+grep -q "live requests, each built from the answers before it" "$TMP/r.txt" ||
+  fail "the report's manifest does not say the requests were live"
 
 # The metrics are the registry's: probe.dialog.<metric>, gateable.
 "$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/served" >/dev/null || fail "store exited $?"
