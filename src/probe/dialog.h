@@ -1,8 +1,9 @@
 /*
- * dialog.h - `probe dialog` (docs/probe.md, "dialog"), internal to the probe module:
- * scenario files (dialog_scenario.c), the checks an answer is held to
- * (dialog_check.c), the conversations sent live through a session
- * (dialog_live.c) and what they add up to (dialog_stats.c).
+ * dialog.h - `probe dialog` (docs/probe.md, "probe dialog"), internal to the probe
+ * module: scenario files (dialog_scenario.c), the checks an answer is held to
+ * (dialog_check.c), the conversations sent live through a session (dialog_live.c,
+ * its state in dialog_run.h) and what they add up to (dialog_stats.c); the public
+ * face is calibench/probe_dialog.h (dialog_probe.c).
  *
  * A scenario is a conversation: user turns in order, slots that turns set ("my
  * budget is 300 EUR" sets budget = 300), and checks per turn. A check that names a
