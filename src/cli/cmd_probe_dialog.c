@@ -147,6 +147,9 @@ int cli_probe_dialog_main(int argc, char **argv) {
     fprintf(stderr, "calibench: probe dialog: %s\n", err.msg);
     goto out;
   }
+  if (!cfg.quiet)
+    fprintf(stderr, "calibench probe dialog: %zu conversations, %zu turns, %u at a time\n",
+            cb_probe_dialog_conversations(pd), cb_probe_dialog_turns(pd), cfg.workload.concurrency);
   cb_probe_dialog_attach(pd, &cfg);
   cfg.stop = &stop_signals;
   cb_session *s = NULL;

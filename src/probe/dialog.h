@@ -121,8 +121,6 @@ void cb__probe_dialog_run_free(cb__probe_dialog_run *r);
 /* Plug the run into a session configuration: cfg.live and cfg.on_record (and their
  * contexts), answers kept whole. */
 void cb__probe_dialog_run_attach(cb__probe_dialog_run *r, cb_session_config *cfg);
-/* The record index of a conversation's turn: conversation * stride + turn. */
-size_t cb__probe_dialog_run_stride(const cb__probe_dialog_run *r);
 
 /* Everything probe.json says of the run: "metrics" (satisfaction, by depth >= 3,
  * implicit constraints, clarification rate) and the dialog's own keys (docs/probe.md). */

@@ -78,8 +78,6 @@ void cb__probe_dialog_run_free(cb__probe_dialog_run *r) {
   cb_free(r);
 }
 
-size_t cb__probe_dialog_run_stride(const cb__probe_dialog_run *r) { return r->stride; }
-
 /* The session's live source: the first conversation whose last answer is back. */
 static int live_next(void *ctx, cb_session_live_request *out) {
   cb__probe_dialog_run *r = ctx;
