@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generate src/tok/nfc_data.c, the Unicode tables behind nfc.c, from the Unicode
-Character Database files of Debian's unicode-data package.
+"""Generate src/tok/nfc_data.c, the Unicode tables behind nfc.c (NFC, NFD, NFKC, NFKD
+and the combining marks that StripAccents drops), from the Unicode Character Database
+files of Debian's unicode-data package.
 
     /usr/bin/python3 scripts/gen_nfc_data.py [--ucd /usr/share/unicode] [--max-age 9.0] \
         > src/tok/nfc_data.c
@@ -9,7 +10,7 @@ Character Database files of Debian's unicode-data package.
 ones are treated as unassigned (combining class 0, no decomposition), as an
 implementation of that version does. Normalization of assigned characters never
 changes between versions (Unicode's stability policy), so the tables equal that
-version's. Why 9.0: nfc.c serves tokenizer.json's NFC normalizer, and Hugging Face
+version's (compatibility mappings and the General_Category of marks, too). Why 9.0: nfc.c serves tokenizer.json's NFC normalizer, and Hugging Face
 tokenizers (the reference, npm tokenizers 0.23.2) normalizes as Unicode 9.0: it reorders
 every combining mark assigned up to 9.0 and none assigned from 10.0 on
 (tests/data/tok/corpus_nfc_versions.txt holds one line for each such mark).
@@ -18,6 +19,10 @@ import argparse
 import os
 
 MAX = 0x110000
+# General categories that changed between 9.0 and the UCD here, into or out of M: the
+# 9.0 one (StripAccents drops 9.0's marks: measured with npm tokenizers 0.23.2 over
+# every code point, exactly the UCD's M of characters assigned by 9.0 but these).
+CATEGORY_9_0 = {0x111C9: 'Po', 0x1CF2: 'Mc', 0x1CF3: 'Mc'}
 SBASE, SCOUNT = 0xAC00, 11172
 
 
@@ -77,16 +82,20 @@ def main():
     args = ap.parse_args()
     assigned = assigned_by(args.ucd, args.max_age)
 
-    ccc, decomp = {}, {}
+    ccc, decomp, compat, marks = {}, {}, {}, set()
     for f in ucd_lines(os.path.join(args.ucd, 'UnicodeData.txt')):
         cp = int(f[0], 16)
         if cp not in assigned:
             continue
         if int(f[3]):
             ccc[cp] = int(f[3])
+        if CATEGORY_9_0.get(cp, f[2]) in ('Mn', 'Mc', 'Me'):
+            marks.add(cp)
         d = f[5]
         if d and not d.startswith('<') and not SBASE <= cp < SBASE + SCOUNT:
             decomp[cp] = [int(x, 16) for x in d.split()]
+        elif d.startswith('<'):  # '<font> 0041': a compatibility mapping, one level
+            compat[cp] = [int(x, 16) for x in d.split('>', 1)[1].split()]
 
     excluded = set()  # Full_Composition_Exclusion: never recomposed
     for f in ucd_lines(os.path.join(args.ucd, 'DerivedNormalizationProps.txt')):
@@ -111,11 +120,11 @@ def main():
       ' * scripts/gen_nfc_data.py --max-age %s from the Unicode %s UCD (Debian unicode-data).\n'
       ' * Do not edit.\n */' % (args.max_age, args.max_age, version))
     w('#include "nfc_data.h"\n')
-    w('const cb__nfc_range cb__nfc_ccc[] = {')
+    w('const cb__cp_range cb__nfc_ccc[] = {')
     for a, b, v in ranges(lambda cp: ccc.get(cp, 0)):
         w('    {0x%X, 0x%X, %d},' % (a, b, v))
     w('};\nconst size_t cb__nfc_ccc_len = sizeof cb__nfc_ccc / sizeof cb__nfc_ccc[0];\n')
-    w('const cb__nfc_range cb__nfc_unsafe[] = {')
+    w('const cb__cp_range cb__nfc_unsafe[] = {')
     for a, b, _ in ranges(unsafe):
         w('    {0x%X, 0x%X, 1},' % (a, b))
     w('};\nconst size_t cb__nfc_unsafe_len = sizeof cb__nfc_unsafe / sizeof cb__nfc_unsafe[0];\n')
@@ -127,7 +136,22 @@ def main():
     w('const cb__nfc_comp cb__nfc_comps[] = {')
     for (a, b) in sorted(comp):
         w('    {0x%X, 0x%X, 0x%X},' % (a, b, comp[(a, b)]))
-    w('};\nconst size_t cb__nfc_comps_len = sizeof cb__nfc_comps / sizeof cb__nfc_comps[0];')
+    w('};\nconst size_t cb__nfc_comps_len = sizeof cb__nfc_comps / sizeof cb__nfc_comps[0];\n')
+    # compatibility mappings: each character's code points, back to back in one array
+    w('const uint32_t cb__nfc_compat_cps[] = {')
+    offsets, at = {}, 0
+    for cp in sorted(compat):
+        offsets[cp] = at
+        at += len(compat[cp])
+        w('    %s,' % ', '.join('0x%X' % x for x in compat[cp]))
+    w('};\nconst cb__nfc_compat cb__nfc_compats[] = {')
+    for cp in sorted(compat):
+        w('    {0x%X, %d, %d},' % (cp, offsets[cp], len(compat[cp])))
+    w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];\n')
+    w('const cb__cp_range cb__nfc_marks[] = {')
+    for a, b, _ in ranges(lambda cp: 1 if cp in marks else 0):
+        w('    {0x%X, 0x%X, 1},' % (a, b))
+    w('};\nconst size_t cb__nfc_marks_len = sizeof cb__nfc_marks / sizeof cb__nfc_marks[0];')
 
 
 def write_corpus(ucd):

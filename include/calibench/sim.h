@@ -273,14 +273,14 @@ void cb_sim_engine_get_stats(const cb_sim_engine *e, cb_sim_engine_stats *out);
 const cb_sim_params *cb_sim_engine_params(const cb_sim_engine *e);
 const cb_sim_capacity *cb_sim_engine_capacity(const cb_sim_engine *e);
 
-/* ---- Synthetic text and the approximate tokenizer ------------------------------ */
+/* ---- Synthetic text ------------------------------------------------------------ */
 
 /*
  * Output token k (0-based) of the deterministic text stream seeded by `seed`:
  * writes its text (NUL-terminated, at most CB_SIM_TOKEN_TEXT_MAX bytes with the NUL)
  * into out and returns its id in [0, vocab). Stateless: any k can be asked in any
  * order. The pieces are readable English-like words and punctuation, and each piece
- * re-tokenizes to exactly itself under cb_sim_approx_tokenize.
+ * re-tokenizes to exactly itself under cb_tok_approx_tokenize (calibench/tok.h).
  */
 #define CB_SIM_TOKEN_TEXT_MAX 16
 uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out);
@@ -298,20 +298,6 @@ uint32_t cb_sim_text_cursor_next(cb_sim_text_cursor *c, uint32_t vocab, char *ou
  * (cb_sim_text_ids_new, freed with cb_free): no text, no hashing of it. */
 uint32_t *cb_sim_text_ids_new(uint32_t vocab);
 uint32_t cb_sim_text_cursor_next_id(cb_sim_text_cursor *c, const uint32_t *ids);
-
-/*
- * The documented approximation used for prompt token counts until a real tokenizer
- * is given (docs/simulator.md): split text into pieces, hash each piece to an id.
- * Writes up to max_ids ids (ids may be NULL to only count) and returns the number
- * of tokens in the whole text.
- */
-size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
-                              uint32_t *ids, size_t max_ids);
-
-/* As cb_sim_approx_tokenize, also giving each token's end offset in `text` (bytes),
- * so text can be streamed token by token. ids and ends may each be NULL. */
-size_t cb_sim_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
-                           size_t *ends, size_t max_tokens);
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,10 @@
  *    with byte fallback (Llama 2, Mistral), TemplateProcessing (BOS) and the decoders
  *    they use; WordPiece models with BERT's normalizer, pre-tokenizer,
  *    BertProcessing and WordPiece decoder; Unigram (SentencePiece) models with
- *    WhitespaceSplit and Metaspace. Anything else fails to load with CB_ERR_UNSUPPORTED naming the
- *    component ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
+ *    WhitespaceSplit and Metaspace and the normalizers SentencePiece conversions use
+ *    (Precompiled charsmaps, NFKC, NFKD, NFD, Lowercase, StripAccents, Strip, Nmt).
+ *    Anything else fails to load with CB_ERR_UNSUPPORTED naming the component
+ *    ("tokenizer.json: pre_tokenizer type 'Digits' is not supported").
  *
  * Input text is bytes. Invalid UTF-8 is first replaced the way every reference's
  * string conversion does (the WHATWG decoder: each maximal invalid subsequence becomes
@@ -204,6 +206,26 @@ cb_status cb_tok_decode(const cb_tok *tok, const cb_tok_id *ids, size_t n, cb_bu
 cb_status cb_tok_synth(cb_tok_count_fn count, void *ctx, const char *corpus,
                        size_t corpus_len, size_t n_tokens, uint64_t seed, cb_buf *out,
                        cb_error *err);
+
+/* ---- The approximate tokenizer -------------------------------------------------- */
+
+/*
+ * The documented approximation used for token counts and ids until a real tokenizer
+ * is given (docs/simulator.md, "The approximate tokenizer"): split text into pieces
+ * shaped like cl100k's, hash each piece to an id in [0, vocab). Writes up to max_ids
+ * ids (ids may be NULL to only count) and returns the number of tokens in the whole
+ * text.
+ */
+size_t cb_tok_approx_tokenize(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
+                              size_t max_ids);
+
+/* As cb_tok_approx_tokenize, also giving each token's end offset in `text` (bytes),
+ * so text can be streamed token by token. ids and ends may each be NULL. */
+size_t cb_tok_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
+                           size_t *ends, size_t max_tokens);
+
+/* The id of one piece (the bytes of exactly one approximate token). */
+uint32_t cb_tok_approx_id(const char *piece, size_t len, uint32_t vocab);
 
 #ifdef __cplusplus
 }

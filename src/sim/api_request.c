@@ -18,6 +18,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/sim.h"
+#include "calibench/tok.h"
 #include "sim/api.h"
 
 #define MAX_TOP_LOGPROBS 20
@@ -109,9 +110,9 @@ void cb__sim_tokenize(const cb__sim_tokens *t, const char *text, size_t len, uin
     }
     cb_tok_ids_free(&out); /* cannot fail with special tokens as text; count approximately */
   }
-  *n = cb_sim_approx_tokenize(text, len, t->vocab, NULL, 0);
+  *n = cb_tok_approx_tokenize(text, len, t->vocab, NULL, 0);
   *ids = cb_reallocarray(NULL, *n ? *n : 1, sizeof **ids);
-  cb_sim_approx_tokenize(text, len, t->vocab, *ids, *n);
+  cb_tok_approx_tokenize(text, len, t->vocab, *ids, *n);
 }
 
 static cb_status tokenize_into(cb__sim_api_request *r, const char *text, size_t len,

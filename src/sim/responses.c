@@ -11,6 +11,7 @@
 #include "calibench/buf.h"
 #include "calibench/limits.h"
 #include "calibench/sim.h"
+#include "calibench/tok.h"
 
 struct cb__sim_responses {
   cb__sim_response *items;
@@ -41,10 +42,10 @@ static size_t *find_slot(const cb__sim_responses *r, const char *prompt, size_t 
 static void set_text(cb__sim_response *out, const char *text, size_t len, uint32_t vocab) {
   out->text_len = len;
   out->text = cb_strndup(text, len);
-  out->num_tokens = cb_sim_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
+  out->num_tokens = cb_tok_approx_split(out->text, out->text_len, vocab, NULL, NULL, 0);
   out->ids = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ids);
   out->ends = cb_reallocarray(NULL, out->num_tokens, sizeof *out->ends);
-  cb_sim_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
+  cb_tok_approx_split(out->text, out->text_len, vocab, out->ids, out->ends, out->num_tokens);
 }
 
 static cb_status parse_line(const char *path, long lineno, const char *line, size_t len,

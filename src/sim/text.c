@@ -1,124 +1,23 @@
 /*
- * text.c - the simulator's synthetic output text and its approximate tokenizer.
+ * text.c - the simulator's synthetic output text.
  *
  * Output text: token k of a request is a pure function of (seed, k), so the server
  * can render any token without keeping per-request text state, and the engine can
  * hash output blocks for prefix caching from the same ids. The pieces are common
  * English words (with their leading space), "." and ",", arranged into sentences:
  * a piece is punctuation when a seeded coin says so and the previous piece was not
- * punctuation; the word after "." is capitalised.
- *
- * Approximate tokenizer (until a real tokenizer is configured; docs/simulator.md):
- * modelled on the shape of tiktoken's cl100k pre-tokenizer, with every piece one
- * token except where noted:
- *   - a letter run with at most one leading space: chunks of up to 6 letters (the
- *     space joins the first chunk), since common English words are single tokens and
- *     long words split;
- *   - a digit run: groups of up to 3 digits (cl100k's \p{N}{1,3});
- *   - a run of ASCII punctuation with at most one leading space: chunks of up to 4;
- *   - a run of newlines (with any spaces/tabs before them): one token;
- *   - a run of spaces/tabs: one token, except that a single space directly before a
- *     letter or punctuation joins that piece instead (when the run is longer, its
- *     last space does);
- *   - any other byte sequence: one token per UTF-8 code point (invalid bytes: one
- *     token per byte).
- * Each piece's id is its FNV-1a 64-bit hash modulo the vocabulary size, so equal
- * text gives equal ids, which is what prefix caching needs.
+ * punctuation; the word after "." is capitalised. Each piece is one token of the
+ * approximate tokenizer (tok's cb_tok_approx_*), and its id is that token's id.
  */
 #include <stdint.h>
-#include <string.h>
 
 #include "calibench/alloc.h"
 #include "calibench/rng.h"
 #include "calibench/sim.h"
-#include "calibench/utf8.h"
+#include "calibench/tok.h"
 
-/* ---- approximate tokenizer -------------------------------------------------------- */
-
-enum { LETTER_CHUNK = 6, DIGIT_CHUNK = 3, PUNCT_CHUNK = 4 };
-
-static int is_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-static int is_blank(unsigned char c) { return c == ' ' || c == '\t'; }
-static int is_newline(unsigned char c) { return c == '\n' || c == '\r'; }
-static int is_punct(unsigned char c) {
-  return c > 0x20 && c < 0x7f && !is_letter(c) && !is_digit(c);
-}
-
-static uint32_t piece_id(const unsigned char *p, size_t n, uint32_t vocab) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return (uint32_t)(h % vocab);
-}
-
-
-/* Length of the next piece starting at p (n > 0 bytes left). */
-static size_t next_piece(const unsigned char *p, size_t n) {
-  size_t i = 0;
-  if (is_blank(p[0])) {
-    while (i < n && is_blank(p[i])) i++;
-    if (i < n && is_newline(p[i])) {
-      while (i < n && (is_newline(p[i]) || is_blank(p[i]))) i++;
-      return i;
-    }
-    /* A single space before a letter or punctuation joins it. */
-    if (i < n && p[i - 1] == ' ' && (is_letter(p[i]) || is_punct(p[i]))) {
-      if (i > 1) return i - 1;
-      i = 1;
-    } else {
-      return i;
-    }
-  }
-  if (i >= n) return i;
-  size_t start = i;
-  if (is_letter(p[i])) {
-    while (i < n && is_letter(p[i]) && i - start < LETTER_CHUNK) i++;
-    return i;
-  }
-  if (is_punct(p[i])) {
-    while (i < n && is_punct(p[i]) && i - start < PUNCT_CHUNK) i++;
-    return i;
-  }
-  if (is_digit(p[i])) {
-    while (i < n && is_digit(p[i]) && i - start < DIGIT_CHUNK) i++;
-    return i;
-  }
-  if (is_newline(p[i])) {
-    while (i < n && (is_newline(p[i]) || is_blank(p[i]))) i++;
-    return i;
-  }
-  size_t len = cb_utf8_seq_len(p + i, n - i, NULL);
-  return i + (len ? len : 1); /* an invalid byte is a token of its own */
-}
-
-size_t cb_sim_approx_split(const char *text, size_t len, uint32_t vocab, uint32_t *ids,
-                           size_t *ends, size_t max_tokens) {
-  const unsigned char *p = (const unsigned char *)text;
-  size_t count = 0, pos = 0;
-  while (pos < len) {
-    size_t n = next_piece(p + pos, len - pos);
-    if (count < max_tokens) {
-      if (ids) ids[count] = piece_id(p + pos, n, vocab);
-      if (ends) ends[count] = pos + n;
-    }
-    count++;
-    pos += n;
-  }
-  return count;
-}
-
-size_t cb_sim_approx_tokenize(const char *text, size_t len, uint32_t vocab,
-                              uint32_t *ids, size_t max_ids) {
-  return cb_sim_approx_split(text, len, vocab, ids, NULL, max_ids);
-}
-
-/* ---- synthetic output text -------------------------------------------------------- */
-
-/* Common English words of at most LETTER_CHUNK letters: each is one approximate token
- * with its leading space. */
+/* Common English words of at most 6 letters (the approximate tokenizer's letter
+ * chunk): each is one approximate token with its leading space. */
 static const char *const words[] = {
     "the",    "of",     "and",    "to",     "in",     "is",     "that",   "for",
     "it",     "as",     "was",    "with",   "be",     "by",     "on",     "not",
@@ -188,7 +87,7 @@ static size_t render(piece p, char *out) {
 static uint32_t piece_at(uint64_t h0, uint64_t h1, uint64_t h2, int64_t k, uint32_t vocab,
                          char *out) {
   size_t n = render(piece_of(h0, h1, h2, k), out);
-  return piece_id((const unsigned char *)out, n, vocab);
+  return cb_tok_approx_id(out, n, vocab);
 }
 
 uint32_t cb_sim_text_token(uint64_t seed, int64_t k, uint32_t vocab, char *out) {
@@ -220,10 +119,10 @@ uint32_t *cb_sim_text_ids_new(uint32_t vocab) {
   for (size_t w = 0; w < NWORDS; w++)
     for (int f = 0; f < NFORMS; f++) {
       size_t n = render((piece){.word = w, .form = f}, text);
-      ids[w * NFORMS + (size_t)f] = piece_id((const unsigned char *)text, n, vocab);
+      ids[w * NFORMS + (size_t)f] = cb_tok_approx_id(text, n, vocab);
     }
-  ids[NWORDS * NFORMS] = piece_id((const unsigned char *)",", 1, vocab);
-  ids[NWORDS * NFORMS + 1] = piece_id((const unsigned char *)".", 1, vocab);
+  ids[NWORDS * NFORMS] = cb_tok_approx_id(",", 1, vocab);
+  ids[NWORDS * NFORMS + 1] = cb_tok_approx_id(".", 1, vocab);
   return ids;
 }
 

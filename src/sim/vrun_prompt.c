@@ -20,6 +20,7 @@
 #include "calibench/rng.h"
 #include "calibench/sim.h"
 #include "calibench/sim_run.h"
+#include "calibench/tok.h"
 
 #define TEMPLATE_MAX 32
 
@@ -81,8 +82,8 @@ cb_status cb_sim_prompt_ids_new(const cb_workload *wl, const cb_workload_params 
   if (chat) {
     /* The server's generic template for one user message (api_request.c). */
     static const char head[] = "<|user|>\n", tail[] = "<|end|>\n<|assistant|>\n";
-    p->n_head = cb_sim_approx_tokenize(head, sizeof head - 1, vocab, p->head, TEMPLATE_MAX);
-    p->n_tail = cb_sim_approx_tokenize(tail, sizeof tail - 1, vocab, p->tail, TEMPLATE_MAX);
+    p->n_head = cb_tok_approx_tokenize(head, sizeof head - 1, vocab, p->head, TEMPLATE_MAX);
+    p->n_tail = cb_tok_approx_tokenize(tail, sizeof tail - 1, vocab, p->tail, TEMPLATE_MAX);
   }
   *out = p;
   return CB_OK;

@@ -9,7 +9,7 @@
  *   handle_chinese_chars ' ' around each CJK Unified Ideograph (the ranges of bert.rs)
  *   strip_accents        NFD, then drop nonspacing marks (Mn); null in the file means
  *                        "as lowercase"
- *   lowercase            Rust's char::to_lowercase of each character
+ *   lowercase            Rust's char::to_lowercase of each character (normalize.c)
  * The character classes come from the unicode_categories crate in the reference:
  * Unicode 8.0's, and no character counts as unassigned (scripts/gen_bert_data.py says
  * how that was measured); NFD is nfc.c's (Unicode 9.0, as the reference's).
@@ -23,7 +23,6 @@
 
 #include "bert_data.h"
 #include "tok_internal.h"
-#include "util/unicode_lower.h"
 
 static uint32_t kind_of(uint32_t cp) {
   size_t lo = 0, hi = cb__bert_kinds_len;
@@ -89,14 +88,8 @@ void cb__bert_normalize(int flags, const char *s, size_t n, cb_buf *out, cb_buf 
     cn = tmp->len;
   }
   cb_buf_reset(out);
-  for (size_t i = 0; i < cn;) {
-    size_t len;
-    uint32_t cp = cb__utf8_decode((const unsigned char *)cur + i, &len);
-    i += len;
-    if (!(flags & CB__BERT_LOWER)) put(out, cp);
-    else if (cp == 0x130) cb_buf_append_str(out, "i\xCC\x87"); /* SpecialCasing: i + U+0307 */
-    else put(out, cp < 0x41 ? cp : cb__unicode_lower(cp));
-  }
+  if (flags & CB__BERT_LOWER) cb__lowercase(cur, cn, out);
+  else cb_buf_append(out, cur, cn);
   if (!out->data) cb_buf_append(out, "", 0);
 }
 

@@ -234,6 +234,30 @@ static const char *hf_normalize(enc *e, const char *s, size_t n, size_t *out_n) 
         if (cb__nfc_quick_yes(cur, cn)) continue;
         cb__nfc(cur, cn, dst);
         break;
+      case CB__NORM_NFD:
+        cb__nfd(cur, cn, dst);
+        break;
+      case CB__NORM_NFKC:
+        cb__nfkc(cur, cn, dst);
+        break;
+      case CB__NORM_NFKD:
+        cb__nfkd(cur, cn, dst);
+        break;
+      case CB__NORM_LOWERCASE:
+        cb__lowercase(cur, cn, dst);
+        break;
+      case CB__NORM_STRIP_ACCENTS:
+        cb__strip_accents(cur, cn, dst);
+        break;
+      case CB__NORM_STRIP:
+        cb__strip(cur, cn, nm->flags & 1, nm->flags & 2, dst);
+        break;
+      case CB__NORM_NMT:
+        cb__nmt(cur, cn, dst);
+        break;
+      case CB__NORM_PRECOMPILED:
+        cb__precompiled(&nm->map, cur, cn, dst);
+        break;
       case CB__NORM_PREPEND:
         if (cn == 0) continue;
         cb_buf_append_str(dst, nm->a);

@@ -8,8 +8,10 @@
  *                   WordPiece: vocab, unk_token, continuing_subword_prefix,
  *                   max_input_chars_per_word (bert.c);
  *                   Unigram: vocab [[piece, score]], unk_id, byte_fallback (unigram.c)
- *   normalizer      NFC, Prepend, Replace (String, or a Regex that cannot match empty
- *                   text), BertNormalizer, Sequence
+ *   normalizer      NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Nmt, Precompiled
+ *                   (SentencePiece's charsmap, precompiled.c), Prepend, Replace
+ *                   (String, or a Regex that cannot match empty text), BertNormalizer,
+ *                   Sequence
  *   pre_tokenizer   Split (Regex or String; Isolated or Removed; not inverted),
  *                   ByteLevel, Metaspace, BertPreTokenizer, WhitespaceSplit, Sequence
  *   post_processor  TemplateProcessing ($A with special tokens around it),
@@ -180,8 +182,35 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
   if (tok->n_norm >= CB__TOK_MAX_STEPS) return too_many_steps(c, "normalizers");
   cb__norm *nm = &tok->norm[tok->n_norm];
   memset(nm, 0, sizeof *nm);
-  if (type && !strcmp(type, "NFC")) {
-    nm->kind = CB__NORM_NFC;
+  static const struct {
+    const char *type;
+    cb__norm_kind kind;
+  } plain[] = {{"NFC", CB__NORM_NFC},
+               {"NFD", CB__NORM_NFD},
+               {"NFKC", CB__NORM_NFKC},
+               {"NFKD", CB__NORM_NFKD},
+               {"Lowercase", CB__NORM_LOWERCASE},
+               {"StripAccents", CB__NORM_STRIP_ACCENTS},
+               {"Nmt", CB__NORM_NMT}};
+  for (size_t i = 0; type && i < sizeof plain / sizeof plain[0]; i++)
+    if (!strcmp(type, plain[i].type)) {
+      nm->kind = plain[i].kind;
+      tok->n_norm++;
+      return CB_OK;
+    }
+  if (type && !strcmp(type, "Strip")) {
+    json_t *l = json_object_get(p, "strip_left"), *r = json_object_get(p, "strip_right");
+    if (!json_is_boolean(l) || !json_is_boolean(r))
+      return bad(c, "normalizer Strip needs strip_left and strip_right (true or false)");
+    nm->kind = CB__NORM_STRIP;
+    nm->flags = (json_is_true(l) ? 1 : 0) | (json_is_true(r) ? 2 : 0);
+  } else if (type && !strcmp(type, "Precompiled")) {
+    const char *map = json_string_value(json_object_get(p, "precompiled_charsmap"));
+    if (!map) return bad(c, "normalizer Precompiled needs 'precompiled_charsmap' (a base64 string)");
+    cb_status st = cb__charsmap_load(&nm->map, map, c->name, c->err);
+    if (st != CB_OK) return st;
+    nm->kind = CB__NORM_PRECOMPILED;
+    tok->extra_bytes += cb__charsmap_memory(&nm->map);
   } else if (type && !strcmp(type, "Prepend")) {
     const char *s = json_string_value(json_object_get(p, "prepend"));
     if (!s) return bad(c, "normalizer Prepend needs 'prepend'");
@@ -217,7 +246,9 @@ static cb_status add_norm(hf_ctx *c, json_t *p) {
                 (get_bool(p, "strip_accents", lower) ? CB__BERT_STRIP : 0) | /* null: as lowercase */
                 (lower ? CB__BERT_LOWER : 0);
   } else {
-    return unsupported(c, "normalizer", type, "NFC, Prepend, Replace, BertNormalizer, Sequence");
+    return unsupported(c, "normalizer", type,
+                       "NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Nmt, "
+                       "Precompiled, Prepend, Replace, BertNormalizer, Sequence");
   }
   tok->n_norm++;
   return CB_OK;

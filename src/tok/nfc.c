@@ -1,9 +1,11 @@
 /*
- * nfc.c - Unicode Normalization Form C (UAX #15), for tokenizer.json's NFC normalizer
- * (the Qwen2 family).
+ * nfc.c - Unicode normalization forms C, D, KC and KD (UAX #15), for tokenizer.json's
+ * NFC (the Qwen2 family), NFD, NFKC and NFKD normalizers, BERT's accent stripping and
+ * StripAccents' combining marks.
  *
- * decompose fully (tables + the Hangul algorithm) -> canonical ordering (stable sort
- * of each run of non-starters by combining class) -> canonical composition (the
+ * decompose fully (tables + the Hangul algorithm; the K forms also follow
+ * compatibility mappings) -> canonical ordering (stable sort of each run of
+ * non-starters by combining class) -> for C and KC, canonical composition (the
  * reference algorithm of UAX #15: a character joins the last starter unless blocked).
  * cb__nfc_quick_yes lets most text skip all of it: when no character can change under
  * NFC (no combining class, no decomposition, never the second of a composition pair)
@@ -25,20 +27,9 @@
 #define NCOUNT (VCOUNT * TCOUNT)
 #define SCOUNT (LCOUNT * NCOUNT)
 
-static uint32_t range_value(const cb__nfc_range *r, size_t n, uint32_t cp) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (cp < r[mid].first) hi = mid;
-    else if (cp > r[mid].last) lo = mid + 1;
-    else return r[mid].value;
-  }
-  return 0;
-}
-
 static uint32_t ccc(uint32_t cp) {
   if (cp < 0x300) return 0;
-  return range_value(cb__nfc_ccc, cb__nfc_ccc_len, cp);
+  return cb__cp_range_value(cb__nfc_ccc, cb__nfc_ccc_len, cp);
 }
 
 static const cb__nfc_decomp *find_decomp(uint32_t cp) {
@@ -49,6 +40,20 @@ static const cb__nfc_decomp *find_decomp(uint32_t cp) {
     else hi = mid;
   }
   return lo < cb__nfc_decomps_len && cb__nfc_decomps[lo].cp == cp ? &cb__nfc_decomps[lo] : NULL;
+}
+
+static const cb__nfc_compat *find_compat(uint32_t cp) {
+  size_t lo = 0, hi = cb__nfc_compats_len;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (cb__nfc_compats[mid].cp < cp) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < cb__nfc_compats_len && cb__nfc_compats[lo].cp == cp ? &cb__nfc_compats[lo] : NULL;
+}
+
+int cb__is_combining_mark(uint32_t cp) {
+  return cp >= 0x300 && cb__cp_range_value(cb__nfc_marks, cb__nfc_marks_len, cp);
 }
 
 static uint32_t compose(uint32_t a, uint32_t b) {
@@ -83,7 +88,7 @@ static void cps_push(cps *c, uint32_t cp) {
   c->v[c->n++] = cp;
 }
 
-static void decompose(cps *c, uint32_t cp) {
+static void decompose(cps *c, uint32_t cp, int compat) {
   if (cp >= SBASE && cp < SBASE + SCOUNT) {
     uint32_t s = cp - SBASE;
     cps_push(c, LBASE + s / NCOUNT);
@@ -92,12 +97,17 @@ static void decompose(cps *c, uint32_t cp) {
     return;
   }
   const cb__nfc_decomp *d = cp >= 0xC0 ? find_decomp(cp) : NULL;
-  if (!d) {
-    cps_push(c, cp);
+  if (d) {
+    decompose(c, d->a, compat);
+    if (d->b) decompose(c, d->b, compat);
     return;
   }
-  decompose(c, d->a);
-  if (d->b) decompose(c, d->b);
+  const cb__nfc_compat *k = compat && cp >= 0xA0 ? find_compat(cp) : NULL;
+  if (k) {
+    for (size_t i = 0; i < k->len; i++) decompose(c, cb__nfc_compat_cps[k->off + i], compat);
+    return;
+  }
+  cps_push(c, cp);
 }
 
 int cb__nfc_quick_yes(const char *str, size_t n) {
@@ -109,19 +119,20 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
     }
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    if (cp >= 0x300 && range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
+    if (cp >= 0x300 && cb__cp_range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
     i += len;
   }
   return 1;
 }
 
-/* Canonical decomposition of valid UTF-8, in canonical order, into c. */
-static void nfd_cps(const char *str, size_t n, cps *c) {
+/* Canonical (compat: compatibility) decomposition of valid UTF-8, in canonical order,
+ * into c. */
+static void nfd_cps(const char *str, size_t n, int compat, cps *c) {
   const unsigned char *s = (const unsigned char *)str;
   for (size_t i = 0; i < n;) {
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    decompose(c, cp);
+    decompose(c, cp, compat);
     i += len;
   }
   /* canonical ordering: stable insertion sort of non-starter runs */
@@ -144,16 +155,19 @@ static void put_cps(const cps *c, size_t n, cb_buf *out) {
   if (!out->data) cb_buf_append(out, "", 0);
 }
 
-void cb__nfd(const char *str, size_t n, cb_buf *out) {
+static void decomposed(const char *str, size_t n, int compat, cb_buf *out) {
   cps c = {0};
-  nfd_cps(str, n, &c);
+  nfd_cps(str, n, compat, &c);
   put_cps(&c, c.n, out);
   cb_free(c.v);
 }
 
-void cb__nfc(const char *str, size_t n, cb_buf *out) {
+void cb__nfd(const char *str, size_t n, cb_buf *out) { decomposed(str, n, 0, out); }
+void cb__nfkd(const char *str, size_t n, cb_buf *out) { decomposed(str, n, 1, out); }
+
+static void composed(const char *str, size_t n, int compat, cb_buf *out) {
   cps c = {0};
-  nfd_cps(str, n, &c);
+  nfd_cps(str, n, compat, &c);
   /* canonical composition */
   size_t w = 0;
   if (c.n) {
@@ -175,3 +189,6 @@ void cb__nfc(const char *str, size_t n, cb_buf *out) {
   put_cps(&c, w, out);
   cb_free(c.v);
 }
+
+void cb__nfc(const char *str, size_t n, cb_buf *out) { composed(str, n, 0, out); }
+void cb__nfkc(const char *str, size_t n, cb_buf *out) { composed(str, n, 1, out); }

@@ -1,7 +1,8 @@
 /*
  * nfc_data.h - the Unicode tables nfc.c needs (generated into nfc_data.c by
  * scripts/gen_nfc_data.py): canonical combining classes, one-level canonical decompositions,
- * primary compositions, and the characters that can change under NFC.
+ * primary compositions, the characters that can change under NFC, one-level
+ * compatibility mappings (NFKD, NFKC) and the combining marks.
  */
 #ifndef CALIBENCH_TOK_NFC_DATA_H
 #define CALIBENCH_TOK_NFC_DATA_H
@@ -9,10 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct cb__nfc_range {
-  uint32_t first, last;
-  uint32_t value;
-} cb__nfc_range; /* sorted, disjoint */
+#include "cp_range.h"
 
 typedef struct cb__nfc_decomp {
   uint32_t cp, a, b; /* cp -> a b (b == 0: a singleton) */
@@ -22,13 +20,23 @@ typedef struct cb__nfc_comp {
   uint32_t a, b, cp; /* a b -> cp */
 } cb__nfc_comp;      /* sorted by (a, b) */
 
-extern const cb__nfc_range cb__nfc_ccc[];
+typedef struct cb__nfc_compat {
+  uint32_t cp;       /* has a compatibility mapping (UnicodeData's "<tag> ..."): */
+  uint16_t off, len; /* cb__nfc_compat_cps[off .. off + len), one level */
+} cb__nfc_compat;    /* sorted by cp */
+
+extern const cb__cp_range cb__nfc_ccc[];
 extern const size_t cb__nfc_ccc_len;
-extern const cb__nfc_range cb__nfc_unsafe[];
+extern const cb__cp_range cb__nfc_unsafe[];
 extern const size_t cb__nfc_unsafe_len;
 extern const cb__nfc_decomp cb__nfc_decomps[];
 extern const size_t cb__nfc_decomps_len;
 extern const cb__nfc_comp cb__nfc_comps[];
 extern const size_t cb__nfc_comps_len;
+extern const uint32_t cb__nfc_compat_cps[];
+extern const cb__nfc_compat cb__nfc_compats[];
+extern const size_t cb__nfc_compats_len;
+extern const cb__cp_range cb__nfc_marks[]; /* General_Category M (Mn, Mc, Me) */
+extern const size_t cb__nfc_marks_len;
 
 #endif

@@ -63,6 +63,7 @@ void cb_tok_free(cb_tok *tok) {
     cb_free(tok->norm[i].a);
     cb_free(tok->norm[i].b);
     cb__regex_free(&tok->norm[i].re);
+    cb__charsmap_free(&tok->norm[i].map);
   }
   for (size_t i = 0; i < tok->n_dec; i++) {
     cb_free(tok->dec[i].a);

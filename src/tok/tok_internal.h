@@ -148,7 +148,29 @@ pcre2_general_context *cb__pcre2_context(void);
 
 /* ---- normalizers (tokenizer.json) ---------------------------------------------- */
 
-typedef enum cb__norm_kind { CB__NORM_NFC, CB__NORM_PREPEND, CB__NORM_REPLACE, CB__NORM_BERT } cb__norm_kind;
+typedef enum cb__norm_kind {
+  CB__NORM_NFC,
+  CB__NORM_NFD,
+  CB__NORM_NFKC,
+  CB__NORM_NFKD,
+  CB__NORM_PREPEND,
+  CB__NORM_REPLACE,
+  CB__NORM_BERT,
+  CB__NORM_LOWERCASE,
+  CB__NORM_STRIP_ACCENTS,
+  CB__NORM_STRIP,
+  CB__NORM_PRECOMPILED,
+  CB__NORM_NMT,
+} cb__norm_kind;
+
+/* A SentencePiece precompiled_charsmap (precompiled.c): the double-array trie and the
+ * NUL-separated replacement strings it points into. */
+typedef struct cb__charsmap {
+  uint32_t *units; /* owned, [n_units] */
+  size_t n_units;
+  char *norm; /* owned, norm_len bytes and a NUL */
+  size_t norm_len;
+} cb__charsmap;
 
 /* BertNormalizer steps (cb__norm.flags) */
 enum { CB__BERT_CLEAN = 1, CB__BERT_CHINESE = 2, CB__BERT_STRIP = 4, CB__BERT_LOWER = 8 };
@@ -157,17 +179,43 @@ typedef struct cb__norm {
   cb__norm_kind kind;
   char *a; /* PREPEND: text; REPLACE: pattern (owned; NULL for a Regex pattern) */
   char *b; /* REPLACE: content (owned) */
-  int flags; /* BERT: CB__BERT_* */
+  int flags; /* BERT: CB__BERT_*; STRIP: 1 left, 2 right */
   cb__regex re; /* REPLACE with a Regex pattern (T5's " {2,}" -> " ") */
+  cb__charsmap map; /* PRECOMPILED */
 } cb__norm;
+
+/* Decode a tokenizer.json precompiled_charsmap (base64) into m; an error names `name`. */
+cb_status cb__charsmap_load(cb__charsmap *m, const char *b64, const char *name, cb_error *err);
+void cb__charsmap_free(cb__charsmap *m);
+size_t cb__charsmap_memory(const cb__charsmap *m);
+/* The Precompiled normalizer over valid UTF-8 s, appended to out (precompiled.c). */
+void cb__precompiled(const cb__charsmap *m, const char *s, size_t n, cb_buf *out);
+/* Lowercase (Rust's char::to_lowercase of each character), StripAccents (drop
+ * combining marks) and Strip (White_Space at the left and/or right end) over valid
+ * UTF-8 s, appended to out (normalize.c). */
+void cb__lowercase(const char *s, size_t n, cb_buf *out);
+void cb__strip_accents(const char *s, size_t n, cb_buf *out);
+void cb__strip(const char *s, size_t n, int left, int right, cb_buf *out);
+/* Nmt: SentencePiece's NMT cleanup of controls and space-like characters (normalize.c). */
+void cb__nmt(const char *s, size_t n, cb_buf *out);
 
 /* NFC of valid UTF-8 `s` appended to out (nfc.c). */
 void cb__nfc(const char *s, size_t n, cb_buf *out);
 /* NFD (canonical decomposition, canonically ordered) of valid UTF-8 `s` (nfc.c). */
 void cb__nfd(const char *s, size_t n, cb_buf *out);
+/* NFKC and NFKD: the same with compatibility mappings followed too (nfc.c). */
+void cb__nfkc(const char *s, size_t n, cb_buf *out);
+void cb__nfkd(const char *s, size_t n, cb_buf *out);
+/* General_Category Mark (Mn, Mc, Me) in the tables' Unicode version (nfc.c). */
+int cb__is_combining_mark(uint32_t cp);
+
 /* 1 when `s` is certainly already NFC (a fast scan that fails on any character that
  * could change). */
 int cb__nfc_quick_yes(const char *s, size_t n);
+
+/* End of the extended grapheme cluster (UAX #29) that starts at byte `at` (< n) of
+ * valid UTF-8 s (grapheme.c). */
+size_t cb__grapheme_end(const char *s, size_t n, size_t at);
 
 /* ---- decoders (tokenizer.json) ---------------------------------------------------- */
 

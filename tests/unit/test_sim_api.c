@@ -18,6 +18,7 @@
 
 #include "calibench/sim.h"
 #include "calibench/sim_server.h"
+#include "calibench/tok.h"
 #include "sim/api.h"
 #include "sim/metrics.h"
 #include "sim/responses.h"
@@ -59,7 +60,7 @@ static void test_parse_chat(void **state) {
   assert_int_equal(r.seed, 9);
   /* The template adds per-message tokens: more than the bare text's 5. */
   const char *rendered = "<|system|>\nBe brief.<|end|>\n<|user|>\nHello there<|end|>\n<|assistant|>\n";
-  assert_int_equal(r.prompt_len, cb_sim_approx_tokenize(rendered, strlen(rendered), VOCAB, NULL, 0));
+  assert_int_equal(r.prompt_len, cb_tok_approx_tokenize(rendered, strlen(rendered), VOCAB, NULL, 0));
   assert_true(r.prompt_len > 5);
   cb__sim_api_request_free(&r);
 }

@@ -1,5 +1,6 @@
 /*
- * test_sim_text.c - the simulator's synthetic text and approximate tokenizer.
+ * test_sim_text.c - the simulator's synthetic text and the approximate tokenizer it
+ * is written for (tok's cb_tok_approx_*).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,11 @@
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
 #include "calibench/sim.h"
+#include "calibench/tok.h"
 
 #define VOCAB 128256u
 
-static size_t count(const char *s) { return cb_sim_approx_tokenize(s, strlen(s), VOCAB, NULL, 0); }
+static size_t count(const char *s) { return cb_tok_approx_tokenize(s, strlen(s), VOCAB, NULL, 0); }
 
 static void test_tokenizer_pieces(void **state) {
   (void)state;
@@ -37,19 +39,19 @@ static void test_tokenizer_ids_stable(void **state) {
   (void)state;
   uint32_t a[8], b[8];
   const char *s = "The cache hit rate";
-  size_t n = cb_sim_approx_tokenize(s, strlen(s), VOCAB, a, 8);
+  size_t n = cb_tok_approx_tokenize(s, strlen(s), VOCAB, a, 8);
   assert_int_equal(n, 4);
-  cb_sim_approx_tokenize(s, strlen(s), VOCAB, b, 8);
+  cb_tok_approx_tokenize(s, strlen(s), VOCAB, b, 8);
   assert_memory_equal(a, b, sizeof(uint32_t) * n);
   for (size_t i = 0; i < n; i++) assert_true(a[i] < VOCAB);
   /* A shared prefix gives the same leading ids. */
   const char *t = "The cache hit ratio";
-  cb_sim_approx_tokenize(t, strlen(t), VOCAB, b, 8);
+  cb_tok_approx_tokenize(t, strlen(t), VOCAB, b, 8);
   assert_memory_equal(a, b, sizeof(uint32_t) * 3);
   assert_int_not_equal(a[3], b[3]);
   /* max_ids bounds what is written, the count covers the whole text. */
   uint32_t one[1] = {0};
-  assert_int_equal(cb_sim_approx_tokenize(s, strlen(s), VOCAB, one, 1), 4);
+  assert_int_equal(cb_tok_approx_tokenize(s, strlen(s), VOCAB, one, 1), 4);
   assert_int_equal(one[0], a[0]);
 }
 
@@ -67,7 +69,7 @@ static void test_text_round_trip(void **state) {
       assert_true(strlen(piece) < CB_SIM_TOKEN_TEXT_MAX);
       cb_buf_append_str(&text, piece);
     }
-    size_t n = cb_sim_approx_tokenize(text.data, text.len, VOCAB, back, N);
+    size_t n = cb_tok_approx_tokenize(text.data, text.len, VOCAB, back, N);
     if (n != N) fail_msg("seed %llu: %zu tokens re-counted, %d generated", (unsigned long long)seed, n, N);
     assert_memory_equal(gen, back, sizeof gen);
     cb_buf_free(&text);

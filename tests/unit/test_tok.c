@@ -365,8 +365,8 @@ static void test_hf_unsupported(void **state) {
       {"{\"pre_tokenizer\": {\"type\": \"Split\", \"pattern\": {\"String\": \"x\"}, \"behavior\": \"Contiguous\"},"
        " \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
        "Split behavior 'Contiguous' is not supported"},
-      {"{\"normalizer\": {\"type\": \"NFKC\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
-       "normalizer type 'NFKC' is not supported"},
+      {"{\"normalizer\": {\"type\": \"ByteLevel\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
+       "normalizer type 'ByteLevel' is not supported"},
       {"{\"decoder\": {\"type\": \"CTC\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",
        "decoder type 'CTC' is not supported"},
       {"{\"post_processor\": {\"type\": \"RobertaProcessing\"}, \"model\": {\"type\": \"BPE\", \"vocab\": {}, \"merges\": []}}",

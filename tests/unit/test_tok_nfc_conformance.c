@@ -1,14 +1,17 @@
 /*
- * test_tok_nfc_conformance.c - cb__nfc against Unicode's own conformance file,
+ * test_tok_nfc_conformance.c - cb__nfc, cb__nfd, cb__nfkc and cb__nfkd against
+ * Unicode's own conformance file,
  * NormalizationTest.txt (UAX #15 section 17), from Debian's unicode-data package
  * (/usr/share/unicode, or $CB_UCD_DIR).
  *
  * The tables are Unicode 9.0's, the version Hugging Face tokenizers normalizes as
  * (scripts/gen_nfc_data.py says how that was established), and the file is a later
  * version's: lines holding a character assigned after 9.0 are left out, using
- * DerivedAge.txt. Every other line must hold: c2 == NFC(c1) == NFC(c2) == NFC(c3) and
- * c4 == NFC(c4) == NFC(c5); every 9.0 character that Part 1 does not list is its own
- * NFC; and the quick check never calls text NFC that NFC would change.
+ * DerivedAge.txt. Every other line must hold the file's invariants: c2 == NFC(c1) ==
+ * NFC(c2) == NFC(c3) and c4 == NFC(c4) == NFC(c5); c3 == NFD(c1..c3), c5 == NFD(c4..c5);
+ * c4 == NFKC(c1..c5); c5 == NFKD(c1..c5). Every 9.0 character that Part 1 does not
+ * list is its own NFC, NFD, NFKC and NFKD; and the quick check never calls text NFC
+ * that NFC would change.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,13 +83,22 @@ static int column_utf8(const char *col, const unsigned char *assigned, cb_buf *o
   return 1;
 }
 
-static void expect_nfc(const char *line, int from, int to, const cb_buf *in, const cb_buf *want) {
+typedef void (*form_fn)(const char *s, size_t n, cb_buf *out);
+static const struct {
+  const char *name;
+  form_fn fn;
+} forms[] = {{"NFC", cb__nfc}, {"NFD", cb__nfd}, {"NFKC", cb__nfkc}, {"NFKD", cb__nfkd}};
+enum { NFC, NFD, NFKC, NFKD };
+
+static void expect_form(int form, const char *line, int from, int to, const cb_buf *in,
+                        const cb_buf *want) {
   cb_buf got;
   cb_buf_init(&got, 0);
-  cb__nfc(in->data, in->len, &got);
+  forms[form].fn(in->data, in->len, &got);
   if (got.len != want->len || memcmp(got.data, want->data, got.len))
-    fail_msg("NFC(c%d) != c%d on: %s", from, to, line);
-  if (cb__nfc_quick_yes(in->data, in->len) && (in->len != want->len || memcmp(in->data, want->data, in->len)))
+    fail_msg("%s(c%d) != c%d on: %s", forms[form].name, from, to, line);
+  if (form == NFC && cb__nfc_quick_yes(in->data, in->len) &&
+      (in->len != want->len || memcmp(in->data, want->data, in->len)))
     fail_msg("quick check says c%d is NFC, but NFC changes it: %s", from, line);
   cb_buf_free(&got);
 }
@@ -124,11 +136,12 @@ static void test_normalization_test_txt(void **state) {
       later++;
       continue;
     }
-    expect_nfc(p, 1, 2, &col[0], &col[1]);
-    expect_nfc(p, 2, 2, &col[1], &col[1]);
-    expect_nfc(p, 3, 2, &col[2], &col[1]);
-    expect_nfc(p, 4, 4, &col[3], &col[3]);
-    expect_nfc(p, 5, 4, &col[4], &col[3]);
+    for (int c = 1; c <= 5; c++) {
+      expect_form(NFC, p, c, c <= 3 ? 2 : 4, &col[c - 1], &col[c <= 3 ? 1 : 3]);
+      expect_form(NFD, p, c, c <= 3 ? 3 : 5, &col[c - 1], &col[c <= 3 ? 2 : 4]);
+      expect_form(NFKC, p, c, 4, &col[c - 1], &col[3]);
+      expect_form(NFKD, p, c, 5, &col[c - 1], &col[4]);
+    }
     checked++;
   }
   int rc = piped ? pclose(f) : fclose(f);
@@ -138,7 +151,7 @@ static void test_normalization_test_txt(void **state) {
   fprintf(stderr, "NormalizationTest.txt: %ld lines checked, %ld with later characters\n", checked, later);
   assert_true(checked >= 15000);
 
-  /* Part 1's rule: every character it does not list is its own NFC. */
+  /* Part 1's rule: every character it does not list is its own NFC, NFD, NFKC, NFKD. */
   long invariant = 0;
   cb_buf one, got;
   cb_buf_init(&one, 0);
@@ -147,10 +160,13 @@ static void test_normalization_test_txt(void **state) {
     if (!assigned[cp] || in_part1[cp] || (cp >= 0xD800 && cp < 0xE000)) continue;
     char enc[4];
     cb_buf_reset(&one);
-    cb_buf_reset(&got);
     cb_buf_append(&one, enc, cb__utf8_encode(cp, enc));
-    cb__nfc(one.data, one.len, &got);
-    if (got.len != one.len || memcmp(got.data, one.data, one.len)) fail_msg("NFC(U+%04X) is not U+%04X", cp, cp);
+    for (int form = 0; form < 4; form++) {
+      cb_buf_reset(&got);
+      forms[form].fn(one.data, one.len, &got);
+      if (got.len != one.len || memcmp(got.data, one.data, one.len))
+        fail_msg("%s(U+%04X) is not U+%04X", forms[form].name, cp, cp);
+    }
     invariant++;
   }
   assert_true(invariant > 200000);

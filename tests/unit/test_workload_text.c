@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "calibench/sim.h"
+#include "calibench/tok.h"
 #include "calibench/workload.h"
 #include "test_workload_common.h"
 
@@ -141,9 +141,9 @@ static void test_text_is_varied_and_deterministic(void **state) {
 /* ---- shared prefixes ------------------------------------------------------------------- */
 
 static size_t ids_of(const char *t, size_t n, uint32_t **ids) {
-  size_t k = cb_sim_approx_tokenize(t, n, CB_WORKLOAD_APPROX_VOCAB, NULL, 0);
+  size_t k = cb_tok_approx_tokenize(t, n, CB_WORKLOAD_APPROX_VOCAB, NULL, 0);
   *ids = malloc((k ? k : 1) * sizeof **ids);
-  cb_sim_approx_tokenize(t, n, CB_WORKLOAD_APPROX_VOCAB, *ids, k);
+  cb_tok_approx_tokenize(t, n, CB_WORKLOAD_APPROX_VOCAB, *ids, k);
   return k;
 }
 
