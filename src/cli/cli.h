@@ -25,5 +25,6 @@ int cli_probe_main(int argc, char **argv);
 int cli_probe_perturb_main(int argc, char **argv);
 /* `probe agent` (argv[0] = "agent"): run's options plus a workflow (cmd_probe_agent.c). */
 int cli_probe_agent_main(int argc, char **argv);
+int cli_probe_dialog_main(int argc, char **argv);
 
 #endif

@@ -15,6 +15,7 @@ static const cli_command probes[] = {
      cli_probe_perturb_main},
     {"agent", "tool paths of an agent task: their distribution, latency and SLO per path, "
               "success against tool calls", cli_probe_agent_main},
+    {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {NULL, NULL, NULL},
 };
 

@@ -26,6 +26,7 @@ static const struct {
 } RENDERERS[] = {
     {"perturb", cb__rep_probe_perturb},
     {"agent", cb__rep_probe_agent},
+    {"dialog", cb__rep_probe_dialog},
     {NULL, NULL},
 };
 

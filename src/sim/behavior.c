@@ -10,10 +10,8 @@
 #include "sim/behavior.h"
 #include "sim/behavior_answer.h"
 
-/* One row per section; a row without functions is a section another part of the
- * probe work will bring (dialog: probe dialog): naming it is an error until then, never
- * silently ignored. A refusal comes before perturb's answer: a refused prompt is refused
- * however it was perturbed. */
+/* One row per section, asked in this order: a refusal comes before perturb's answer,
+ * so a refused prompt is refused however it was perturbed. */
 static const cb__sim_behavior_section SECTIONS[] = {
     {"context", cb__sim_behavior_context_parse, cb__sim_behavior_context_free,
      cb__sim_behavior_context_answer},
@@ -21,7 +19,8 @@ static const cb__sim_behavior_section SECTIONS[] = {
      cb__sim_behavior_refusal_answer},
     {"perturb", cb__sim_behavior_perturb_parse, cb__sim_behavior_perturb_free,
      cb__sim_behavior_perturb_answer},
-    {"dialog", NULL, NULL, NULL},
+    {"dialog", cb__sim_behavior_dialog_parse, cb__sim_behavior_dialog_free,
+     cb__sim_behavior_dialog_answer},
     {"agent", cb__sim_behavior_agent_parse, cb__sim_behavior_agent_free,
      cb__sim_behavior_agent_answer},
 };
@@ -71,9 +70,6 @@ static cb_status load_root(const cb__yaml_ctx *y, const yaml_node_t *root, cb_si
     size_t i = 0;
     while (i < N_SECTIONS && strcmp(SECTIONS[i].name, name)) i++;
     if (i == N_SECTIONS) return known_keys(y, key);
-    if (!SECTIONS[i].parse)
-      return cb__yaml_at(y, key, CB_ERR_PARSE,
-                         "section '%s' is not supported by this build of calibench", name);
     if (val->type != YAML_MAPPING_NODE)
       return cb__yaml_key_at(y, val, CB_ERR_PARSE, name, "expected a mapping");
     cb_status st = SECTIONS[i].parse(y, val, &b->section[i]);
