@@ -11,6 +11,8 @@
 
 /* One row per probe. */
 static const cli_command probes[] = {
+    {"context", "where long context breaks: needle recall over lengths x depths, the breakpoint",
+     cli_probe_context_main},
     {NULL, NULL, NULL},
 };
 
