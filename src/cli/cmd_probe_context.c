@@ -195,20 +195,23 @@ static double num(json_t *o, const char *key) {
 
 static void print_summary(json_t *doc, const char *dir) {
   json_t *iv = json_object_get(doc, "breakpoint_interval");
-  printf("breakpoint: %lld tokens%s (%.0f%% interval %.0f-%.0f, %.0f%% of resamples agree)\n",
+  if (json_is_null(json_object_get(doc, "breakpoint_tokens")))
+    printf("no breakpoint: %s\n", json_string_value(json_object_get(doc, "no_breakpoint")));
+  else printf("breakpoint: %lld tokens%s (%.0f%% interval %.0f-%.0f, %.0f%% of resamples agree)\n",
          (long long)json_integer_value(json_object_get(doc, "breakpoint_tokens")),
          json_is_true(json_object_get(doc, "censored")) ? " or more: no length fell beyond the tolerance" : "",
          100 * num(doc, "confidence"), json_number_value(json_array_get(iv, 0)),
          json_number_value(json_array_get(iv, 1)), 100 * num(doc, "breakpoint_confidence"));
-  printf("  %-10s %-7s %9s %9s %17s %12s\n", "length", "phase", "requests", "accuracy",
-         "interval", "TTFT p50 ms");
+  printf("  %-10s %-7s %9s %7s %9s %17s %12s\n", "length", "phase", "requests", "failed",
+         "accuracy", "interval", "TTFT p50 ms");
   size_t i;
   json_t *l;
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    printf("  %-10lld %-7s %9lld %9.3f %8.3f-%-8.3f %12.1f\n",
+    printf("  %-10lld %-7s %9lld %7lld %9.3f %8.3f-%-8.3f %12.1f\n",
            (long long)json_integer_value(json_object_get(l, "length")),
            json_string_value(json_object_get(l, "phase")),
-           (long long)json_integer_value(json_object_get(l, "requests")), num(l, "accuracy"),
+           (long long)json_integer_value(json_object_get(l, "requests")),
+           (long long)json_integer_value(json_object_get(l, "failed")), num(l, "accuracy"),
            num(l, "lo"), num(l, "hi"), num(l, "ttft_ms_p50"));
   }
   json_t *pr = json_object_get(doc, "pressure");

@@ -32,6 +32,7 @@ typedef struct item {
   double score, ttft_ms, e2e_ms;
   int64_t prompt_tokens;
   char *answer;               /* owned, cut to ANSWER_KEPT bytes */
+  char error[160];            /* a failed request: why ("" when ok) */
 } item;
 
 #define ANSWER_KEPT 300
@@ -76,6 +77,14 @@ static void on_record(void *ctx, const cb_record *rec) {
   item *it = &s->items[s->first + s->map[rec->index]];
   it->answered = 1;
   it->ok = !rec->error_class[0] && rec->http_status == 200;
+  if (!it->ok) { /* server text in error_message: redacted by the runner, cleaned here */
+    cb_buf clean = {0};
+    cb_utf8_clean(&clean, rec->error_message, cb_utf8_cut(rec->error_message, strlen(rec->error_message), 100), 1);
+    snprintf(it->error, sizeof it->error, "%s (HTTP %d)%s%s",
+             rec->error_class[0] ? rec->error_class : "http_status", rec->http_status,
+             clean.len ? ": " : "", clean.data ? clean.data : "");
+    cb_buf_free(&clean);
+  }
   const char *text = it->ok && rec->output_text ? rec->output_text : NULL;
   it->score = cb_probe_context_score(&it->needle, text);
   it->prompt_tokens = rec->prompt_tokens;
@@ -336,18 +345,29 @@ static cb_status metric(json_t *doc, const char *name, double v, double lo, doub
   return cb_probe_json_metric(doc, name, v, lo, hi, higher, err);
 }
 
-static json_t *build_doc(const probe_state *s, size_t bp, size_t bracket_hi, int censored,
+static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size_t bracket_hi, int censored,
                          const cb_probe_context_interval *iv, size_t pressure_len,
                          const char *const *bisect_dirs, size_t n_bisect, cb_error *err) {
   const cb_probe_context_params *p = s->p;
   double level = p->confidence;
   json_t *doc = cb_probe_json_new("context");
-  json_object_set_new(doc, "breakpoint_tokens", json_integer((json_int_t)bp));
-  json_object_set_new(doc, "breakpoint_interval", json_pack("[o, o]", num(iv->lo), num(iv->hi)));
-  json_object_set_new(doc, "breakpoint_confidence", num(iv->agree));
-  json_object_set_new(doc, "breakpoint_bracket",
-                      json_pack("[i, o]", (json_int_t)bp,
-                                censored ? json_null() : json_integer((json_int_t)bracket_hi)));
+  if (no_reference) { /* nothing holds at the shortest length: there is no breakpoint */
+    json_object_set_new(doc, "breakpoint_tokens", json_null());
+    json_object_set_new(doc, "breakpoint_interval", json_pack("[n, n]"));
+    json_object_set_new(doc, "breakpoint_confidence", json_null());
+    json_object_set_new(doc, "breakpoint_bracket", json_pack("[n, n]"));
+    json_object_set_new(doc, "no_breakpoint",
+                        json_string("the accuracy at the shortest length is within the tolerance "
+                                    "of 0: the needle is not retrieved even there, so no length "
+                                    "can be said to break it"));
+  } else {
+    json_object_set_new(doc, "breakpoint_tokens", json_integer((json_int_t)bp));
+    json_object_set_new(doc, "breakpoint_interval", json_pack("[o, o]", num(iv->lo), num(iv->hi)));
+    json_object_set_new(doc, "breakpoint_confidence", num(iv->agree));
+    json_object_set_new(doc, "breakpoint_bracket",
+                        json_pack("[i, o]", (json_int_t)bp,
+                                  censored ? json_null() : json_integer((json_int_t)bracket_hi)));
+  }
   json_object_set_new(doc, "censored", json_boolean(censored));
   json_object_set_new(doc, "tolerance", json_real(p->tolerance));
   json_object_set_new(doc, "needle", json_string(needle_name(p->needle)));
@@ -435,7 +455,7 @@ static json_t *build_doc(const probe_state *s, size_t bp, size_t bracket_hi, int
                                              pressure_len ? json_string("pressure") : json_null()));
 
   double lo, hi;
-  cb_status st = metric(doc, "breakpoint_tokens", (double)bp, iv->lo, iv->hi, 1, err);
+  cb_status st = no_reference ? CB_OK : metric(doc, "breakpoint_tokens", (double)bp, iv->lo, iv->hi, 1, err);
   cb_stats_wilson(shortest.k, shortest.n, level, &lo, &hi);
   if (!st && shortest.n) st = metric(doc, "accuracy_short", shortest.k / shortest.n, lo, hi, 1, err);
   cb_stats_wilson(longest.k, longest.n, level, &lo, &hi);
@@ -484,9 +504,25 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
   size_t bp = cb_probe_context_breakpoint(lv, n_lv, p->tolerance, &fail);
   int censored = fail >= n_lv;
   size_t lo = bp, hi = censored ? bp : lv[fail].length;
+  /* The shortest length is the reference: every request failing there is the target's
+   * failure; an accuracy within the tolerance of 0 leaves nothing to break. */
+  const item *failed = NULL;
+  size_t short_ok = 0;
+  for (size_t i = 0; i < s.n_items; i++)
+    if (s.items[i].length == p->lengths[0]) {
+      short_ok += s.items[i].ok;
+      if (!s.items[i].ok && !failed) failed = &s.items[i];
+    }
+  if (!short_ok) {
+    cb_error_set(err, CB_ERR_NETWORK, "every request at the shortest length (%zu tokens) failed, "
+                 "the first with %s", p->lengths[0], failed ? failed->error : "no answer");
+    o = CB_SESSION_FAILED;
+    goto out;
+  }
+  int no_reference = level_mean(&lv[0]) <= p->tolerance;
   say(&s, "grid: short-context accuracy %.3f; %s", level_mean(&lv[0]),
-      censored ? "no length falls beyond the tolerance" : "bisecting");
-  for (size_t r = 0; !censored && r < p->bisect_rounds && hi - lo >= 2; r++) {
+      no_reference ? "too low for a breakpoint" : censored ? "no length falls beyond the tolerance" : "bisecting");
+  for (size_t r = 0; !no_reference && !censored && r < p->bisect_rounds && hi - lo >= 2; r++) {
     size_t mid = lo + (hi - lo) / 2;
     size_t first = s.n_items;
     add_items(&s, PHASE_BISECT, mid, 0);
@@ -510,12 +546,13 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
   cb_probe_context_interval iv;
   cb_probe_context_breakpoint_interval(lv, n_lv, p->tolerance, p->bootstrap, p->confidence,
                                        cb_hash3_u64(p->seed, UINT64_C(0x6270), 0), &iv);
-  say(&s, "breakpoint: %zu tokens%s (%.0f%% interval %.0f-%.0f)", bp, censored ? " or more" : "",
-      100 * p->confidence, iv.lo, iv.hi);
+  if (!no_reference)
+    say(&s, "breakpoint: %zu tokens%s (%.0f%% interval %.0f-%.0f)", bp, censored ? " or more" : "",
+        100 * p->confidence, iv.lo, iv.hi);
 
   /* 3. pressure at the breakpoint */
   size_t pressure_len = 0;
-  if (p->n_densities) {
+  if (p->n_densities && !no_reference) {
     pressure_len = bp;
     size_t first = s.n_items;
     for (size_t k = 0; k < p->n_densities; k++) add_items(&s, PHASE_PRESSURE, pressure_len, p->densities[k]);
@@ -525,7 +562,7 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
     if ((o = run_phase(&s, first, dir, err)) != CB_SESSION_OK) goto out;
   }
 
-  doc = build_doc(&s, bp, censored ? 0 : hi, censored, &iv, pressure_len,
+  doc = build_doc(&s, no_reference, bp, censored ? 0 : hi, censored, &iv, pressure_len,
                   (const char *const *)bisect_dirs, n_bisect, err);
   if (!doc) {
     o = CB_SESSION_BAD_INPUT;

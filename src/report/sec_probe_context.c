@@ -79,15 +79,15 @@ static void decay_curve(cb__rep_doc *d, json_t *doc) {
   c.y.unit = CB__REP_UNIT_FRACTION;
   c.y.min = 0;
   c.y.max = 1;
-  cb__rep_series *g = cb__rep_chart_series(&c, CB__REP_LINE, 0, "grid");
-  g->markers = 1;
+  /* one line through every tested length; the bisection's midpoints marked on it */
+  cb__rep_series *a = cb__rep_chart_series(&c, CB__REP_LINE, 0, "accuracy");
+  a->markers = 1;
   size_t i;
   json_t *l;
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    if (!strcmp(json_string_value(json_object_get(l, "phase")), "grid"))
-      cb__rep_series_add(g, num(l, "length"), num(l, "accuracy"));
+    cb__rep_series_add(a, num(l, "length"), num(l, "accuracy"));
   }
-  cb__rep_series *b = cb__rep_chart_series(&c, CB__REP_POINTS, 1, "bisection");
+  cb__rep_series *b = cb__rep_chart_series(&c, CB__REP_POINTS, 1, "bisection midpoint");
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
     if (strcmp(json_string_value(json_object_get(l, "phase")), "grid"))
       cb__rep_series_add(b, num(l, "length"), num(l, "accuracy"));
@@ -97,7 +97,7 @@ static void decay_curve(cb__rep_doc *d, json_t *doc) {
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
     cb__rep_series_add(lo, num(l, "length"), num(l, "lo"));
   }
-  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 0, " ");
+  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 0, "%s", ""); /* no second key */
   hi->dashed = 1;
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
     cb__rep_series_add(hi, num(l, "length"), num(l, "hi"));
@@ -105,8 +105,9 @@ static void decay_curve(cb__rep_doc *d, json_t *doc) {
   json_t *first = json_array_get(json_object_get(doc, "lengths"), 0);
   double floor_acc = num(first, "accuracy") - num(doc, "tolerance");
   cb__rep_chart_mark(&c, 0, floor_acc, CB__REP_TONE_WARN, "tolerance");
-  cb__rep_chart_mark(&c, 1, num(doc, "breakpoint_tokens"), CB__REP_TONE_BAD, "breakpoint %.0f",
-                     num(doc, "breakpoint_tokens"));
+  if (isfinite(num(doc, "breakpoint_tokens"))) /* a mark at NaN is dropped anyway */
+    cb__rep_chart_mark(&c, 1, num(doc, "breakpoint_tokens"), CB__REP_TONE_BAD, "breakpoint %.0f",
+                       num(doc, "breakpoint_tokens"));
   snprintf(c.note, sizeof c.note, "Each length's accuracy with its Wilson interval; the breakpoint is "
            "the longest length within the tolerance of the shortest's");
   cb__rep_doc_chart_end(d, &c, NULL);
@@ -129,7 +130,7 @@ static void pressure_curve(cb__rep_doc *d, json_t *doc) {
   s->markers = 1;
   cb__rep_series *lo = cb__rep_chart_series(&c, CB__REP_LINE, 2, "Wilson interval");
   lo->dashed = 1;
-  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 2, " ");
+  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 2, "%s", "");
   hi->dashed = 1;
   size_t i;
   json_t *p;
@@ -226,7 +227,11 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
 void cb__rep_probe_context(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run, json_t *doc) {
   (void)run;
   json_t *iv = json_object_get(doc, "breakpoint_interval");
-  cb__rep_doc_para(d, 0,
+  if (json_is_null(json_object_get(doc, "breakpoint_tokens")))
+    cb__rep_doc_para(d, CB__REP_TONE_BAD, "No breakpoint: %s.",
+                     json_string_value(json_object_get(doc, "no_breakpoint"))
+                         ? json_string_value(json_object_get(doc, "no_breakpoint")) : "?");
+  else cb__rep_doc_para(d, 0,
                    "Breakpoint %.0f tokens%s: %.0f%% interval %.0f \xE2\x80\x93 %.0f (%.0f%% of "
                    "bootstrap resamples agree), tolerance %.2f below the shortest length's "
                    "accuracy; %s needles, tokens counted by %s.",

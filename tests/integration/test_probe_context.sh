@@ -140,3 +140,29 @@ expect 2 "--depths: expected up to 21 numbers in \[0, 100\]" -- probe context --
 expect 2 "--needle: expected single, multi-key or multi-value" -- probe context --needle many
 expect 2 "--num-requests and --duration do not apply" -- probe context --num-requests 5
 expect 2 "unknown probe 'contxt'" -- probe contxt
+
+# A target that never finds the needle: no breakpoint to speak of (null, said why),
+# not a breakpoint at the longest length.
+printf 'context:\n  breakpoint_tokens: 100000\n  recall: 0.05\n' >"$TMP/blind.yaml"
+"$CALIBENCH" probe context --lengths 1k,2k --depths 50 --trials 10 --sim-behavior "$TMP/blind.yaml" \
+  --sim-time-scale 0.01 --no-server-metrics --out "$TMP/blind" >"$TMP/blind.out" 2>&1 ||
+  fail "probe context on a blind target exited $?: $(cat "$TMP/blind.out")"
+grep -q "^no breakpoint: the accuracy at the shortest length" "$TMP/blind.out" || fail "$(cat "$TMP/blind.out")"
+python3 - "$TMP/blind/probe.json" <<'PY' || fail "blind probe.json"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["breakpoint_tokens"] is None and "no_breakpoint" in p and "breakpoint_tokens" not in p["metrics"], p
+assert p["metrics"]["accuracy_short"]["value"] <= 0.1
+PY
+echo "ok - a target that never retrieves the needle has no breakpoint, and probe.json says why"
+
+# A target whose every request fails: exit 1 with the server's reason, no probe.json.
+start_sim --fault 500:p=1 --time-scale 0.01
+rc=0
+"$CALIBENCH" probe context --lengths 1k,2k --depths 50 --trials 2 --url "$SIM_URL/v1" --no-server-metrics \
+  --out "$TMP/down" --quiet 2>"$TMP/down.err" || rc=$?
+stop_sims
+[ "$rc" = 1 ] && grep -q "every request at the shortest length (1024 tokens) failed, the first with http_status (HTTP 500)" "$TMP/down.err" ||
+  fail "probe context on a failing target: exit $rc: $(cat "$TMP/down.err")"
+[ ! -e "$TMP/down/probe.json" ] || fail "a probe.json from a target that failed every request"
+echo "ok - a target that fails every request: exit 1 with why"
