@@ -34,6 +34,13 @@ for f in records.jsonl summary.json manifest.json report.html probe.json prompts
   [ -s "$TMP/embedded/$f" ] || fail "the result directory has no $f"
 done
 grep -q "^breakpoint: " "$TMP/embedded.out" || fail "no breakpoint line: $(cat "$TMP/embedded.out")"
+# the manifest names the planted truth that answered
+python3 - "$TMP/embedded/manifest.json" "$(sha256sum "$TMP/behavior.yaml" | cut -d' ' -f1)" <<'PY' ||
+import json, sys
+b = json.load(open(sys.argv[1]))["server"]["embedded_simulator"]["behavior"]
+assert b["sha256"] == sys.argv[2] and b["path"].endswith("behavior.yaml"), b
+PY
+  fail "the manifest does not name the behaviour file"
 
 check() { # DIR: the planted truth recovered
   python3 - "$1" <<'PY'
@@ -116,6 +123,11 @@ assert a.keys() == b.keys() and len(a) == 100
 diff = [i for i in a if a[i] != b[i]]
 assert not diff, (len(diff), a[diff[0]], b[diff[0]])
 PY
+python3 -c "
+import json, sys
+assert json.load(open(sys.argv[1]))['engine']['behavior']['sha256'] == sys.argv[2]
+" "$TMP/simrun/manifest.json" "$(sha256sum "$TMP/behavior.yaml" | cut -d' ' -f1)" ||
+  fail "sim run's manifest does not name the behaviour file"
 echo "ok - sim run --behavior answers the same prompts the same way"
 
 # Exact lengths under a real tokenizer: the simulator counts with it too (completions:
