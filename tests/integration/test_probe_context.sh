@@ -147,6 +147,27 @@ else
   need_peer llama3-tokenizer-in-node_modules
 fi
 
+# RULER's other two needles, and a haystack of one's own: below the breakpoint the
+# simulator recalls every value (recall 1, no dip), and ignores the other keys' needles.
+printf 'context:\n  breakpoint_tokens: 6000\n  recall: 1\n' >"$TMP/sharp.yaml"
+printf 'Zebras graze quietly near the riverbank while herons wade in the shallows. %.0s' $(seq 1 40) >"$TMP/hay.txt"
+for kind in multi-value multi-key; do
+  "$CALIBENCH" probe context --needle $kind --values 3 --keys 5 --lengths 1k,2k --depths 10,90 --trials 3 \
+    --bisect 0 --haystack "$TMP/hay.txt" --sim-behavior "$TMP/sharp.yaml" --sim-time-scale 0.01 \
+    --no-server-metrics --out "$TMP/$kind" --quiet || fail "probe context --needle $kind exited $?"
+  python3 - "$TMP/$kind" $kind <<'PY' || fail "--needle $kind"
+import json, sys
+d, kind = sys.argv[1:]
+p = json.load(open(f"{d}/probe.json"))
+assert p["needle"] == kind and p["metrics"]["accuracy_grid"]["value"] == 1, p["metrics"]
+prompt = json.loads(open(f"{d}/prompts.jsonl").readline())["prompt"]
+assert "Zebras graze quietly" in prompt and "Declaration" not in prompt and "Course of human" not in prompt
+needles = prompt.count("One of the special magic numbers for ")
+assert needles == (3 if kind == "multi-value" else 5), needles
+PY
+done
+echo "ok - multi-value and multi-key needles in a haystack of one's own, recalled below the breakpoint"
+
 expect 2 "--lengths: expected increasing lengths, got 4096 after 8192" -- probe context --lengths 8k,4k
 expect 2 "--depths: expected up to 21 numbers in \[0, 100\]" -- probe context --depths 0,150
 expect 2 "--needle: expected single, multi-key or multi-value" -- probe context --needle many
