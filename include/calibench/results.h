@@ -361,6 +361,9 @@ void cb_slo_result_describe(const cb_slo_result *r, char *out, size_t n);
  */
 typedef struct cb_results_dir cb_results_dir;
 
+/* Create DIR and its missing parents (an existing directory is fine; a file in the
+ * way is CB_ERR_STATE "choose another --out directory"). */
+cb_status cb_results_mkdir(const char *dir, cb_error *err);
 /* Create DIR (and missing parents) and open DIR/records.jsonl. Refuses a directory
  * that already holds a records.jsonl (CB_ERR_STATE), so results are never mixed. */
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err);

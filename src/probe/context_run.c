@@ -13,6 +13,7 @@
 #include "calibench/alloc.h"
 #include "calibench/probe.h"
 #include "calibench/probe_context.h"
+#include "calibench/results.h"
 #include "calibench/rng.h"
 #include "calibench/stats.h"
 #include "calibench/utf8.h"
@@ -168,17 +169,13 @@ static void add_items(probe_state *s, int phase, size_t length, double density) 
 static cb_session_outcome run_phase(probe_state *s, size_t first, const char *dir, cb_error *err) {
   cb_session_config *cfg = s->cfg;
   struct stat sb;
-  if (!stat(dir, &sb)) {
-    char rec[1300];
-    snprintf(rec, sizeof rec, "%s/records.jsonl", dir);
-    if (!stat(rec, &sb)) {
-      cb_error_set(err, CB_ERR_STATE, "%s: the directory already holds a run (records.jsonl)", dir);
-      return CB_SESSION_BAD_INPUT;
-    }
-  } else if (mkdir(dir, 0777)) {
-    cb_error_set(err, CB_ERR_IO, "%s: cannot create the directory", dir);
-    return CB_SESSION_FAILED;
+  char rec[1300];
+  snprintf(rec, sizeof rec, "%s/records.jsonl", dir);
+  if (!stat(rec, &sb)) {
+    cb_error_set(err, CB_ERR_STATE, "%s: the directory already holds a run (records.jsonl)", dir);
+    return CB_SESSION_BAD_INPUT;
   }
+  if (cb_results_mkdir(dir, err) != CB_OK) return err->code == CB_ERR_IO ? CB_SESSION_FAILED : CB_SESSION_BAD_INPUT;
   char path[1250];
   snprintf(path, sizeof path, "%s/prompts.jsonl", dir);
   if (write_prompts(s, path, first, err) != CB_OK) return CB_SESSION_BAD_INPUT;
@@ -526,8 +523,6 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
     size_t mid = lo + (hi - lo) / 2;
     size_t first = s.n_items;
     add_items(&s, PHASE_BISECT, mid, 0);
-    snprintf(dir, sizeof dir, "%s/bisect", base);
-    mkdir(dir, 0777);
     snprintf(dir, sizeof dir, "%s/bisect/%02zu-L%zu", base, r + 1, mid);
     bisect_dirs[n_bisect++] = cb_strdup(dir + strlen(base) + 1);
     if ((o = run_phase(&s, first, dir, err)) != CB_SESSION_OK) goto out;

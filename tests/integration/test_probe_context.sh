@@ -168,6 +168,15 @@ PY
 done
 echo "ok - multi-value and multi-key needles in a haystack of one's own, recalled below the breakpoint"
 
+# --out: missing parents are made; a directory that holds a run is refused, untouched.
+small=(--lengths 1k,2k --depths 50 --trials 2 --bisect 1 --sim-behavior "$TMP/sharp.yaml"
+       --sim-time-scale 0.01 --no-server-metrics --quiet)
+"$CALIBENCH" probe context "${small[@]}" --out "$TMP/deep/a/b" || fail "probe context --out deep/a/b exited $?"
+[ -s "$TMP/deep/a/b/probe.json" ] || fail "no probe.json under missing parents"
+cp "$TMP/deep/a/b/probe.json" "$TMP/first.json"
+expect 2 "already holds a run" -- probe context "${small[@]}" --out "$TMP/deep/a/b"
+cmp -s "$TMP/first.json" "$TMP/deep/a/b/probe.json" || fail "a refused run changed probe.json"
+
 expect 2 "--lengths: expected increasing lengths, got 4096 after 8192" -- probe context --lengths 8k,4k
 expect 2 "--depths: expected up to 21 numbers in \[0, 100\]" -- probe context --depths 0,150
 expect 2 "--needle: expected single, multi-key or multi-value" -- probe context --needle many
