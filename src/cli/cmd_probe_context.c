@@ -279,7 +279,11 @@ int cli_probe_context_main(int argc, char **argv) {
   sigaction(SIGINT, &old_int, NULL);
   sigaction(SIGTERM, &old_term, NULL);
   rc = (int)o;
-  if (o != CB_SESSION_OK) {
+  if (o != CB_SESSION_OK && stop_signals) {
+    fprintf(stderr, "calibench: probe context: interrupted: no probe.json (the runs so far are in %s)\n",
+            cfg.out_dir);
+    rc = 130;
+  } else if (o != CB_SESSION_OK) {
     fprintf(stderr, "calibench: probe context: %s\n", err.msg);
   } else {
     /* The session wrote report.html before probe.json existed: again, with it. */

@@ -177,6 +177,23 @@ cp "$TMP/deep/a/b/probe.json" "$TMP/first.json"
 expect 2 "already holds a run" -- probe context "${small[@]}" --out "$TMP/deep/a/b"
 cmp -s "$TMP/first.json" "$TMP/deep/a/b/probe.json" || fail "a refused run changed probe.json"
 
+# SIGINT mid-grid (once its first answer is in: the handler is up): the session drains,
+# the probe stops with 130 and writes no probe.json from a partial grid.
+"$CALIBENCH" probe context --lengths 16k,32k --depths 0,50,100 --trials 5 --sim-behavior "$TMP/sharp.yaml" \
+  --no-server-metrics --quiet --out "$TMP/int" 2>"$TMP/int.err" &
+pid=$!
+for _ in $(seq 1 200); do
+  [ -s "$TMP/int/records.jsonl" ] && break
+  sleep 0.1
+done
+[ -s "$TMP/int/records.jsonl" ] || fail "no answer within 20 s to interrupt after"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+[ "$rc" = 130 ] && grep -q "interrupted: no probe.json" "$TMP/int.err" || fail "SIGINT: exit $rc: $(cat "$TMP/int.err")"
+[ ! -e "$TMP/int/probe.json" ] && [ -s "$TMP/int/summary.json" ] || fail "SIGINT: probe.json written, or no summary"
+echo "ok - SIGINT mid-grid: exit 130, the run drained and summarised, no probe.json"
+
 expect 2 "--lengths: expected increasing lengths, got 4096 after 8192" -- probe context --lengths 8k,4k
 expect 2 "--depths: expected up to 21 numbers in \[0, 100\]" -- probe context --depths 0,150
 expect 2 "--needle: expected single, multi-key or multi-value" -- probe context --needle many
