@@ -112,6 +112,19 @@ assert [c["accuracy"] for c in a["grid"]] == [c["accuracy"] for c in b["grid"]]
 PY
 echo "ok - sim serve --behavior over loopback: the same breakpoint ($bp_served) and the same grid"
 
+# The registry and the gate take the probe's metrics as they come.
+"$CALIBENCH" store --registry "$TMP/reg.db" "$TMP/embedded" >/dev/null || fail "store exited $?"
+"$CALIBENCH" history --registry "$TMP/reg.db" --metric probe.context.breakpoint_tokens --format json |
+  grep -q "\"probe.context.breakpoint_tokens\": *$bp_embedded" || fail "history lacks the breakpoint"
+"$CALIBENCH" gate --current "$TMP/served" --baseline "$TMP/embedded" --json "$TMP/gate.json" --quiet \
+  --no-snapshot >/dev/null 2>&1 || true
+python3 - "$TMP/gate.json" <<'PY' || fail "gate on the probe's metrics"
+import json, sys
+v = {x["rule"]: x["status"] for x in json.load(open(sys.argv[1]))["verdicts"]}
+assert v["probe-context-breakpoint_tokens"] == "pass" and v["probe-context-accuracy_short"] == "pass", v
+PY
+echo "ok - store, history and gate take probe context's metrics"
+
 # sim run --behavior answers the grid's prompts as the servers did.
 "$CALIBENCH" sim run --dataset "jsonl:$TMP/embedded/prompts.jsonl" --num-requests 100 --seed 5 \
   --behavior "$TMP/behavior.yaml" --concurrency 8 --out "$TMP/simrun" --quiet --no-report ||
