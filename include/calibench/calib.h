@@ -329,6 +329,15 @@ cb_status cb_calib_env_from_results(const char *dir, const char *metric, double 
 
 typedef enum { CB_CALIB_PRICE_TOKENS, CB_CALIB_PRICE_GPU_HOUR } cb_calib_pricing;
 
+/* The largest price `calibrate cost` takes (per 1,000 tokens or per GPU-hour). */
+#define CB_CALIB_PRICE_MAX 1e9
+
+/* A per-token price as the candidates file's price_input_per_1k / price_output_per_1k
+ * reads it: currency per 1,000 tokens, a plain number in [0, CB_CALIB_PRICE_MAX]. The
+ * judge's prices (eval judge, eval run) are read by it. False, *out untouched, for
+ * anything else. */
+bool cb_calib_price_parse(const char *text, double *out);
+
 /* One deployment option. Read the fields; computed ones are set by cb_calib_cost_compute. */
 typedef struct cb_calib_candidate {
   char *model;                 /* owned; unique */

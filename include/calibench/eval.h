@@ -22,7 +22,9 @@
  *     - prepare (optional): work over the whole corpus before any segment, which may
  *       fail (embed-cosine fetches every text's vector here);
  *     - n_stats, segment: the statistics vector of one segment, from that segment
- *       alone (the bootstrap and the paired tests re-sum the same rows). A metric
+ *       alone (the bootstrap and the paired tests re-sum the same rows); it fails
+ *       only on a segment the metric cannot score (ROUGE's pair past the LCS limit),
+ *       with an error, never by leaving the process. A metric
  *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
  *       the segment's scores and a count of 1 in its vector and divides in result;
  *     - result: score, display name (into out->display), signature (starting with
@@ -139,8 +141,11 @@ typedef struct cb_eval_metric {
    * input (exit 2); err says what and where. */
   cb_status (*prepare)(void *state, const struct cb_eval_corpus *c, cb_error *err);
   size_t (*n_stats)(const void *state);
-  /* stats[0 .. n_stats) of one segment (zeroed by the caller). */
-  void (*segment)(void *state, const cb_eval_segment *seg, double *stats);
+  /* stats[0 .. n_stats) of one segment (zeroed by the caller). An error for a segment
+   * the metric cannot score (ROUGE: more than CB_EVAL_ROUGE_MAX_LCS_CELLS; a text
+   * prepare did not see, for prepare_required) or a reference missing: CB_ERR_CAPACITY,
+   * CB_ERR_STATE or CB_ERR_INVALID, err says why. */
+  cb_status (*segment)(void *state, const cb_eval_segment *seg, double *stats, cb_error *err);
   /* From a statistics vector (one segment's or the sum); out is zeroed by the caller. */
   void (*result)(const void *state, const double *stats, const cb_eval_sig_info *sig,
                  cb_eval_result *out);
@@ -191,8 +196,11 @@ cb_status cb_eval_read_text(cb_eval_corpus *c, const char *hyp_path, const char 
 cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
                              const char *ref_field, cb_error *err);
 
-/* Every segment's statistics: rows[i * n_stats ...] for segment i. */
-double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c);
+/* Every segment's statistics into *rows (owned by the caller): rows[i * n_stats ...]
+ * for segment i. A segment the metric cannot score fails it: "segment N: ...", *rows
+ * NULL. */
+cb_status cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c,
+                                double **rows, cb_error *err);
 /* The column sums of rows (n rows of k) into sum[0..k). */
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
 

@@ -157,8 +157,9 @@ typedef struct cb_judge_params {
   int retries;
   size_t bootstrap;         /* replicates for the agreement intervals, 1000 */
   uint64_t seed;            /* for the bootstrap, 12345 */
-  double price_input_per_1k;  /* currency per 1,000 judge input tokens (0: no cost) */
-  double price_output_per_1k;
+  double price_input_per_1k;  /* currency per 1,000 judge input tokens, as calibrate cost's
+                                 price_input_per_1k; NAN (the default): no cost */
+  double price_output_per_1k; /* ... output tokens; given with the input price or not at all */
   const char *out_dir;      /* created: the judge's run (records.jsonl, ...) and judge.json */
   FILE *log;                /* notes and warnings; NULL: nothing */
   volatile sig_atomic_t *stop; /* NULL, or signals seen: 1 drains, 2 cuts (session.h);
@@ -180,7 +181,9 @@ typedef struct cb_judge_summary {
   size_t human_items;        /* items with a verdict and a human score */
   cb_stats_agreement_interval agreement[CB_STATS_AGREE_COUNT]; /* judge vs human */
   int64_t prompt_tokens, output_tokens; /* from the judge's usage (-1: unknown) */
-  double cost;               /* with the prices given; NAN without */
+  double cost;               /* (prompt_tokens x input price + output_tokens x output
+                                price) / 1000, calibrate cost's formula; NAN without prices
+                                or without the usage */
   double latency_p50_s, latency_p99_s;  /* end-to-end latency of the judge's requests */
   int interrupted;           /* stopped through params.stop: unsent requests are failed */
 } cb_judge_summary;

@@ -98,8 +98,9 @@ cb_status cb_eval_dataset_spec(const char *file, char *spec, size_t n, size_t *i
  * cb_judge_run into dir/judge (its own run: records.jsonl, summary.json, judge.json);
  * eval.json gets each item's scores[judge_name] (null when the judge's answers did not
  * parse; the scale's minimum for a request that failed, which was not sent) and
- * metrics[judge_name]. A judge that fails (unreachable, the disk) still leaves
- * eval.json with the other metrics; the error is returned (CB_ERR_NETWORK, or
+ * metrics[judge_name]. A judge that fails (unreachable, the disk, every one of its
+ * requests failed) still leaves eval.json with the other metrics (and the judge's
+ * counts when it ran), *doc set to it; the error is returned (CB_ERR_NETWORK, or
  * CB_ERR_INVALID for bad input).
  */
 cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_params *w,

@@ -58,6 +58,9 @@ typedef struct cb_record {
   char class_name[64];       /* scenario class ("" = default) */
   int warmup;                /* 1: excluded from statistics */
   uint64_t scheduled_ns;     /* planned send (open loop); = sent_ns for closed loop */
+  int has_target_rate;       /* 1: a ramped run recorded the rate below */
+  double target_rate;        /* req/s the workload offered at scheduled_ns (a ramped run:
+                                cb_workload_offered_rate), >= 0 */
   uint64_t sent_ns;          /* handed to the transport */
   uint64_t first_byte_ns;    /* first response byte */
   uint64_t first_chunk_ns;   /* first SSE event of any kind */
@@ -186,7 +189,29 @@ typedef struct cb_slo_result {
   double confidence;      /* e.g. 0.95 */
   double p_value;         /* of the decisive one-sided binomial test */
   size_t more_needed;     /* UNDECIDED: more requests, none over the bound, to decide */
+  /* A ramped run (records with target_rate): the offered rate at which the SLO stopped
+   * holding, the lower edge of the lowest bin of cb_summary.ramp in which it is
+   * violated (the verdict above, on that bin's requests); NAN when it held or was
+   * undecided in every bin, or the run did not ramp. break_bin: that bin, or -1. */
+  double break_rate;
+  int break_bin;
 } cb_slo_result;
+
+/* A ramped run's measured requests in bins of equal width in offered rate
+ * (cb_record.target_rate) from the lowest to the highest offered: count and, per SLO,
+ * how many met it; n_bins 0 when no measured record carries an offered rate. */
+#define CB_RAMP_BINS 10
+typedef struct cb_ramp_bins {
+  size_t n_bins;              /* CB_RAMP_BINS, or 1 when every rate is the same */
+  double lo, width;           /* bin b covers [lo + b width, lo + (b + 1) width); the
+                                 last one includes its upper edge */
+  size_t count[CB_RAMP_BINS];
+  size_t met[CB_MAX_SLOS][CB_RAMP_BINS];
+} cb_ramp_bins;
+
+/* The bin of `rate` in b (clamped to the first and last), or -1 when b has none or
+ * rate is not a number. */
+int cb_ramp_bin_of(const cb_ramp_bins *b, double rate);
 
 typedef struct cb_error_count {
   char error_class[24];
@@ -222,6 +247,7 @@ typedef struct cb_summary {
   cb_slo_result slos[CB_MAX_SLOS];
   size_t n_slos;
   double joint_attainment;    /* meeting every SLO */
+  cb_ramp_bins ramp;          /* ramped runs: offered-rate bins, each SLO's break_rate */
   cb_error_count errors[16];
   size_t n_error_classes;
   double lag_warning_ns;      /* p99 lag above which the client fell behind */
@@ -405,6 +431,10 @@ typedef struct cb_vllm_export_params {
   const char *label;        /* may be NULL */
   double request_rate;      /* 0 = inf */
   double burstiness;        /* 1 */
+  const char *ramp_up_strategy; /* a ramped run: "linear" / "exponential" (vLLM then writes
+                                   request_rate "inf" and the ramp's start and end RPS);
+                                   NULL: none */
+  double ramp_up_start_rps, ramp_up_end_rps;
   int max_concurrency;      /* 0 = null */
   uint64_t start_wall_ns;   /* for "date" */
   double duration_s;        /* vLLM's duration: first send to last completion */

@@ -36,6 +36,9 @@ typedef struct cb_runner_item {
   cb_token_source prompt_source;
   const char *const *headers; /* extra "Name: value" headers of this request's class */
   size_t n_headers;
+  int has_target_rate;        /* 1: a ramped run, target_rate goes into the record */
+  double target_rate;         /* req/s the workload offers at at_ns (>= 0; a linear ramp
+                                 from 0 offers 0 at its start) */
 } cb_runner_item;
 
 /* Fill *out with the next request and return 1, or return 0 when there is none.

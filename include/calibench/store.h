@@ -117,8 +117,10 @@ cb_status cb_store_metric_lookup(const char *name, const cb_store_metric **out, 
 /* ---- run data ---------------------------------------------------------------------- */
 
 /* One point of eval metric METRIC's score (the name without "quality."): 1 on the
- * 0-100 scale of most, 0.01 for ROUGE, which keeps rouge-score's 0-1 scale. The gate's
- * default quality threshold and the report's "quality falls" flag count in these. */
+ * 0-100 scale of most, 0.01 for ROUGE, which keeps rouge-score's 0-1 scale, and 0.25
+ * for a judge's mean grade (judge:NAME; a quarter of one step of the rubric's scale,
+ * docs/gate.md says why). The gate's default quality threshold and the report's
+ * "quality falls" flag count in these. */
 double cb_store_quality_point(const char *metric);
 
 /* Names of the per-request samples a run may carry (per class). */

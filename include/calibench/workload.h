@@ -243,29 +243,65 @@ typedef enum {
   CB_ARRIVAL_TRACE       /* the dataset's timestamps / trace_speed */
 } cb_arrival_kind;
 
+/*
+ * A ramp: the instantaneous rate r(t) rises from ramp_start to `rate` over the first
+ * ramp_duration_s seconds, then stays at `rate` (k6's ramping arrival rate, vLLM's
+ * --ramp-up-strategy over time instead of over request indices: docs/workload.md):
+ *  - linear:      r(t) = R0 + (R - R0) t / D
+ *  - exponential: r(t) = R0 (R / R0)^(t / D)
+ * Constant, Poisson and gamma arrivals follow it by a time change: the unit-rate
+ * process's points S_k (t_0 = 0; gaps 1, Exp(1), or Gamma(k, 1/k)) are mapped to
+ * t_k = L^-1(S_k), L(t) the integral of r over [0, t].
+ */
+typedef enum {
+  CB_RAMP_NONE = 0,
+  CB_RAMP_LINEAR,
+  CB_RAMP_EXPONENTIAL
+} cb_ramp_kind;
+
 typedef struct cb_arrival_params {
   cb_arrival_kind kind;
-  double rate;        /* requests per second (constant, poisson, gamma), > 0 */
+  double rate;        /* requests per second (constant, poisson, gamma), > 0; with a
+                         ramp, the rate it ends at */
   double burstiness;  /* gamma shape k > 0 (default 1) */
   double trace_speed; /* trace: > 0; 2 replays twice as fast (default 1) */
+  cb_ramp_kind ramp;  /* CB_RAMP_NONE (0): a constant rate */
+  double ramp_start;  /* R0, req/s: >= 0 (linear), > 0 (exponential), < rate */
+  double ramp_duration_s; /* D > 0 */
 } cb_arrival_params;
 
 /* "closed", "constant", "poisson", "gamma", "trace" (case-insensitive). */
 cb_status cb_arrival_kind_parse(const char *name, cb_arrival_kind *out, cb_error *err);
 const char *cb_arrival_kind_name(cb_arrival_kind kind);
+/* "linear", "exponential" (case-insensitive); "none" for CB_RAMP_NONE's name. */
+cb_status cb_ramp_kind_parse(const char *name, cb_ramp_kind *out, cb_error *err);
+const char *cb_ramp_kind_name(cb_ramp_kind kind);
+/* Also checks a ramp: only on constant, poisson or gamma arrivals, with the bounds
+ * above; CB_ERR_INVALID says which. */
 cb_status cb_arrival_validate(const cb_arrival_params *a, cb_error *err);
+
+/* The process's instantaneous rate r(t) at t_s seconds from the start (req/s); NAN
+ * for closed loop and trace. */
+double cb_arrival_rate_at(const cb_arrival_params *a, double t_s);
+/* L(t_s) = the integral of r over [0, t_s]: the expected arrivals by then (besides the
+ * one at 0). cb_arrival_integrated_inverse(a, x) is the t >= 0 with L(t) = x >= 0.
+ * Both NAN for closed loop and trace. */
+double cb_arrival_integrated(const cb_arrival_params *a, double t_s);
+double cb_arrival_integrated_inverse(const cb_arrival_params *a, double x);
 
 /*
  * Arrival times of one constant, Poisson or gamma process, one after another:
  * t_0 = 0, t_k = t_(k-1) + gap_k (constant: t_k = k / rate exactly, no accumulated
  * rounding). Times are the true process: never rescaled to end at n/rate (vLLM does;
- * see docs/workload.md). Caller-allocated; nothing to free.
+ * see docs/workload.md). With a ramp, t_k = L^-1(S_k) with S_k the unit-rate process
+ * (constant: S_k = k). Caller-allocated; nothing to free.
  */
 typedef struct cb_arrival_gen {
   cb_arrival_params params;
   cb_rng rng;     /* the gaps' stream */
   uint64_t count; /* arrivals produced so far */
   double t_s;     /* time of the last arrival, seconds */
+  double unit_s;  /* with a ramp: the unit-rate process's last point S_k */
 } cb_arrival_gen;
 
 /* kind must be constant, poisson or gamma (validated). */
@@ -391,6 +427,14 @@ uint64_t cb_workload_sampling_seed(const cb_workload *w, uint64_t index);
 cb_status cb_workload_describe(const cb_workload *w, cb_buf *out);
 uint64_t cb_workload_hash(const cb_workload *w);
 
+/* 1 when a process of the workload ramps its rate (cb_arrival_params.ramp). */
+int cb_workload_ramps(const cb_workload *w);
+/* The rate the whole workload offers at offset_ns after the start, req/s: the sum of
+ * the instantaneous rates of its constant, Poisson and gamma processes (trace replays
+ * have no rate and add nothing); NAN in closed loop. A class filter (solo baseline)
+ * does not change it: it is the rate of the workload the entries come from. */
+double cb_workload_offered_rate(const cb_workload *w, uint64_t offset_ns);
+
 typedef struct cb_schedule {
   cb_schedule_entry *entries; /* owned; `count` entries in index order */
   size_t count;
@@ -473,6 +517,7 @@ const cb_workload_params *cb_scenario_params(const cb_scenario *sc);
 #define CB_SCENARIO_SET_NUM_REQUESTS (1u << 6)
 #define CB_SCENARIO_SET_DURATION (1u << 7)
 #define CB_SCENARIO_SET_WARMUP (1u << 8)
+#define CB_SCENARIO_SET_RAMP (1u << 9) /* ramp_up, ramp_start or ramp_duration */
 unsigned cb_scenario_keys_set(const cb_scenario *sc);
 
 #ifdef __cplusplus

@@ -80,6 +80,13 @@ static cb_status get_num(const ctx *c, const cb__cstat_node *map, const char *ke
   return CB_OK;
 }
 
+bool cb_calib_price_parse(const char *text, double *out) {
+  double d;
+  if (!cb__cstat_parse_double(text, &d) || !(d >= 0.0 && d <= CB_CALIB_PRICE_MAX)) return false;
+  *out = d;
+  return true;
+}
+
 static cb_status get_str(const ctx *c, const cb__cstat_node *map, const char *key, const char *who,
                          const char **out) {
   const cb__cstat_node *v = cb__cstat_map_get(map, key);
@@ -197,9 +204,11 @@ static cb_status load_candidate(const ctx *c, const cb__cstat_node *m, cb_calib_
   }
 
   /* pricing */
-  if ((st = get_num(c, m, "price_input_per_1k", 0, 1e9, 0, who, &cd->price_input_per_1k)) ||
-      (st = get_num(c, m, "price_output_per_1k", 0, 1e9, 0, who, &cd->price_output_per_1k)) ||
-      (st = get_num(c, m, "gpu_hour_price", 0, 1e9, 1, who, &cd->gpu_hour_price)) ||
+  if ((st = get_num(c, m, "price_input_per_1k", 0, CB_CALIB_PRICE_MAX, 0, who,
+                    &cd->price_input_per_1k)) ||
+      (st = get_num(c, m, "price_output_per_1k", 0, CB_CALIB_PRICE_MAX, 0, who,
+                    &cd->price_output_per_1k)) ||
+      (st = get_num(c, m, "gpu_hour_price", 0, CB_CALIB_PRICE_MAX, 1, who, &cd->gpu_hour_price)) ||
       (st = get_num(c, m, "gpus", 0, 1e6, 1, who, &cd->gpus)) ||
       (st = get_num(c, m, "throughput_rps", 0, 1e12, 1, who, &cd->throughput_rps)) ||
       (st = get_num(c, m, "throughput_tokens_per_s", 0, 1e15, 1, who,

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "calibench/calib.h"
 #include "calibench/clock.h"
 #include "calibench/duration.h"
 
@@ -34,6 +35,15 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
   }
   *out = v;
   return 0;
+}
+
+int cli_parse_price(const char *opt, const char *s, double *out) {
+  if (cb_calib_price_parse(s, out)) return 0;
+  fprintf(stderr,
+          "calibench: %s: expected a price per 1,000 tokens, a number in [0, %g] (as calibrate "
+          "cost's price_input_per_1k), got '%s'\n",
+          opt, CB_CALIB_PRICE_MAX, s);
+  return -1;
 }
 
 int cli_parse_duration(const char *opt, const char *s, int zero_ok, uint64_t min_ns,

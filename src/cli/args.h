@@ -15,6 +15,9 @@ int cli_parse_double(const char *opt, const char *s, double lo, double hi, doubl
  * 0 passes when `zero_ok` (the flag's "none"); any other value must be >= min_ns. */
 int cli_parse_duration(const char *opt, const char *s, int zero_ok, uint64_t min_ns,
                        uint64_t *out_ns);
+/* A price per 1,000 tokens, read as `calibrate cost` reads its price_input_per_1k
+ * (cb_calib_price_parse): a number in [0, 1e9]. */
+int cli_parse_price(const char *opt, const char *s, double *out);
 /* A byte size with an optional K, M or G suffix (powers of 1024). */
 int cli_parse_bytes(const char *opt, const char *s, size_t *out);
 

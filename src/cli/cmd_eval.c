@@ -136,6 +136,7 @@ typedef struct metric_run {
   void *state;
   size_t k;
   double *rows, *sum;
+  double *bl_rows; /* the --baseline system's segments */
 } metric_run;
 
 static json_t *result_json(const cb_eval_result *r, int width, const cb_eval_interval *iv) {
@@ -200,15 +201,13 @@ static json_t *interval_json(const cb_eval_interval *iv) {
 }
 
 /* One metric against the baseline: sacrebleu's paired table cells, our layout. */
-static void paired(eval_args *a, metric_run *r, const cb_eval_corpus *c, const cb_eval_corpus *base,
+static void paired(eval_args *a, metric_run *r, const cb_eval_corpus *c,
                    const cb_eval_sig_info *sig, json_t *mj, cb_buf *text) {
-  double *bl_rows = cb_eval_segment_stats(r->m, r->state, base);
   cb_eval_paired p = a->paired == PAIRED_BS
-                         ? cb_eval_paired_bs(r->m, r->state, bl_rows, r->rows, c->n, r->k,
+                         ? cb_eval_paired_bs(r->m, r->state, r->bl_rows, r->rows, c->n, r->k,
                                              (long)a->paired_n, (uint64_t)a->seed)
-                         : cb_eval_paired_ar(r->m, r->state, bl_rows, r->rows, c->n, r->k,
+                         : cb_eval_paired_ar(r->m, r->state, r->bl_rows, r->rows, c->n, r->k,
                                              (long)a->paired_n, (uint64_t)a->seed);
-  cb_free(bl_rows);
   json_t *pj = json_pack("{s:s, s:I, s:I, s:{s:s, s:f}, s:{s:s, s:f}, s:f}", "test",
                          a->paired == PAIRED_BS ? "bs" : "ar", "samples", (json_int_t)a->paired_n, "seed",
                          (json_int_t)a->seed, "baseline", "file", a->baseline, "score", p.baseline,
@@ -250,6 +249,14 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
     cb_error err;
     cb_error_clear(&err);
     cb_status st = runs[i].m->prepare ? runs[i].m->prepare(runs[i].state, c, &err) : CB_OK;
+    /* every segment's statistics now, so that a segment the metric cannot score is an
+     * error before anything is printed; the baseline's after the system's (ROUGE's
+     * prepare holds the system's scores, and scores the baseline's segments here) */
+    if (st == CB_OK) st = cb_eval_segment_stats(runs[i].m, runs[i].state, c, &runs[i].rows, &err);
+    if (st == CB_OK && base) {
+      st = cb_eval_segment_stats(runs[i].m, runs[i].state, base, &runs[i].bl_rows, &err);
+      if (st != CB_OK) cb_error_wrap(&err, "--baseline %s", a->baseline);
+    }
     if (st != CB_OK) {
       fprintf(stderr, "calibench: eval: %s: %s\n", runs[i].name, err.msg);
       rc = st == CB_ERR_NETWORK ? 1 : 2;
@@ -267,7 +274,6 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
   for (size_t i = 0; i < nrun; i++) {
     metric_run *r = &runs[i];
     r->k = r->m->n_stats(r->state);
-    r->rows = cb_eval_segment_stats(r->m, r->state, c);
     r->sum = cb_calloc(r->k, sizeof *r->sum);
     cb_eval_sum_stats(r->rows, c->n, r->k, r->sum);
     cb_eval_result res = {0};
@@ -284,7 +290,7 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
     }
     json_object_set_new(json_object_get(doc, "metrics"), r->name, mj);
     if (base) {
-      paired(a, r, c, base, &sig, mj, &text);
+      paired(a, r, c, &sig, mj, &text);
     } else if (!a->sentence) {
       cb_eval_score_line(&res, (int)a->width, a->bootstrap ? &iv : NULL, &text);
       cb_buf_append_char(&text, '\n');
@@ -329,6 +335,7 @@ out:
   for (size_t i = 0; i < nrun; i++) {
     runs[i].m->destroy(runs[i].state);
     cb_free(runs[i].rows);
+    cb_free(runs[i].bl_rows);
     cb_free(runs[i].sum);
   }
   return rc;

@@ -76,7 +76,9 @@ static void usage(FILE *out) {
           "  --retries N            retries of a failed request [0]\n"
           "  --bootstrap N          replicates for the agreement intervals [1000]\n"
           "  --seed N               the bootstrap's seed [12345]\n"
-          "  --price-input X        currency per 1,000 judge input tokens (as calibrate cost)\n"
+          "  --price-input X        currency per 1,000 judge input tokens (calibrate cost's\n"
+          "                         price_input_per_1k); with --price-output, judge.json's\n"
+          "                         cost = tokens x prices / 1000 [no cost]\n"
           "  --price-output X       currency per 1,000 judge output tokens\n");
 }
 
@@ -91,8 +93,12 @@ static void print_summary(const cb_judge_items *items, const cb_judge_params *p,
     printf("position consistency: %.4f (%zu of %zu repeats inconsistent, counted as ties)\n",
            s->position_consistency, s->inconsistent, s->consistent + s->inconsistent);
   } else {
-    printf("mean score: %.4f (scale %g-%g)\n", s->mean_score, p->rubric->scale_min,
-           p->rubric->scale_max);
+    if (s->scored)
+      printf("mean score: %.4f (scale %g-%g)\n", s->mean_score, p->rubric->scale_min,
+             p->rubric->scale_max);
+    else
+      printf("mean score: none (no item graded; scale %g-%g)\n", p->rubric->scale_min,
+             p->rubric->scale_max);
   }
   if (p->repeats > 1) printf("self-agreement over %zu repeats: %.4f\n", p->repeats, s->self_agreement);
   if (s->human_items) {
@@ -105,7 +111,10 @@ static void print_summary(const cb_judge_items *items, const cb_judge_params *p,
   }
   printf("tokens: %lld in, %lld out", (long long)s->prompt_tokens, (long long)s->output_tokens);
   if (!isnan(s->cost)) printf("; cost %.6f", s->cost);
-  printf("; latency p50 %.3f s, p99 %.3f s\n", s->latency_p50_s, s->latency_p99_s);
+  if (isfinite(s->latency_p50_s))
+    printf("; latency p50 %.3f s, p99 %.3f s\n", s->latency_p50_s, s->latency_p99_s);
+  else
+    printf("; no latency (no judge request succeeded)\n");
   printf("written: %s/judge.json\n", p->out_dir);
 }
 
@@ -114,7 +123,6 @@ int cli_eval_judge_main(int argc, char **argv) {
   cb_judge_default_params(&p);
   const char *rubric_path = NULL, *input = NULL;
   long long v;
-  double d;
   uint64_t ns;
   optind = 1;
   int c;
@@ -159,12 +167,10 @@ int cli_eval_judge_main(int argc, char **argv) {
       p.seed = (uint64_t)v;
       break;
     case OPT_PRICE_IN:
-      if (cli_parse_double("--price-input", optarg, 0, 1e9, &d)) return 2;
-      p.price_input_per_1k = d;
+      if (cli_parse_price("--price-input", optarg, &p.price_input_per_1k)) return 2;
       break;
     case OPT_PRICE_OUT:
-      if (cli_parse_double("--price-output", optarg, 0, 1e9, &d)) return 2;
-      p.price_output_per_1k = d;
+      if (cli_parse_price("--price-output", optarg, &p.price_output_per_1k)) return 2;
       break;
     case 'h': usage(stdout); return 0;
     default: usage(stderr); return 2;
@@ -214,6 +220,11 @@ int cli_eval_judge_main(int argc, char **argv) {
   if (rc == 0 && r.summary.interrupted) {
     fprintf(stderr, "calibench: eval judge: stopped: the requests not answered are counted as failed\n");
     rc = 130;
+  } else if (rc == 0 && r.summary.requests && r.summary.request_failures == r.summary.requests) {
+    /* nothing was judged: the judge failing, as one that cannot be reached */
+    fprintf(stderr, "calibench: eval judge: every one of the %zu judge requests failed (their "
+            "errors are in %s/records.jsonl)\n", r.summary.requests, p.out_dir);
+    rc = 1;
   }
   cb_judge_result_free(&r);
   cb_judge_items_free(&items);

@@ -19,7 +19,8 @@
 
 /* The metric table's options follow at O_METRIC_OPT + i. */
 enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV,
-       O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_METRIC_OPT };
+       O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_JUDGE_PRICE_IN,
+       O_JUDGE_PRICE_OUT, O_METRIC_OPT };
 #define N_EVAL_OPTS (O_METRIC_OPT - O_METRICS)
 #define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_EVAL_OPTS - 1)
 
@@ -46,6 +47,10 @@ static void build_options(eval_run_ctx *ctx) {
   ctx->options[n++] = (struct option){"judge-repeats", required_argument, NULL, O_JUDGE_REPEATS};
   ctx->options[n++] = (struct option){"judge-request-timeout", required_argument, NULL,
                                       O_JUDGE_TIMEOUT};
+  ctx->options[n++] = (struct option){"judge-price-input", required_argument, NULL,
+                                      O_JUDGE_PRICE_IN};
+  ctx->options[n++] = (struct option){"judge-price-output", required_argument, NULL,
+                                      O_JUDGE_PRICE_OUT};
   ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
   for (size_t i = 0; i < ctx->n_defs; i++)
     ctx->options[n++] = (struct option){ctx->defs[i]->name,
@@ -86,6 +91,10 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "  --judge-concurrency N      judge requests in flight [4]\n"
           "  --judge-repeats K          ask the judge K times per item (mean) [1]\n"
           "  --judge-request-timeout DUR  per judge request (e.g. 60s) [none]\n"
+          "  --judge-price-input X      currency per 1,000 judge input tokens (calibrate\n"
+          "                             cost's price_input_per_1k); with the output price,\n"
+          "                             eval.json's judge cost = tokens x prices / 1000\n"
+          "  --judge-price-output X     currency per 1,000 judge output tokens [no cost]\n"
           "\n"
           "metric options:\n");
   for (size_t i = 0; i < ctx->n_defs; i++) {
@@ -128,6 +137,14 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
       if (cli_parse_duration("--judge-request-timeout", arg, 1, CB_NS_PER_MS, &ns)) return 2;
       ctx->params.judge.request_timeout_s = (double)ns / 1e9;
       return 0;
+    case O_JUDGE_PRICE_IN:
+      if (cli_parse_price("--judge-price-input", arg, &ctx->params.judge.price_input_per_1k))
+        return 2;
+      return 0;
+    case O_JUDGE_PRICE_OUT:
+      if (cli_parse_price("--judge-price-output", arg, &ctx->params.judge.price_output_per_1k))
+        return 2;
+      return 0;
     case O_METRICS:
       free(ctx->metrics);
       ctx->metrics = strdup(arg);
@@ -157,18 +174,20 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
   cb_error err;
   json_t *doc = NULL;
   cb_status st = cb_eval_run_score(&ctx->params, &cfg->workload, dir, &doc, &err);
+  int rc = 0;
   if (st != CB_OK) {
     fprintf(stderr, "calibench: eval run: %s: %s\n", dir, err.msg);
-    if (st != CB_ERR_IO && st != CB_ERR_NETWORK) return 2;
-    /* the judge failed: eval.json has the other metrics */
-    if (!cfg->no_report) cb_report_write_html_file(dir, NULL, NULL, &err);
-    return 1;
+    if (st != CB_ERR_IO && st != CB_ERR_NETWORK) {
+      json_decref(doc);
+      return 2;
+    }
+    rc = 1; /* the judge failed (eval.json has the other metrics, doc says them) or the disk */
   }
   /* The session wrote report.html before the answers were scored: again, with them. */
   if (!cfg->no_report && cb_report_write_html_file(dir, NULL, NULL, &err) != CB_OK)
     fprintf(stderr, "calibench: eval run: report.html not rewritten with the quality section: %s\n",
             err.msg);
-  if (!cfg->quiet) {
+  if (!cfg->quiet && doc) {
     json_t *status = json_object_get(doc, "status");
     printf("quality%s%s: %lld requests: %lld ok, %lld truncated, %lld error, %lld timeout\n",
            label[0] ? " " : "", label, (long long)json_integer_value(json_object_get(doc, "requests")),
@@ -176,15 +195,33 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
            (long long)json_integer_value(json_object_get(status, "truncated")),
            (long long)json_integer_value(json_object_get(status, "error")),
            (long long)json_integer_value(json_object_get(status, "timeout")));
+    if (json_is_true(json_object_get(doc, "interrupted")))
+      printf("  interrupted: the scores cover only these requests; the items never sent are in "
+             "no score\n");
     const char *name;
     json_t *m;
     json_object_foreach(json_object_get(doc, "metrics"), name, m) {
-      printf("  %-8s %8.2f  %s\n", name, json_number_value(json_object_get(m, "score")),
-             json_string_value(json_object_get(m, "signature")));
+      json_t *score = json_object_get(m, "score");
+      if (json_is_number(score))
+        printf("  %-8s %8.2f  %s\n", name, json_number_value(score),
+               json_string_value(json_object_get(m, "signature")));
+      else
+        printf("  %-8s %8s  %s\n", name, "none", json_string_value(json_object_get(m, "signature")));
       json_t *unscored = json_object_get(m, "unscored");
       if (json_integer_value(unscored))
-        printf("  %-8s %lld items without a grade (the judge's answers did not parse)\n", name,
-               (long long)json_integer_value(unscored));
+        printf("  %-8s %lld items without a grade (%lld judge answers did not parse, %lld judge "
+               "requests failed)\n",
+               name, (long long)json_integer_value(unscored),
+               (long long)json_integer_value(json_object_get(m, "parse_failures")),
+               (long long)json_integer_value(json_object_get(m, "request_failures")));
+      json_t *cost = json_object_get(m, "cost");
+      if (json_object_get(m, "prompt_tokens")) {
+        printf("  %-8s the judge's tokens: %lld in, %lld out", name,
+               (long long)json_integer_value(json_object_get(m, "prompt_tokens")),
+               (long long)json_integer_value(json_object_get(m, "output_tokens")));
+        if (json_is_number(cost)) printf("; cost %.6f", json_number_value(cost));
+        printf("\n");
+      }
     }
     json_t *classes = json_object_get(doc, "classes"), *c;
     const char *cname;
@@ -204,7 +241,7 @@ static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, cons
     printf("  %s/eval.json\n", dir);
   }
   json_decref(doc);
-  return 0;
+  return rc;
 }
 
 static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_session_config *cfg) {

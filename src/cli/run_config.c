@@ -115,6 +115,13 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --rate R                   open loop: R requests per second\n"
           "  --arrival KIND             constant | poisson | gamma [poisson]\n"
           "  --burstiness K             gamma shape (CV = 1/sqrt(K)) [1]\n"
+          "  --ramp-up KIND             linear | exponential: the rate rises from --ramp-start to\n"
+          "                             --rate over --ramp-duration, then stays at --rate; records\n"
+          "                             carry the rate offered at their send (target_rate) and\n"
+          "                             summary.json the rate at which each SLO stopped holding\n"
+          "  --ramp-start R0            the rate the ramp starts at, req/s (> 0 for exponential)\n"
+          "                             [0 for linear]\n"
+          "  --ramp-duration DUR        how long the ramp takes (> 0)\n"
           "  --trace-speed X            trace replay speed-up [1]\n"
           "  --max-concurrency N        open loop: cap in flight; late sends are recorded as lag\n"
           "  --num-requests N           requests to send [100 unless --duration]\n"
@@ -182,6 +189,7 @@ enum {
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
   O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT,
+  O_RAMP_UP, O_RAMP_START, O_RAMP_DURATION,
   /* the simulator's deployment options (sim_options.c): --sim-NAME at O_SIM_DEPLOY + i,
    * sim run's --NAME at O_DEPLOY + i */
   O_SIM_DEPLOY, O_DEPLOY = O_SIM_DEPLOY + SIM_OPTIONS_MAX
@@ -217,6 +225,9 @@ static const struct option options[] = {
     {"arrival", required_argument, NULL, O_ARRIVAL},
     {"burstiness", required_argument, NULL, O_BURSTINESS},
     {"trace-speed", required_argument, NULL, O_TRACE_SPEED},
+    {"ramp-up", required_argument, NULL, O_RAMP_UP},
+    {"ramp-start", required_argument, NULL, O_RAMP_START},
+    {"ramp-duration", required_argument, NULL, O_RAMP_DURATION},
     {"max-concurrency", required_argument, NULL, O_MAX_CONC},
     {"num-requests", required_argument, NULL, O_NUM_REQ},
     {"duration", required_argument, NULL, O_DURATION},
@@ -255,6 +266,7 @@ static const struct option options[] = {
 typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
   int len_spread;
+  int ramp, ramp_start, ramp_duration; /* --ramp-up, --ramp-start, --ramp-duration */
   const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
   sim_deployment sim;
   long long replicas;
@@ -296,6 +308,11 @@ static void apply_given(const given *g, const cb_workload_params *cli, cb_worklo
   if (g->arrival) w->arrival.kind = cli->arrival.kind;
   if (g->burstiness) w->arrival.burstiness = cli->arrival.burstiness;
   if (g->trace_speed) w->arrival.trace_speed = cli->arrival.trace_speed;
+  if (g->ramp) {
+    w->arrival.ramp = cli->arrival.ramp;
+    w->arrival.ramp_start = cli->arrival.ramp_start;
+    w->arrival.ramp_duration_s = cli->arrival.ramp_duration_s;
+  }
   if (g->num_requests) w->num_requests = cli->num_requests;
   if (g->duration) w->duration_ns = cli->duration_ns;
   if (g->warmup) {
@@ -420,6 +437,22 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
     fprintf(stderr, "calibench: --trace-speed does not apply: it speeds up a trace's replay "
                     "(--dataset trace:FILE), and this run's arrival is %s\n", arrival);
     return 2;
+  }
+  if (w->arrival.ramp != CB_RAMP_NONE) { /* --ramp-up, or the scenario's ramp_up */
+    /* the ramp ends at the open-loop rate: the process must have one */
+    if (w->arrival.kind == CB_ARRIVAL_CLOSED || w->arrival.kind == CB_ARRIVAL_TRACE) {
+      fprintf(stderr, "calibench: --ramp-up needs --rate R (the rate the ramp ends at) with "
+                      "constant, poisson or gamma arrivals; this run's arrival is %s\n", arrival);
+      return 2;
+    }
+    cb_error err;
+    cb_error_clear(&err);
+    if (cb_arrival_validate(&w->arrival, &err) != CB_OK) {
+      fprintf(stderr, "calibench: --ramp-up %s --ramp-start %g --ramp-duration %g --rate %g: %s\n",
+              cb_ramp_kind_name(w->arrival.ramp), w->arrival.ramp_start, w->arrival.ramp_duration_s,
+              w->arrival.rate, err.msg);
+      return 2;
+    }
   }
   if (g->len_spread && cfg->cls.data.input_len.kind == CB_LEN_FIXED) {
     fprintf(stderr, "calibench: --len-spread does not apply: it shapes --len-dist "
@@ -585,6 +618,24 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         g.arrival = 1;
         break;
       case O_BURSTINESS: if (cli_parse_double("--burstiness", optarg, 1e-6, 1e6, &w->arrival.burstiness)) return 2; g.burstiness = 1; break;
+      case O_RAMP_UP:
+        if (cb_ramp_kind_parse(optarg, &w->arrival.ramp, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --ramp-up: %s\n", err.msg);
+          return 2;
+        }
+        g.ramp = 1;
+        break;
+      case O_RAMP_START:
+        if (cli_parse_double("--ramp-start", optarg, 0, 1e9, &w->arrival.ramp_start)) return 2;
+        g.ramp_start = 1;
+        break;
+      case O_RAMP_DURATION: {
+        uint64_t ns;
+        if (cli_parse_duration("--ramp-duration", optarg, 0, CB_NS_PER_MS, &ns)) return 2;
+        w->arrival.ramp_duration_s = (double)ns / 1e9;
+        g.ramp_duration = 1;
+        break;
+      }
       case O_TRACE_SPEED: if (cli_parse_double("--trace-speed", optarg, 1e-6, 1e6, &w->arrival.trace_speed)) return 2; g.trace_speed = 1; break;
       case O_MAX_CONC: if (cli_parse_int("--max-concurrency", optarg, 1, 1 << 20, &v)) return 2; cfg->max_concurrency = (int)v; break;
       case O_NUM_REQ: if (cli_parse_int("--num-requests", optarg, 1, 1LL << 40, &v)) return 2; w->num_requests = (uint64_t)v; g.num_requests = 1; break;
@@ -713,6 +764,22 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
   }
   cfg->requested_rate = w->arrival.kind != CB_ARRIVAL_CLOSED && w->arrival.kind != CB_ARRIVAL_TRACE
                             ? w->arrival.rate : 0;
+  if ((g.ramp_start || g.ramp_duration) && !g.ramp) {
+    fprintf(stderr, "calibench: %s shapes a ramp: give --ramp-up linear|exponential too\n",
+            g.ramp_start ? "--ramp-start" : "--ramp-duration");
+    return 2;
+  }
+  if (g.ramp && !g.ramp_duration) {
+    fprintf(stderr, "calibench: --ramp-up needs --ramp-duration DUR: how long the rate takes to "
+                    "rise from --ramp-start to --rate\n");
+    return 2;
+  }
+  if (cfg->sweep && w->arrival.ramp != CB_RAMP_NONE) {
+    fprintf(stderr, "calibench: --ramp-up does not combine with --sweep: one ramped run already "
+                    "covers the rates from --ramp-start to --rate (its report plots latency "
+                    "against them); drop one of the two\n");
+    return 2;
+  }
   int applies = check_applies(&g, cfg);
   if (applies >= 0) return applies;
   if (w->arrival.kind == CB_ARRIVAL_CLOSED && cfg->max_concurrency) {

@@ -138,7 +138,9 @@ static size_t closest_ref_len(size_t hyp_len, const size_t *lens, size_t n) {
 /* _extract_reference_info + _compute_segment_statistics: the references' n-grams in
  * the trie with the highest count in any one reference; then the hypothesis' n-grams,
  * each match counted while the hypothesis has no more of it than that (the clip). */
-static void bleu_segment(void *state, const cb_eval_segment *seg, double *stats) {
+static cb_status bleu_segment(void *state, const cb_eval_segment *seg, double *stats,
+                              cb_error *err) {
+  (void)err;
   bleu *b = state;
   cb__trie *t = &b->trie;
   size_t N = (size_t)b->order;
@@ -175,6 +177,7 @@ static void bleu_segment(void *state, const cb_eval_segment *seg, double *stats)
   stats[0] = (double)hyp_len;
   stats[1] = (double)closest_ref_len(hyp_len, lens, seg->nrefs);
   if (lens != lens_small) cb_free(lens);
+  return CB_OK;
 }
 
 /* utils.py my_log: log, with log(0) floored to -9999999999. */

@@ -232,7 +232,9 @@ static void ref_stats(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t le
 }
 
 /* chrf.py _compute_segment_statistics: the first reference with the highest F. */
-static void chrf_segment(void *state, const cb_eval_segment *seg, double *stats) {
+static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *stats,
+                              cb_error *err) {
+  (void)err;
   chrf *c = state;
   size_t k = chrf_n_stats(c);
   cb__trie_reset(&c->chars);
@@ -255,6 +257,7 @@ static void chrf_segment(void *state, const cb_eval_segment *seg, double *stats)
     }
   }
   memcpy(stats, c->best, k * sizeof *stats);
+  return CB_OK;
 }
 
 static json_t *order_stats(const double *stats, long from, long count) {

@@ -197,34 +197,49 @@ static size_t embed_n_stats(const void *state) {
   return 2;
 }
 
+/* The text's vector; NULL for a text prepare did not see (a caller that skipped it,
+ * or a second corpus). */
 static const float *vector_of(const embed_state *s, const cb_eval_text *t) {
+  if (!s->nrows) return NULL;
   text_row key = {*t, 0};
   const text_row *r = bsearch(&key, s->rows, s->nrows, sizeof *s->rows, row_cmp);
-  if (!r) {
-    /* prepare saw every text of the corpus: this is a caller that skipped it */
-    fprintf(stderr, "calibench: embed-cosine: a segment scored without prepare\n");
-    abort();
-  }
-  return s->vectors + r->row * s->dim;
+  return r ? s->vectors + r->row * s->dim : NULL;
 }
 
 /* cos(hyp, ref): 1 for the same text (the same vector); with an empty text, which no
  * endpoint embeds, 1 when both are empty and 0 otherwise. */
-static double pair_cosine(const embed_state *s, const cb_eval_text *h, const cb_eval_text *r) {
-  if (!text_cmp(h, r)) return 1;
-  if (!h->n || !r->n) return 0;
-  return cb_embed_cosine(vector_of(s, h), vector_of(s, r), s->dim);
+static cb_status pair_cosine(const embed_state *s, const cb_eval_text *h, const cb_eval_text *r,
+                             double *out, cb_error *err) {
+  if (!text_cmp(h, r)) {
+    *out = 1;
+    return CB_OK;
+  }
+  if (!h->n || !r->n) {
+    *out = 0;
+    return CB_OK;
+  }
+  const float *vh = vector_of(s, h), *vr = vector_of(s, r);
+  if (!vh || !vr)
+    return cb_error_set(err, CB_ERR_STATE,
+                        "embed-cosine: a text with no vector (prepare fetches the vectors of "
+                        "one corpus, and this segment was not in it)");
+  *out = cb_embed_cosine(vh, vr, s->dim);
+  return CB_OK;
 }
 
-static void embed_segment(void *state, const cb_eval_segment *seg, double *stats) {
+static cb_status embed_segment(void *state, const cb_eval_segment *seg, double *stats,
+                               cb_error *err) {
   const embed_state *s = state;
   double best = -1;
   for (size_t k = 0; k < seg->nrefs; k++) {
-    double c = pair_cosine(s, &seg->hyp, &seg->refs[k]);
+    double c = 0;
+    cb_status st = pair_cosine(s, &seg->hyp, &seg->refs[k], &c, err);
+    if (st != CB_OK) return st;
     if (c > best) best = c;
   }
   stats[0] = best;
   stats[1] = 1;
+  return CB_OK;
 }
 
 static void embed_result(const void *state, const double *stats, const cb_eval_sig_info *sig,

@@ -96,6 +96,12 @@ static json_t *item(const cb_judge_items *items, size_t i, size_t k,
   return o;
 }
 
+json_t *cb__judge_prices_json(const cb_judge_params *p) {
+  if (!isfinite(p->price_input_per_1k) || !isfinite(p->price_output_per_1k)) return json_null();
+  return json_pack("{s:f, s:f}", "input_per_1k", p->price_input_per_1k, "output_per_1k",
+                   p->price_output_per_1k);
+}
+
 cb_status cb__judge_write_json(const char *path, const cb_judge_items *items,
                                const cb_judge_params *p, const char *model,
                                const cb__judge_answer *answers,
@@ -107,6 +113,7 @@ cb_status cb__judge_write_json(const char *path, const cb_judge_items *items,
       "scale_min", ru->scale_min, "scale_max", ru->scale_max, "reference", ru->show_reference,
       "repeats", (json_int_t)p->repeats, "reduce", p->reduce == CB_JUDGE_MAJORITY ? "majority" : "mean",
       "bootstrap", (json_int_t)p->bootstrap, "seed", (json_int_t)p->seed);
+  json_object_set_new(root, "prices", cb__judge_prices_json(p));
   json_object_set_new(root, "summary", summary(items, &r->summary));
   json_t *list = json_array();
   for (size_t i = 0; i < r->n; i++)

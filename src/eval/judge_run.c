@@ -28,6 +28,8 @@ void cb_judge_default_params(cb_judge_params *p) {
   p->concurrency = 4;
   p->bootstrap = 1000;
   p->seed = 12345;
+  p->price_input_per_1k = NAN;
+  p->price_output_per_1k = NAN;
 }
 
 /* What comes back for one request. */
@@ -177,8 +179,10 @@ static void summarize(const cb_judge_items *items, const cb_judge_params *p, con
   cb_free(human);
   s->prompt_tokens = run->all.total_prompt_tokens;
   s->output_tokens = run->all.total_output_tokens;
-  s->cost = (p->price_input_per_1k > 0 || p->price_output_per_1k > 0) && s->prompt_tokens >= 0 &&
-                    s->output_tokens >= 0
+  /* calibrate cost's per-token formula (src/calib/cost.c) over the judge's whole run:
+   * tokens x price per 1,000 tokens / 1000; prices of 0 (a judge of one's own) cost 0 */
+  s->cost = isfinite(p->price_input_per_1k) && isfinite(p->price_output_per_1k) &&
+                    s->prompt_tokens >= 0 && s->output_tokens >= 0
                 ? ((double)s->prompt_tokens * p->price_input_per_1k +
                    (double)s->output_tokens * p->price_output_per_1k) / 1000
                 : NAN;
@@ -209,6 +213,13 @@ int cb_judge_run(const cb_judge_items *items, const cb_judge_params *p, cb_judge
   if (check_items(items, err) != CB_OK) return 2;
   if (!p->rubric || !p->out_dir || !p->url || p->repeats < 1 || p->concurrency < 1) {
     cb_error_set(err, CB_ERR_INVALID, "judge: url, rubric, out_dir, repeats >= 1 and concurrency >= 1 are needed");
+    return 2;
+  }
+  if (isfinite(p->price_input_per_1k) != isfinite(p->price_output_per_1k)) {
+    int in = isfinite(p->price_input_per_1k);
+    cb_error_set(err, CB_ERR_INVALID,
+                 "judge: --price-%s needs --price-%s (calibrate cost's per-token prices come "
+                 "in pairs)", in ? "input" : "output", in ? "output" : "input");
     return 2;
   }
   const char *key = p->api_key_env ? getenv(p->api_key_env) : NULL;

@@ -77,11 +77,20 @@ void cb_eval_sig_head(const cb_eval_sig_info *sig, cb_buf *out) {
   if (sig->bootstrap || sig->ar) cb_buf_appendf(out, "seed:%llu|", (unsigned long long)sig->seed);
 }
 
-double *cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c) {
+cb_status cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c,
+                                double **rows, cb_error *err) {
   size_t k = m->n_stats(state);
-  double *rows = cb_calloc(c->n ? c->n * k : 1, sizeof *rows);
-  for (size_t i = 0; i < c->n; i++) m->segment(state, &c->segs[i], rows + i * k);
-  return rows;
+  *rows = cb_calloc(c->n ? c->n * k : 1, sizeof **rows);
+  for (size_t i = 0; i < c->n; i++) {
+    cb_status st = m->segment(state, &c->segs[i], *rows + i * k, err);
+    if (st != CB_OK) {
+      cb_error_wrap(err, "segment %zu", i + 1);
+      cb_free(*rows);
+      *rows = NULL;
+      return st;
+    }
+  }
+  return CB_OK;
 }
 
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum) {

@@ -18,7 +18,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
@@ -215,26 +214,24 @@ static size_t rouge_n_stats(const void *state) {
   return 4;
 }
 
-static void rouge_segment(void *state, const cb_eval_segment *seg, double *stats) {
+static cb_status rouge_segment(void *state, const cb_eval_segment *seg, double *stats,
+                               cb_error *err) {
   rouge_state *s = state;
   cb_eval_prf p;
   if (s->n && s->next < s->n && !same_texts(&s->segs[s->next], seg)) s->next = 0; /* a new pass */
   if (s->next < s->n && same_texts(&s->segs[s->next], seg)) {
     p = s->scores[s->next++];
   } else {
-    cb_error err;
-    cb_error_clear(&err);
-    /* Only a pair past CB_EVAL_ROUGE_MAX_LCS_CELLS fails here (the corpus readers
-     * give well-formed UTF-8 and at least one reference): no score exists for it. */
-    if (score_segment(s->scorer, seg, &p, &err) != CB_OK) {
-      fprintf(stderr, "calibench: eval: %s: %s\n", cb_eval_rouge_type_name(s->type), err.msg);
-      exit(2);
-    }
+    /* a segment prepare did not see (a --baseline system's): scored now; a pair past
+     * CB_EVAL_ROUGE_MAX_LCS_CELLS has no score, an error as prepare's */
+    cb_status st = score_segment(s->scorer, seg, &p, err);
+    if (st != CB_OK) return st;
   }
   stats[0] = p.precision;
   stats[1] = p.recall;
   stats[2] = p.fmeasure;
   stats[3] = 1;
+  return CB_OK;
 }
 
 static json_t *prf_json(const cb_eval_prf *p) {

@@ -88,6 +88,7 @@ json_t *cb__eval_run_json(const cb__eval_scoring *sc, const cb_eval_run_params *
   json_object_set_new(doc, "options", cb__eval_options_json(p));
   json_object_set_new(doc, "status", status_counts(sc, -1, &requests));
   json_object_set_new(doc, "requests", json_integer((json_int_t)requests));
+  json_object_set_new(doc, "interrupted", json_boolean(sc->interrupted));
   json_t *metrics = json_object();
   for (size_t i = 0; i < sc->n_metrics; i++)
     json_object_set_new(metrics, sc->metrics[i].name, metric_json(sc, &sc->metrics[i], -1, p));

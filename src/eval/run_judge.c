@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "eval/judge_internal.h"
 #include "run_score.h"
 
 void cb__eval_judging_free(cb__eval_judging *j) {
@@ -70,6 +71,15 @@ cb_status cb__eval_run_judge(cb__eval_scoring *sc, const cb_eval_run_params *p, 
     return st;
   }
   sc->judge = j;
+  /* A judge that answered nothing graded nothing: its counts go into eval.json, but
+   * the run's quality was not judged, which is the judge failing (exit 1), as a judge
+   * that cannot be reached. A stopped run's unsent requests are not the judge's. */
+  const cb_judge_summary *s = &j->result.summary;
+  if (s->requests && s->request_failures == s->requests && !s->interrupted)
+    return cb_error_set(err, CB_ERR_NETWORK,
+                        "%s: every one of its %zu judge requests failed (their errors are in "
+                        "%s/records.jsonl)",
+                        p->judge_name, s->requests, out_dir);
   return CB_OK;
 }
 
@@ -133,5 +143,6 @@ json_t *cb__eval_judge_metric_json(const cb__eval_scoring *sc, const cb_eval_run
                    s->human_items ? agreement_json(s) : json_null(), "cost", num(s->cost),
                    "latency_s", "p50", num(s->latency_p50_s), "p99", num(s->latency_p99_s)));
   json_object_set_new(o, "output_tokens", json_integer(s->output_tokens));
+  json_object_set_new(o, "prices", cb__judge_prices_json(&p->judge));
   return o;
 }

@@ -3,6 +3,7 @@
  * listed once each, checked before a run starts, recorded in eval.json and read back
  * by the paired test, so both sides score with the settings the runs had.
  */
+#include <math.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
@@ -52,6 +53,11 @@ cb_status cb_eval_run_check_options(const cb_eval_run_params *p, cb_error *err) 
     if (!st && !p->judge.url)
       st = cb_error_set(err, CB_ERR_INVALID, "--metrics %s: --judge-url is required (the judge's "
                         "base URL, ending in /v1)", p->judge_name);
+    int in = isfinite(p->judge.price_input_per_1k), out = isfinite(p->judge.price_output_per_1k);
+    if (!st && in != out)
+      st = cb_error_set(err, CB_ERR_INVALID, "--judge-price-%s needs --judge-price-%s (calibrate "
+                        "cost's per-token prices come in pairs)", in ? "input" : "output",
+                        in ? "output" : "input");
   }
   return st;
 }

@@ -1,6 +1,9 @@
 /*
  * run_paired.c - two `eval run`s compared item by item (eval_run.h,
- * cb_eval_run_paired): the gate's paired-bootstrap test of a quality metric.
+ * cb_eval_run_paired): the gate's paired-bootstrap test of a quality metric. A metric
+ * of the table is rescored from each item's statistics; a judge's grade (judge:NAME)
+ * is a mean, each item's row (its grade, 1), and an item the judge left without a
+ * grade on either side (null) pairs with nothing.
  */
 #include <math.h>
 #include <stdio.h>
@@ -39,27 +42,54 @@ static cb_status load_side(side *s, const char *dir, const char *class_name, cb_
   return CB_OK;
 }
 
-/* items[i].stats[metric] into row[0..k). */
-static cb_status stats_row(const side *s, json_t *item, const char *metric, size_t k, double *row,
-                           cb_error *err) {
+/* How k summed rows become a corpus score: a metric of the table (m), or the judge's
+ * mean grade (m NULL, rows (grade, 1)). */
+typedef struct scorer {
+  const cb_eval_metric *m;
+  void *state;
+  const char *metric;
+} scorer;
+
+/* items[i].stats[metric] (a judge: (scores[metric], 1)) into row[0..k). 1: the item
+ * has no grade of the judge, so no row. */
+static int item_row(const side *s, const scorer *sc, json_t *item, size_t k, double *row,
+                    cb_status *st, cb_error *err) {
+  const char *metric = sc->metric;
+  long long index = (long long)json_integer_value(json_object_get(item, "index"));
+  if (!sc->m) {
+    json_t *v = json_object_get(json_object_get(item, "scores"), metric);
+    if (json_is_null(v)) return 1;
+    if (!json_is_number(v)) {
+      *st = cb_error_at(err, CB_ERR_PARSE, s->path, 0, 0,
+                        "item %lld: field 'scores.%s': expected a grade or null (was %s scored?)",
+                        index, metric, metric);
+      return -1;
+    }
+    row[0] = json_number_value(v);
+    row[1] = 1;
+    return 0;
+  }
   json_t *v = json_object_get(json_object_get(item, "stats"), metric);
-  if (!json_is_array(v) || json_array_size(v) != k)
-    return cb_error_at(err, CB_ERR_PARSE, s->path, 0, 0,
-                       "item %lld: field 'stats.%s': expected %zu numbers (was %s scored?)",
-                       (long long)json_integer_value(json_object_get(item, "index")), metric, k,
-                       metric);
+  if (!json_is_array(v) || json_array_size(v) != k) {
+    *st = cb_error_at(err, CB_ERR_PARSE, s->path, 0, 0,
+                      "item %lld: field 'stats.%s': expected %zu numbers (was %s scored?)", index,
+                      metric, k, metric);
+    return -1;
+  }
   for (size_t j = 0; j < k; j++) {
     json_t *x = json_array_get(v, j);
-    if (!json_is_number(x))
-      return cb_error_at(err, CB_ERR_PARSE, s->path, 0, 0, "field 'stats.%s': expected numbers",
-                         metric);
+    if (!json_is_number(x)) {
+      *st = cb_error_at(err, CB_ERR_PARSE, s->path, 0, 0, "field 'stats.%s': expected numbers",
+                        metric);
+      return -1;
+    }
     row[j] = json_number_value(x);
   }
-  return CB_OK;
+  return 0;
 }
 
 /* The items both runs answered, paired by index: rows (n x k) for each side. */
-static cb_status pair_items(const side *b, const side *c, const char *metric, size_t k,
+static cb_status pair_items(const side *b, const side *c, const scorer *sc, size_t k,
                             double **brows, double **crows, size_t *n, cb_error *err) {
   size_t nb = json_array_size(b->items), nc = json_array_size(c->items), i = 0, j = 0;
   *brows = cb_calloc((nb < nc ? nb : nc) * k + 1, sizeof **brows);
@@ -78,23 +108,25 @@ static cb_status pair_items(const side *b, const side *c, const char *metric, si
                           "request %lld is item '%s' in %s but '%s' in %s: not the same dataset "
                           "in the same order (same --dataset and --seed?)", (long long)xi,
                           xid ? xid : "?", b->path, yid ? yid : "?", c->path);
-    cb_status st = stats_row(b, x, metric, k, *brows + *n * k, err);
-    if (!st) st = stats_row(c, y, metric, k, *crows + *n * k, err);
-    if (st) return st;
-    (*n)++;
+    cb_status st = CB_OK;
+    int rb = item_row(b, sc, x, k, *brows + *n * k, &st, err);
+    int rc = rb < 0 ? 0 : item_row(c, sc, y, k, *crows + *n * k, &st, err);
+    if (rb < 0 || rc < 0) return st;
+    if (!rb && !rc) (*n)++;
     i++;
     j++;
   }
   if (!*n)
-    return cb_error_set(err, CB_ERR_NOT_FOUND, "no request of %s pairs with one of %s", c->path,
-                        b->path);
+    return cb_error_set(err, CB_ERR_NOT_FOUND, "no request of %s pairs with one of %s%s", c->path,
+                        b->path, sc->m ? "" : " graded on both sides");
   return CB_OK;
 }
 
-static double score_of(const cb_eval_metric *m, void *state, const double *sum) {
+static double score_of(const scorer *sc, const double *sum) {
+  if (!sc->m) return sum[0] / sum[1];
   cb_eval_sig_info sig = {.nrefs = "1"};
   cb_eval_result r = {0};
-  m->result(state, sum, &sig, &r);
+  sc->m->result(sc->state, sum, &sig, &r);
   double s = r.score;
   cb_eval_result_free(&r);
   return s;
@@ -105,28 +137,40 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
                              double confidence, uint64_t seed, cb_eval_run_pair *out,
                              cb_error *err) {
   memset(out, 0, sizeof *out);
-  const cb_eval_metric *m = cb_eval_metric_find(metric);
-  if (!m) return cb_error_set(err, CB_ERR_NOT_FOUND, "no metric '%s'", metric);
+  int judge = !strncmp(metric, "judge:", 6);
+  scorer score = {.m = judge ? NULL : cb_eval_metric_find(metric), .metric = metric};
+  if (!judge && !score.m) return cb_error_set(err, CB_ERR_NOT_FOUND, "no metric '%s'", metric);
   if (!resamples) return cb_error_set(err, CB_ERR_INVALID, "paired bootstrap: no resamples");
   side b = {0}, c = {0};
   double *brows = NULL, *crows = NULL, *diffs = NULL, *changes = NULL, *sb = NULL, *sc = NULL;
-  void *state = NULL;
   cb_eval_options opts = {0};
-  size_t n = 0;
+  size_t n = 0, k = 2; /* a judge's row: (grade, 1) */
   cb_status st = load_side(&b, baseline_dir, class_name, err);
   if (!st) st = load_side(&c, current_dir, class_name, err);
-  /* Both sides scored with the same settings, which the comparison uses. */
-  json_t *bo = b.doc ? json_object_get(b.doc, "options") : NULL;
-  json_t *co = c.doc ? json_object_get(c.doc, "options") : NULL;
-  if (!st && (json_object_size(bo) || json_object_size(co)) && !(bo && co && json_equal(bo, co)))
-    st = cb_error_set(err, CB_ERR_INVALID, "%s and %s were scored with different metric options",
-                      b.path, c.path);
-  if (!st && bo) st = cb__eval_options_from_json(bo, &opts, err);
-  if (!st) st = m->create(&opts, &state, err);
-  size_t k = state ? m->n_stats(state) : 0;
-  if (!st) st = pair_items(&b, &c, metric, k, &brows, &crows, &n, err);
+  if (judge) {
+    /* Grades compare on one scale; the metric options (tokenizers...) do not apply. */
+    json_t *bs = json_object_get(json_object_get(json_object_get(b.doc, "metrics"), metric), "scale");
+    json_t *cs = json_object_get(json_object_get(json_object_get(c.doc, "metrics"), metric), "scale");
+    if (!st && (!bs || !cs))
+      st = cb_error_at(err, CB_ERR_NOT_FOUND, bs ? c.path : b.path, 0, 0,
+                       "field 'metrics.%s.scale' missing (was %s scored?)", metric, metric);
+    else if (!st && !json_equal(bs, cs))
+      st = cb_error_set(err, CB_ERR_INVALID, "%s and %s grade %s on different scales", b.path,
+                        c.path, metric);
+  } else {
+    /* Both sides scored with the same settings, which the comparison uses. */
+    json_t *bo = b.doc ? json_object_get(b.doc, "options") : NULL;
+    json_t *co = c.doc ? json_object_get(c.doc, "options") : NULL;
+    if (!st && (json_object_size(bo) || json_object_size(co)) && !(bo && co && json_equal(bo, co)))
+      st = cb_error_set(err, CB_ERR_INVALID, "%s and %s were scored with different metric options",
+                        b.path, c.path);
+    if (!st && bo) st = cb__eval_options_from_json(bo, &opts, err);
+    if (!st) st = score.m->create(&opts, &score.state, err);
+    k = score.state ? score.m->n_stats(score.state) : 0;
+  }
+  if (!st) st = pair_items(&b, &c, &score, k, &brows, &crows, &n, err);
   if (!st) {
-    int higher = cb_eval_metric_higher_is_better(metric);
+    int higher = judge || cb_eval_metric_higher_is_better(metric);
     sb = cb_calloc(k, sizeof *sb);
     sc = cb_calloc(k, sizeof *sc);
     for (size_t i = 0; i < n; i++)
@@ -134,8 +178,8 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
         sb[j] += brows[i * k + j];
         sc[j] += crows[i * k + j];
       }
-    out->baseline = score_of(m, state, sb);
-    out->current = score_of(m, state, sc);
+    out->baseline = score_of(&score, sb);
+    out->current = score_of(&score, sc);
     out->n = n;
     double observed = higher ? out->baseline - out->current : out->current - out->baseline;
     diffs = cb_calloc(resamples, sizeof *diffs);
@@ -153,7 +197,7 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
           sc[j] += crows[pick * k + j];
         }
       }
-      double x = score_of(m, state, sb), y = score_of(m, state, sc);
+      double x = score_of(&score, sb), y = score_of(&score, sc);
       changes[r] = y - x;
       diffs[r] = higher ? x - y : y - x;
       mean += diffs[r];
@@ -169,7 +213,7 @@ cb_status cb_eval_run_paired(const char *baseline_dir, const char *current_dir,
     out->ci_low = changes[lo];
     out->ci_high = changes[hi < resamples ? hi : resamples - 1];
   }
-  if (state) m->destroy(state);
+  if (score.state) score.m->destroy(score.state);
   cb_free(opts.v);
   cb_free(brows);
   cb_free(crows);

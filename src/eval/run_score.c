@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "calibench/results.h"
 #include "calibench/rng.h"
 #include "run_internal.h"
@@ -240,7 +242,11 @@ static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p
     if (m->m->prepare && (st = prepare(sc, m, err)) != CB_OK) return st;
     m->k = m->m->n_stats(m->state);
     m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);
-    for (size_t s = 0; s < sc->n_segs; s++) m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k);
+    for (size_t s = 0; s < sc->n_segs; s++)
+      if ((st = m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k, err)) != CB_OK) {
+        cb_error_wrap(err, "%s: item '%s'", m->name, sc->segs[s].item->id);
+        return st;
+      }
   }
   return CB_OK;
 }
@@ -289,6 +295,20 @@ void cb__eval_corpus_result(const cb__eval_scoring *sc, const cb__eval_metric_ru
   cb_free(sum);
 }
 
+/* Whether the run in dir was stopped by a signal: its summary.json's "interrupted"
+ * (docs/results.md). The requests it never sent have no record, so its scores cover
+ * only the answers that came back, which eval.json must say. */
+static cb_status run_interrupted(const char *dir, int *out, cb_error *err) {
+  char path[1200];
+  snprintf(path, sizeof path, "%s/summary.json", dir);
+  json_t *doc;
+  cb_status st = cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, err);
+  if (st) return st;
+  *out = json_is_true(json_object_get(json_object_get(doc, "summary"), "interrupted"));
+  json_decref(doc);
+  return CB_OK;
+}
+
 cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_params *w,
                             const char *dir, json_t **doc, cb_error *err) {
   if (doc) *doc = NULL;
@@ -301,6 +321,7 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
   size_t torn = 0;
   if (!st) st = cb_record_set_load(&sc.records, path, &torn, err);
   if (!st) st = match_records(&sc, path, err);
+  if (!st) st = run_interrupted(dir, &sc.interrupted, err);
   if (!st) st = score_metrics(&sc, p, err);
   /* a judge that fails leaves eval.json with the other metrics, then its error */
   cb_error judge_err;
@@ -317,11 +338,12 @@ cb_status cb_eval_run_score(const cb_eval_run_params *p, const cb_workload_param
     st = cb_results_write_file(path, out.data, out.len, err);
     cb_buf_free(&out);
   }
+  int written = !st;
   if (!st && judge_st) {
     st = judge_st;
     if (err) *err = judge_err;
   }
-  if (!st && doc) *doc = d;
+  if (written && doc) *doc = d;
   else json_decref(d);
   cb__eval_scoring_free(&sc);
   return st;

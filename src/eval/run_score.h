@@ -57,6 +57,7 @@ typedef struct cb__eval_scoring {
   cb__eval_metric_run *metrics;
   size_t n_metrics;
   cb__eval_judging *judge; /* NULL: no judge, or it failed */
+  int interrupted;         /* the run was stopped by a signal (its summary.json says) */
 } cb__eval_scoring;
 
 void cb__eval_scoring_free(cb__eval_scoring *sc);

@@ -363,7 +363,9 @@ static long edits(ter *t, const uint32_t *hyp0, size_t nh, const uint32_t *ref, 
 
 /* TER._compute_segment_statistics: the fewest edits over the references, and the
  * references' average length. */
-static void ter_segment(void *state, const cb_eval_segment *seg, double *stats) {
+static cb_status ter_segment(void *state, const cb_eval_segment *seg, double *stats,
+                             cb_error *err) {
+  (void)err;
   ter *t = state;
   t->ids_len = 0;
   size_t nh, nr;
@@ -378,6 +380,7 @@ static void ter_segment(void *state, const cb_eval_segment *seg, double *stats) 
   }
   stats[0] = (double)best;
   stats[1] = (double)total_len / (double)seg->nrefs;
+  return CB_OK;
 }
 
 /* TER._compute_score_from_stats, TERSignature. */

@@ -78,8 +78,16 @@ void cb__rep_describe_load(const cb__rep_run *run, char *out, size_t n) {
   } else if (run->all.requested_rate > 0) {
     size_t k = 0;
     while (arrival && arrival[k] && arrival[k] != ' ' && k < 20) k++;
-    snprintf(out, n, "open loop, %s req/s%s%.*s%s", rate, k ? " (" : "", (int)k,
-             arrival ? arrival : "", k ? ")" : "");
+    /* a ramp (workload.md): "poisson rate=24 ramp=linear ramp_start=2 ramp_duration_s=120" */
+    const char *ramp = arrival ? strstr(arrival, " ramp=") : NULL;
+    char kind[16], from[48];
+    double r0, d;
+    if (ramp && sscanf(ramp, " ramp=%15s ramp_start=%lf ramp_duration_s=%lf", kind, &r0, &d) == 3)
+      snprintf(out, n, "open loop, %s ramp from %s to %s req/s over %g s (%.*s)", kind,
+               cb__rep_fmt_si(r0, from, sizeof from), rate, d, (int)k, arrival);
+    else
+      snprintf(out, n, "open loop, %s req/s%s%.*s%s", rate, k ? " (" : "", (int)k,
+               arrival ? arrival : "", k ? ")" : "");
   } else {
     snprintf(out, n, "load not recorded");
   }

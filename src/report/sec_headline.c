@@ -80,7 +80,8 @@ static void tiles(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_fmt_rate(s->request_throughput, "req/s", t[n].value, sizeof t[n].value);
   if (s->requested_rate > 0) {
     char a[32], q[32];
-    snprintf(t[n].sub, sizeof t[n].sub, "sent at %s of %s req/s asked",
+    snprintf(t[n].sub, sizeof t[n].sub,
+             s->ramp.n_bins ? "sent at %s req/s on a ramp to %s" : "sent at %s of %s req/s asked",
              cb__rep_fmt_si(s->achieved_rate, a, sizeof a), cb__rep_fmt_si(s->requested_rate, q, sizeof q));
   }
   n++;

@@ -202,6 +202,11 @@ static void run_quality(const cb_report *r, cb__rep_doc *d, const cb__rep_run *r
                    "error, %ld timeout; %ld counted as wrong (scored as an empty answer).",
                    num(doc, "requests"), count(doc, "ok"), count(doc, "truncated"),
                    count(doc, "error"), count(doc, "timeout"), wrong);
+  if (json_is_true(json_object_get(doc, "interrupted")))
+    cb__rep_doc_para(d, CB__REP_TONE_BAD,
+                     "The run was interrupted: the scores cover only the %.0f requests that "
+                     "came back; the items never sent are in no score.",
+                     num(doc, "requests"));
   scores_table(d, doc);
   cb__rep_quality_judge(d, doc);
   classes_table(d, run, doc);

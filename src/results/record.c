@@ -86,6 +86,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   key_str(out, "class", r->class_name);
   cb_buf_appendf(out, ",\"warmup\":%s", r->warmup ? "true" : "false");
   key_u64(out, "scheduled_ns", r->scheduled_ns);
+  if (r->has_target_rate) /* ramped runs only */
+    cb_buf_appendf(out, ",\"target_rate\":%.9g", r->target_rate);
   key_u64(out, "sent_ns", r->sent_ns);
   key_u64(out, "first_byte_ns", r->first_byte_ns);
   key_u64(out, "first_chunk_ns", r->first_chunk_ns);

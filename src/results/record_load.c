@@ -4,6 +4,7 @@
  * line, which an interrupted writer can leave, is counted and skipped.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,14 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   if (st == CB_OK && (st = get_i64(c, o, "retries", &x)) == CB_OK) r->retries = (int)x;
   if (st == CB_OK) st = get_u64(c, o, "chunk_ns_dropped", &r->chunks_dropped);
   if (st != CB_OK) return st;
+  json_t *rate = json_object_get(o, "target_rate");
+  if (rate && !json_is_null(rate)) {
+    double v = json_number_value(rate);
+    if (!json_is_number(rate) || !(v >= 0) || !isfinite(v))
+      return bad(c, "target_rate", "a number of requests per second >= 0");
+    r->target_rate = v;
+    r->has_target_rate = 1;
+  }
 
   json_t *e = json_object_get(o, "error");
   if (e && !json_is_null(e)) {

@@ -221,6 +221,61 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
   s->joint_attainment = s->measured ? (double)joint / (double)s->measured : NAN;
 }
 
+int cb_ramp_bin_of(const cb_ramp_bins *b, double rate) {
+  if (!b->n_bins || !(rate == rate)) return -1;
+  if (b->n_bins == 1 || !(b->width > 0)) return 0;
+  double k = floor((rate - b->lo) / b->width);
+  return k < 0 ? 0 : k >= (double)b->n_bins ? (int)b->n_bins - 1 : (int)k;
+}
+
+/*
+ * A ramped run: measured requests binned by the rate offered at their send, and for
+ * each SLO the lowest bin where the same binomial verdict as the run's, on the bin's
+ * requests, says violated. Per request, as attainment is: an ITL SLO is met by a
+ * request when every gap of it is (docs/results.md, "Break rate").
+ */
+static void compute_ramp(const cb_record_set *set, const unsigned char *valid,
+                         const cb_summary_params *p, cb_summary *s) {
+  cb_ramp_bins *b = &s->ramp;
+  memset(b, 0, sizeof *b);
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (r->warmup || !valid[i] || !r->has_target_rate) continue;
+    if (r->target_rate < lo) lo = r->target_rate;
+    if (r->target_rate > hi) hi = r->target_rate;
+  }
+  for (size_t k = 0; k < CB_MAX_SLOS; k++) {
+    s->slos[k].break_rate = NAN;
+    s->slos[k].break_bin = -1;
+  }
+  if (!(hi >= lo)) return;
+  b->lo = lo;
+  b->n_bins = hi > lo ? CB_RAMP_BINS : 1;
+  b->width = (hi - lo) / (double)b->n_bins;
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (r->warmup || !valid[i] || !r->has_target_rate) continue;
+    int bin = cb_ramp_bin_of(b, r->target_rate);
+    b->count[bin]++;
+    for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += meets(r, &p->slos[k]);
+  }
+  for (size_t k = 0; k < p->n_slos; k++) {
+    cb_slo_result *res = &s->slos[k];
+    for (size_t bin = 0; bin < b->n_bins; bin++) {
+      double pv;
+      size_t more;
+      size_t n = b->count[bin], over = n - b->met[k][bin];
+      if (n && cb_verdict_binomial(n, over, 1 - res->slo.percentile / 100, p->confidence, &pv,
+                                   &more) == CB_VERDICT_VIOLATED) {
+        res->break_bin = (int)bin;
+        res->break_rate = b->lo + (double)bin * b->width;
+        break;
+      }
+    }
+  }
+}
+
 /* Throughputs: what completed inside the window. */
 static void compute_throughput(const cb_record_set *set, const unsigned char *valid,
                                const cb_summary_params *p, cb_summary *s) {
@@ -325,6 +380,7 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
                           s->metrics[CB_METRIC_LAG].p99 > p->lag_warning_ns;
   compute_window(set, valid, s);
   compute_slos(set, valid, p, s);
+  compute_ramp(set, valid, p, s);
   compute_throughput(set, valid, p, s);
   cb_free(valid);
 }

@@ -80,6 +80,28 @@ void cb_slo_result_describe(const cb_slo_result *r, char *out, size_t n) {
   }
 }
 
+/* "ramp": the offered-rate bins of a ramped run with each SLO's attainment in them. */
+static void ramp_json(const cb_summary *s, cb_buf *out) {
+  const cb_ramp_bins *b = &s->ramp;
+  cb_buf_append_str(out, ",\"ramp\":{");
+  num(out, "bin_width", b->width, 0);
+  cb_buf_append_str(out, ",\"bins\":[");
+  for (size_t i = 0; i < b->n_bins; i++) {
+    cb_buf_append_str(out, i ? ",{" : "{");
+    num(out, "rate_lo", b->lo + (double)i * b->width, 0);
+    num(out, "rate_hi", b->lo + (double)(i + 1) * b->width, 1);
+    cb_buf_appendf(out, ",\"count\":%zu,\"attainment\":[", b->count[i]);
+    for (size_t k = 0; k < s->n_slos; k++) {
+      double a = b->count[i] ? (double)b->met[k][i] / (double)b->count[i] : NAN;
+      if (k) cb_buf_append_char(out, ',');
+      if (isfinite(a)) cb_buf_appendf(out, "%.9g", a);
+      else cb_buf_append_str(out, "null");
+    }
+    cb_buf_append_str(out, "]}");
+  }
+  cb_buf_append_str(out, "]}");
+}
+
 void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
   cb_buf_appendf(out, "{\"schema_version\":%d,\"class\":\"", s->schema_version);
   cb_buf_append_json_string(out, s->class_name, strlen(s->class_name));
@@ -128,12 +150,14 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
     cb_buf_appendf(out, ",\"verdict\":\"%s\"", verdict_name(r->verdict));
     num(out, "confidence", r->confidence, 1);
     num(out, "p_value", r->p_value, 1);
+    if (s->ramp.n_bins) num(out, "break_rate", r->break_rate, 1); /* null: held throughout */
     cb_buf_appendf(out, ",\"more_needed\":%zu,\"text\":\"", r->more_needed);
     cb_buf_append_json_string(out, text, strlen(text));
     cb_buf_append_str(out, "\"}");
   }
   cb_buf_append_char(out, ']');
   num(out, "joint_attainment", s->n_slos ? s->joint_attainment : NAN, 1);
+  if (s->ramp.n_bins) ramp_json(s, out);
   cb_buf_append_str(out, ",\"errors\":[");
   for (size_t i = 0; i < s->n_error_classes; i++) {
     const cb_error_count *e = &s->errors[i];

@@ -182,9 +182,16 @@ void cb_results_write_vllm_json(const cb_record_set *set, const cb_summary *s,
   cb_buf_append_str(out, "\",\"tokenizer_id\":\"");
   cb_buf_append_json_string(out, p->model_id, strlen(p->model_id));
   cb_buf_appendf(out, "\",\"num_prompts\":%zu", num_prompts);
-  if (p->request_rate > 0) num(out, "request_rate", p->request_rate);
+  if (p->request_rate > 0 && !p->ramp_up_strategy) num(out, "request_rate", p->request_rate);
   else cb_buf_append_str(out, ",\"request_rate\":\"inf\"");
   num(out, "burstiness", p->burstiness > 0 ? p->burstiness : 1.0);
+  if (p->ramp_up_strategy) { /* vllm/benchmarks/serve.py: these keys, request_rate "inf" */
+    cb_buf_append_str(out, ",\"ramp_up_strategy\":\"");
+    cb_buf_append_json_string(out, p->ramp_up_strategy, strlen(p->ramp_up_strategy));
+    cb_buf_append_char(out, '"');
+    num(out, "ramp_up_start_rps", p->ramp_up_start_rps);
+    num(out, "ramp_up_end_rps", p->ramp_up_end_rps);
+  }
   if (p->max_concurrency > 0) cb_buf_appendf(out, ",\"max_concurrency\":%d", p->max_concurrency);
   else cb_buf_append_str(out, ",\"max_concurrency\":null");
   num(out, "duration", dur);

@@ -61,6 +61,11 @@ static void workload_part(const cb_session_config *cfg, const cb_workload *wl, c
     cb_buf_appendf(out, ",\"workload_hash\":\"%016llx\",\"scheduled\":null",
                    (unsigned long long)cb_workload_hash(wl));
   cb_buf_appendf(out, ",\"shard\":\"%u/%u\"", cfg->workload.shard_index, cfg->workload.shard_count);
+  const cb_arrival_params *a = &cfg->workload.arrival;
+  if (a->ramp != CB_RAMP_NONE) /* the common process's ramp (the description has it too) */
+    cb_buf_appendf(out, ",\"ramp\":{\"kind\":\"%s\",\"start_rate\":%.9g,\"end_rate\":%.9g,"
+                   "\"duration_s\":%.9g}",
+                   cb_ramp_kind_name(a->ramp), a->ramp_start, a->rate, a->ramp_duration_s);
   /* The canonical description the hash covers, one "key=value" per element. */
   cb_buf desc;
   cb_buf_init(&desc, 0);

@@ -37,6 +37,12 @@ static int next_entry(source_ctx *s, cb_schedule_entry *e) {
   return 1;
 }
 
+/* A ramped run's items carry the rate offered at their send time. */
+static void set_target_rate(const cb_workload *wl, const cb_schedule_entry *e, cb_runner_item *out) {
+  out->has_target_rate = cb_workload_ramps(wl);
+  if (out->has_target_rate) out->target_rate = cb_workload_offered_rate(wl, e->offset_ns);
+}
+
 static int source_next(void *ctx, cb_runner_item *out) {
   source_ctx *s = ctx;
   cb_schedule_entry e;
@@ -47,6 +53,7 @@ static int source_next(void *ctx, cb_runner_item *out) {
     *out = (cb_runner_item){.index = e.index, .at_ns = e.offset_ns, .warmup = e.warmup,
                             .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
                             .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET};
+    set_target_rate(s->wl, &e, out);
     return 1;
   }
   if (cb_workload_render(s->wl, &e, &s->prompt, &s->err) != CB_OK) {
@@ -84,6 +91,7 @@ static int source_next(void *ctx, cb_runner_item *out) {
                           .body = s->body.data, .body_len = s->body.len,
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
                           .headers = cls->headers, .n_headers = cls->num_headers};
+  set_target_rate(s->wl, &e, out);
   return 1;
 }
 
@@ -411,6 +419,10 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb_vllm_export_params vp = {.backend = cfg->chat ? "openai-chat" : "openai",
                                 .model_id = target->model, .label = cfg->label,
                                 .request_rate = requested, .burstiness = wp.arrival.burstiness,
+                                .ramp_up_strategy = wp.arrival.ramp != CB_RAMP_NONE
+                                                        ? cb_ramp_kind_name(wp.arrival.ramp) : NULL,
+                                .ramp_up_start_rps = wp.arrival.ramp_start,
+                                .ramp_up_end_rps = wp.arrival.rate,
                                 .max_concurrency = rp.max_concurrency ? rp.max_concurrency : rp.concurrency,
                                 .start_wall_ns = start_wall,
                                 .duration_s = (double)stats.last_end_ns / 1e9};

@@ -244,6 +244,8 @@ static void send_item(vrun *v) {
   if (r->scheduled_ns > r->sent_ns) r->scheduled_ns = r->sent_ns;
   r->prompt_tokens = it->prompt_tokens;
   r->prompt_source = it->prompt_source;
+  r->has_target_rate = it->has_target_rate;
+  r->target_rate = it->target_rate;
   v->in_flight++;
   v->stats->sent++;
 

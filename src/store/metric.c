@@ -121,6 +121,7 @@ static void build(void) {
 }
 
 double cb_store_quality_point(const char *metric) {
+  if (!strncmp(metric, "judge:", 6)) return 0.25;
   return strncmp(metric, "rouge", 5) ? 1.0 : 0.01;
 }
 
@@ -135,8 +136,9 @@ const cb_store_metric *cb_store_metric_at(size_t i) {
 
 /* Names no table can list, entered on first use:
  *   quality.judge:NAME (eval run's judge:RUBRIC, NAME from the rubric's file name): the
- *     mean grade on the rubric's scale, higher better; no paired test (eval.json keeps
- *     no statistics per item to resample for it), so a rule judges its margin.
+ *     mean grade on the rubric's scale, higher better; its sample is eval.json's items,
+ *     whose grades the paired test resamples (cb_eval_run_paired), as for the table's
+ *     quality metrics.
  *   probe.<probe>.<metric> (probe.json's metrics, docs/probe.md): its direction is the
  *     file's higher_is_better, set when a run's probe.json is read
  *     (cb_store_probe_metric); a name met first in a policy or a query has none until
@@ -175,6 +177,7 @@ static const cb_store_metric *dynamic_metric(const char *name, int set_better, c
     snprintf(m->path, sizeof m->path, "%s", name);
     m->unit = CB_UNIT_NUMBER;
     m->better = judge ? CB_BETTER_HIGHER : CB_BETTER_NONE;
+    if (judge) snprintf(m->sample, sizeof m->sample, "%s", CB_SAMPLE_EVAL_ITEMS);
     m->quantile = NAN;
   }
   if (m && !judge && set_better) m->better = better;

@@ -4,7 +4,7 @@
  *
  *   seed: 42                     # optional top level: seed, arrival, rate, burstiness,
  *   rate: 20                     #   trace_speed, concurrency, num_requests, duration,
- *   arrival: poisson             #   warmup
+ *   arrival: poisson             #   warmup, ramp_up, ramp_start, ramp_duration
  *   duration: 120s
  *   classes:
  *     - name: chat               # required, unique
@@ -406,6 +406,7 @@ static cb_status load_class(const yctx *y, const yaml_node_t *v, size_t i,
 typedef struct top_target {
   const yaml_node_t *classes;
   const yaml_node_t *concurrency_node;
+  const yaml_node_t *ramp_node;      /* ramp_up, where its errors point */
   int arrival_given, rate_given;
 } top_target;
 
@@ -459,6 +460,24 @@ static cb_status top_pair(const yctx *y, const char *key, const char *path,
     if ((st = want_scalar(y, v, path)) != CB_OK) return st;
     return helper(y, v, path, cb_workload_parse_run_duration(sval(v), &p->duration_ns, &e), &e);
   }
+  if (!strcmp(key, "ramp_up")) { /* the common process's ramp (docs/workload.md) */
+    sc->keys_set |= CB_SCENARIO_SET_RAMP;
+    t->ramp_node = v;
+    if ((st = want_scalar(y, v, path)) != CB_OK) return st;
+    return helper(y, v, path, cb_ramp_kind_parse(sval(v), &p->arrival.ramp, &e), &e);
+  }
+  if (!strcmp(key, "ramp_start")) {
+    sc->keys_set |= CB_SCENARIO_SET_RAMP;
+    return get_double(y, v, path, 0, 0, 1e9, &p->arrival.ramp_start);
+  }
+  if (!strcmp(key, "ramp_duration")) {
+    sc->keys_set |= CB_SCENARIO_SET_RAMP;
+    uint64_t ns = 0;
+    if ((st = want_scalar(y, v, path)) != CB_OK) return st;
+    st = helper(y, v, path, cb_workload_parse_run_duration(sval(v), &ns, &e), &e);
+    p->arrival.ramp_duration_s = (double)ns / 1e9;
+    return st;
+  }
   if (!strcmp(key, "warmup")) {
     sc->keys_set |= CB_SCENARIO_SET_WARMUP;
     if ((st = want_scalar(y, v, path)) != CB_OK) return st;
@@ -470,12 +489,12 @@ static cb_status top_pair(const yctx *y, const char *key, const char *path,
 
 #define TOP_KEYS                                                                              \
   "seed, arrival, rate, burstiness, trace_speed, concurrency, num_requests, duration, "      \
-  "warmup, classes"
+  "warmup, ramp_up, ramp_start, ramp_duration, classes"
 
 static cb_status load_root(const yctx *y, const yaml_node_t *root) {
   cb_scenario *sc = y->sc;
   cb_workload_params *p = &sc->params;
-  top_target t = {NULL, NULL, 0, 0};
+  top_target t = {NULL, NULL, NULL, 0, 0};
   cb_status st = each_pair(y, root, "", TOP_KEYS, top_pair, &t);
   if (st != CB_OK) return st;
   if (!t.classes)
@@ -522,6 +541,16 @@ static cb_status load_root(const yctx *y, const yaml_node_t *root) {
     return cb__yaml_key_at(&y->yaml, root, CB_ERR_PARSE, "rate",
                            "classes with a share need a top-level rate for %s arrivals",
                            cb_arrival_kind_name(p->arrival.kind));
+  if ((sc->keys_set & CB_SCENARIO_SET_RAMP) && !t.ramp_node)
+    return cb__yaml_key_at(&y->yaml, root, CB_ERR_PARSE, "ramp_up",
+                           "ramp_start and ramp_duration shape a ramp: give ramp_up "
+                           "(linear or exponential) too");
+  if (t.ramp_node) { /* the bounds, at the ramp_up line (the run's flags may still change them) */
+    cb_error e;
+    cb_error_clear(&e);
+    if (cb_arrival_validate(&p->arrival, &e) != CB_OK)
+      return cb__yaml_key_at(&y->yaml, t.ramp_node, CB_ERR_PARSE, "ramp_up", "%s", e.msg);
+  }
   return CB_OK;
 }
 

@@ -22,12 +22,14 @@ void cb_workload_default_class(cb_workload_class_params *c) {
   c->dataset = "synthetic";
   cb_dataset_default_params(&c->data);
   c->share = 1.0;
-  c->arrival = (cb_arrival_params){CB_ARRIVAL_POISSON, 1.0, 1.0, 1.0};
+  c->arrival = (cb_arrival_params){
+      .kind = CB_ARRIVAL_POISSON, .rate = 1.0, .burstiness = 1.0, .trace_speed = 1.0};
 }
 
 void cb_workload_default_params(cb_workload_params *p) {
   memset(p, 0, sizeof *p);
-  p->arrival = (cb_arrival_params){CB_ARRIVAL_CLOSED, 1.0, 1.0, 1.0};
+  p->arrival = (cb_arrival_params){
+      .kind = CB_ARRIVAL_CLOSED, .rate = 1.0, .burstiness = 1.0, .trace_speed = 1.0};
   p->concurrency = 1;
   p->shard_index = 0;
   p->shard_count = 1;
@@ -118,6 +120,10 @@ static cb_status check_params(const cb_workload_params *p, cb_error *err) {
                             "name and no line breaks",
                             i, name, h);
   }
+  if (nshare == 0 && p->arrival.ramp != CB_RAMP_NONE)
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "the ramp is on the common arrival process, and no class takes a share "
+                        "of it (every class has its own process): it would ramp nothing");
   if (nshare > 0) {
     cb_status st = cb_arrival_validate(&p->arrival, err);
     if (st != CB_OK) return st;
@@ -144,6 +150,9 @@ static void describe_arrival(cb_buf *b, const char *key, const cb_arrival_params
     cb_buf_appendf(b, " rate=%.17g burstiness=%.17g", a->rate, a->burstiness);
   else if (a->kind == CB_ARRIVAL_TRACE)
     cb_buf_appendf(b, " trace_speed=%.17g", a->trace_speed);
+  if (a->ramp != CB_RAMP_NONE) /* absent without a ramp: older workloads hash as before */
+    cb_buf_appendf(b, " ramp=%s ramp_start=%.17g ramp_duration_s=%.17g",
+                   cb_ramp_kind_name(a->ramp), a->ramp_start, a->ramp_duration_s);
   cb_buf_append_char(b, '\n');
 }
 
@@ -323,6 +332,28 @@ cb_status cb_workload_describe(const cb_workload *w, cb_buf *out) {
 }
 
 uint64_t cb_workload_hash(const cb_workload *w) { return w->desc_hash; }
+
+int cb_workload_ramps(const cb_workload *w) {
+  if (w->num_share && w->params.arrival.ramp != CB_RAMP_NONE) return 1;
+  for (size_t c = 0; c < w->num_classes; c++)
+    if (w->classes[c].process != CB__WL_COMMON_PROCESS &&
+        w->classes[c].view.arrival.ramp != CB_RAMP_NONE)
+      return 1;
+  return 0;
+}
+
+double cb_workload_offered_rate(const cb_workload *w, uint64_t offset_ns) {
+  double t = (double)offset_ns / 1e9, sum = 0;
+  if (w->closed) return NAN;
+  if (w->num_share && w->params.arrival.kind != CB_ARRIVAL_TRACE)
+    sum += cb_arrival_rate_at(&w->params.arrival, t);
+  for (size_t c = 0; c < w->num_classes; c++) {
+    const cb_arrival_params *a = &w->classes[c].view.arrival;
+    if (w->classes[c].process != CB__WL_COMMON_PROCESS && a->kind != CB_ARRIVAL_TRACE)
+      sum += cb_arrival_rate_at(a, t);
+  }
+  return sum;
+}
 
 cb_status cb_workload_render(const cb_workload *w, const cb_schedule_entry *e,
                              cb_workload_prompt *out, cb_error *err) {

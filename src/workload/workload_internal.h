@@ -173,6 +173,11 @@ uint64_t cb__order_item(cb_dataset_order order, uint64_t data_seed, uint32_t cla
 /* A seeded bijection of [0, n) (Feistel network with cycle walking). */
 uint64_t cb__permute(uint64_t x, uint64_t n, uint64_t key);
 
+/* ---- arrival ramps (ramp.c) ---------------------------------------------------------- */
+
+/* A ramp's bounds, given that the process is otherwise valid (cb_arrival_validate). */
+cb_status cb__ramp_validate(const cb_arrival_params *a, cb_error *err);
+
 /* ---- workloads (workload.c, schedule.c) -------------------------------------------- */
 
 /* Process ids: 0 = the common process of the share classes, 1 + c = class c's own. */

@@ -116,13 +116,17 @@ expect single1 '.summary.mean_score' "$(jq -n '(1+2+3+4+5+1+2+3)/8')"
 expect single1 '.summary.agreement | [.pearson.estimate, .kendall_tau_b.estimate, .kappa_quadratic.estimate]' '[1,1,1]'
 jq -e '.summary | .cost == (.prompt_tokens * 0.5 + .output_tokens * 2) / 1000 and .cost > 0' \
   "$TMP/single1/judge.json" >/dev/null || fail "single1: cost"
+expect single1 '.prices' '{"input_per_1k":0.5,"output_per_1k":2}'
 
 # A judge that fails: request 0 gets a 500, request 5 stalls past the timeout. Those
 # are failed requests, not parse failures, and the rest are still scored.
 start_sim --time-scale 0.01 --responses "$TMP/single_script.jsonl" --fault 500:index=0 \
   --fault stall:after=0,ms=3000,index=5
-judge "$SIM_URL" single2 --input "$TMP/single.jsonl" --rubric "$TMP/rubric.yaml" --concurrency 1 --request-timeout 1s
+judge "$SIM_URL" single2 --input "$TMP/single.jsonl" --rubric "$TMP/rubric.yaml" --concurrency 1 --request-timeout 1s \
+  --price-input 0 --price-output 0
 expect single2 '.summary | [.scored, .parse_failures, .request_failures]' '[6,4,2]'
+# a judge of one's own, priced 0: its cost is 0, not unknown
+expect single2 '[.prices.input_per_1k, .summary.cost]' '[0,0]'
 expect single2 '[.items[0].request_failures, .items[0].answers[0].status, .items[5].request_failures, .items[1].score]' \
   '[1,"request_failed",1,2]'
 grep -q "12 requests, 2 failed; 4 parse failures" "$TMP/single2.txt" || fail "single2: $(cat "$TMP/single2.txt")"
@@ -187,6 +191,10 @@ expect_error 2 "mixed.jsonl:2: a pair (answer_a, answer_b) among single answers"
 expect_error 2 "bad_human.jsonl:1: field 'human': expected a number" $U --input "$TMP/bad_human.jsonl" --out "$TMP/e4"
 expect_error 2 "--input is required" $U --out "$TMP/e5"
 expect_error 2 "--repeats: expected" $U --input "$TMP/single.jsonl" --out "$TMP/e6" --repeats 0
+expect_error 2 "--price-input needs --price-output" $U --input "$TMP/single.jsonl" --out "$TMP/e9" --price-input 0.5
+expect_error 2 "--price-output: expected a price per 1,000 tokens, a number in [0, 1e+09]" $U \
+  --input "$TMP/single.jsonl" --out "$TMP/e10" --price-input 0.5 --price-output 0.5usd
+[ ! -e "$TMP/e9" ] || fail "a price without its pair left an output directory behind"
 before=$(cksum <"$TMP/single1/judge_requests.jsonl")
 expect_error 2 "already exists: choose another --out directory" $U --input "$TMP/pairs.jsonl" --out "$TMP/single1"
 [ "$(cksum <"$TMP/single1/judge_requests.jsonl")" = "$before" ] || fail "a refused --out had its prompts replaced"
@@ -194,9 +202,16 @@ expect_error 2 "the variable CB_JUDGE_TEST_NO_KEY (the judge's API key) is not s
 [ ! -e "$TMP/e8" ] || fail "a missing key left an output directory behind"
 # a key given through the environment reaches no file of the output
 CB_JUDGE_TEST_KEY=sk-judge-secret-5f2a9c judge "$SIM_URL" keyed --input "$TMP/single.jsonl" --api-key-env CB_JUDGE_TEST_KEY
+expect keyed '[.prices, .summary.cost]' '[null,null]'
 if grep -rq "sk-judge-secret-5f2a9c" "$TMP/keyed" "$TMP/keyed.txt" "$TMP/keyed.err"; then fail "the judge's key was written"; fi
 grep -q CB_JUDGE_TEST_KEY "$TMP/keyed/manifest.json" || fail "keyed: the manifest does not name the key's variable"
 # a port nothing listens on: bind one, then close it
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 expect_error 1 "judge http://127.0.0.1:$port/v1" --judge-url "http://127.0.0.1:$port/v1" --input "$TMP/single.jsonl" --out "$TMP/e7"
+# a judge that answers every request with a 500: nothing judged, exit 1, no 'nan' shown
+start_sim --time-scale 0.01 --fault 500:every=1
+expect_error 1 "every one of the 12 judge requests failed" --judge-url "$SIM_URL/v1" --input "$TMP/single.jsonl" --out "$TMP/e11"
+grep -q "mean score: none (no item graded" "$TMP/err.out" || fail "e11: $(cat "$TMP/err.out")"
+! grep -qi nan "$TMP/err.out" || fail "e11: a nan shown: $(cat "$TMP/err.out")"
+expect e11 '.summary | [.requests, .request_failures, .scored]' '[12,12,0]'
 echo "ok - eval judge: parse failures, position bias, agreement, repeats and errors"

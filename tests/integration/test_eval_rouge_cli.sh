@@ -224,4 +224,14 @@ expect 2 "--rouge-tokenizer: expected one of default, unicode, got 'nltk'" -- ev
 print(json.dumps({"hypothesis": "short", "reference": "short"}))
 print(json.dumps({"hypothesis": t, "reference": t}))' >"$TMP/long.jsonl"
 expect 2 "segment 2: rouge: rougeL: 46400 x 46400" -- eval score --metric rouge1,rougeL --hyp "$TMP/long.jsonl"
+# The same pair in a --baseline system's file (scored without prepare): an error the
+# library returns, naming the file and the segment, before any score is printed.
+"$PY" -c 'import json; t = " ".join(["w"] * 46400)
+print(json.dumps({"hypothesis": "short", "reference": "short"}))
+print(json.dumps({"hypothesis": "w w", "reference": t}))' >"$TMP/long_sys.jsonl"
+"$PY" -c 'import json; t = " ".join(["w"] * 46400)
+print(json.dumps({"hypothesis": "short"}))
+print(json.dumps({"hypothesis": t}))' >"$TMP/long_base.jsonl"
+expect 2 "^calibench: eval: rougeL: --baseline $TMP/long_base.jsonl: segment 2: rouge: rougeL: 46400 x 46400 tokens" -- \
+  eval score --metric rouge1,rougeL --hyp "$TMP/long_sys.jsonl" --baseline "$TMP/long_base.jsonl" --paired-bs
 echo "PASS"

@@ -3,8 +3,8 @@
 # answer scored into eval.json. Against `sim serve --responses` (planted answers) the
 # corpus scores equal `eval score` on the same answers and references, and each item
 # holds its own answer; a request the server fails is counted and scores as an empty
-# answer; the built-in simulator (no --url) works too; bad input is refused with what
-# and where, exit 2.
+# answer; the built-in simulator (no --url) works too; a run stopped by Ctrl-C leaves
+# an eval.json marked interrupted; bad input is refused with what and where, exit 2.
 # Args: path to calibench, source dir.
 CALIBENCH=$1
 SRC=$2
@@ -166,6 +166,31 @@ rec = json.loads(open(sys.argv[1]).readline())
 assert len(rec["output_text"].encode()) == 4096, len(rec["output_text"].encode())
 assert rec["output_text_cut"] is True, rec
 PY
+
+# Ctrl-C: the request in flight (the 3rd, held 3 s) is drained, nothing more is sent,
+# and the answers that came back are scored into an eval.json that says the run was
+# interrupted (its scores cover 3 of the 5 items), as do the summary line, the report
+# and the exit status 130. A run that was not stopped says so too.
+start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01 --fault stall:after=0,ms=3000,index=2
+"$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --url "$SIM_URL/v1" --concurrency 1 \
+  --out "$TMP/stopped" --no-report >"$TMP/stopped.txt" 2>"$TMP/stopped.err" &
+run_pid=$!
+for _ in $(seq 1 200); do # wait (at most 20 s) until requests 0-1 are recorded
+  [ "$(cat "$TMP/stopped/records.jsonl" 2>/dev/null | wc -l)" -ge 2 ] && break
+  sleep 0.1
+done
+kill -INT "$run_pid"
+rc=0
+wait "$run_pid" || rc=$?
+[ "$rc" = 130 ] || fail "eval run stopped: exit $rc, want 130: $(cat "$TMP/stopped.err")"
+jq -e '.interrupted == true and .requests == 3 and (.items | length) == 3 and (.metrics.bleu.score | type) == "number"' \
+  "$TMP/stopped/eval.json" >/dev/null || fail "eval run stopped: $(jq -c 'del(.items)' "$TMP/stopped/eval.json")"
+jq -e '.interrupted == false' "$TMP/planted/eval.json" >/dev/null || fail "a whole run's eval.json: interrupted is not false"
+grep -q 'quality: 3 requests' "$TMP/stopped.txt" && grep -q 'interrupted: the scores cover only these requests' "$TMP/stopped.txt" ||
+  fail "eval run stopped: the summary: $(cat "$TMP/stopped.txt")"
+"$CALIBENCH" report "$TMP/stopped" >"$TMP/stopped-report.txt" || fail "report of the stopped run exited $?"
+tr -s ' \n' '  ' <"$TMP/stopped-report.txt" | grep -q 'The run was interrupted: the scores cover only the 3 requests' ||
+  fail "report of the stopped run: $(cat "$TMP/stopped-report.txt")"
 
 # Bad input: what and where, exit 2, nothing run.
 expect_2() { # PATTERN ARGS...

@@ -71,7 +71,10 @@ static void check_bootstrap(json_t *v, long line) {
   long samples = (long)json_integer_value(json_object_get(v, "samples"));
   cb_eval_corpus c = eval_corpus_of(json_object_get(v, "hyps"), json_object_get(v, "refs"));
   cb_eval_corpus b = eval_corpus_of(json_object_get(v, "baseline"), json_object_get(v, "refs"));
-  double *rows = cb_eval_segment_stats(m, st, &c), *brows = cb_eval_segment_stats(m, st, &b);
+  double *rows, *brows;
+  cb_error err;
+  assert_int_equal(cb_eval_segment_stats(m, st, &c, &rows, &err), CB_OK);
+  assert_int_equal(cb_eval_segment_stats(m, st, &b, &brows, &err), CB_OK);
   double *sum = cb_calloc(k, sizeof *sum);
   cb_eval_sum_stats(rows, c.n, k, sum);
   char nb[24];

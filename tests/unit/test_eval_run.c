@@ -6,6 +6,7 @@
  * planted drop is, an improvement is not, items that do not pair are refused, a class
  * filter keeps to its class.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -153,7 +154,7 @@ static void write_eval(const char *dir, const char *const *hyps, const char *con
     cb_eval_text ref = {refs[i], strlen(refs[i])};
     cb_eval_segment seg = {{hyps[i], strlen(hyps[i])}, &ref, 1};
     memset(row, 0, k * sizeof *row);
-    m->segment(st, &seg, row);
+    assert_int_equal(m->segment(st, &seg, row, &err), CB_OK);
     json_t *v = json_array();
     for (size_t j = 0; j < k; j++) json_array_append_new(v, json_real(row[j]));
     char id[16];
@@ -236,11 +237,84 @@ static void test_paired(void **state) {
   assert_non_null(strstr(err.msg, "eval.json"));
 }
 
+/* DIR/eval.json of a judge:strict run: item i graded grades[i] (NAN: no grade, null),
+ * on the scale [1, top]. */
+static void write_judged(const char *dir, const double *grades, size_t n, double top) {
+  mkdir(dir, 0755);
+  json_t *items = json_array();
+  for (size_t i = 0; i < n; i++) {
+    char id[24];
+    snprintf(id, sizeof id, "i%zu", i);
+    json_array_append_new(
+        items, json_pack("{s:I, s:s, s:s, s:{s:o}}", "index", (json_int_t)i, "id", id, "class",
+                         "default", "scores", "judge:strict",
+                         isnan(grades[i]) ? json_null() : json_real(grades[i])));
+  }
+  char path[600];
+  snprintf(path, sizeof path, "%s/eval.json", dir);
+  json_t *doc = json_pack("{s:o, s:{s:{s:[f,f]}}}", "items", items, "metrics", "judge:strict",
+                          "scale", 1.0, top);
+  assert_int_equal(json_dump_file(doc, path, 0), 0);
+  json_decref(doc);
+}
+
+/* A judge's mean grade is paired item by item: an item without a grade on either side
+ * is left out; a drop on many items is significant, one item's (less another's rise)
+ * is not. */
+static void test_paired_judge(void **state) {
+  (void)state;
+  double base[12], low[12], dip[12], ten[12];
+  for (size_t i = 0; i < 12; i++) {
+    base[i] = 4 + (double)(i % 2); /* 4 5 4 5 ... */
+    low[i] = base[i] - 2;
+    dip[i] = base[i];
+    ten[i] = base[i];
+  }
+  base[3] = NAN; /* no grade in the baseline: item 3 pairs with nothing */
+  low[7] = NAN;  /* nor item 7, ungraded in the current run */
+  dip[0] = 1;    /* one item 4 -> 1, another 4 -> 5 */
+  dip[2] = 5;
+  char b[512], l[512], d[512], t[512];
+  snprintf(b, sizeof b, "%s/jbase", tmpdir);
+  snprintf(l, sizeof l, "%s/jlow", tmpdir);
+  snprintf(d, sizeof d, "%s/jdip", tmpdir);
+  snprintf(t, sizeof t, "%s/jten", tmpdir);
+  write_judged(b, base, 12, 5);
+  write_judged(l, low, 12, 5);
+  write_judged(d, dip, 12, 5);
+  write_judged(t, ten, 12, 10);
+  cb_eval_run_pair r;
+  cb_error err;
+  assert_int_equal(cb_eval_run_paired(b, l, "judge:strict", "", 1000, 0.95, 1, &r, &err), CB_OK);
+  assert_int_equal(r.n, 10);
+  /* items 0-11 but 3 and 7: 4 5 4 _ 4 5 4 _ 4 5 4 5 */
+  assert_true(fabs(r.baseline - (44.0 / 10)) < 1e-12);
+  assert_true(fabs(r.current - (24.0 / 10)) < 1e-12);
+  assert_true(r.p_value < 0.01);
+  assert_true(fabs(r.ci_low - (-2)) < 1e-12);
+  assert_true(fabs(r.ci_high - (-2)) < 1e-12);
+  assert_int_equal(cb_eval_run_paired(b, d, "judge:strict", "", 1000, 0.95, 1, &r, &err), CB_OK);
+  assert_int_equal(r.n, 11);
+  assert_true(fabs(r.baseline - r.current - (2.0 / 11)) < 1e-12);
+  assert_true(r.p_value > 0.1);
+  /* an improvement is no drop */
+  assert_int_equal(cb_eval_run_paired(l, b, "judge:strict", "", 1000, 0.95, 1, &r, &err), CB_OK);
+  assert_true(r.p_value > 0.5);
+  /* grades on 1-5 and on 1-10 do not compare */
+  assert_int_equal(cb_eval_run_paired(b, t, "judge:strict", "", 100, 0.95, 1, &r, &err),
+                   CB_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "different scales"));
+  /* a judge the runs did not have */
+  assert_int_not_equal(cb_eval_run_paired(b, l, "judge:other", "", 100, 0.95, 1, &r, &err), CB_OK);
+  assert_non_null(strstr(err.msg, "metrics.judge:other.scale"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parse_metrics),
       cmocka_unit_test(test_dataset_spec),
       cmocka_unit_test(test_paired),
+      cmocka_unit_test(test_paired_judge),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

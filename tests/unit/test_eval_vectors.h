@@ -136,7 +136,10 @@ static inline long eval_replay(const cb_eval_metric *m, void *st, json_t *v, lon
   size_t k = m->n_stats(st);
   cb_eval_corpus c = eval_corpus_of(json_object_get(v, "hyps"), json_object_get(v, "refs"));
   size_t n = c.n;
-  double *rows = cb_eval_segment_stats(m, st, &c), *sum = cb_calloc(k, sizeof *sum);
+  double *rows, *sum = cb_calloc(k, sizeof *sum);
+  cb_error err;
+  if (cb_eval_segment_stats(m, st, &c, &rows, &err) != CB_OK)
+    fail_msg("vector at line %ld: %s", line, err.msg);
   cb_eval_sum_stats(rows, n, k, sum);
   char nb[24];
   cb_eval_sig_info sig = {.nrefs = cb_eval_corpus_nrefs(&c, nb)};

@@ -127,8 +127,12 @@ static void test_record_round_trip(void **state) {
   a.output_text = cb_strdup("<script>alert(1)</script>\n");
   a.cached_tokens = 64;
   a.warmup = 1;
+  a.has_target_rate = 1;
+  a.target_rate = 12.375; /* a ramped run's offered rate at the send */
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
+  b.has_target_rate = 1; /* a linear ramp from 0 offers 0 at its start: recorded as 0 */
+  b.target_rate = 0;
   b.retries = 2; /* each earlier attempt's outcome is kept */
   b.n_attempts = 2;
   b.attempts = cb_reallocarray(NULL, 2, sizeof *b.attempts);
@@ -139,6 +143,8 @@ static void test_record_round_trip(void **state) {
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
   assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
+  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,"));
+  assert_non_null(strstr(buf.data, ",\"target_rate\":0,"));
   assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
   {/* the extremes of the hand-written decimal encoder */
     cb_record e = failed_record(0, 0, "connect");
@@ -148,6 +154,7 @@ static void test_record_round_trip(void **state) {
     cb_record_write_json(&e, &one);
     assert_non_null(strstr(one.data, "{\"index\":0,"));
     assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
+    assert_null(strstr(one.data, "target_rate")); /* not ramped: no field */
     cb_buf_free(&one);
     cb_record_free(&e);
   }
@@ -169,6 +176,8 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->output_tokens, 6);
   assert_int_equal(x->output_source, CB_TOKENS_USAGE);
   assert_int_equal(x->cached_tokens, 64);
+  assert_true(x->has_target_rate);
+  assert_float_equal(x->target_rate, 12.375, 0);
   assert_string_equal(x->output_text, a.output_text);
   assert_true(cb_record_ok(x));
   const cb_record *y = &set.items[1];
@@ -177,6 +186,8 @@ static void test_record_round_trip(void **state) {
   assert_string_equal(y->error_message, "boom \"http_status\"");
   assert_int_equal(y->http_status, 429);
   assert_int_equal(y->output_tokens, -1);
+  assert_true(y->has_target_rate);
+  assert_float_equal(y->target_rate, 0, 0);
   assert_int_equal(y->retries, 2);
   assert_int_equal(y->n_attempts, 2);
   assert_int_equal(y->attempts[0].http_status, 503);
@@ -196,6 +207,11 @@ static void test_record_round_trip(void **state) {
   cb_error_clear(&err);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":2: field 'output_tokens'"));
+  cb_record_set_free(&set);
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"target_rate\":-3}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'target_rate': expected a number"));
   cb_record_set_free(&set);
   write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
@@ -848,6 +864,62 @@ static void test_vllm_export_definitions(void **state) {
   cb_record_set_free(&set);
 }
 
+/*
+ * A ramped run's break rate: 200 requests offered at 1 .. 20 req/s evenly, TTFT 50 ms
+ * below 12 req/s and 500 ms from it. Bins of (20 - 1) / 10 = 1.9 req/s: 12 falls in
+ * bin 5, [10.5, 12.4), whose ~4 slow requests out of ~21 violate p99 <= 100 ms at 95%
+ * (P(X >= 4 | n = 21, q = 0.01) ~ 5e-5); bins 0-4 are all fast. So the p99 TTFT SLO
+ * stopped holding at 10.5 req/s; a 1 s bound holds throughout (null in JSON); an
+ * unramped set has no bins and no "ramp" member.
+ */
+static void test_ramp_break_rate(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  for (int i = 0; i < 200; i++) {
+    double rate = 1 + 19.0 * i / 199;
+    double c[] = {rate < 12 ? 50 : 500, 600};
+    cb_record r = ok_record((uint64_t)i, (uint64_t)i * 100 * MS, c, 2, NULL);
+    r.has_target_rate = 1;
+    r.target_rate = rate;
+    cb_record_set_push(&set, &r);
+  }
+  cb_summary_params sp;
+  cb_summary_default_params(&sp);
+  assert_int_equal(cb_slo_parse("ttft=100ms,ttft=1s", sp.slos, &sp.n_slos, NULL), CB_OK);
+  cb_summary s;
+  cb_summary_compute(&set, &sp, &s);
+  assert_int_equal(s.ramp.n_bins, CB_RAMP_BINS);
+  assert_float_equal(s.ramp.lo, 1, 1e-12);
+  assert_float_equal(s.ramp.width, 1.9, 1e-12);
+  size_t total = 0;
+  for (size_t b = 0; b < s.ramp.n_bins; b++) total += s.ramp.count[b];
+  assert_int_equal(total, 200);
+  assert_int_equal(s.slos[0].break_bin, 5);
+  assert_float_equal(s.slos[0].break_rate, 10.5, 1e-9);
+  assert_int_equal(s.ramp.met[0][4], s.ramp.count[4]);
+  assert_true(s.ramp.met[0][5] < s.ramp.count[5]);
+  assert_int_equal(s.slos[1].break_bin, -1);
+  assert_true(isnan(s.slos[1].break_rate));
+  assert_int_equal(cb_ramp_bin_of(&s.ramp, 20), 9); /* the top edge is in the last bin */
+  assert_int_equal(cb_ramp_bin_of(&s.ramp, 0.5), 0);
+  cb_buf j;
+  cb_buf_init(&j, 0);
+  cb_summary_write_json(&s, &j);
+  assert_non_null(strstr(j.data, "\"break_rate\":10.5,"));
+  assert_non_null(strstr(j.data, "\"break_rate\":null,"));
+  assert_non_null(strstr(j.data, "\"ramp\":{\"bin_width\":1.9,\"bins\":[{\"rate_lo\":1,\"rate_hi\":2.9,"));
+  for (size_t i = 0; i < set.count; i++) set.items[i].has_target_rate = 0;
+  cb_summary_compute(&set, &sp, &s);
+  assert_int_equal(s.ramp.n_bins, 0);
+  cb_buf_reset(&j);
+  cb_summary_write_json(&s, &j);
+  assert_null(strstr(j.data, "\"ramp\""));
+  assert_null(strstr(j.data, "break_rate"));
+  cb_buf_free(&j);
+  cb_record_set_free(&set);
+}
+
 static void test_capacity_at_slo(void **state) {
   (void)state;
   double a[] = {1.0, 0.995, 0.99, 0.97, 0.999};
@@ -907,7 +979,8 @@ int main(void) {
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
-      cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_record_samples),
+      cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_ramp_break_rate),
+      cmocka_unit_test(test_record_samples),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

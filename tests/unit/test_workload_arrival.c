@@ -265,9 +265,11 @@ static void test_arrival_names_and_validation(void **state) {
   cb_error_clear(&err);
   assert_int_equal(cb_arrival_kind_parse("bursty", &k, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "known: closed, constant, poisson, gamma, trace"));
-  cb_arrival_params a = {CB_ARRIVAL_POISSON, 0.0, 1.0, 1.0};
+  cb_arrival_params a = {.kind = CB_ARRIVAL_POISSON, .rate = 0.0,
+                         .burstiness = 1.0, .trace_speed = 1.0};
   assert_int_equal(cb_arrival_validate(&a, &err), CB_ERR_INVALID);
-  a = (cb_arrival_params){CB_ARRIVAL_GAMMA, 5.0, -1.0, 1.0};
+  a = (cb_arrival_params){.kind = CB_ARRIVAL_GAMMA, .rate = 5.0, .burstiness = -1.0,
+                          .trace_speed = 1.0};
   assert_int_equal(cb_arrival_validate(&a, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "burstiness"));
 }

@@ -182,6 +182,51 @@ static void test_bad_scenarios(void **state) {
   assert_string_equal(err.msg, "inline:1: key 'rate': expected a number, got 'fast'");
 }
 
+/* A scenario's ramp (ramp_up, ramp_start, ramp_duration) ramps its common process; bad
+ * ramps are refused at the ramp_up line. */
+static void test_ramp_scenario(void **state) {
+  (void)state;
+  const char *text = "rate: 20\nramp_up: exponential\nramp_start: 2\nramp_duration: 1m\n"
+                     "num_requests: 50\nclasses: [{name: a, share: 1}, {name: b, share: 3}]\n";
+  cb_scenario *sc;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_scenario_parse(text, strlen(text), "inline", NULL, &sc, &err), CB_OK);
+  const cb_workload_params *p = cb_scenario_params(sc);
+  assert_int_equal(p->arrival.ramp, CB_RAMP_EXPONENTIAL);
+  assert_float_equal(p->arrival.ramp_start, 2, 0);
+  assert_float_equal(p->arrival.ramp_duration_s, 60, 0);
+  assert_true(cb_scenario_keys_set(sc) & CB_SCENARIO_SET_RAMP);
+  cb_workload *w;
+  assert_int_equal(cb_workload_open(p, &w, NULL), CB_OK);
+  assert_true(cb_workload_ramps(w));
+  assert_float_equal(cb_workload_offered_rate(w, UINT64_C(30000000000)), sqrt(2.0 * 20), 1e-9);
+  cb_workload_free(w);
+  cb_scenario_free(sc);
+  const char *bad[][2] = {
+      {"rate: 5\nramp_up: exponential\nramp_duration: 10s\nclasses: [{name: a}]\n",
+       "inline:2: key 'ramp_up': an exponential ramp must start above 0"},
+      {"rate: 5\nramp_up: linear\nramp_start: 9\nramp_duration: 10s\nclasses: [{name: a}]\n",
+       "inline:2: key 'ramp_up': ramp start (9 req/s) must be below the rate"},
+      {"concurrency: 4\nramp_up: linear\nramp_duration: 10s\nclasses: [{name: a}]\n",
+       "inline:2: key 'ramp_up': a ramp needs an open-loop rate"},
+      {"rate: 5\nramp_start: 1\nclasses: [{name: a}]\n",
+       "inline:1: key 'ramp_up': ramp_start and ramp_duration shape a ramp"},
+      {"rate: 5\nramp_up: steep\nclasses: [{name: a}]\n",
+       "inline:2: key 'ramp_up': unknown ramp 'steep' (known: linear, exponential)"},
+      {"rate: 5\nramp_up: linear\nramp_duration: 0\nclasses: [{name: a}]\n",
+       "inline:3: key 'ramp_duration':"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cb_error_clear(&err);
+    assert_int_not_equal(cb_scenario_parse(bad[i][0], strlen(bad[i][0]), "inline", NULL, &sc, &err),
+                         CB_OK);
+    assert_null(sc);
+    if (strncmp(err.msg, bad[i][1], strlen(bad[i][1])))
+      fail_msg("ramp case %zu: '%s', want '%s...'", i, err.msg, bad[i][1]);
+  }
+}
+
 /* ---- value syntaxes ------------------------------------------------------------------------- */
 
 static void test_parse_helpers(void **state) {
@@ -230,6 +275,7 @@ int main(void) {
       cmocka_unit_test(test_good_scenario),
       cmocka_unit_test(test_closed_scenario),
       cmocka_unit_test(test_bad_scenarios),
+      cmocka_unit_test(test_ramp_scenario),
       cmocka_unit_test(test_parse_helpers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

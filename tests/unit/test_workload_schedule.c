@@ -82,7 +82,8 @@ static void mixed_params(cb_workload_params *p, uint64_t seed) {
   classes2[1].dataset = sharegpt_spec;
   cb_workload_default_params(p);
   p->seed = seed;
-  p->arrival = (cb_arrival_params){CB_ARRIVAL_POISSON, 20.0, 1.0, 1.0};
+  p->arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 20.0,
+                                   .burstiness = 1.0, .trace_speed = 1.0};
   p->num_requests = 300;
   p->classes = classes2;
   p->num_classes = 2;
@@ -223,14 +224,17 @@ static void superposed_params(cb_workload_params *p) {
     sup[i].data.input_len.mean = 16;
   }
   sup[0].name = "poisson";
-  sup[0].arrival = (cb_arrival_params){CB_ARRIVAL_POISSON, 10.0, 1.0, 1.0};
+  sup[0].arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 10.0,
+                                       .burstiness = 1.0, .trace_speed = 1.0};
   sup[1].name = "constant";
-  sup[1].arrival = (cb_arrival_params){CB_ARRIVAL_CONSTANT, 5.0, 1.0, 1.0};
+  sup[1].arrival = (cb_arrival_params){.kind = CB_ARRIVAL_CONSTANT, .rate = 5.0,
+                                       .burstiness = 1.0, .trace_speed = 1.0};
   sup[2].name = "trace";
   snprintf(trace_spec, sizeof trace_spec, "trace:%s",
            fixture("mooncake_conversation_first200.jsonl"));
   sup[2].dataset = trace_spec;
-  sup[2].arrival = (cb_arrival_params){CB_ARRIVAL_TRACE, 0, 1.0, 4.0};
+  sup[2].arrival = (cb_arrival_params){.kind = CB_ARRIVAL_TRACE, .rate = 0,
+                                       .burstiness = 1.0, .trace_speed = 4.0};
   cb_workload_default_params(p);
   p->seed = 3;
   p->arrival.kind = CB_ARRIVAL_POISSON; /* no share classes: unused, open loop */
@@ -284,7 +288,8 @@ static void test_shard_union_is_whole(void **state) {
     check_union(p, counts[c]);
     p.arrival.kind = CB_ARRIVAL_CONSTANT;
     check_union(p, counts[c]);
-    p.arrival = (cb_arrival_params){CB_ARRIVAL_GAMMA, 20.0, 0.3, 1.0};
+    p.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_GAMMA, .rate = 20.0,
+                                    .burstiness = 0.3, .trace_speed = 1.0};
     check_union(p, counts[c]);
     p.arrival.kind = CB_ARRIVAL_CLOSED;
     check_union(p, counts[c]);
@@ -311,7 +316,8 @@ static void test_shard_processes(void **state) {
   p.num_classes = 1;
   p.num_requests = 8000;
   p.shard_count = 4;
-  p.arrival = (cb_arrival_params){CB_ARRIVAL_CONSTANT, 40.0, 1.0, 1.0};
+  p.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_CONSTANT, .rate = 40.0,
+                                  .burstiness = 1.0, .trace_speed = 1.0};
   for (uint32_t i = 0; i < 4; i++) {
     cb_workload *w;
     cb_schedule s;
@@ -359,7 +365,8 @@ static void test_shares_and_filter(void **state) {
   }
   cb_workload_params p;
   cb_workload_default_params(&p);
-  p.arrival = (cb_arrival_params){CB_ARRIVAL_POISSON, 100.0, 1.0, 1.0};
+  p.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 100.0,
+                                  .burstiness = 1.0, .trace_speed = 1.0};
   p.num_requests = 20000;
   p.classes = c;
   p.num_classes = 3;
@@ -577,9 +584,11 @@ static void test_parameter_errors(void **state) {
   expect_open_error(&p, "classes[1]: the name 'default' is used twice");
   c[1].name = "batch";
   c[1].share = 0;
-  c[1].arrival = (cb_arrival_params){CB_ARRIVAL_CONSTANT, 2.0, 1.0, 1.0};
+  c[1].arrival = (cb_arrival_params){.kind = CB_ARRIVAL_CONSTANT, .rate = 2.0,
+                                     .burstiness = 1.0, .trace_speed = 1.0};
   expect_open_error(&p, "classes[1] 'batch': in a closed-loop workload every class needs a share");
-  p.arrival = (cb_arrival_params){CB_ARRIVAL_POISSON, 5.0, 1.0, 1.0};
+  p.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 5.0,
+                                  .burstiness = 1.0, .trace_speed = 1.0};
   p.shard_index = 4;
   p.shard_count = 4;
   expect_open_error(&p, "shard 4/4");
