@@ -74,7 +74,7 @@ static item *push(probe_state *s) {
 
 static void on_record(void *ctx, const cb_record *rec) {
   probe_state *s = ctx;
-  if (rec->warmup || rec->index >= s->map_n) return;
+  if (rec->index >= s->map_n) return;
   item *it = &s->items[s->first + s->map[rec->index]];
   it->answered = 1;
   it->ok = !rec->error_class[0] && rec->http_status == 200;
@@ -89,10 +89,12 @@ static void on_record(void *ctx, const cb_record *rec) {
   const char *text = it->ok && rec->output_text ? rec->output_text : NULL;
   it->score = cb_probe_context_score(&it->needle, text);
   it->prompt_tokens = rec->prompt_tokens;
-  if (it->ok && rec->first_content_ns > rec->sent_ns)
+  /* A warm-up answer is scored (the prompt is the grid's) but its latency is not
+   * measured, as the run's summary leaves it out. */
+  if (it->ok && !rec->warmup && rec->first_content_ns > rec->sent_ns)
     it->ttft_ms = (double)(rec->first_content_ns - rec->sent_ns) / 1e6;
   else it->ttft_ms = NAN;
-  it->e2e_ms = it->ok && rec->end_ns > rec->sent_ns ? (double)(rec->end_ns - rec->sent_ns) / 1e6 : NAN;
+  it->e2e_ms = it->ok && !rec->warmup && rec->end_ns > rec->sent_ns ? (double)(rec->end_ns - rec->sent_ns) / 1e6 : NAN;
   cb_free(it->answer);
   it->answer = NULL;
   if (text) {
@@ -210,7 +212,9 @@ typedef struct tally {
   size_t requests, failed;
 } tally;
 
+/* An item never sent (the run stopped first) counts nowhere; a failed one scores 0. */
 static void tally_add(tally *t, const item *it) {
+  if (!it->answered) return;
   t->k += it->score * (double)it->needle.n_values;
   t->n += (double)it->needle.n_values;
   t->requests++;
@@ -242,7 +246,7 @@ static json_t *length_json(const probe_state *s, size_t length, int phase, doubl
   double tokens = 0, ttft_sum = 0;
   for (size_t i = 0; i < s->n_items; i++) {
     const item *it = &s->items[i];
-    if (it->phase != phase || it->length != length) continue;
+    if (it->phase != phase || it->length != length || !it->answered) continue;
     tally_add(&t, it);
     tokens += (double)it->needle.tokens;
     if (isfinite(it->ttft_ms)) ttft_sum += ttft[nt++] = it->ttft_ms;
@@ -265,7 +269,7 @@ static size_t levels_of(const probe_state *s, cb_probe_context_level *lv, double
   size_t n = 0;
   for (size_t i = 0; i < s->n_items; i++) {
     const item *it = &s->items[i];
-    if (it->phase == PHASE_PRESSURE) continue;
+    if (it->phase == PHASE_PRESSURE || !it->answered) continue;
     size_t j = 0;
     while (j < n && lv[j].length != it->length) j++;
     if (j == n) {
@@ -429,7 +433,7 @@ static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size
       double distractors = 0;
       for (size_t i = 0; i < s->n_items; i++) {
         const item *it = &s->items[i];
-        if (it->phase != PHASE_PRESSURE || it->density != p->densities[k]) continue;
+        if (it->phase != PHASE_PRESSURE || it->density != p->densities[k] || !it->answered) continue;
         tally_add(&t, it);
         distractors += (double)it->needle.distractors;
       }

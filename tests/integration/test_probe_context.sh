@@ -207,6 +207,15 @@ wait "$pid" || rc=$?
 [ ! -e "$TMP/int/probe.json" ] && [ -s "$TMP/int/summary.json" ] || fail "SIGINT: probe.json written, or no summary"
 echo "ok - SIGINT mid-grid: exit 130, the run drained and summarised, no probe.json"
 
+# --warmup: the warm-up answers are scored (their prompts are the grid's), their
+# latency is not measured.
+"$CALIBENCH" probe context "${small[@]}" --bisect 0 --warmup 3 --out "$TMP/warm" || fail "--warmup exited $?"
+python3 - "$TMP/warm/probe.json" <<'PY' || fail "--warmup: the warm-up answers went unscored"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["metrics"]["accuracy_grid"]["value"] == 1 and all(l["requests"] == 2 for l in p["lengths"]), p["lengths"]
+PY
+
 expect 2 "--lengths: expected increasing lengths, got 4096 after 8192" -- probe context --lengths 8k,4k
 expect 2 "--depths: expected up to 21 numbers in \[0, 100\]" -- probe context --depths 0,150
 expect 2 "--needle: expected single, multi-key or multi-value" -- probe context --needle many
