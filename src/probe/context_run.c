@@ -480,6 +480,9 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
   probe_state s = {.p = p, .cfg = cfg, .err = err};
   char base[1024], dir[1300];
   snprintf(base, sizeof base, "%s", cfg->out_dir);
+  /* what the phases change in cfg, given back at the end (the dataset spec lives here) */
+  const char *dataset = cfg->cls.dataset;
+  uint64_t num_requests = cfg->workload.num_requests;
   cfg->max_output_text = CB_SESSION_ANSWER_MAX;
   cfg->ignore_eos = 0;
   cb_probe_context_level *lv = NULL;
@@ -577,6 +580,8 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
   }
 out:
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", base);
+  cfg->cls.dataset = dataset;
+  cfg->workload.num_requests = num_requests;
   cfg->on_record = NULL;
   cfg->record_ctx = NULL;
   json_decref(doc);
