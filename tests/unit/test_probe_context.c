@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -166,6 +167,45 @@ static void test_params_check(void **state) {
   assert_non_null(strstr(err.msg, "--depths"));
 }
 
+/* The probe borrows the session config and gives it back as it came: a caller may run
+ * it again, or read its dataset, after the probe's state is gone. */
+static void test_run_gives_config_back(void **state) {
+  (void)state;
+  char dir[] = "/tmp/cb-probe-run-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  cb_session_config cfg;
+  cb_session_config_init(&cfg);
+  cfg.sim.time_scale = 0.01;
+  cfg.no_report = 1;
+  cfg.no_server_metrics = 1;
+  snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s/run", dir);
+  const char *dataset = cfg.cls.dataset;
+  uint64_t n = cfg.workload.num_requests;
+  cb_probe_context_params p;
+  cb_probe_context_params_init(&p);
+  p.lengths[0] = 100;
+  p.lengths[1] = 200;
+  p.n_lengths = 2;
+  p.depths[0] = 0.5;
+  p.n_depths = 1;
+  p.trials = 1;
+  p.bisect_rounds = 0;
+  p.bootstrap = 10;
+  cb_error err;
+  json_t *doc = NULL;
+  assert_int_equal(cb_probe_context_run(&p, &cfg, &doc, &err), CB_SESSION_OK);
+  assert_non_null(doc);
+  assert_ptr_equal(cfg.cls.dataset, dataset);
+  assert_int_equal(cfg.workload.num_requests, n);
+  assert_null(cfg.on_record);
+  assert_non_null(strstr(cfg.out_dir, "/run"));
+  json_decref(doc);
+  cb_session_config_free(&cfg);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_prompt_exact_length),
@@ -173,6 +213,7 @@ int main(void) {
       cmocka_unit_test(test_score),
       cmocka_unit_test(test_breakpoint),
       cmocka_unit_test(test_params_check),
+      cmocka_unit_test(test_run_gives_config_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
