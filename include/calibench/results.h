@@ -394,12 +394,12 @@ void cb_slo_result_describe(const cb_slo_result *r, char *out, size_t n);
  */
 typedef struct cb_results_dir cb_results_dir;
 
+/* Create DIR and its missing parents (an existing directory is fine; a file in the
+ * way is CB_ERR_STATE "choose another --out directory"). */
+cb_status cb_results_mkdir(const char *dir, cb_error *err);
 /* Create DIR (and missing parents) and open DIR/records.jsonl. Refuses a directory
  * that already holds a records.jsonl (CB_ERR_STATE), so results are never mixed. */
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err);
-/* Make dir and its parents (an existing directory is fine; a file in the way is
- * CB_ERR_STATE naming it), as cb_results_dir_create does before its records. */
-cb_status cb_results_dir_make(const char *dir, cb_error *err);
 /* Append one record and flush it to the kernel. */
 cb_status cb_results_dir_append(cb_results_dir *d, const cb_record *r, cb_error *err);
 /* Write DIR/NAME atomically with the given content. */

@@ -21,10 +21,11 @@ int cli_eval_judge_main(int argc, char **argv);
 int cli_eval_run_main(int argc, char **argv);
 /* `probe <probe> ...` (cmd_probe.c), each probe in cmd_probe_<probe>.c. */
 int cli_probe_main(int argc, char **argv);
-/* `probe perturb` (cmd_probe_perturb.c). */
+/* `probe context`, `probe perturb`, `probe dialog`, `probe agent` (argv[0] = the probe's
+ * name): run's options plus the probe's own (cmd_probe_<probe>.c). */
+int cli_probe_context_main(int argc, char **argv);
 int cli_probe_perturb_main(int argc, char **argv);
-/* `probe agent` (argv[0] = "agent"): run's options plus a workflow (cmd_probe_agent.c). */
-int cli_probe_agent_main(int argc, char **argv);
 int cli_probe_dialog_main(int argc, char **argv);
+int cli_probe_agent_main(int argc, char **argv);
 
 #endif

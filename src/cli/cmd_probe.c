@@ -11,11 +11,13 @@
 
 /* One row per probe. */
 static const cli_command probes[] = {
+    {"context", "where long context breaks: needle recall over lengths x depths, the breakpoint",
+     cli_probe_context_main},
     {"perturb", "robustness and safety drift under typos, homophones, synonyms, noise, paraphrase, inducement",
      cli_probe_perturb_main},
+    {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {"agent", "tool paths of an agent task: their distribution, latency and SLO per path, "
               "success against tool calls", cli_probe_agent_main},
-    {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {NULL, NULL, NULL},
 };
 

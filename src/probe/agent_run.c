@@ -182,7 +182,7 @@ static cb_session_outcome run_step(loop *l, const cb_session_config *base, const
   if ((size_t)snprintf(cfg.out_dir, sizeof cfg.out_dir, "%s/steps/%02d", base->out_dir, step + 1) >=
       sizeof cfg.out_dir)
     return cb_error_set(err, CB_ERR_INVALID, "--out: the path is too long"), CB_SESSION_BAD_INPUT;
-  if (cb_results_dir_make(cfg.out_dir, err) != CB_OK) return CB_SESSION_BAD_INPUT;
+  if (cb_results_mkdir(cfg.out_dir, err) != CB_OK) return CB_SESSION_BAD_INPUT;
   char path[sizeof cfg.out_dir + 32], spec[sizeof path + 8];
   snprintf(path, sizeof path, "%s/dataset.jsonl", cfg.out_dir);
   snprintf(spec, sizeof spec, "chat:%s", path);
@@ -251,7 +251,7 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
     return cb_error_at(err, CB_ERR_STATE, path, 0, 0, "already exists: choose another --out directory"),
            CB_SESSION_BAD_INPUT;
   if (p->expected_paths && cb__agent_expected_check(p, err) != CB_OK) return CB_SESSION_BAD_INPUT;
-  if (cb_results_dir_make(base->out_dir, err) != CB_OK) return CB_SESSION_BAD_INPUT;
+  if (cb_results_mkdir(base->out_dir, err) != CB_OK) return CB_SESSION_BAD_INPUT;
   char *body = step_body(w, base->extra_body, err);
   if (!body) return CB_SESSION_BAD_INPUT;
   loop l = {.p = p, .w = w};

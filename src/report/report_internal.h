@@ -384,6 +384,20 @@ typedef struct cb__rep_chart {
   size_t n_cats, cats_alloc;
 } cb__rep_chart;
 
+/* A grid of shares in [0, 1] (chart_heatmap.c): rows y_names, columns x_names, values
+ * row by row (NAN: no data). HTML draws coloured cells, the other formats a table. */
+typedef struct cb__rep_heatmap {
+  char id[48];                /* data-chart="ID" */
+  char title[160];
+  char note[240];
+  char x_label[64], y_label[64];
+  const char *const *x_names;
+  size_t nx;
+  const char *const *y_names;
+  size_t ny;
+  const double *values;       /* ny * nx */
+} cb__rep_heatmap;
+
 /* A chart with linear axes, NAN fixed ends and "no data" as its empty text. */
 void cb__rep_chart_init(cb__rep_chart *c, const char *id, const char *title);
 void cb__rep_chart_free(cb__rep_chart *c);
@@ -444,6 +458,8 @@ void cb__rep_doc_tiles(cb__rep_doc *d, const cb__rep_tile *tiles, size_t n);
 void cb__rep_doc_table(cb__rep_doc *d, const cb__rep_table *t);
 /* HTML only (other formats draw no charts). */
 void cb__rep_doc_chart(cb__rep_doc *d, const cb__rep_chart *c);
+/* A heatmap: SVG in HTML, a toned table elsewhere (chart_heatmap.c). */
+void cb__rep_doc_heatmap(cb__rep_doc *d, const cb__rep_heatmap *h);
 /* Charts side by side (HTML grid); no-ops elsewhere. */
 void cb__rep_doc_grid_begin(cb__rep_doc *d);
 void cb__rep_doc_grid_end(cb__rep_doc *d);
@@ -502,10 +518,9 @@ void cb__rep_quality_judge(cb__rep_doc *d, struct json_t *doc);
 /* The probe section (sec_probe.c) dispatches to one renderer per probe, given the
  * run and its probe.json (sec_probe_<probe>.c): what the probe shows beyond its
  * metrics table. Model text in the file is untrusted: cells and charts escape it.
- * Each is declared here as
- *   void cb__rep_probe_<probe>(const cb_report *r, cb__rep_doc *d,
- *                              const cb__rep_run *run, struct json_t *doc);
- * and listed in sec_probe.c's table. */
+ * Each is declared here and listed in sec_probe.c's table. */
+void cb__rep_probe_context(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                           struct json_t *doc);
 void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                            struct json_t *doc);
 void cb__rep_probe_dialog(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,

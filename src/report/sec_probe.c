@@ -24,9 +24,10 @@ static const struct {
   const char *probe;
   probe_renderer render;
 } RENDERERS[] = {
+    {"context", cb__rep_probe_context},
     {"perturb", cb__rep_probe_perturb},
-    {"agent", cb__rep_probe_agent},
     {"dialog", cb__rep_probe_dialog},
+    {"agent", cb__rep_probe_agent},
     {NULL, NULL},
 };
 

@@ -37,7 +37,7 @@ static cb_status mkdir_one(const char *path, cb_error *err) {
   return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot create directory: %s", strerror(e));
 }
 
-static cb_status mkdir_p(const char *dir, cb_error *err) {
+cb_status cb_results_mkdir(const char *dir, cb_error *err) {
   char buf[4096];
   if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
     return cb_error_set(err, CB_ERR_INVALID, "output directory path too long");
@@ -51,11 +51,9 @@ static cb_status mkdir_p(const char *dir, cb_error *err) {
   return mkdir_one(buf, err);
 }
 
-cb_status cb_results_dir_make(const char *dir, cb_error *err) { return mkdir_p(dir, err); }
-
 cb_status cb_results_dir_create(const char *dir, cb_results_dir **out, cb_error *err) {
   *out = NULL;
-  cb_status st = mkdir_p(dir, err);
+  cb_status st = cb_results_mkdir(dir, err);
   if (st != CB_OK) return st;
   char path[4200];
   snprintf(path, sizeof path, "%s/records.jsonl", dir);

@@ -136,6 +136,19 @@ static void config_part(const cb_session_config *cfg, cb_buf *out) {
   cb_buf_append_char(out, '}');
 }
 
+void cb__session_behavior_json(const cb_session_config *cfg, cb_buf *out) {
+  const char *path = cfg->sim.behavior_path;
+  char hex[65];
+  cb_error err;
+  if (!path || cb_results_sha256_file(path, hex, &err) != CB_OK) {
+    cb_buf_append_str(out, ",\"behavior\":null");
+    return;
+  }
+  cb_buf_append_str(out, ",\"behavior\":{\"path\":\"");
+  cb_buf_append_json_string(out, path, strlen(path));
+  cb_buf_appendf(out, "\",\"sha256\":\"%s\"}", hex);
+}
+
 static void server_part(const cb_session_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {
   cb_buf_append_str(out, ",\"server\":{");
   char masked[2048];
@@ -176,6 +189,7 @@ static void server_part(const cb_session_config *cfg, const char *url, const cb_
                    (double)p->step_overhead_ns / 1e3, p->max_num_seqs, p->max_num_batched_tokens,
                    p->enable_prefix_caching ? "true" : "false", cfg->sim.time_scale);
     cb_sim_params_write_json(p, out); /* the whole engine, as sim run's manifest has it */
+    cb__session_behavior_json(cfg, out);
     cb_buf_append_char(out, '}');
   }
   cb_buf_append_char(out, '}');

@@ -65,6 +65,9 @@ void cb__session_summary_json(const cb_session_result *r, cb_buf *out);
 
 /* manifest.json; error: why the point failed after its directory was made, or NULL
  * (manifest.c). */
+/* `,"behavior":{"path":...,"sha256":...}` for the simulator's --behavior file
+ * (sim_behavior.h), or `,"behavior":null`: which planted truth answered the run. */
+void cb__session_behavior_json(const cb_session_config *cfg, cb_buf *out);
 void cb__session_manifest(const cb_session_config *cfg, const cb_workload *wl,
                           const cb_schedule *schedule, const cb_runner_stats *stats,
                           uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,

@@ -44,5 +44,6 @@ void cb__session_virtual_manifest(const cb_session_config *cfg, cb_buf *out) {
                  cfg->sim.replicas, cfg->sim.replicas * cfg->sim.engine.tp,
                  (unsigned long long)cfg->sim.seed, cfg->exact_prompts ? "exact" : "auto");
   cb_sim_params_write_json(&cfg->sim.engine, out);
+  cb__session_behavior_json(cfg, out);
   cb_buf_append_char(out, '}');
 }

@@ -108,21 +108,25 @@ typedef struct needle {
   int same_key;      /* the question's key */
 } needle;
 
-#define NEEDLES_MAX 64
-
-/* Every needle before `end`: "special magic numbers for K is: V." */
+/* Every needle before `end`: "special magic numbers for K is: V." (*out owned, n of
+ * them; as many as the prompt holds: a pressure run injects hundreds). */
 static size_t needles(const char *text, const char *end, const char *key, size_t key_len,
-                      needle *out) {
-  size_t n = 0;
+                      needle **out) {
+  size_t n = 0, cap = 0;
+  *out = NULL;
   size_t mark = strlen(NEEDLE_MARK);
-  for (const char *p = text; n < NEEDLES_MAX && (p = find(p, end, NEEDLE_MARK)) != NULL; p += mark) {
+  for (const char *p = text; (p = find(p, end, NEEDLE_MARK)) != NULL; p += mark) {
     const char *k = p + mark, *is = find(k, end, " is: ");
     if (!is || is - k > 128 || memchr(k, '\n', (size_t)(is - k))) continue;
     const char *v = is + 5, *ve = v;
     while (ve < end && ve - v <= VALUE_MAX && *ve != '.' && *ve != ' ' && *ve != '\n') ve++;
     if (ve == v || ve - v > VALUE_MAX) continue;
-    out[n++] = (needle){p, v, (size_t)(ve - v),
-                        (size_t)(is - k) == key_len && !memcmp(k, key, key_len)};
+    if (n == cap) {
+      cap = cap ? 2 * cap : 16;
+      *out = cb_reallocarray(*out, cap, sizeof **out);
+    }
+    (*out)[n++] = (needle){p, v, (size_t)(ve - v),
+                           (size_t)(is - k) == key_len && !memcmp(k, key, key_len)};
   }
   return n;
 }
@@ -144,8 +148,8 @@ int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_
   if (!q || tail - (q + strlen(NEEDLE_MARK)) > 128) return 0;
   const char *key = q + strlen(NEEDLE_MARK);
   size_t key_len = (size_t)(tail - key);
-  needle nd[NEEDLES_MAX];
-  size_t n = needles(text, q, key, key_len, nd);
+  needle *nd;
+  size_t n = needles(text, q, key, key_len, &nd);
   double L = (double)rq->prompt_tokens;
   double tokens_per_byte = rq->len ? L / (double)rq->len : 0;
   double base = length_recall(c, L);
@@ -157,7 +161,7 @@ int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_
     if (!nd[i].same_key) continue;
     double d = q > text ? (double)(nd[i].at - text) / (double)(q - text) : 0;
     double p = base * (1 - c->middle_dip * 4 * d * (1 - d));
-    for (size_t j = 0; j < n && c->distractor_penalty > 0; j++) {
+    for (size_t j = 0; j < n && c->distractor_penalty > 0 && p > 0; j++) {
       double dist = fabs((double)(nd[j].at - nd[i].at)) * tokens_per_byte;
       if (!nd[j].same_key && dist <= c->distractor_window_tokens) p *= 1 - c->distractor_penalty;
     }
@@ -179,5 +183,6 @@ int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_
     cb_buf_appendf(out, "%07llu", (unsigned long long)w);
   }
   cb_buf_append_char(out, '.');
+  cb_free(nd);
   return 1;
 }

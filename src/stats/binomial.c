@@ -49,6 +49,7 @@ void cb_stats_wilson(double k, double n, double level, double *lo, double *hi) {
   double p = k / n, denom = 1 + z2 / n;
   double centre = (p + z2 / (2 * n)) / denom;
   double half = z / denom * sqrt(p * (1 - p) / n + z2 / (4 * n * n));
-  *lo = fmax(0, centre - half);
-  *hi = fmin(1, centre + half);
+  /* at k = 0 and k = n the ends are 0 and 1 exactly; rounding would leave 1e-17 */
+  *lo = k <= 0 ? 0 : fmax(0, centre - half);
+  *hi = k >= n ? 1 : fmin(1, centre + half);
 }

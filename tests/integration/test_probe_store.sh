@@ -84,3 +84,25 @@ expect 2 "bad.yaml:3: key 'context.recall'" -- sim serve --behavior "$TMP/bad.ya
 expect 2 "bad.yaml:3: key 'context.recall'" -- sim run "${tiny[@]}" --out "$TMP/x1" --behavior "$TMP/bad.yaml"
 expect 2 "bad.yaml:3: key 'context.recall'" -- run "${tiny[@]}" --out "$TMP/x2" --sim-behavior "$TMP/bad.yaml"
 [ ! -e "$TMP/x1" ] && [ ! -e "$TMP/x2" ] || fail "a bad behaviour file left a result directory"
+
+# Model text in probe.json is untrusted: the report escapes it in HTML and cleans it
+# for the terminal.
+python3 - "$TMP/same/probe.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p.update({"depths": [0.5], "trials": 1, "tolerance": 0.1, "confidence": 0.95,
+          "breakpoint_interval": [23000, 23000], "breakpoint_confidence": 1, "needle": "single",
+          "tokenizer": "approx-128256",
+          "lengths": [{"length": 1024, "phase": "grid", "requests": 1, "failed": 0, "accuracy": 0,
+                       "lo": 0, "hi": 0.8, "ttft_ms_p50": 1, "e2e_ms_p50": 2}],
+          "grid": [{"length": 1024, "depth": 0.5, "requests": 1, "accuracy": 0, "lo": 0, "hi": 0.8}],
+          "worst": [{"length": 1024, "depth": 0.5, "key": "<b>key</b>", "expected": ["1234567"],
+                     "score": 0, "ok": True, "answer": "<script>alert(1)</script>\u001b[31mred"}]})
+json.dump(p, open(sys.argv[1], "w"))
+PY
+"$CALIBENCH" report "$TMP/same" --html "$TMP/same.html" --quiet || fail "report --html exited $?"
+! grep -q "<script>alert" "$TMP/same.html" && ! grep -q "<b>key" "$TMP/same.html" &&
+  grep -q "&lt;script&gt;alert(1)&lt;/script&gt;" "$TMP/same.html" || fail "model text not escaped in HTML"
+NO_COLOR=1 "$CALIBENCH" report "$TMP/same" >"$TMP/same.txt" 2>/dev/null || fail "report exited $?"
+! grep -q $'\x1b' "$TMP/same.txt" && grep -q "alert(1)" "$TMP/same.txt" || fail "escape sequence reached the terminal report"
+echo "ok - model text in probe.json is escaped in HTML and cleaned for the terminal"

@@ -161,6 +161,17 @@ static void test_context_answers(void **state) {
   assert_int_equal(cb_sim_behavior_answer(b, p.data, p.len, 100, 0, &out), 1);
   assert_null(strstr(out.data, "1234567"));
   assert_null(strstr(out.data, "5555555"));
+  /* Hundreds of distractors far from the needle (a pressure run's): the needle after
+   * all of them is still found and recalled. */
+  cb_buf_reset(&p);
+  for (int i = 0; i < 300; i++)
+    cb_buf_appendf(&p, "One of the special magic numbers for other-%d is: %07d. ", i, 2000000 + i);
+  for (int i = 0; i < 200; i++) cb_buf_append_str(&p, "filler words here. ");
+  cb_buf_append_str(&p, "One of the special magic numbers for last is: 7654321. \n"
+                        "What are all the special magic numbers for last mentioned in the provided text?");
+  cb_buf_reset(&out);
+  assert_int_equal(cb_sim_behavior_answer(b, p.data, p.len, 900, 0, &out), 1);
+  assert_non_null(strstr(out.data, "7654321"));
   /* No question: not the context section's prompt. */
   cb_buf_reset(&out);
   assert_int_equal(cb_sim_behavior_answer(b, "hello there", 11, 3, 0, &out), 0);
