@@ -12,7 +12,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need (checked, installed only when missing).
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
                 libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev unicode-data bzip2 \
-                libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql \
+                libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql libpng-dev libjpeg-dev \
                 chromium
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

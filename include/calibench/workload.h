@@ -116,6 +116,30 @@ typedef enum {
                                  messages, the reply's token count is the output length */
 } cb_sharegpt_mode;
 
+/* ---- images ----------------------------------------------------------------------- */
+
+typedef enum { CB_IMAGE_PNG = 1, CB_IMAGE_JPEG = 2 } cb_image_format;
+
+/* Bounds of synthetic images (--image-size, --images-per-request): beyond them a
+ * request body would pass any server's size limit long before the image means much. */
+#define CB_IMAGE_MAX_SIDE 8192
+#define CB_IMAGE_MAX_PER_REQUEST 64
+
+/* "png" | "jpeg" (or "jpg"); CB_ERR_INVALID names what was given. */
+cb_status cb_image_format_parse(const char *s, cb_image_format *out, cb_error *err);
+const char *cb_image_format_name(cb_image_format f);
+/* "WxH" (each side 1..CB_IMAGE_MAX_SIDE). */
+cb_status cb_image_size_parse(const char *s, uint32_t *width, uint32_t *height, cb_error *err);
+
+/*
+ * A synthetic width × height RGB image in `format`, appended to *out: a smooth
+ * gradient with noise (so it compresses like a photograph, not like a flat colour),
+ * every pixel from `seed` alone, so the same seed gives byte-identical files (libpng
+ * and libjpeg write no timestamps). JPEG at quality 90, 4:2:0.
+ */
+cb_status cb_image_synth(uint32_t width, uint32_t height, cb_image_format format,
+                         uint64_t seed, cb_buf *out, cb_error *err);
+
 typedef struct cb_dataset_params {
   /* synthetic */
   cb_dataset_len input_len;  /* tokens after the shared prefix; default fixed 1024 */
