@@ -244,6 +244,7 @@ static void send_item(vrun *v) {
   if (r->scheduled_ns > r->sent_ns) r->scheduled_ns = r->sent_ns;
   r->prompt_tokens = it->prompt_tokens;
   r->prompt_source = it->prompt_source;
+  r->image_bytes = it->image_bytes;
   v->in_flight++;
   v->stats->sent++;
 
