@@ -56,6 +56,7 @@ sent = sum(len(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))
 assert sent in [r["image_bytes"] for r in a], (sent, [r["image_bytes"] for r in a])
 PY
 grep -q 'class.0.images=2 x 56x84 png' "$TMP/run-a/manifest.json" || fail "the manifest does not name the images"
+expect 0 "Images: 3 measured requests sent image files of [0-9.]+[kM]?B" -- report "$TMP/run-a"
 
 # sim run: TTFT with 0, 1, 2, 4 images of 448x448 grows with each image.
 prev=0
