@@ -13,7 +13,7 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
                 libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev unicode-data bzip2 libbz2-dev \
                 sentencepiece \
-                libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql \
+                libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql libpng-dev libjpeg-dev \
                 wordnet-base chromium
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

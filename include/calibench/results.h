@@ -77,6 +77,8 @@ typedef struct cb_record {
                                 whose times were not kept; records.jsonl chunk_ns_dropped */
   int64_t prompt_tokens;     /* -1 unknown */
   cb_token_source prompt_source;
+  uint64_t image_bytes;      /* encoded image files in the request (before base64); 0 =
+                                none (records.jsonl image_bytes, absent when 0) */
   int64_t output_tokens;     /* -1 unknown (failure before any content) */
   cb_token_source output_source;
   int64_t cached_tokens;     /* usage.prompt_tokens_details.cached_tokens, -1 unknown */

@@ -34,6 +34,7 @@ typedef struct cb_runner_item {
   size_t body_len;
   int64_t prompt_tokens;      /* the dataset's count, -1 unknown (usage wins) */
   cb_token_source prompt_source;
+  uint64_t image_bytes;       /* encoded image files sent in the body (0: none) */
   const char *const *headers; /* extra "Name: value" headers of this request's class */
   size_t n_headers;
   int has_target_rate;        /* 1: a ramped run, target_rate goes into the record */

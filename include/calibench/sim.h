@@ -99,6 +99,37 @@ typedef struct cb_sim_params {
                                    (256); the engine itself does not use it */
 } cb_sim_params;
 
+/*
+ * A vision-language model's image path (docs/simulator.md, "Images"): the processor
+ * resizes each image (Qwen2-VL's smart_resize), cuts it into patch × patch pixels,
+ * and merges merge × merge patches into one LLM token; the ViT encoder's cost is
+ * charged to the step that first computes the request's prompt.
+ */
+typedef struct cb_sim_vision {
+  int patch_size;      /* pixels per patch side (14) */
+  int merge_size;      /* patches merged per token side (2) */
+  int temporal_patch;  /* frames per patch; an image is repeated to fill them (2) */
+  int64_t min_pixels;  /* resize bounds of the processor */
+  int64_t max_pixels;
+  int depth;           /* ViT blocks */
+  int embed_dim;       /* ViT width */
+  int mlp_dim;         /* ViT MLP width */
+  int out_dim;         /* the merger's output width: the LLM's hidden size */
+} cb_sim_vision;
+
+/* The vision encoder of a model preset by name: 1 and *out, or 0 (a text-only model). */
+int cb_sim_vision_preset(const char *model_name, cb_sim_vision *out);
+/* The size the processor resizes a height × width image to (multiples of
+ * patch·merge within [min_pixels, max_pixels]); CB_ERR_INVALID when the aspect ratio
+ * is above 200 or a side is 0, as the processor refuses them. */
+cb_status cb_sim_vision_resize(const cb_sim_vision *v, int64_t height, int64_t width,
+                               int64_t *rh, int64_t *rw, cb_error *err);
+/* LLM tokens of a resized image: (rh / (patch·merge)) · (rw / (patch·merge)). */
+int64_t cb_sim_vision_tokens(const cb_sim_vision *v, int64_t rh, int64_t rw);
+/* Encoder FLOPs for one resized image (patch embedding, ViT blocks with full
+ * attention over its patches, merger). */
+double cb_sim_vision_encoder_flops(const cb_sim_vision *v, int64_t rh, int64_t rw);
+
 /* Defaults: llama-3.1-8b on h100-sxm, TP 1, bf16, with the documented efficiencies. */
 void cb_sim_default_params(cb_sim_params *p);
 
@@ -166,6 +197,7 @@ typedef struct cb_sim_batch_item {
   int64_t new_tokens;     /* tokens computed in this step (1 for decode) */
   int64_t context_tokens; /* tokens already in the KV cache before this step */
   int samples;            /* 1 when this step produces a token (LM head runs) */
+  double encoder_flops;   /* vision encoder FLOPs run in this step (whole TP group) */
 } cb_sim_batch_item;
 
 /* Roofline cost of one step, per GPU. */
@@ -196,6 +228,9 @@ typedef struct cb_sim_request {
   const uint32_t *output_ids;/* NULL: ids from cb_sim_text_token(output_seed, k);
                                 else output_len ids (copied) */
   uint64_t output_seed;
+  double encoder_flops;      /* vision encoder FLOPs of its images (cb_sim_vision_*),
+                                charged in the first step that computes its prompt;
+                                0 = text only */
 } cb_sim_request;
 
 typedef enum {

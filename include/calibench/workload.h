@@ -121,6 +121,30 @@ typedef enum {
                                  messages, the reply's token count is the output length */
 } cb_sharegpt_mode;
 
+/* ---- images ----------------------------------------------------------------------- */
+
+typedef enum { CB_IMAGE_PNG = 1, CB_IMAGE_JPEG = 2 } cb_image_format;
+
+/* Bounds of synthetic images (--image-size, --images-per-request): beyond them a
+ * request body would pass any server's size limit long before the image means much. */
+#define CB_IMAGE_MAX_SIDE 8192
+#define CB_IMAGE_MAX_PER_REQUEST 64
+
+/* "png" | "jpeg" (or "jpg"); CB_ERR_INVALID names what was given. */
+cb_status cb_image_format_parse(const char *s, cb_image_format *out, cb_error *err);
+const char *cb_image_format_name(cb_image_format f);
+/* "WxH" (each side 1..CB_IMAGE_MAX_SIDE). */
+cb_status cb_image_size_parse(const char *s, uint32_t *width, uint32_t *height, cb_error *err);
+
+/*
+ * A synthetic width × height RGB image in `format`, appended to *out: a smooth
+ * gradient with noise (so it compresses like a photograph, not like a flat colour),
+ * every pixel from `seed` alone, so the same seed gives byte-identical files (libpng
+ * and libjpeg write no timestamps). JPEG at quality 90, 4:2:0.
+ */
+cb_status cb_image_synth(uint32_t width, uint32_t height, cb_image_format format,
+                         uint64_t seed, cb_buf *out, cb_error *err);
+
 typedef struct cb_dataset_params {
   /* synthetic */
   cb_dataset_len input_len;  /* tokens after the shared prefix; default fixed 1024 */
@@ -141,6 +165,11 @@ typedef struct cb_dataset_params {
   uint32_t block_tokens;        /* trace: tokens per hash_ids block (Mooncake: 512) */
   size_t max_file_bytes;        /* larger files are refused (CB_ERR_CAPACITY); default
                                    CB_LIMIT_DATASET_BYTES */
+  /* images: each request's text prompt becomes one user message with the text and
+   * images_per_request synthetic images as image_url parts (base64 data URLs) */
+  uint32_t images_per_request;  /* 0 = none */
+  uint32_t image_width, image_height;
+  cb_image_format image_format; /* default png */
 } cb_dataset_params;
 
 void cb_dataset_default_params(cb_dataset_params *p);
@@ -170,6 +199,8 @@ size_t cb_dataset_size(const cb_dataset *ds);
 /* Conversations or rows dropped: ShareGPT conversations with fewer than 2 turns or no
  * user turn answered, and those the length filters removed. */
 size_t cb_dataset_skipped(const cb_dataset *ds);
+/* Synthetic images each request carries (0: none). */
+uint32_t cb_dataset_images_per_request(const cb_dataset *ds);
 /* 1 when items carry arrival times (trace). */
 int cb_dataset_has_timestamps(const cb_dataset *ds);
 /* The file's path as given (NULL for synthetic) and the XXH64 of its bytes (synthetic:
@@ -204,6 +235,8 @@ typedef struct cb_workload_prompt {
   uint32_t input_len;  /* prompt tokens under the counter (chat messages: the sum over
                           message contents; the server's template adds a few) */
   uint32_t output_len; /* max_tokens to ask for; 0 = do not set */
+  uint32_t num_images; /* image_url parts in messages */
+  uint64_t image_bytes;/* their encoded files' bytes (before base64) */
   /* scratch for the exact-length search; owned */
   size_t *ends;
   size_t ends_len, ends_cap;

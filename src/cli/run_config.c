@@ -102,6 +102,10 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --prefix-count N           shared prompt prefixes (prefix-cache workloads) [0]\n"
           "  --prefix-len N             tokens per shared prefix\n"
           "  --prompt-field NAME        jsonl: the prompt's key [prompt]\n"
+          "  --images-per-request N     send each prompt as a chat message with N synthetic images\n"
+          "                             as image_url parts (base64 data URLs; --api chat) [0]\n"
+          "  --image-size WxH           the synthetic images' size, each side 1..8192 [512x512]\n"
+          "  --image-format png|jpeg    their format, deterministic per --seed [png]\n"
           "  --sharegpt-mode MODE       first_turn: the first user turn of each conversation, as\n"
           "                             vLLM; turns: every assistant reply, sent with the\n"
           "                             conversation before it as messages [first_turn]\n"
@@ -184,7 +188,7 @@ enum {
   O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
-  O_PREFIX_LEN, O_PROMPT_FIELD, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
+  O_PREFIX_LEN, O_PROMPT_FIELD, O_IMAGES, O_IMAGE_SIZE, O_IMAGE_FORMAT, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
@@ -219,6 +223,9 @@ static const struct option options[] = {
     {"prefix-count", required_argument, NULL, O_PREFIX_COUNT},
     {"prefix-len", required_argument, NULL, O_PREFIX_LEN},
     {"prompt-field", required_argument, NULL, O_PROMPT_FIELD},
+    {"images-per-request", required_argument, NULL, O_IMAGES},
+    {"image-size", required_argument, NULL, O_IMAGE_SIZE},
+    {"image-format", required_argument, NULL, O_IMAGE_FORMAT},
     {"sharegpt-mode", required_argument, NULL, O_SHAREGPT_MODE},
     {"concurrency", required_argument, NULL, O_CONCURRENCY},
     {"rate", required_argument, NULL, O_RATE},
@@ -267,6 +274,7 @@ typedef struct given {
   int concurrency, rate, arrival, burstiness, trace_speed, num_requests, duration, warmup, seed;
   int len_spread;
   int ramp, ramp_start, ramp_duration; /* --ramp-up, --ramp-start, --ramp-duration */
+  const char *image_opt;      /* --image-size or --image-format, which need images */
   const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
   sim_deployment sim;
   long long replicas;
@@ -413,6 +421,9 @@ static const char *class_option_name(int c) {
     case O_PREFIX_COUNT: return "--prefix-count";
     case O_PREFIX_LEN: return "--prefix-len";
     case O_PROMPT_FIELD: return "--prompt-field";
+    case O_IMAGES: return "--images-per-request";
+    case O_IMAGE_SIZE: return "--image-size";
+    case O_IMAGE_FORMAT: return "--image-format";
     case O_SHAREGPT_MODE: return "--sharegpt-mode";
     default: return NULL;
   }
@@ -453,6 +464,16 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
               w->arrival.rate, err.msg);
       return 2;
     }
+  }
+  if (g->image_opt && cfg->cls.data.images_per_request == 0) {
+    fprintf(stderr, "calibench: %s does not apply: it shapes the images of "
+                    "--images-per-request N, and this run sends none\n", g->image_opt);
+    return 2;
+  }
+  if (cfg->cls.data.images_per_request > 0 && !cfg->chat) {
+    fprintf(stderr, "calibench: --images-per-request: images are sent as chat image_url "
+                    "parts; use --api chat\n");
+    return 2;
   }
   if (g->len_spread && cfg->cls.data.input_len.kind == CB_LEN_FIXED) {
     fprintf(stderr, "calibench: --len-spread does not apply: it shapes --len-dist "
@@ -593,6 +614,24 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       case O_PREFIX_COUNT: if (cli_parse_int("--prefix-count", optarg, 0, 1 << 20, &v)) return 2; d->prefix_count = (uint32_t)v; break;
       case O_PREFIX_LEN: if (cli_parse_int("--prefix-len", optarg, 1, CB_LIMIT_TOKENS, &v)) return 2; d->prefix_len = (uint32_t)v; break;
       case O_PROMPT_FIELD: d->prompt_field = optarg; break;
+      case O_IMAGES:
+        if (cli_parse_int("--images-per-request", optarg, 0, CB_IMAGE_MAX_PER_REQUEST, &v)) return 2;
+        d->images_per_request = (uint32_t)v;
+        break;
+      case O_IMAGE_SIZE:
+        if (cb_image_size_parse(optarg, &d->image_width, &d->image_height, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --image-size: %s\n", err.msg);
+          return 2;
+        }
+        g.image_opt = "--image-size";
+        break;
+      case O_IMAGE_FORMAT:
+        if (cb_image_format_parse(optarg, &d->image_format, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --image-format: %s\n", err.msg);
+          return 2;
+        }
+        g.image_opt = "--image-format";
+        break;
       case O_SHAREGPT_MODE:
         if (!strcmp(optarg, "first_turn")) d->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;
         else if (!strcmp(optarg, "turns")) d->sharegpt_mode = CB_SHAREGPT_TURNS;

@@ -39,6 +39,27 @@ static void context_line(const cb__rep_run *run, cb__rep_doc *d) {
                    window, start ? "; started " : "", start ? start : "");
 }
 
+/* Requests that carried images (records' image_bytes): how many, and their bytes. The
+ * usage of vLLM-like servers counts image tokens inside prompt_tokens only, so no image
+ * token count is shown. */
+static void images_line(const cb__rep_run *run, cb__rep_doc *d) {
+  uint64_t with = 0, bytes = 0;
+  for (size_t i = 0; i < run->records.count; i++) {
+    const cb_record *r = &run->records.items[i];
+    if (r->warmup || !r->image_bytes) continue;
+    with++;
+    bytes += r->image_bytes;
+  }
+  if (!with) return;
+  char n[32], total[32], mean[32];
+  cb__rep_doc_para(d, CB__REP_TONE_MUTED,
+                   "Images: %s measured request%s sent image files of %sB (%sB each on "
+                   "average); their tokens are inside the prompt tokens.",
+                   cb__rep_fmt_count(with, n, sizeof n), with == 1 ? "" : "s",
+                   cb__rep_fmt_si((double)bytes, total, sizeof total),
+                   cb__rep_fmt_si((double)bytes / (double)with, mean, sizeof mean));
+}
+
 static void tiles(const cb__rep_run *run, cb__rep_doc *d) {
   const cb_summary *s = &run->all;
   cb__rep_tile t[9];
@@ -163,6 +184,7 @@ static void render(const cb_report *r, cb__rep_doc *d) {
                        "A prediction: `calibench sim run` replayed the workload on the simulator in "
                        "virtual time. Nothing here was measured on a server.");
     context_line(run, d);
+    images_line(run, d);
     tiles(run, d);
     slo_table(&run->all, d);
   }

@@ -131,6 +131,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
     append_u64(out, r->chunk_ns[i] > r->sent_ns ? r->chunk_ns[i] - r->sent_ns : 0);
   }
   cb_buf_append_char(out, ']');
+  if (r->image_bytes)
+    cb_buf_appendf(out, ",\"image_bytes\":%llu", (unsigned long long)r->image_bytes);
   if (r->chunks_dropped)
     cb_buf_appendf(out, ",\"chunk_ns_dropped\":%llu", (unsigned long long)r->chunks_dropped);
   int all_one = 1;

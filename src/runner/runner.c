@@ -96,6 +96,7 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   q->rec.prompt_source = it->prompt_source;
   q->rec.has_target_rate = it->has_target_rate;
   q->rec.target_rate = it->target_rate;
+  q->rec.image_bytes = it->image_bytes;
   snprintf(q->rec.class_name, sizeof q->rec.class_name, "%s", it->class_name ? it->class_name : "");
   snprintf(q->rec.request_id, sizeof q->rec.request_id, "%s-%llu", rn->p->run_id,
            (unsigned long long)it->index);
@@ -317,6 +318,7 @@ static void on_retry_timer(evutil_socket_t fd, short what, void *arg) {
   q->rec.prompt_source = keep.prompt_source;
   q->rec.has_target_rate = keep.has_target_rate;
   q->rec.target_rate = keep.target_rate;
+  q->rec.image_bytes = keep.image_bytes;
   memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
   memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
   q->rec.retries = keep.retries + 1;

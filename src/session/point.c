@@ -70,7 +70,9 @@ static int source_next(void *ctx, cb_runner_item *out) {
   if (s->prompt.messages.len) {
     if (!s->cfg->chat) {
       cb_error_set(&s->err, CB_ERR_INVALID,
-                   "the dataset gives chat messages: use --api chat, not completions");
+                   s->prompt.num_images
+                       ? "images are sent as chat image_url parts: use --api chat, not completions"
+                       : "the dataset gives chat messages: use --api chat, not completions");
       s->failed = 1;
       return 0;
     }
@@ -93,7 +95,8 @@ static int source_next(void *ctx, cb_runner_item *out) {
                           .class_name = cb_workload_num_classes(s->wl) > 1 ? cls->name : "",
                           .body = s->body.data, .body_len = s->body.len,
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
-                          .headers = cls->headers, .n_headers = cls->num_headers};
+                          .image_bytes = s->prompt.image_bytes, .headers = cls->headers,
+                          .n_headers = cls->num_headers};
   set_target_rate(s->wl, &e, out);
   return 1;
 }

@@ -15,6 +15,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/error.h"
+#include "calibench/sim.h"
 #include "calibench/tok.h"
 
 typedef enum {
@@ -79,6 +80,10 @@ typedef struct cb__sim_api_request {
   char *last_tool;         /* owned: the name of the last of them, NULL when none */
   int last_tool_error;     /* the last message is a tool result reporting an error
                               (its content a JSON object with an "error" member) */
+  /* Images (chat image_url parts), counted into prompt_ids as vision tokens. */
+  int num_images;
+  int64_t image_tokens;    /* vision tokens among prompt_ids */
+  double encoder_flops;    /* the vision encoder's FLOPs for all of them */
   /* Embeddings. */
   cb__sim_api_input *inputs; /* owned array */
   size_t num_inputs;
@@ -91,6 +96,8 @@ typedef struct cb__sim_api_request {
 typedef struct cb__sim_tokens {
   const cb_tok *tok; /* NULL: approximate */
   uint32_t vocab;    /* ids accepted in token-id prompts (the tokenizer's when set) */
+  int has_vision;    /* 1: the model takes images, through `vision` */
+  cb_sim_vision vision;
 } cb__sim_tokens;
 
 /* Tokenize text into a new array (*ids, owned, *n ids). */

@@ -7,6 +7,13 @@
  * parts that are not text. Fields the simulator does not model (temperature, top_p,
  * stop, ...) are accepted and ignored, as vLLM ignores what it does not know.
  *
+ * Image parts ({"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}})
+ * are accepted when the model has a vision encoder (cb_sim_vision_preset): the PNG or
+ * JPEG header gives the size, the processor's resize the number of vision tokens, which
+ * take the image's place in the prompt (ids hashed from the image's bytes, so the same
+ * image hits the prefix cache as vLLM's multimodal hashes make it), and the encoder's
+ * FLOPs go with the request. Only data: URLs: the simulator fetches nothing.
+ *
  * Chat prompts are rendered with a generic template before tokenizing, so prompt
  * token counts include per-message overhead as real chat templates do:
  *   for each message: "<|ROLE|>\n" + content + "<|end|>\n"; then "<|assistant|>\n".
@@ -17,9 +24,12 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/rng.h"
 #include "calibench/sim.h"
 #include "calibench/tok.h"
 #include "sim/api.h"
+#include "util/base64.h"
+#include "util/image_header.h"
 
 #define MAX_TOP_LOGPROBS 20
 #define MAX_COMPLETION_LOGPROBS 5
@@ -140,13 +150,102 @@ static cb_status parse_ids(json_t *arr, const char *param, uint32_t vocab, uint3
   return CB_OK;
 }
 
-/* Message content: a string, null, or an array of {"type":"text","text":...} parts.
- * Appends the text to out. */
-static cb_status append_content(json_t *content, size_t index, cb_buf *out,
+/* A chat prompt being built: text not yet tokenized, then the ids so far. */
+typedef struct prompt_builder {
+  cb_buf text;
+  uint32_t *ids;
+  size_t n, cap;
+} prompt_builder;
+
+static void pb_push_ids(prompt_builder *b, const uint32_t *ids, size_t n) {
+  if (b->n + n > b->cap) {
+    b->cap = (b->n + n) * 2;
+    b->ids = cb_reallocarray(b->ids, b->cap, sizeof *b->ids);
+  }
+  memcpy(b->ids + b->n, ids, n * sizeof *ids);
+  b->n += n;
+}
+
+static void pb_flush_text(prompt_builder *b, const cb__sim_tokens *t) {
+  if (b->text.len == 0) return;
+  uint32_t *ids;
+  size_t n;
+  cb__sim_tokenize(t, b->text.data, b->text.len, &ids, &n);
+  pb_push_ids(b, ids, n);
+  cb_free(ids);
+  cb_buf_reset(&b->text);
+}
+
+/* Largest image side accepted (pixels): a header claiming more is refused before any
+ * arithmetic on it (PNG allows 2^31-1; no processor takes that). */
+#define MAX_IMAGE_SIDE 65535
+
+/* One image_url part: decode the data URL, size the image, add its vision tokens. */
+static cb_status add_image(json_t *part, size_t mi, size_t pi, cb__sim_api_request *r,
+                           const cb__sim_tokens *t, prompt_builder *b, cb__sim_api_error *e) {
+  if (!t->has_vision)
+    return bad(e, "messages", "messages[%zu].content[%zu]: this model does not accept images "
+               "(a vision-language preset such as qwen2-vl-7b does)", mi, pi);
+  json_t *iu = json_object_get(part, "image_url");
+  const char *url = json_string_value(json_object_get(iu, "url"));
+  if (!json_is_object(iu) || !url)
+    return bad(e, "messages", "messages[%zu].content[%zu].image_url must be an object with a "
+               "string 'url'", mi, pi);
+  const char *comma = strchr(url, ',');
+  if (strncmp(url, "data:", 5) != 0 || !comma)
+    return bad(e, "messages", "messages[%zu].content[%zu].image_url.url: only data: URLs "
+               "(data:image/png;base64,...) are accepted by the simulator", mi, pi);
+  size_t head = (size_t)(comma - url);
+  if (head < 7 || strncmp(comma - 7, ";base64", 7) != 0)
+    return bad(e, "messages", "messages[%zu].content[%zu].image_url.url: the data URL is not "
+               "base64 (expected data:image/...;base64,...)", mi, pi);
+  size_t n64 = strlen(comma + 1), nbytes = 0;
+  unsigned char *bytes = cb_malloc(3 * (n64 / 4 + 1));
+  cb_status st = CB_OK;
+  cb__image_info info;
+  char why[128];
+  if (cb__base64_decode(comma + 1, n64, bytes, &nbytes) != 0) {
+    st = bad(e, "messages", "messages[%zu].content[%zu].image_url.url: invalid base64", mi, pi);
+  } else if (cb__image_header(bytes, nbytes, &info, why, sizeof why) != 0) {
+    st = bad(e, "messages", "messages[%zu].content[%zu]: invalid image: %s", mi, pi, why);
+  } else if (info.width > MAX_IMAGE_SIDE || info.height > MAX_IMAGE_SIDE) {
+    st = bad(e, "messages", "messages[%zu].content[%zu]: image %ux%u: a side is above %d pixels",
+             mi, pi, info.width, info.height, MAX_IMAGE_SIDE);
+  }
+  int64_t rh = 0, rw = 0;
+  cb_error rerr;
+  if (st == CB_OK && cb_sim_vision_resize(&t->vision, info.height, info.width, &rh, &rw,
+                                          &rerr) != CB_OK)
+    st = bad(e, "messages", "messages[%zu].content[%zu]: %s", mi, pi, rerr.msg);
+  if (st == CB_OK) {
+    /* The same bytes give the same ids: FNV-1a over the image, then one id per token. */
+    uint64_t h = UINT64_C(1469598103934665603);
+    for (size_t k = 0; k < nbytes; k++) h = (h ^ bytes[k]) * UINT64_C(1099511628211);
+    int64_t ntok = cb_sim_vision_tokens(&t->vision, rh, rw);
+    pb_flush_text(b, t);
+    uint32_t *ids = cb_reallocarray(NULL, (size_t)ntok, sizeof *ids);
+    for (int64_t k = 0; k < ntok; k++)
+      ids[k] = (uint32_t)(cb_hash3_u64(h, (uint64_t)k, UINT64_C(0x696d67)) % t->vocab);
+    pb_push_ids(b, ids, (size_t)ntok);
+    cb_free(ids);
+    r->num_images++;
+    r->image_tokens += ntok;
+    r->encoder_flops += cb_sim_vision_encoder_flops(&t->vision, rh, rw);
+  }
+  cb_free(bytes);
+  return st;
+}
+
+/* Message content: a string, null, or an array of text and image_url parts. Text goes
+ * to b->text, images as vision tokens; the text is also copied to text_out (the message's
+ * own, which the behaviours read). */
+static cb_status append_content(json_t *content, size_t index, cb__sim_api_request *r,
+                                const cb__sim_tokens *t, prompt_builder *b, cb_buf *text_out,
                                 cb__sim_api_error *e) {
   if (!content || json_is_null(content)) return CB_OK;
   if (json_is_string(content)) {
-    cb_buf_append(out, json_string_value(content), json_string_length(content));
+    cb_buf_append(&b->text, json_string_value(content), json_string_length(content));
+    cb_buf_append(text_out, json_string_value(content), json_string_length(content));
     return CB_OK;
   }
   if (!json_is_array(content))
@@ -157,19 +256,25 @@ static cb_status append_content(json_t *content, size_t index, cb_buf *out,
   json_array_foreach(content, i, part) {
     const char *type = json_string_value(json_object_get(part, "type"));
     json_t *text = json_object_get(part, "text");
+    if (type && strcmp(type, "image_url") == 0) {
+      cb_status st = add_image(part, index, i, r, t, b, e);
+      if (st != CB_OK) return st;
+      continue;
+    }
     if (!type || strcmp(type, "text") != 0 || !json_is_string(text))
       return bad(e, "messages",
-                 "messages[%zu].content[%zu]: only {\"type\": \"text\", \"text\": ...} parts are "
-                 "supported by the simulator",
+                 "messages[%zu].content[%zu]: only {\"type\": \"text\", \"text\": ...} and "
+                 "{\"type\": \"image_url\", ...} parts are supported by the simulator",
                  index, i);
-    cb_buf_append(out, json_string_value(text), json_string_length(text));
+    cb_buf_append(&b->text, json_string_value(text), json_string_length(text));
+    cb_buf_append(text_out, json_string_value(text), json_string_length(text));
   }
   return CB_OK;
 }
 
 /* An assistant message's tool calls: counted, the last one's name kept, their names
  * and arguments part of the prompt as a chat template would render them. */
-static void read_tool_calls(json_t *m, cb__sim_api_request *r, cb_buf *prompt) {
+static void read_tool_calls(json_t *m, cb__sim_api_request *r, cb_buf *prompt, cb_buf *content) {
   json_t *calls = json_object_get(m, "tool_calls");
   if (!json_is_array(calls)) return;
   size_t i;
@@ -182,6 +287,7 @@ static void read_tool_calls(json_t *m, cb__sim_api_request *r, cb_buf *prompt) {
     cb_free(r->last_tool);
     r->last_tool = cb_strdup(name ? name : "");
     cb_buf_appendf(prompt, "<|call|>%s %s", name ? name : "", args ? args : "");
+    cb_buf_appendf(content, "<|call|>%s %s", name ? name : "", args ? args : "");
   }
 }
 
@@ -202,9 +308,11 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__
   if (!json_is_array(msgs) || json_array_size(msgs) == 0)
     return bad(e, "messages", "'messages' must be a non-empty array");
   static const char *const roles[] = {"system", "developer", "user", "assistant", "tool", NULL};
-  cb_buf prompt, last_user;
-  cb_buf_init(&prompt, 0);
+  prompt_builder b = {0};
+  cb_buf last_user, content; /* the last user message's text; this message's text */
+  cb_buf_init(&b.text, 0);
   cb_buf_init(&last_user, 0);
+  cb_buf_init(&content, 0);
   int have_user = 0;
   cb_status st = CB_OK;
   size_t i;
@@ -222,30 +330,36 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__
                "assistant, tool", i, role);
       break;
     }
-    cb_buf_appendf(&prompt, "<|%s|>\n", role);
-    size_t start = prompt.len;
-    if ((st = append_content(json_object_get(m, "content"), i, &prompt, e)) != CB_OK) break;
-    if (!strcmp(role, "assistant")) read_tool_calls(m, r, &prompt);
+    cb_buf_appendf(&b.text, "<|%s|>\n", role);
+    cb_buf_reset(&content);
+    if ((st = append_content(json_object_get(m, "content"), i, r, t, &b, &content, e)) != CB_OK)
+      break;
+    if (!strcmp(role, "assistant")) read_tool_calls(m, r, &b.text, &content);
     r->last_tool_error = !strcmp(role, "tool") && tool_error(m);
     r->messages = cb_reallocarray(r->messages, r->num_messages + 1, sizeof *r->messages);
     cb__sim_api_message *msg = &r->messages[r->num_messages++];
     snprintf(msg->role, sizeof msg->role, "%s", role);
-    msg->content_len = prompt.len - start;
-    msg->content = cb_strndup(prompt.data + start, msg->content_len);
+    msg->content_len = content.len;
+    msg->content = cb_strndup(content.data ? content.data : "", content.len);
     if (!strcmp(role, "user")) {
       cb_buf_reset(&last_user);
-      cb_buf_append(&last_user, prompt.data + start, prompt.len - start);
+      cb_buf_append(&last_user, content.data ? content.data : "", content.len);
       have_user = 1;
     }
-    cb_buf_append_str(&prompt, "<|end|>\n");
+    cb_buf_append_str(&b.text, "<|end|>\n");
   }
   if (st == CB_OK) {
-    cb_buf_append_str(&prompt, "<|assistant|>\n");
-    tokenize_into(r, prompt.data, prompt.len, t);
+    cb_buf_append_str(&b.text, "<|assistant|>\n");
+    pb_flush_text(&b, t);
+    r->prompt_ids = b.ids;
+    r->prompt_len = b.n;
+    b.ids = NULL;
     if (have_user) r->match_key = cb_strndup(last_user.data ? last_user.data : "", last_user.len);
   }
-  cb_buf_free(&prompt);
+  cb_free(b.ids);
+  cb_buf_free(&b.text);
   cb_buf_free(&last_user);
+  cb_buf_free(&content);
   return st;
 }
 

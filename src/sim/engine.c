@@ -42,6 +42,7 @@ typedef struct sim_req {
   uint64_t id;
   uint64_t output_seed;
   uint64_t arrival_ns;
+  double encoder_flops;   /* vision encoder FLOPs not yet charged to a step */
   int64_t prompt_len;
   int64_t output_len;
   int64_t num_output;     /* output tokens produced so far */
@@ -66,6 +67,7 @@ typedef struct batch_entry {
   int64_t num_new;
   int64_t context;        /* computed tokens before the step */
   int samples;            /* 1: the step completes the known tokens, a token is sampled */
+  double encoder_flops;   /* the request's images encoded in this step */
 } batch_entry;
 
 typedef struct start_event {
@@ -311,6 +313,7 @@ cb_status cb_sim_engine_add(cb_sim_engine *e, const cb_sim_request *r, uint64_t 
   q->arrival_ns = now_ns;
   q->prompt_len = (int64_t)r->prompt_len;
   q->output_len = r->output_len;
+  q->encoder_flops = r->encoder_flops > 0 ? r->encoder_flops : 0.0;
   memcpy(q->tokens, r->prompt_ids, r->prompt_len * sizeof *q->tokens);
   if (r->output_ids) {
     memcpy(q->tokens + r->prompt_len, r->output_ids, (size_t)r->output_len * sizeof *q->tokens);
@@ -391,6 +394,10 @@ static void add_to_batch(cb_sim_engine *e, sim_req *r, int64_t num_new) {
   b->num_new = num_new;
   b->context = r->num_computed;
   b->samples = r->num_computed + num_new == num_tokens(r);
+  /* The encoder runs once, before the first prompt chunk that needs its output (vLLM
+   * V1 keeps encoder outputs in its encoder cache across chunks). */
+  b->encoder_flops = r->num_computed < r->prompt_len ? r->encoder_flops : 0.0;
+  r->encoder_flops -= b->encoder_flops;
   r->sched_new = num_new;
 }
 
@@ -509,6 +516,7 @@ static uint64_t step_duration_ns(cb_sim_engine *e, cb_sim_step_cost *cost) {
     e->items[i].new_tokens = e->batch[i].num_new;
     e->items[i].context_tokens = e->batch[i].context;
     e->items[i].samples = e->batch[i].samples;
+    e->items[i].encoder_flops = e->batch[i].encoder_flops;
   }
   cb_sim_step_cost_compute(&e->p, e->items, e->n_batch, cost);
   double ns = cost->total_ns;

@@ -67,6 +67,14 @@ static const cb_sim_model models[] = {
      .num_kv_heads = 8, .head_dim = 128, .intermediate_size = 14336, .vocab_size = 32000,
      .num_experts = 8, .num_experts_active = 2, .tied_embeddings = 0,
      .num_params = 46702792704.0, .max_context = 32768},
+    /* Qwen/Qwen2-VL-7B-Instruct: its language model is Qwen2-7B's shape (the same
+     * fields and 7,615,616,512 parameters as qwen2.5-7b); the 675,759,104 vision
+     * encoder parameters are not counted here: they are not read by decode steps, and
+     * their compute is charged per image (vision.c). */
+    {.name = "qwen2-vl-7b", .num_layers = 28, .hidden_size = 3584, .num_heads = 28,
+     .num_kv_heads = 4, .head_dim = 128, .intermediate_size = 18944, .vocab_size = 152064,
+     .num_experts = 0, .num_experts_active = 0, .tied_embeddings = 0,
+     .num_params = 7615616512.0, .max_context = 32768},
 };
 #define NMODELS (sizeof models / sizeof models[0])
 
@@ -134,7 +142,7 @@ static void list_names(char *buf, size_t n, const char *const *names) {
 
 const char *const *cb_sim_preset_model_names(void) {
   static const char *const names[] = {"llama-3.1-8b", "llama-3.1-70b", "qwen2.5-7b",
-                                      "mistral-7b", "mixtral-8x7b", NULL};
+                                      "mistral-7b", "mixtral-8x7b", "qwen2-vl-7b", NULL};
   return names;
 }
 

@@ -8,12 +8,13 @@
  *   FLOPs  = 2·N_act·T                       linear layers (incl. MoE top-k + router)
  *          + 2·V·h·S                         LM head, only for sampled positions
  *          + Σ 4·L·H·d·(c_i·p_i + c_i(c_i+1)/2)   attention, causal
+ *          + Σ E_i                          vision encoder FLOPs of images encoded now
  *          all divided by TP (heads and matrices are split across the group)
  *   bytes  = weights read once per step (MoE: shared + E_eff experts per layer)
  *          + Σ p_i · kv_bytes_per_token_per_gpu    KV read of each past context
  *          + T · kv_bytes_per_token_per_gpu         KV written for the new tokens
  *   compute_ns   = linear FLOPs / (linear peak × MFU) + attention / (attention peak × MFU)
- *                + LM head / (bf16 peak × MFU)
+ *                + (LM head + encoder) / (bf16 peak × MFU)
  *   memory_ns    = bytes / (HBM bandwidth × MBU)
  *   allreduce_ns = 2·L · (2(n−1)/n · T·h·2 B / link_bw + allreduce_latency), TP = n > 1
  *   total_ns     = max(compute_ns, memory_ns) + allreduce_ns + step_overhead_ns
@@ -42,11 +43,12 @@ void cb_sim_step_cost_compute(const cb_sim_params *p, const cb_sim_batch_item *i
                             cb_sim_dtype_bytes(p->kv_dtype); /* bytes */
 
   /* Batch totals. */
-  double tokens = 0, samples = 0, context = 0, attn_pairs = 0;
+  double tokens = 0, samples = 0, context = 0, attn_pairs = 0, encoder = 0;
   for (size_t i = 0; i < n; i++) {
     double c = (double)items[i].new_tokens, past = (double)items[i].context_tokens;
     tokens += c;
     samples += items[i].samples ? 1 : 0;
+    encoder += items[i].encoder_flops;
     context += past;
     attn_pairs += c * past + c * (c + 1.0) / 2.0; /* query·key pairs, causal */
   }
@@ -55,7 +57,8 @@ void cb_sim_step_cost_compute(const cb_sim_params *p, const cb_sim_batch_item *i
   double linear_flops = 2.0 * a.active_nonembed * tokens / tp;
   double head_flops = 2.0 * a.lm_head * samples / tp;
   double attn_flops = 4.0 * L * H * d * attn_pairs / tp; /* QKᵀ and AV, 2 FLOPs each */
-  out->flops = linear_flops + head_flops + attn_flops;
+  double encoder_flops = encoder / tp; /* the encoder's weights are split like the LLM's */
+  out->flops = linear_flops + head_flops + attn_flops + encoder_flops;
 
   /* Weight bytes read this step, per GPU. */
   double layer_weights;
@@ -83,7 +86,7 @@ void cb_sim_step_cost_compute(const cb_sim_params *p, const cb_sim_batch_item *i
   double attn_peak = (p->kv_dtype == CB_SIM_DTYPE_FP8 && p->gpu.fp8_attention &&
                       p->gpu.flops_fp8 > 0) ? p->gpu.flops_fp8 : bf16_peak;
   out->compute_ns = (linear_flops / (linear_peak * p->mfu) + attn_flops / (attn_peak * p->mfu) +
-                     head_flops / (bf16_peak * p->mfu)) * 1e9;
+                     (head_flops + encoder_flops) / (bf16_peak * p->mfu)) * 1e9;
   out->memory_ns = out->bytes / (p->gpu.mem_bw * p->mbu) * 1e9;
   out->allreduce_ns = 0.0;
   if (p->tp > 1 && tokens > 0) {

@@ -375,6 +375,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   }
   if (st == CB_OK) s->max_model_len = cb_sim_engine_capacity(s->replicas[0].engine)->max_model_len;
   s->tokens.vocab = (uint32_t)s->p.engine.model.vocab_size;
+  s->tokens.has_vision = cb_sim_vision_preset(s->p.engine.model.name, &s->tokens.vision);
   if (st == CB_OK && p->tokenizer && (st = cb_tok_load(p->tokenizer, &s->tok, err)) == CB_OK) {
     s->tokens.tok = s->tok;
     s->tokens.vocab = (uint32_t)cb_tok_vocab_size(s->tok);

@@ -473,7 +473,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   cb_sim_request er = {.id = engine_id(g), .prompt_ids = req.prompt_ids,
                        .prompt_len = req.prompt_len, .output_len = g->output_len,
                        .output_ids = g->scripted ? g->scripted->ids : NULL,
-                       .output_seed = g->seed};
+                       .output_seed = g->seed, .encoder_flops = req.encoder_flops};
   cb_error err;
   /* After parsing and tokenizing the body; on the engine's clock, so the trace says
    * exactly when the engine took the request (replaying it reproduces the engine). */

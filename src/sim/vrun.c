@@ -264,6 +264,7 @@ static void send_item(vrun *v) {
   r->prompt_source = it->prompt_source;
   r->has_target_rate = it->has_target_rate;
   r->target_rate = it->target_rate;
+  r->image_bytes = it->image_bytes;
   v->in_flight++;
   v->stats->sent++;
 
@@ -330,7 +331,7 @@ static void send_item(vrun *v) {
   cb_sim_request er = {.id = (uint64_t)(uintptr_t)q, .prompt_ids = req.prompt_ids,
                        .prompt_len = req.prompt_len, .output_len = plan.output_len,
                        .output_ids = plan.scripted ? plan.scripted->ids : NULL,
-                       .output_seed = plan.seed};
+                       .output_seed = plan.seed, .encoder_flops = req.encoder_flops};
   /* The loop has already advanced every engine to now. Advancing here again would
    * begin a step with only the requests sent before this one at the same instant;
    * instead all of them are waiting when the loop begins the next step, as vLLM's
@@ -421,6 +422,7 @@ static cb_status setup(vrun *v, cb_error *err) {
   if (st != CB_OK) return st;
   v->vocab = (uint32_t)sp->engine.model.vocab_size;
   v->tokens.vocab = v->vocab;
+  v->tokens.has_vision = cb_sim_vision_preset(sp->engine.model.name, &v->tokens.vision);
   if (sp->tokenizer) {
     if ((st = cb_tok_load(sp->tokenizer, &v->tok, err)) != CB_OK) return st;
     v->tokens.tok = v->tok;

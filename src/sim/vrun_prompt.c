@@ -60,6 +60,8 @@ int cb_sim_prompt_ids_supported(const cb_workload *wl, const cb_workload_params 
   for (size_t i = 0; i < cb_workload_num_classes(wl); i++) {
     cb_dataset_kind k = cb_dataset_get_kind(cb_workload_get_class(wl, i)->dataset);
     if (k != CB_DATASET_SYNTHETIC && k != CB_DATASET_TRACE) return 0;
+    /* Images are charged from the request body (api_request.c), as sim serve does. */
+    if (cb_dataset_images_per_request(cb_workload_get_class(wl, i)->dataset)) return 0;
   }
   return 1;
 }

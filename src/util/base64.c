@@ -1,7 +1,9 @@
 /*
- * base64.c - RFC 4648 base64 decoding (base64.h).
+ * base64.c - RFC 4648 base64 decoding and encoding (base64.h).
  */
 #include "util/base64.h"
+
+#include "calibench/buf.h"
 
 #include <stdint.h>
 
@@ -34,4 +36,20 @@ int cb__base64_decode(const char *s, size_t n, unsigned char *out, size_t *out_n
   }
   *out_n = o;
   return 0;
+}
+
+void cb__base64_encode(const unsigned char *b, size_t n, cb_buf *out) {
+  static const char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char quad[4];
+  for (size_t i = 0; i < n; i += 3) {
+    uint32_t v = (uint32_t)b[i] << 16;
+    if (i + 1 < n) v |= (uint32_t)b[i + 1] << 8;
+    if (i + 2 < n) v |= b[i + 2];
+    quad[0] = alphabet[v >> 18 & 63];
+    quad[1] = alphabet[v >> 12 & 63];
+    quad[2] = i + 1 < n ? alphabet[v >> 6 & 63] : '=';
+    quad[3] = i + 2 < n ? alphabet[v & 63] : '=';
+    cb_buf_append(out, quad, 4);
+  }
 }

@@ -37,6 +37,8 @@ void cb_dataset_default_params(cb_dataset_params *p) {
   p->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;
   p->block_tokens = 512;
   p->max_file_bytes = CB_LIMIT_DATASET_BYTES;
+  p->image_format = CB_IMAGE_PNG;
+  p->image_width = p->image_height = 512;
 }
 
 void cb_dataset_params_vllm_filter(cb_dataset_params *p) {
@@ -176,9 +178,30 @@ static cb_status validate(const cb_dataset_params *p, cb_dataset_kind kind, cb_e
     return cb_error_set(err, CB_ERR_INVALID, "unknown item order %d", (int)p->order);
   if ((unsigned)p->sharegpt_mode > CB_SHAREGPT_TURNS)
     return cb_error_set(err, CB_ERR_INVALID, "unknown ShareGPT mode %d", (int)p->sharegpt_mode);
+  if (p->images_per_request > CB_IMAGE_MAX_PER_REQUEST)
+    return cb_error_set(err, CB_ERR_INVALID, "images_per_request %u: at most %d",
+                        p->images_per_request, CB_IMAGE_MAX_PER_REQUEST);
+  if (p->images_per_request > 0) {
+    if (p->image_width < 1 || p->image_height < 1 || p->image_width > CB_IMAGE_MAX_SIDE ||
+        p->image_height > CB_IMAGE_MAX_SIDE)
+      return cb_error_set(err, CB_ERR_INVALID, "image size %ux%u: each side must be in [1, %d]",
+                          p->image_width, p->image_height, CB_IMAGE_MAX_SIDE);
+    if (p->image_format != CB_IMAGE_PNG && p->image_format != CB_IMAGE_JPEG)
+      return cb_error_set(err, CB_ERR_INVALID, "image format %d: expected png or jpeg",
+                          (int)p->image_format);
+    if (kind == CB_DATASET_SHAREGPT || kind == CB_DATASET_CHAT)
+      return cb_error_set(err, CB_ERR_INVALID,
+                          "synthetic images go with text prompts (synthetic, jsonl, trace), "
+                          "not with a %s dataset's messages",
+                          kind == CB_DATASET_CHAT ? "chat" : "sharegpt");
+  }
   if (kind == CB_DATASET_JSONL && (!p->prompt_field || !*p->prompt_field))
     return cb_error_set(err, CB_ERR_INVALID, "jsonl: the prompt field name is empty");
   return CB_OK;
+}
+
+uint32_t cb_dataset_images_per_request(const cb_dataset *ds) {
+  return ds->params.images_per_request;
 }
 
 static int cmp_item_time(const void *a, const void *b) {

@@ -15,9 +15,15 @@
  * The whole prompt is measured once at the end; if a counter merges tokens across a
  * boundary the last part is regenerated against the whole prompt's count, so the
  * result always measures exactly input_len (textgen.c).
+ *
+ * With images_per_request > 0 the text becomes the first part of one user message and
+ * each image an image_url part with a data URL; image k's pixels come from the
+ * request's seed and k alone (cb_hash3_u64(seed, "imag", k)), so a seed gives the same
+ * bytes on every run and shard.
  */
 #include <string.h>
 
+#include "util/base64.h"
 #include "workload_internal.h"
 
 static void reset(cb_workload_prompt *out) {
@@ -91,12 +97,57 @@ static cb_status render_trace(const cb_dataset *ds, const cb__item *it, uint32_t
   return fix_total(ds, out, last_start, input_len, last_seed, last_lead, err);
 }
 
+#define CB__WL_STREAM_IMAGE UINT64_C(0x696d6167) /* "imag" */
+
+/* Moves the rendered text into a user message with the request's images after it. */
+static cb_status add_images(const cb_dataset *ds, uint64_t seed, cb_workload_prompt *out,
+                            cb_error *err) {
+  const cb_dataset_params *p = &ds->params;
+  const char *mime = p->image_format == CB_IMAGE_JPEG ? "image/jpeg" : "image/png";
+  cb_buf *m = &out->messages, img;
+  cb_buf_init(&img, 0);
+  cb_buf_append_str(m, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"");
+  cb_buf_append_json_string(m, out->text.data, out->text.len);
+  cb_buf_append_str(m, "\"}");
+  cb_status st = CB_OK;
+  for (uint32_t k = 0; k < p->images_per_request && st == CB_OK; k++) {
+    cb_buf_reset(&img);
+    st = cb_image_synth(p->image_width, p->image_height, p->image_format,
+                        cb_hash3_u64(seed, CB__WL_STREAM_IMAGE, k), &img, err);
+    if (st != CB_OK) break;
+    cb_buf_appendf(m, ",{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:%s;base64,", mime);
+    cb__base64_encode((const unsigned char *)img.data, img.len, m);
+    cb_buf_append_str(m, "\"}}");
+    out->num_images++;
+    out->image_bytes += img.len;
+  }
+  cb_buf_append_str(m, "]}]");
+  cb_buf_free(&img);
+  cb_buf_reset(&out->text);
+  return st;
+}
+
+static cb_status render_text(const cb_dataset *ds, uint64_t item, uint32_t input_len,
+                             uint64_t seed, uint32_t prefix_id, cb_workload_prompt *out,
+                             cb_error *err);
+
 cb_status cb_dataset_render(const cb_dataset *ds, uint64_t item, uint32_t input_len,
                             uint32_t output_len, uint64_t seed, uint32_t prefix_id,
                             cb_workload_prompt *out, cb_error *err) {
   reset(out);
   out->input_len = input_len;
   out->output_len = output_len;
+  out->num_images = 0;
+  out->image_bytes = 0;
+  cb_status st = render_text(ds, item, input_len, seed, prefix_id, out, err);
+  if (st == CB_OK && ds->params.images_per_request > 0 && out->messages.len == 0)
+    st = add_images(ds, seed, out, err);
+  return st;
+}
+
+static cb_status render_text(const cb_dataset *ds, uint64_t item, uint32_t input_len,
+                             uint64_t seed, uint32_t prefix_id, cb_workload_prompt *out,
+                             cb_error *err) {
   if (ds->kind == CB_DATASET_SYNTHETIC) {
     if (input_len < 1) return cb_error_set(err, CB_ERR_RANGE, "input length must be >= 1");
     return render_synthetic(ds, input_len, seed, prefix_id, out, err);

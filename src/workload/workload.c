@@ -206,6 +206,9 @@ static void build_description(cb_workload *w) {
     default:
       break;
     }
+    if (d->images_per_request > 0)
+      cb_buf_appendf(b, "class.%zu.images=%u x %ux%u %s\n", c, d->images_per_request,
+                     d->image_width, d->image_height, cb_image_format_name(d->image_format));
     if (ds->kind != CB_DATASET_SYNTHETIC)
       cb_buf_appendf(b, "class.%zu.order=%s output_len_override=%u\n", c, orders[d->order],
                      d->output_len_override);

@@ -30,7 +30,7 @@ static const char *fixture(const char *name) {
 /* ---- presets ------------------------------------------------------------------------ */
 
 /* The parameter counts in the presets are what the architecture fields give (Qwen2.5's
- * count also has its QKV biases: 28 layers × 4608). */
+ * and Qwen2-VL's language model's counts also have their QKV biases: 28 layers × 4608). */
 static void test_preset_param_counts(void **state) {
   (void)state;
   const char *const *names = cb_sim_preset_model_names();
@@ -41,12 +41,13 @@ static void test_preset_param_counts(void **state) {
     assert_string_equal(m.name, names[n]);
     cb__sim_arch a;
     cb__sim_arch_derive(&m, &a);
-    double bias = strcmp(m.name, "qwen2.5-7b") == 0 ? 28.0 * (3584 + 2 * 512) : 0.0;
+    double bias = strcmp(m.name, "qwen2.5-7b") == 0 || strcmp(m.name, "qwen2-vl-7b") == 0
+                      ? 28.0 * (3584 + 2 * 512) : 0.0;
     if (a.total_derived + bias != m.num_params)
       fail_msg("%s: derived %.0f + bias %.0f != preset %.0f", m.name, a.total_derived, bias,
                m.num_params);
   }
-  assert_int_equal(n, 5);
+  assert_int_equal(n, 6);
 
   /* Active parameters: Llama-3.1-8B 6.98 B non-embedding; Mixtral 12.6 B of 46.4 B. */
   cb_sim_model m;

@@ -1,0 +1,26 @@
+/*
+ * image_header.h - the format and size of a PNG or JPEG image from its header alone
+ * (no decoding), as the simulator needs them to count an image's vision tokens.
+ */
+#ifndef CALIBENCH_UTIL_IMAGE_HEADER_H
+#define CALIBENCH_UTIL_IMAGE_HEADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum { CB__IMAGE_PNG = 1, CB__IMAGE_JPEG = 2 } cb__image_format;
+
+typedef struct cb__image_info {
+  cb__image_format format;
+  uint32_t width, height; /* pixels, both >= 1 */
+} cb__image_info;
+
+/* Reads b[0..n). Returns 0 and fills *out, or -1 with why[0..why_n) saying what is
+ * wrong ("not a PNG or JPEG image (starts with 47 49 46 38)", "PNG: IHDR truncated",
+ * "JPEG: no SOF marker before the image data", a zero width ...). */
+int cb__image_header(const unsigned char *b, size_t n, cb__image_info *out, char *why,
+                     size_t why_n);
+
+const char *cb__image_format_name(cb__image_format f);
+
+#endif

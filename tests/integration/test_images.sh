@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Images end to end: `run` sends synthetic images through a capturing proxy to
+# `sim serve --model qwen2-vl-7b`; the captured body's image parts match the openai
+# SDK's ChatCompletionContentPartImage and the SDK sends them (sim_openai_images.mjs);
+# records carry image_bytes, the same seed gives the same bytes; `sim run` charges
+# images as the roofline does (TTFT grows with their count); bad options exit 2.
+# Args: path to calibench, source dir.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+need_peer node
+need_peer python3
+[ -d "$SRC/node_modules/openai" ] || fail "node_modules/openai missing: run 'make npm-deps'"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-images.XXXXXX")
+PROXY_PID=
+cleanup() {
+  [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2>/dev/null && wait "$PROXY_PID" 2>/dev/null || true
+  stop_sims
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+start_sim --model qwen2-vl-7b --time-scale 0.01 --max-body 4M --seed 3
+VLM_URL=$SIM_URL
+start_sim --model llama-3.1-8b --time-scale 0.01 --max-body 4M --seed 3
+TEXT_URL=$SIM_URL
+
+mkfifo "$TMP/proxy.out"
+python3 "$SRC/tests/integration/capture_proxy.py" "$VLM_URL" "$TMP/body.json" >"$TMP/proxy.out" &
+PROXY_PID=$!
+exec {PFD}<"$TMP/proxy.out"
+read -r -t 30 -u "$PFD" line || fail "the capture proxy did not start"
+[[ "$line" =~ ^listening\ on\ ([0-9]+)$ ]] || fail "proxy: unexpected first line '$line'"
+PROXY_URL="http://127.0.0.1:${BASH_REMATCH[1]}"
+
+# 84 high, 56 wide: (84/28)·(56/28) = 6 vision tokens per image (docs/simulator.md 4a).
+for run in a b; do
+  "$CALIBENCH" run --url "$PROXY_URL/v1" --model qwen2-vl-7b --api chat --num-requests 3 \
+    --input-len 20 --output-len 4 --images-per-request 2 --image-size 56x84 --seed 5 \
+    --out "$TMP/run-$run" >/dev/null 2>"$TMP/run-$run.err" || { cat "$TMP/run-$run.err" >&2; fail "run $run"; }
+done
+[ -s "$TMP/body.json" ] || fail "no request body captured"
+node "$SRC/tests/integration/sim_openai_images.mjs" "$TMP/body.json" "$VLM_URL" "$TEXT_URL" \
+  "$SRC/node_modules/openai" 6
+
+# Every record counts its two images' bytes; the same seed sends the same bytes.
+python3 - "$TMP/run-a/records.jsonl" "$TMP/run-b/records.jsonl" "$TMP/body.json" <<'PY' || fail "image_bytes"
+import base64, json, sys
+a = [json.loads(l) for l in open(sys.argv[1])]
+b = [json.loads(l) for l in open(sys.argv[2])]
+assert len(a) == 3 and all(r["http_status"] == 200 for r in a), a
+assert [r["image_bytes"] for r in a] == [r["image_bytes"] for r in b], (a, b)
+body = json.load(open(sys.argv[3]))
+sent = sum(len(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))
+           for p in body["messages"][0]["content"] if p["type"] == "image_url")
+assert sent in [r["image_bytes"] for r in a], (sent, [r["image_bytes"] for r in a])
+PY
+grep -q 'class.0.images=2 x 56x84 png' "$TMP/run-a/manifest.json" || fail "the manifest does not name the images"
+expect 0 "Images: 3 measured requests sent image files of [0-9.]+[kM]?B" -- report "$TMP/run-a"
+
+# sim run: TTFT with 0, 1, 2, 4 images of 448x448 grows with each image.
+prev=0
+for k in 0 1 2 4; do
+  args=(--model qwen2-vl-7b --num-requests 3 --concurrency 1 --input-len 100 --output-len 4 --seed 1)
+  [ "$k" -gt 0 ] && args+=(--images-per-request "$k" --image-size 448x448)
+  "$CALIBENCH" sim run "${args[@]}" --out "$TMP/sim-$k" >/dev/null 2>&1 || fail "sim run with $k images"
+  ttft=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['summary']['metrics']['ttft']['p50_ms'])" \
+    "$TMP/sim-$k/summary.json" 2>/dev/null) || fail "sim run $k: no ttft in summary.json"
+  python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$ttft" "$prev" \
+    || fail "sim run: TTFT with $k images ($ttft ms) is not above the previous ($prev ms)"
+  prev=$ttft
+done
+
+# Bad input: clear errors, exit 2.
+expect 2 "--image-size: expected WIDTHxHEIGHT" -- sim run --images-per-request 1 --image-size big
+expect 2 "each side must be in \[1, 8192\]" -- sim run --images-per-request 1 --image-size 9000x10
+expect 2 "--image-format: expected png or jpeg, got 'gif'" -- sim run --images-per-request 1 --image-format gif
+expect 2 "--images-per-request" -- sim run --images-per-request 65
+expect 2 "--image-size does not apply" -- sim run --image-size 64x64
+expect 2 "use --api chat" -- run --url "$VLM_URL/v1" --api completions --images-per-request 1
+echo "ok"
