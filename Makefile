@@ -68,7 +68,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 10
 # Each target: tests/fuzz/fuzz_<t>.c linked with the library built once for fuzzing
 # (build-fuzz/libcalibench.a, coverage-instrumented). One: make fuzz FUZZ_TARGETS=yaml
-FUZZ_TARGETS := sim_http_parse client_sse runner_h1 jsonl trace yaml duration embed_parse
+FUZZ_TARGETS := sim_http_parse client_sse runner_h1 jsonl trace yaml duration embed_parse probe_dialog
 FUZZ_PKGS := jansson yaml-0.1 libpcre2-8 libevent libcurl libcrypto sqlite3 libpq
 FUZZ_CFLAGS = -g -O1 -std=c17 -D_POSIX_C_SOURCE=200809L -fsanitize=address,undefined \
               -fno-sanitize-recover=all \

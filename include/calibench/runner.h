@@ -42,7 +42,16 @@ typedef struct cb_runner_item {
 } cb_runner_item;
 
 /* Fill *out with the next request and return 1, or return 0 when there is none.
- * Items come in nondecreasing at_ns. */
+ * Items come in nondecreasing at_ns.
+ *
+ * A live source (a conversation whose next request is built from the answer to the
+ * one before) may return CB_RUNNER_SOURCE_WAIT instead: nothing is ready now. The
+ * runner asks again after each record it hands to on_record (the answer a waiting
+ * request needs arrives there first), and ends the run when the source waits while
+ * nothing is in flight, since nothing could wake it. A live item's at_ns is
+ * normally 0: sent at once, in an open loop too. The virtual-time runner takes no
+ * live source (session.h refuses one there). */
+#define CB_RUNNER_SOURCE_WAIT 2
 typedef int (*cb_runner_source_fn)(void *ctx, cb_runner_item *out);
 
 /* Called once per finished request, in completion order. The record is the

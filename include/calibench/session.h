@@ -33,6 +33,13 @@
  * its index is the dataset item's, its output_text the model's answer (cut to
  * CB_SESSION_OUTPUT_TEXT_MAX bytes). A dataset held in memory is the next step
  * (it belongs to the workload module); the session will take it unchanged.
+ *
+ * Callers whose requests depend on earlier answers (a multi-turn conversation sent
+ * live, each turn with the model's real replies: `probe dialog`): cfg.live instead
+ * of the workload's prompts. The session asks it for each request when a slot is
+ * free (a closed loop: cfg.workload.concurrency conversations at a time), hands
+ * every answer to cfg.on_record before asking again, and ends the point when it
+ * says there are no more (cb_session_live_fn).
  */
 #ifndef CALIBENCH_SESSION_H
 #define CALIBENCH_SESSION_H
@@ -45,6 +52,7 @@
 #include "calibench/buf.h"
 #include "calibench/error.h"
 #include "calibench/results.h"
+#include "calibench/runner.h"
 #include "calibench/sim_server.h"
 #include "calibench/tok.h"
 #include "calibench/workload.h"
@@ -70,6 +78,31 @@ typedef enum {
 /* Each finished request, after it is written to records.jsonl; the record is the
  * session's (copy what is kept). Called on the thread that called cb_session_run*. */
 typedef void (*cb_session_record_fn)(void *ctx, const cb_record *rec);
+
+/* A request a live source built (cb_session_live_fn). Its memory is the source's
+ * until its next call. The session adds the model, streaming and cfg.extra_body. */
+typedef struct cb_session_live_request {
+  uint64_t index;              /* the record's index: unique in the run, the caller's key */
+  const char *messages_json;   /* chat: a JSON array of message objects ... */
+  size_t messages_json_len;
+  const char *prompt;          /* ... or one prompt (chat: one user message) */
+  size_t prompt_len;
+  int64_t max_tokens;          /* < 0: none */
+  const char *extra_json;      /* NULL, or a JSON object of members for this body (a
+                                  "seed"); cfg.extra_body's members win over these */
+  size_t extra_json_len;
+} cb_session_live_request;
+
+/* Returned by a live source when no request is ready until an answer in flight
+ * comes back (CB_RUNNER_SOURCE_WAIT, runner.h). */
+#define CB_SESSION_LIVE_WAIT CB_RUNNER_SOURCE_WAIT
+
+/* Fill *out and return 1; return 0 when there are no more requests; or return
+ * CB_SESSION_LIVE_WAIT when the next one needs an answer still in flight: the
+ * session asks again after the next cfg.on_record. Waiting while nothing is in
+ * flight ends the point (nothing could wake the source). Called on the thread that
+ * called cb_session_run. */
+typedef int (*cb_session_live_fn)(void *ctx, cb_session_live_request *out);
 
 /*
  * What to run. Strings are borrowed (they must outlive the session) except those
@@ -140,6 +173,11 @@ typedef struct cb_session_config {
   int quiet;                       /* notes and progress off (warnings still go to log) */
   cb_session_record_fn on_record; /* NULL: none */
   void *record_ctx;
+  /* live requests (NULL: the workload's prompts): one point in real time, no sweep,
+   * no virtual time; the workload is then only described in the manifest, which
+   * says "live": true, and samples.json is not written */
+  cb_session_live_fn live;
+  void *live_ctx;
 } cb_session_config;
 
 /* The defaults of `calibench run`: the built-in simulator (llama-3.1-8b on one

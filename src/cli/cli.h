@@ -21,5 +21,6 @@ int cli_eval_judge_main(int argc, char **argv);
 int cli_eval_run_main(int argc, char **argv);
 /* `probe <probe> ...` (cmd_probe.c), each probe in cmd_probe_<probe>.c. */
 int cli_probe_main(int argc, char **argv);
+int cli_probe_dialog_main(int argc, char **argv);
 
 #endif

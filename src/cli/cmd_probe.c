@@ -11,6 +11,7 @@
 
 /* One row per probe. */
 static const cli_command probes[] = {
+    {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {NULL, NULL, NULL},
 };
 

@@ -506,6 +506,8 @@ void cb__rep_quality_judge(cb__rep_doc *d, struct json_t *doc);
  *   void cb__rep_probe_<probe>(const cb_report *r, cb__rep_doc *d,
  *                              const cb__rep_run *run, struct json_t *doc);
  * and listed in sec_probe.c's table. */
+void cb__rep_probe_dialog(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                          struct json_t *doc);
 /* A number member of a JSON object, NAN when absent or not a number. */
 double cb__rep_probe_num(struct json_t *o, const char *key);
 /* A probe number for a cell: whole numbers (token counts) in full, others to 4 digits. */

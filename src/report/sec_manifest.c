@@ -78,14 +78,20 @@ static void facts(const cb__rep_run *run, cb__rep_doc *d) {
   double sched = cb__rep_json_num(m, "scheduled");
   char count[48] = "no fixed number of";
   if (isfinite(sched)) cb__rep_fmt_count((size_t)sched, count, sizeof count);
-  row(&t, "load", "%s; %s requests scheduled; shard %s", load, count,
-      or_dash(cb__rep_json_str(m, "shard")));
+  /* live requests (probe dialog): built from earlier answers, no dataset behind them */
+  int live = json_is_true(json_object_get(m, "live"));
+  if (live)
+    row(&t, "load", "%s; live requests, each built from the answers before it; shard %s", load,
+        or_dash(cb__rep_json_str(m, "shard")));
+  else
+    row(&t, "load", "%s; %s requests scheduled; shard %s", load, count,
+        or_dash(cb__rep_json_str(m, "shard")));
   row(&t, "seed", "%s (data %s, arrival %s, sampling %s)", or_dash(cb__rep_workload_value(m, "seed")), or_dash(cb__rep_workload_value(m, "data_seed")),
       or_dash(cb__rep_workload_value(m, "arrival_seed")), or_dash(cb__rep_workload_value(m, "sampling_seed")));
   row(&t, "workload hash", "%s", or_dash(cb__rep_json_str(m, "workload_hash")));
   size_t i;
   const json_t *ds;
-  json_array_foreach(json_object_get(m, "datasets"), i, ds) {
+  json_array_foreach(live ? NULL : json_object_get(m, "datasets"), i, ds) {
     const char *sha = cb__rep_json_str(ds, "sha256");
     char key[96];
     snprintf(key, sizeof key, "dataset (%s)", or_dash(cb__rep_json_str(ds, "class")));

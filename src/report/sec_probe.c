@@ -24,6 +24,7 @@ static const struct {
   const char *probe;
   probe_renderer render;
 } RENDERERS[] = {
+    {"dialog", cb__rep_probe_dialog},
     {NULL, NULL},
 };
 

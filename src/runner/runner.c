@@ -134,10 +134,13 @@ static void send_req(cb__runner *rn, cb__runner_req *q) {
 
 /* ---- dispatch -------------------------------------------------------------------------- */
 
+/* Take the next item when there is none waiting. A live source that waits while
+ * nothing is in flight or queued has nothing left to wait for: it is done. */
 static int pull(cb__runner *rn) {
   if (rn->have_next || rn->source_done) return rn->have_next;
-  if (rn->source(rn->source_ctx, &rn->next)) rn->have_next = 1;
-  else rn->source_done = 1;
+  int got = rn->source(rn->source_ctx, &rn->next);
+  if (got == 1) rn->have_next = 1;
+  else if (got != CB_RUNNER_SOURCE_WAIT || (!rn->in_flight && !rn->queue_head)) rn->source_done = 1;
   return rn->have_next;
 }
 
@@ -174,7 +177,7 @@ static void stop_sending(cb__runner *rn, uint64_t now) {
   /* A finite source is counted out; an endless one (a closed loop bounded only by
    * the duration) would never return, so nothing more is taken from it. */
   if (!rn->p->source_endless)
-    while (rn->source(rn->source_ctx, &rn->next)) rn->stats->not_sent++;
+    while (rn->source(rn->source_ctx, &rn->next) == 1) rn->stats->not_sent++;
   rn->source_done = 1;
 }
 
@@ -411,8 +414,8 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
   if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
   /* Everything sent: the drain has begun. (A closed loop whose last request took the
    * last slot has not asked the source yet: ask, or a server that never answers
-   * would hold the run forever.) */
-  if (!rn->stopping && !rn->queue_head && !pull(rn)) {
+   * would hold the run forever. A live source that waits is not done yet.) */
+  if (!rn->stopping && !rn->queue_head && !pull(rn) && rn->source_done) {
     rn->stopping = 1;
     rn->stop_at_ns = now;
   }

@@ -60,6 +60,7 @@ static void workload_part(const cb_session_config *cfg, const cb_workload *wl, c
   else
     cb_buf_appendf(out, ",\"workload_hash\":\"%016llx\",\"scheduled\":null",
                    (unsigned long long)cb_workload_hash(wl));
+  if (cfg->live) cb_buf_append_str(out, ",\"live\":true"); /* requests built from answers */
   cb_buf_appendf(out, ",\"shard\":\"%u/%u\"", cfg->workload.shard_index, cfg->workload.shard_count);
   const cb_arrival_params *a = &cfg->workload.arrival;
   if (a->ramp != CB_RAMP_NONE) /* the common process's ramp (the description has it too) */

@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <stdlib.h>
+
 #include "calibench/alloc.h"
 #include "calibench/client.h"
 #include "calibench/clock.h"
@@ -92,6 +95,71 @@ static int source_next(void *ctx, cb_runner_item *out) {
                           .prompt_tokens = e.input_len, .prompt_source = CB_TOKENS_DATASET,
                           .headers = cls->headers, .n_headers = cls->num_headers};
   set_target_rate(s->wl, &e, out);
+  return 1;
+}
+
+/* cfg->extra_body's members over the live request's own (NULL when neither has any):
+ * a new string to free. */
+static char *live_extra(const cb_session_config *cfg, const cb_session_live_request *lr,
+                        cb_error *err) {
+  if (!lr->extra_json || !lr->extra_json_len) return cfg->extra_body ? cb_strdup(cfg->extra_body) : NULL;
+  json_error_t jerr;
+  json_t *mine = json_loadb(lr->extra_json, lr->extra_json_len, 0, &jerr);
+  if (!json_is_object(mine)) {
+    json_decref(mine);
+    cb_error_set(err, CB_ERR_INVALID, "live request %llu: extra_json: expected a JSON object",
+                 (unsigned long long)lr->index);
+    return NULL;
+  }
+  json_t *given = cfg->extra_body ? json_loads(cfg->extra_body, 0, &jerr) : NULL;
+  if (json_is_object(given)) json_object_update(mine, given);
+  json_decref(given);
+  char *text = json_dumps(mine, JSON_COMPACT);
+  json_decref(mine);
+  char *out = cb_strdup(text);
+  free(text);
+  return out;
+}
+
+/* A live source's next request (cfg->live), its body encoded as source_next's. */
+static int live_next(void *ctx, cb_runner_item *out) {
+  source_ctx *s = ctx;
+  if (s->failed) return 0;
+  cb_session_live_request lr = {.max_tokens = -1};
+  int got = s->cfg->live(s->cfg->live_ctx, &lr);
+  if (got != 1) return got == CB_SESSION_LIVE_WAIT ? CB_RUNNER_SOURCE_WAIT : 0;
+  cb_client_request rq;
+  cb_client_request_init(&rq);
+  rq.api = s->cfg->chat ? CB_CLIENT_API_CHAT : CB_CLIENT_API_COMPLETIONS;
+  rq.model = s->model;
+  if (lr.messages_json && !s->cfg->chat) {
+    cb_error_set(&s->err, CB_ERR_INVALID, "live requests give chat messages: use --api chat, not completions");
+    s->failed = 1;
+    return 0;
+  }
+  rq.messages_json = lr.messages_json;
+  rq.messages_json_len = lr.messages_json_len;
+  rq.prompt = lr.prompt;
+  rq.prompt_len = lr.prompt_len;
+  rq.max_tokens = lr.max_tokens;
+  rq.ignore_eos = s->cfg->ignore_eos;
+  char *extra = NULL;
+  if ((lr.extra_json || s->cfg->extra_body) && !(extra = live_extra(s->cfg, &lr, &s->err))) {
+    s->failed = 1;
+    return 0;
+  }
+  rq.extra_json = extra;
+  rq.extra_json_len = extra ? strlen(extra) : 0;
+  cb_buf_reset(&s->body);
+  cb_status st = cb_client_request_encode(&rq, &s->body, &s->err);
+  cb_free(extra);
+  if (st != CB_OK) {
+    s->failed = 1;
+    return 0;
+  }
+  *out = (cb_runner_item){.index = lr.index, .class_name = "", .body = s->body.data,
+                          .body_len = s->body.len, .prompt_tokens = -1,
+                          .prompt_source = CB_TOKENS_UNKNOWN};
   return 1;
 }
 
@@ -311,17 +379,21 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
 
   if (cb_workload_open(&wp, &wl, err) != CB_OK) goto fail;
-  int unbounded = cb_workload_is_closed_loop(wl) && !wp.num_requests;
+  /* Without a schedule: a closed loop bounded by time, or live requests (the
+   * workload is then only described). */
+  int live = cfg->live != NULL;
+  int unbounded = !live && cb_workload_is_closed_loop(wl) && !wp.num_requests;
   if (unbounded ? cb_workload_iter_new(wl, &src.iter, err) != CB_OK
-                : cb_workload_schedule(wl, &schedule, err) != CB_OK)
+                : !live && cb_workload_schedule(wl, &schedule, err) != CB_OK)
     goto fail;
+  const cb_schedule *sched = unbounded || live ? NULL : &schedule;
   if (cb_results_dir_create(spec->out_dir, &dir, err) != CB_OK) {
     /* an out_dir already used is bad input */
     rc = err->code == CB_ERR_STATE ? CB_SESSION_BAD_INPUT : CB_SESSION_FAILED;
     goto fail;
   }
   sink.dir = dir;
-  if (!unbounded && schedule.count) { /* one allocation for every record (100k: ~80 MB) */
+  if (sched && schedule.count) { /* one allocation for every record (100k: ~80 MB) */
     sink.set.items = cb_reallocarray(NULL, schedule.count, sizeof *sink.set.items);
     sink.set.alloc = schedule.count;
   }
@@ -352,7 +424,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     rp.drain_ctx = cfg->log;
   }
   progress_ctx pc = {.log = cfg->log};
-  snprintf(pc.total, sizeof pc.total, unbounded ? "?" : "%zu", schedule.count);
+  snprintf(pc.total, sizeof pc.total, sched ? "%zu" : "?", schedule.count);
   int tty = cfg->log && isatty(fileno(cfg->log)) && !cfg->quiet && !cfg->virtual_time;
   if (tty) {
     rp.progress = on_progress;
@@ -387,7 +459,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
                                  on_record, &sink, &stats, err);
     if (src.failed) st = CB_OK; /* reported below, after the results are written */
   } else {
-    st = cb_runner_run(&rp, source_next, &src, on_record, &sink, &stats, err);
+    st = cb_runner_run(&rp, live ? live_next : source_next, &src, on_record, &sink, &stats, err);
   }
   cb__session_scrape_stop(scrape);
   if (tty) fputc('\n', cfg->log);
@@ -406,10 +478,10 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb__session_scrape_free(scrape);
   }
   core_tried = 1;
-  if (write_core(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall, target,
-                 out, NULL, dir, &text, err) != CB_OK)
+  if (write_core(cfg, wl, sched, &stats, start_wall, end_wall, target, out, NULL, dir, &text,
+                 err) != CB_OK)
     goto fail;
-  if (!unbounded) { /* an unbounded run has no schedule to render the prompts from again */
+  if (sched) { /* without a schedule there are no prompts to render again */
     cb_buf_reset(&text);
     if (cb__session_samples_json(wl, &schedule, &sink.set, &text, err) != CB_OK) goto fail;
     if (text.len && cb_results_dir_write(dir, "samples.json", text.data, text.len, err) != CB_OK) goto fail;
@@ -455,7 +527,7 @@ fail:
     if (!summarized) summarize(cfg, wl, requested, &sink.set, &stats, out);
     cb_error werr;
     cb_error_clear(&werr);
-    if (write_core(cfg, wl, cb_workload_is_closed_loop(wl) && !wp.num_requests ? NULL : &schedule,
+    if (write_core(cfg, wl, cfg->live || (cb_workload_is_closed_loop(wl) && !wp.num_requests) ? NULL : &schedule,
                    &stats, start_wall, end_wall ? end_wall : cb_clock_wall_ns(), target, out,
                    err->msg, dir, &text, &werr) != CB_OK)
       cb__session_warn(cfg, "calibench: %s\n", werr.msg);

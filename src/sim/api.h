@@ -45,6 +45,13 @@ typedef struct cb__sim_api_input {
   size_t num_ids;
 } cb__sim_api_input;
 
+/* One chat message as sent: its role and its content's text (parts joined). */
+typedef struct cb__sim_api_message {
+  char role[16];           /* system, developer, user, assistant, tool */
+  char *content;           /* owned, NUL-terminated */
+  size_t content_len;
+} cb__sim_api_message;
+
 typedef struct cb__sim_api_request {
   cb__sim_api_kind kind;
   char *model;             /* owned; NULL when the request named none */
@@ -53,6 +60,9 @@ typedef struct cb__sim_api_request {
   size_t prompt_len;
   char *match_key;         /* owned: last user message (chat) or the prompt text
                               (completions) for scripted responses; NULL if none */
+  cb__sim_api_message *messages; /* owned: chat: every message in order (a behaviour
+                              reads the conversation: dialog slot recall) */
+  size_t num_messages;
   int stream;
   int include_usage;       /* stream_options.include_usage */
   int64_t max_tokens;      /* max_tokens / max_completion_tokens; -1 = not given */

@@ -197,6 +197,11 @@ static cb_status parse_messages(json_t *root, cb__sim_api_request *r, const cb__
     cb_buf_appendf(&prompt, "<|%s|>\n", role);
     size_t start = prompt.len;
     if ((st = append_content(json_object_get(m, "content"), i, &prompt, e)) != CB_OK) break;
+    r->messages = cb_reallocarray(r->messages, r->num_messages + 1, sizeof *r->messages);
+    cb__sim_api_message *msg = &r->messages[r->num_messages++];
+    snprintf(msg->role, sizeof msg->role, "%s", role);
+    msg->content_len = prompt.len - start;
+    msg->content = cb_strndup(prompt.data + start, msg->content_len);
     if (!strcmp(role, "user")) {
       cb_buf_reset(&last_user);
       cb_buf_append(&last_user, prompt.data + start, prompt.len - start);
@@ -380,6 +385,8 @@ void cb__sim_api_request_free(cb__sim_api_request *r) {
   cb_free(r->model);
   cb_free(r->prompt_ids);
   cb_free(r->match_key);
+  for (size_t i = 0; i < r->num_messages; i++) cb_free(r->messages[i].content);
+  cb_free(r->messages);
   for (size_t i = 0; i < r->num_inputs; i++) {
     cb_free(r->inputs[i].text);
     cb_free(r->inputs[i].ids);

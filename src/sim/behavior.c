@@ -10,14 +10,15 @@
 #include "sim/behavior.h"
 
 /* One row per section; a row without functions is a section another part of the
- * probe work will bring (refusal and perturb: probe perturb; dialog: probe dialog;
- * agent: probe agent): naming it is an error until then, never silently ignored. */
+ * probe work will bring (refusal and perturb: probe perturb; agent: probe agent):
+ * naming it is an error until then, never silently ignored. */
 static const cb__sim_behavior_section SECTIONS[] = {
     {"context", cb__sim_behavior_context_parse, cb__sim_behavior_context_free,
      cb__sim_behavior_context_answer},
     {"refusal", NULL, NULL, NULL},
     {"perturb", NULL, NULL, NULL},
-    {"dialog", NULL, NULL, NULL},
+    {"dialog", cb__sim_behavior_dialog_parse, cb__sim_behavior_dialog_free,
+     cb__sim_behavior_dialog_answer},
     {"agent", NULL, NULL, NULL},
 };
 #define N_SECTIONS (sizeof SECTIONS / sizeof SECTIONS[0])

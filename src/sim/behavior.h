@@ -71,4 +71,11 @@ void cb__sim_behavior_context_free(void *section);
 int cb__sim_behavior_context_answer(const void *section, const cb__sim_behavior_request *rq,
                                     cb__sim_behavior_reply *reply);
 
+/* dialog (behavior_dialog.c): slot recall that decays with the turns since the slot
+ * was stated. */
+cb_status cb__sim_behavior_dialog_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_dialog_free(void *section);
+int cb__sim_behavior_dialog_answer(const void *section, const cb__sim_behavior_request *rq,
+                                   cb__sim_behavior_reply *reply);
+
 #endif

@@ -273,7 +273,7 @@ static void test_kernel_receive_times(void **state) {
 
 /* ---- a scripted server: answers and what it received ------------------------------- */
 
-#define SCRIPT_MAX 4
+#define SCRIPT_MAX 8
 
 /* Answers n requests in order with resp[i], on whichever connection each comes; closes
  * the connection after resp[i] when close_after[i]. Keeps each request's head and when
@@ -602,6 +602,90 @@ static void test_retry_after_parse(void **state) {
     assert_false(cb__runner_retry_after_ns(bad[i], strlen(bad[i]), now, &ns));
 }
 
+/* ---- a live source ------------------------------------------------------------------ */
+
+/* Conversations of `turns` requests each: turn t of conversation c (index c*turns+t)
+ * is ready only once the record of turn t-1 has come back; until then the source
+ * waits (CB_RUNNER_SOURCE_WAIT). */
+typedef struct live_src {
+  int convs, turns;
+  int given[4];    /* turns handed to the runner, per conversation */
+  int answered[4]; /* records back, per conversation */
+  int records;
+} live_src;
+
+static int live_next(void *ctx, cb_runner_item *out) {
+  live_src *l = ctx;
+  static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
+  int open = 0;
+  for (int c = 0; c < l->convs; c++) {
+    if (l->given[c] == l->turns) continue;
+    open = 1;
+    if (l->answered[c] < l->given[c]) continue; /* its last turn is still in flight */
+    *out = (cb_runner_item){.index = (uint64_t)(c * l->turns + l->given[c]++), .body = body,
+                            .body_len = sizeof body - 1, .prompt_tokens = -1};
+    return 1;
+  }
+  return open ? CB_RUNNER_SOURCE_WAIT : 0;
+}
+
+static void on_live_record(void *ctx, cb_record *r) {
+  live_src *l = ctx;
+  int c = (int)r->index / l->turns, t = (int)r->index % l->turns;
+  assert_string_equal(r->error_class, "");
+  assert_int_equal(t, l->answered[c]); /* each turn once, in order */
+  l->answered[c]++;
+  l->records++;
+}
+
+/* Each turn is sent only after the answer before it, the run ends when every
+ * conversation has, in a closed loop and an open one, through both clients. */
+static void test_live_source(void **state) {
+  (void)state;
+  for (int libcurl = 0; libcurl <= 1; libcurl++) {
+    for (int closed = 0; closed <= 1; closed++) {
+      script s = {.n = 6};
+      for (int i = 0; i < 6; i++) s.resp[i] = ok_answer();
+      char url[80];
+      pthread_t th = script_start(&s, url, sizeof url);
+      cb_runner_params p;
+      cb_runner_default_params(&p);
+      p.url = url;
+      p.use_libcurl = libcurl;
+      p.concurrency = closed ? 2 : 0;
+      p.drain_timeout_s = 5;
+      live_src l = {.convs = 2, .turns = 3};
+      cb_runner_stats st;
+      cb_error err = {0};
+      assert_int_equal(cb_runner_run(&p, live_next, &l, on_live_record, &l, &st, &err), CB_OK);
+      pthread_join(th, NULL);
+      close(s.listen_fd);
+      assert_int_equal(l.records, 6);
+      assert_int_equal(st.sent, 6);
+      assert_int_equal(st.not_sent, 0);
+      /* The server saw each conversation's turns in order. */
+      int seen[2] = {0, 0};
+      for (int i = 0; i < 6; i++) {
+        const char *id = strstr(s.head[i], "X-Request-Id: run-");
+        assert_non_null(id);
+        int idx = atoi(id + strlen("X-Request-Id: run-"));
+        assert_int_equal(idx % 3, seen[idx / 3]++);
+      }
+    }
+  }
+  /* A source that waits with nothing in flight has nothing to wait for: the run ends. */
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = "http://127.0.0.1:9/v1/chat/completions";
+  p.concurrency = 1;
+  live_src l = {.convs = 1, .turns = 1, .given = {0}, .answered = {-1}};
+  cb_runner_stats st;
+  cb_error err = {0};
+  assert_int_equal(cb_runner_run(&p, live_next, &l, on_live_record, &l, &st, &err), CB_OK);
+  assert_int_equal(st.sent, 0);
+  assert_int_equal(l.records, 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refused),
@@ -614,6 +698,7 @@ int main(void) {
       cmocka_unit_test(test_retry_after_past_deadline),
       cmocka_unit_test(test_retry_wait_cut_by_duration),
       cmocka_unit_test(test_retry_after_parse),
+      cmocka_unit_test(test_live_source),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -237,6 +237,107 @@ static void test_stopped(void **state) {
   cb_session_config_free(&cfg);
 }
 
+/* ---- live requests -------------------------------------------------------------------- */
+
+/* Conversations of TURNS chat turns; turn t of conversation c (index c*TURNS+t)
+ * carries every earlier user message and the answers the session handed back, and
+ * asks for at most 8 tokens. */
+#define CONVS 3
+#define TURNS 3
+typedef struct live {
+  int given[CONVS];            /* turns handed out */
+  int answered[CONVS];         /* answers back */
+  char *answer[CONVS][TURNS];  /* the answers' texts */
+  int64_t prompt_tokens[CONVS][TURNS], output_tokens[CONVS][TURNS];
+  cb_buf messages;
+  size_t records, in_flight, max_in_flight;
+} live;
+
+static int live_next(void *ctx, cb_session_live_request *out) {
+  live *l = ctx;
+  int open = 0;
+  for (int c = 0; c < CONVS; c++) {
+    if (l->given[c] == TURNS) continue;
+    open = 1;
+    if (l->answered[c] < l->given[c]) continue;
+    int t = l->given[c]++;
+    cb_buf_reset(&l->messages);
+    cb_buf_append_char(&l->messages, '[');
+    for (int k = 0; k <= t; k++) {
+      cb_buf_appendf(&l->messages, "%s{\"role\":\"user\",\"content\":\"conversation %d, turn %d\"}",
+                     k ? "," : "", c, k);
+      if (k == t) break;
+      cb_buf_append_str(&l->messages, ",{\"role\":\"assistant\",\"content\":\"");
+      cb_buf_append_json_string(&l->messages, l->answer[c][k], strlen(l->answer[c][k]));
+      cb_buf_append_str(&l->messages, "\"}");
+    }
+    cb_buf_append_char(&l->messages, ']');
+    *out = (cb_session_live_request){.index = (uint64_t)(c * TURNS + t), .messages_json = l->messages.data,
+                                     .messages_json_len = l->messages.len, .max_tokens = 8,
+                                     .extra_json = "{\"seed\":5}", .extra_json_len = 10};
+    if (++l->in_flight > l->max_in_flight) l->max_in_flight = l->in_flight;
+    return 1;
+  }
+  return open ? CB_SESSION_LIVE_WAIT : 0;
+}
+
+static void on_live_record(void *ctx, const cb_record *r) {
+  live *l = ctx;
+  int c = (int)(r->index / TURNS), t = (int)(r->index % TURNS);
+  assert_true(cb_record_ok(r));
+  assert_int_equal(t, l->answered[c]); /* in order, each once */
+  l->answer[c][t] = cb_strdup(r->output_text ? r->output_text : "");
+  l->prompt_tokens[c][t] = r->prompt_tokens;
+  l->output_tokens[c][t] = r->output_tokens;
+  l->answered[c]++;
+  l->records++;
+  l->in_flight--;
+}
+
+/* Each turn goes out after the answer before it, with that answer in its messages
+ * (the server counts its tokens), conversations side by side up to the concurrency;
+ * the manifest says the requests were live. */
+static void test_live(void **state) {
+  (void)state;
+  cb_session_config cfg;
+  small_config(&cfg, "live", 1);
+  cfg.workload.concurrency = 2;
+  live l = {0};
+  cb_buf_init(&l.messages, 0);
+  cfg.live = live_next;
+  cfg.live_ctx = &l;
+  cfg.on_record = on_live_record;
+  cfg.record_ctx = &l;
+  cfg.max_output_text = CB_SESSION_ANSWER_MAX;
+  cb_session *ses;
+  cb_error err;
+  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session_result r;
+  cb_session_outcome o = cb_session_run(ses, &r, &err);
+  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  assert_int_equal(r.all.requests, CONVS * TURNS);
+  assert_int_equal(l.records, CONVS * TURNS);
+  assert_int_equal(l.max_in_flight, 2);
+  for (int c = 0; c < CONVS; c++)
+    for (int t = 1; t < TURNS; t++) /* the last prompt holds the answer before it */
+      assert_true(l.prompt_tokens[c][t] >= l.prompt_tokens[c][t - 1] + l.output_tokens[c][t - 1]);
+  char path[1400];
+  snprintf(path, sizeof path, "%s/records.jsonl", cfg.out_dir);
+  assert_int_equal(count_lines(path), CONVS * TURNS);
+  json_t *man = load_json(cfg.out_dir, "manifest.json");
+  assert_true(json_is_true(json_object_get(man, "live")));
+  assert_int_equal(num_at(man, "runner", "sent"), CONVS * TURNS);
+  json_decref(man);
+  snprintf(path, sizeof path, "%s/samples.json", cfg.out_dir);
+  assert_int_equal(access(path, F_OK), -1);
+  cb_session_result_free(&r);
+  cb_session_close(ses);
+  cb_session_config_free(&cfg);
+  for (int c = 0; c < CONVS; c++)
+    for (int t = 0; t < TURNS; t++) cb_free(l.answer[c][t]);
+  cb_buf_free(&l.messages);
+}
+
 /* open must refuse cfg with a message naming `want`, as `outcome`, and make nothing. */
 static void refused(cb_session_config *cfg, cb_session_outcome outcome, const char *want) {
   cb_session *ses = (cb_session *)1;
@@ -291,6 +392,20 @@ static void test_bad_config(void **state) {
   refused(&cfg, CB_SESSION_BAD_INPUT, "/nonexistent/calibench-prompts.jsonl");
   cb_session_config_free(&cfg);
 
+  /* live requests: one point in real time */
+  small_config(&cfg, "bad", 5);
+  cfg.live = live_next;
+  cfg.virtual_time = 1;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: live: requests built from answers need a target in real time");
+  cb_session_config_free(&cfg);
+  small_config(&cfg, "bad", 5);
+  cfg.live = live_next;
+  cfg.sweep = CB_SESSION_SWEEP_CONCURRENCY;
+  cfg.sweep_values[0] = 1;
+  cfg.n_sweep = 1;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: live: runs one point");
+  cb_session_config_free(&cfg);
+
   /* nothing listens on port 1: the target check fails, as FAILED (not bad input) */
   small_config(&cfg, "bad", 5);
   cfg.url = cb_strdup("http://127.0.0.1:1/v1");
@@ -305,6 +420,7 @@ int main(void) {
       cmocka_unit_test(test_virtual),
       cmocka_unit_test(test_stopped),
       cmocka_unit_test(test_bad_config),
+      cmocka_unit_test(test_live),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

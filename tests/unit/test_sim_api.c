@@ -46,6 +46,13 @@ static void test_parse_chat(void **state) {
   assert_int_equal(parse(CB__SIM_API_CHAT, body, &r, &e), CB_OK);
   assert_string_equal(r.model, "llama-3.1-8b");
   assert_string_equal(r.match_key, "Hello there");
+  /* every message, in order, for a behaviour that reads the conversation */
+  assert_int_equal(r.num_messages, 2);
+  assert_string_equal(r.messages[0].role, "system");
+  assert_string_equal(r.messages[0].content, "Be brief.");
+  assert_string_equal(r.messages[1].role, "user");
+  assert_string_equal(r.messages[1].content, "Hello there");
+  assert_int_equal(r.messages[1].content_len, 11);
   assert_true(r.stream && r.include_usage && r.ignore_eos && r.logprobs && r.has_seed);
   assert_int_equal(r.max_tokens, 7);
   assert_int_equal(r.min_tokens, 2);
