@@ -61,6 +61,9 @@ typedef struct cb_record {
   int has_target_rate;       /* 1: a ramped run recorded the rate below */
   double target_rate;        /* req/s the workload offered at scheduled_ns (a ramped run:
                                 cb_workload_offered_rate), >= 0 */
+  int has_session;           /* 1: a turn of a live multi-turn session (run --sessions) */
+  uint64_t session;          /* its session's id in the run */
+  uint32_t turn;             /* its index in the session, from 0 */
   uint64_t sent_ns;          /* handed to the transport */
   uint64_t first_byte_ns;    /* first response byte */
   uint64_t first_chunk_ns;   /* first SSE event of any kind */

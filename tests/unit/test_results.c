@@ -129,6 +129,9 @@ static void test_record_round_trip(void **state) {
   a.warmup = 1;
   a.has_target_rate = 1;
   a.target_rate = 12.375; /* a ramped run's offered rate at the send */
+  a.has_session = 1;      /* a live session's turn */
+  a.session = 3;
+  a.turn = 2;
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
   b.has_target_rate = 1; /* a linear ramp from 0 offers 0 at its start: recorded as 0 */
@@ -143,7 +146,7 @@ static void test_record_round_trip(void **state) {
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
   assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
-  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,"));
+  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,\"session\":3,\"turn\":2,"));
   assert_non_null(strstr(buf.data, ",\"target_rate\":0,"));
   assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
   {/* the extremes of the hand-written decimal encoder */
@@ -155,6 +158,7 @@ static void test_record_round_trip(void **state) {
     assert_non_null(strstr(one.data, "{\"index\":0,"));
     assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
     assert_null(strstr(one.data, "target_rate")); /* not ramped: no field */
+    assert_null(strstr(one.data, "\"session\"")); /* no session: no field */
     cb_buf_free(&one);
     cb_record_free(&e);
   }
@@ -178,6 +182,9 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->cached_tokens, 64);
   assert_true(x->has_target_rate);
   assert_float_equal(x->target_rate, 12.375, 0);
+  assert_true(x->has_session);
+  assert_int_equal(x->session, 3);
+  assert_int_equal(x->turn, 2);
   assert_string_equal(x->output_text, a.output_text);
   assert_true(cb_record_ok(x));
   const cb_record *y = &set.items[1];
@@ -188,6 +195,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(y->output_tokens, -1);
   assert_true(y->has_target_rate);
   assert_float_equal(y->target_rate, 0, 0);
+  assert_false(y->has_session);
   assert_int_equal(y->retries, 2);
   assert_int_equal(y->n_attempts, 2);
   assert_int_equal(y->attempts[0].http_status, 503);
@@ -212,6 +220,17 @@ static void test_record_round_trip(void **state) {
   cb_record_set_init(&set);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":1: field 'target_rate': expected a number"));
+  cb_record_set_free(&set);
+  /* a live session's turn: session and turn go together */
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"session\":2}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'turn': expected the turn's index in its session"));
+  cb_record_set_free(&set);
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"session\":-2,\"turn\":0}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'session': expected a non-negative integer"));
   cb_record_set_free(&set);
   write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
