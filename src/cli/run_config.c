@@ -105,6 +105,16 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --sharegpt-mode MODE       first_turn: the first user turn of each conversation, as\n"
           "                             vLLM; turns: every assistant reply, sent with the\n"
           "                             conversation before it as messages [first_turn]\n"
+          "  --sessions FILE            live multi-turn sessions (JSONL, one conversation a line:\n"
+          "                             {\"turns\": [\"...\", {\"content\": \"...\", \"max_tokens\": N,\n"
+          "                             \"think_time\": \"2s\"}]}): each turn is sent after the\n"
+          "                             model's real reply to the one before plus a think time,\n"
+          "                             with the whole conversation as messages; --rate starts\n"
+          "                             sessions, --concurrency is users running one session\n"
+          "                             after another (run only, chat API; docs/workload.md)\n"
+          "  --think-time DIST          with --sessions: const:D, exp:MEAN, uniform:LO,HI,\n"
+          "                             lognormal:MEAN,SIGMA or none, drawn per session from the\n"
+          "                             seed [none]\n"
           "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
           "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
           "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
@@ -184,7 +194,7 @@ enum {
   O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
-  O_PREFIX_LEN, O_PROMPT_FIELD, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
+  O_PREFIX_LEN, O_PROMPT_FIELD, O_SHAREGPT_MODE, O_SESSIONS, O_THINK_TIME, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
@@ -220,6 +230,8 @@ static const struct option options[] = {
     {"prefix-len", required_argument, NULL, O_PREFIX_LEN},
     {"prompt-field", required_argument, NULL, O_PROMPT_FIELD},
     {"sharegpt-mode", required_argument, NULL, O_SHAREGPT_MODE},
+    {"sessions", required_argument, NULL, O_SESSIONS},
+    {"think-time", required_argument, NULL, O_THINK_TIME},
     {"concurrency", required_argument, NULL, O_CONCURRENCY},
     {"rate", required_argument, NULL, O_RATE},
     {"arrival", required_argument, NULL, O_ARRIVAL},
@@ -569,6 +581,8 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       }
       case O_RETRIES: if (cli_parse_int("--retries", optarg, 0, 100, &v)) return 2; cfg->retries = (int)v; break;
       case O_EXTRA_BODY: cfg->extra_body = optarg; break;
+      case O_SESSIONS: cfg->sessions_path = optarg; break;
+      case O_THINK_TIME: cfg->think_time = optarg; break;
       case O_SIM_MODEL: g.sim.model = optarg; break;
       case O_SIM_GPU: g.sim.gpu = optarg; break;
       case O_SIM_PROFILE: g.sim.profile = optarg; break;
