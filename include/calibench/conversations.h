@@ -52,7 +52,12 @@ void cb_conversations_free(cb_conversations *c);
 /* A think time distribution (--think-time): const:D, exp:MEAN, uniform:LO,HI or
  * lognormal:MEAN,SIGMA, durations as cb_duration_parse takes them (a bare number is
  * seconds); "0" or "none" for no think time. */
-typedef enum { CB_THINK_CONST = 0, CB_THINK_EXP, CB_THINK_UNIFORM, CB_THINK_LOGNORMAL } cb_think_kind;
+typedef enum {
+  CB_THINK_CONST = 0,
+  CB_THINK_EXP,
+  CB_THINK_UNIFORM,
+  CB_THINK_LOGNORMAL
+} cb_think_kind;
 
 typedef struct cb_think {
   cb_think_kind kind;

@@ -53,7 +53,8 @@ void cb__summary_sessions(const cb_record_set *set, const unsigned char *valid,
       size_t row = r->turn < CB_SESSION_TURNS ? r->turn : CB_SESSION_TURNS - 1;
       if (row != t) continue;
       ts->count++;
-      for (size_t s = 0; s < p->n_slos; s++) ts->met[s] += (size_t)cb__summary_meets(r, &p->slos[s]);
+      for (size_t s = 0; s < p->n_slos; s++)
+        ts->met[s] += (size_t)cb__summary_meets(r, &p->slos[s]);
       refs[k++] = (turn_ref){.session = r->session, .sent = r->sent_ns, .end = r->end_ns,
                              .ok = cb_record_ok(r)};
       if (!cb_record_ok(r)) continue;

@@ -41,7 +41,8 @@ cb_status cb_live_sessions_new(const cb_live_sessions_params *p, cb_live_session
     return cb_error_set(err, CB_ERR_INVALID, "sessions: arrival: expected an open loop (--rate) "
                         "or users (--concurrency), not a trace's timestamps");
   if (closed && !p->users)
-    return cb_error_set(err, CB_ERR_INVALID, "sessions: a closed loop needs users (--concurrency >= 1)");
+    return cb_error_set(err, CB_ERR_INVALID,
+                        "sessions: a closed loop needs users (--concurrency >= 1)");
   cb_live_sessions *ls = cb_calloc(1, sizeof *ls);
   ls->p = *p;
   ls->slots = cb_calloc(p->convs->count, sizeof *ls->slots);
@@ -99,7 +100,8 @@ static int live_next(void *ctx, cb_session_live_request *out) {
   }
   if (!pick) {
     int open = ls->p.arrival.kind != CB_ARRIVAL_CLOSED;
-    if (open && ls->started < ls->p.convs->count && ls->next_start_ns < later) later = ls->next_start_ns;
+    if (open && ls->started < ls->p.convs->count && ls->next_start_ns < later)
+      later = ls->next_start_ns;
     if (later != UINT64_MAX) {
       out->at_ns = later;
       return CB_SESSION_LIVE_LATER;
@@ -141,7 +143,8 @@ static void on_record(void *ctx, const cb_record *r) {
         const char *text = r->output_text ? r->output_text : "";
         append_message(&s->messages, "assistant", text, strlen(text));
         const cb_conv_turn *t = &c->turns[next];
-        uint64_t think = t->think_ns >= 0 ? (uint64_t)t->think_ns : cb_think_draw(&ls->p.think, &s->think_rng);
+        uint64_t think = t->think_ns >= 0 ? (uint64_t)t->think_ns
+                                          : cb_think_draw(&ls->p.think, &s->think_rng);
         s->turn = next;
         s->due_ns = r->end_ns + think;
         s->state = READY;

@@ -50,7 +50,8 @@ static cb_status parse_turn(const json_t *v, size_t k, const char *name, long li
     const json_t *th = json_object_get(v, "think_time");
     if (th) {
       snprintf(field, sizeof field, "turns[%zu].think_time", k);
-      if (k == 0) return bad(err, name, line, field, "none on the first turn (nothing before it)", th);
+      if (k == 0)
+        return bad(err, name, line, field, "none on the first turn (nothing before it)", th);
       uint64_t ns;
       cb_error ignore;
       if (!json_is_string(th) ||
@@ -73,7 +74,8 @@ static cb_status parse_line(const json_t *o, const char *name, long line, cb_con
   const char *key;
   json_t *m;
   json_object_foreach((json_t *)o, key, m) {
-    if (strcmp(key, "id") && strcmp(key, "turns")) return bad(err, name, line, key, "id or turns", m);
+    if (strcmp(key, "id") && strcmp(key, "turns"))
+      return bad(err, name, line, key, "id or turns", m);
   }
   const json_t *id = json_object_get(o, "id");
   if (id && !json_is_string(id)) return bad(err, name, line, "id", "a string", id);
@@ -134,7 +136,8 @@ cb_status cb_conversations_load(const char *path, cb_conversations *out, cb_erro
   cb_buf text;
   cb_buf_init(&text, 0);
   cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &text, err);
-  if (st == CB_OK) st = cb_conversations_parse(text.data ? text.data : "", text.len, path, out, err);
+  if (st == CB_OK)
+    st = cb_conversations_parse(text.data ? text.data : "", text.len, path, out, err);
   cb_buf_free(&text);
   return st;
 }

@@ -42,6 +42,14 @@ assert m["sessions"] == {"source": "s.jsonl", "think_time": "uniform:0.01s,0.03s
 PY
 echo "ok - run --sessions against sim serve"
 
+# The report's Sessions section: duration, a row per turn, the TTFT-by-turn chart.
+"$CALIBENCH" report live --md live.md --html live.html >out.txt 2>&1 || { cat out.txt; fail "report"; }
+grep -q "Sessions: turns as the conversation grows" live.md || fail "report: no Sessions section"
+grep -Eq "^2 sessions, 2 complete\. Session duration" live.md || fail "report: no session duration"
+grep -Eq "^\| 2 \| 1 \|" live.md || fail "report: no row for turn 2"
+grep -q 'sessions-ttft' live.html || fail "report: no TTFT-by-turn chart"
+echo "ok - report's Sessions section"
+
 printf '{"turns":["a"]}\n\n{"turns":["a",{"content":"b","think_time":"later"}]}\n' >bad.jsonl
 expect 2 "bad.jsonl:3: field 'turns\[1\].think_time': expected a duration" -- run --sessions bad.jsonl --out b1
 expect 2 "nope.jsonl: cannot open" -- run --sessions nope.jsonl --out b2
