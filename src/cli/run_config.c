@@ -440,6 +440,18 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
                     "file gives its own dataset and lengths\n", g->class_opt);
     return 2;
   }
+  if (cfg->sessions_path) { /* the sessions file says what is sent, and how much */
+    const char *what = cfg->scenario_path ? "--scenario" : g->num_requests ? "--num-requests"
+                       : g->warmup ? "--warmup"
+                       : g->class_opt && strcmp(g->class_opt, "--output-len") ? g->class_opt
+                                                                            : NULL;
+    if (what) {
+      fprintf(stderr, "calibench: %s does not apply with --sessions: the sessions file gives the "
+                      "turns (--output-len is a turn's default max_tokens, --duration a limit)\n",
+              what);
+      return 2;
+    }
+  }
   if (g->burstiness && w->arrival.kind != CB_ARRIVAL_GAMMA) {
     fprintf(stderr, "calibench: --burstiness does not apply: it is the shape of gamma arrivals "
                     "(--arrival gamma --rate R), and this run's arrival is %s\n", arrival);

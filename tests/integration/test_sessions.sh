@@ -57,5 +57,8 @@ expect 2 "--think-time: expected const:D" -- run --sessions s.jsonl --think-time
 expect 2 "--think-time: only with --sessions" -- run --think-time exp:1s --out b4
 expect 2 "use --api chat" -- run --sessions s.jsonl --api completions --out b5
 expect 2 "not in virtual time yet" -- sim run --sessions s.jsonl --out b6
-for d in b1 b2 b3 b4 b5 b6; do [ ! -e "$d" ] || fail "$d: a refused run left a directory"; done
+expect 2 "--num-requests does not apply with --sessions" -- run --sessions s.jsonl --num-requests 5 --out b7
+expect 2 "--warmup does not apply with --sessions" -- run --sessions s.jsonl --warmup 2 --out b8
+expect 2 "--dataset does not apply with --sessions" -- run --sessions s.jsonl --dataset synthetic --out b9
+for d in b1 b2 b3 b4 b5 b6 b7 b8 b9; do [ ! -e "$d" ] || fail "$d: a refused run left a directory"; done
 echo "ok - bad sessions input"
