@@ -61,6 +61,9 @@ typedef struct cb_record {
   int has_target_rate;       /* 1: a ramped run recorded the rate below */
   double target_rate;        /* req/s the workload offered at scheduled_ns (a ramped run:
                                 cb_workload_offered_rate), >= 0 */
+  int has_session;           /* 1: a turn of a live multi-turn session (run --sessions) */
+  uint64_t session;          /* its session's id in the run */
+  uint32_t turn;             /* its index in the session, from 0 */
   uint64_t sent_ns;          /* handed to the transport */
   uint64_t first_byte_ns;    /* first response byte */
   uint64_t first_chunk_ns;   /* first SSE event of any kind */
@@ -222,6 +225,27 @@ typedef struct cb_ramp_bins {
  * rate is not a number. */
 int cb_ramp_bin_of(const cb_ramp_bins *b, double rate);
 
+/* Live sessions (records with session and turn, run --sessions): per-turn statistics
+ * as the context grows, and how long sessions took. Turns past CB_SESSION_TURNS - 1
+ * join the last row. */
+#define CB_SESSION_TURNS 32
+typedef struct cb_session_turn_stats {
+  size_t count;                /* measured turns of this index */
+  cb_dist ttft;                /* over its successes */
+  double prompt_tokens_mean;   /* over successes with a count; NAN none */
+  double cached_tokens_mean;   /* the server's usage cached_tokens (prefix cache hits);
+                                  NAN when it reports none */
+  size_t met[CB_MAX_SLOS];     /* of count, meeting each SLO (failures never do) */
+} cb_session_turn_stats;
+
+typedef struct cb_session_stats {
+  size_t sessions;             /* sessions with a measured turn; 0: not a sessions run */
+  size_t complete;             /* of which every measured turn succeeded */
+  cb_dist duration;            /* complete sessions: first send to last reply end */
+  size_t n_turns;              /* rows in turn[] */
+  cb_session_turn_stats turn[CB_SESSION_TURNS];
+} cb_session_stats;
+
 typedef struct cb_error_count {
   char error_class[24];
   size_t count;
@@ -257,6 +281,7 @@ typedef struct cb_summary {
   size_t n_slos;
   double joint_attainment;    /* meeting every SLO */
   cb_ramp_bins ramp;          /* ramped runs: offered-rate bins, each SLO's break_rate */
+  cb_session_stats sessions;  /* live sessions: per turn index and per session */
   cb_error_count errors[16];
   size_t n_error_classes;
   double lag_warning_ns;      /* p99 lag above which the client fell behind */

@@ -40,6 +40,10 @@ typedef struct cb_runner_item {
   int has_target_rate;        /* 1: a ramped run, target_rate goes into the record */
   double target_rate;         /* req/s the workload offers at at_ns (>= 0; a linear ramp
                                  from 0 offers 0 at its start) */
+  int has_session;            /* 1: a turn of a live multi-turn session: session and
+                                 turn go into the record */
+  uint64_t session;           /* the session's id in the run */
+  uint32_t turn;              /* the turn's index in its session, from 0 */
 } cb_runner_item;
 
 /* Fill *out with the next request and return 1, or return 0 when there is none.
@@ -53,6 +57,11 @@ typedef struct cb_runner_item {
  * normally 0: sent at once, in an open loop too. The virtual-time runner takes no
  * live source (session.h refuses one there). */
 #define CB_RUNNER_SOURCE_WAIT 2
+/* A live source may also return CB_RUNNER_SOURCE_LATER: nothing is ready before
+ * out->at_ns (ns after the run start, the only field it sets), unless an answer
+ * comes first (a think time between a reply and the next turn). The runner asks
+ * again then, or after the next record, and does not end the run meanwhile. */
+#define CB_RUNNER_SOURCE_LATER 3
 typedef int (*cb_runner_source_fn)(void *ctx, cb_runner_item *out);
 
 /* Called once per finished request, in completion order. The record is the

@@ -91,11 +91,23 @@ typedef struct cb_session_live_request {
   const char *extra_json;      /* NULL, or a JSON object of members for this body (a
                                   "seed"); cfg.extra_body's members win over these */
   size_t extra_json_len;
+  uint64_t now_ns;             /* in: the time of this call, ns after the run start (the
+                                  records' offsets count from the same start) */
+  uint64_t at_ns;              /* planned send, ns after the run start (<= now_ns: sent at
+                                  once; 0 for "now"); with CB_SESSION_LIVE_LATER, when to
+                                  ask again */
+  int has_session;             /* 1: a turn of a multi-turn session: the record says so */
+  uint64_t session;            /* its session's id */
+  uint32_t turn;               /* its index in the session */
 } cb_session_live_request;
 
 /* Returned by a live source when no request is ready until an answer in flight
  * comes back (CB_RUNNER_SOURCE_WAIT, runner.h). */
 #define CB_SESSION_LIVE_WAIT CB_RUNNER_SOURCE_WAIT
+/* Returned by a live source when its next request is not ready before out->at_ns
+ * (a think time), unless an answer comes first: the session asks again then and
+ * does not end the point meanwhile (CB_RUNNER_SOURCE_LATER). */
+#define CB_SESSION_LIVE_LATER CB_RUNNER_SOURCE_LATER
 
 /* Fill *out and return 1; return 0 when there are no more requests; or return
  * CB_SESSION_LIVE_WAIT when the next one needs an answer still in flight: the
@@ -181,6 +193,9 @@ typedef struct cb_session_config {
    * says "live": true, and samples.json is not written */
   cb_session_live_fn live;
   void *live_ctx;
+  /* live sessions (run --sessions, live_sessions.h): what the manifest says of them */
+  const char *sessions_path;       /* NULL: none */
+  const char *think_time;          /* the think time's text (cb_think_describe) */
 } cb_session_config;
 
 /* The defaults of `calibench run`: the built-in simulator (llama-3.1-8b on one

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "calibench/alloc.h"
+#include "calibench/live_sessions.h"
 #include "cli.h"
 #include "run_config.h"
 #include "run_output.h"
@@ -68,6 +69,39 @@ static int run_sweep(cb_session *s, const cb_session_config *cfg) {
   return rc == 0 && stop_signals ? 130 : rc;
 }
 
+/* run --sessions: the conversations of the file as the run's live source. 0, or 2
+ * after saying why. */
+static int sessions_attach(cb_session_config *cfg, cb_conversations *convs, cb_live_sessions **ls,
+                           char *think_text, size_t size) {
+  cb_error err;
+  cb_live_sessions_params p = {.convs = convs, .seed = cfg->workload.seed,
+                               .arrival = cfg->workload.arrival,
+                               .users = cfg->workload.concurrency,
+                               /* a turn without its own max_tokens: --output-len */
+                               .max_tokens = (int64_t)cfg->cls.data.output_len.mean};
+  if (cfg->think_time && cb_think_parse(cfg->think_time, &p.think, &err) != CB_OK) {
+    fprintf(stderr, "calibench: --think-time: %s\n", err.msg);
+    return 2;
+  }
+  if (!cfg->chat) {
+    fprintf(stderr, "calibench: --sessions: sessions are chat conversations: use --api chat\n");
+    return 2;
+  }
+  if (cfg->sweep) {
+    fprintf(stderr, "calibench: --sessions: sessions run as one point: --sweep does not apply\n");
+    return 2;
+  }
+  if (cb_conversations_load(cfg->sessions_path, convs, &err) != CB_OK ||
+      cb_live_sessions_new(&p, ls, &err) != CB_OK) {
+    fprintf(stderr, "calibench: --sessions: %s\n", err.msg);
+    return 2;
+  }
+  cb_think_describe(&p.think, think_text, size);
+  cfg->think_time = think_text;
+  cb_live_sessions_attach(*ls, cfg);
+  return 0;
+}
+
 /* `run` and `sim run` (virtual_time: the engine in virtual time instead of a target)
  * share everything else: workload, points, sweeps, baselines, output. */
 static int run_main(int argc, char **argv, int virtual_time) {
@@ -82,6 +116,19 @@ static int run_main(int argc, char **argv, int virtual_time) {
   cfg.stop = &stop_signals;
   cb_error err;
   cb_session *s = NULL;
+  cb_conversations convs = {0};
+  cb_live_sessions *ls = NULL;
+  char think_text[96];
+  if (cfg.think_time && !cfg.sessions_path) {
+    fprintf(stderr, "calibench: --think-time: only with --sessions (the wait between a reply and "
+                    "the next turn of a session)\n");
+    rc = 2;
+    goto out;
+  }
+  if (cfg.sessions_path && !virtual_time) {
+    rc = sessions_attach(&cfg, &convs, &ls, think_text, sizeof think_text);
+    if (rc) goto out;
+  }
   rc = failed(cb_session_open(&cfg, &s, &err), &err);
   if (rc == 0) {
     struct sigaction sa = {.sa_handler = on_stop_signal};
@@ -93,8 +140,11 @@ static int run_main(int argc, char **argv, int virtual_time) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
   }
+out:
   cb_session_close(s);
   cb_session_config_free(&cfg);
+  cb_live_sessions_free(ls);
+  cb_conversations_free(&convs);
   return rc;
 }
 

@@ -109,6 +109,16 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --sharegpt-mode MODE       first_turn: the first user turn of each conversation, as\n"
           "                             vLLM; turns: every assistant reply, sent with the\n"
           "                             conversation before it as messages [first_turn]\n"
+          "  --sessions FILE            live multi-turn sessions (JSONL, one conversation a line:\n"
+          "                             {\"turns\": [\"...\", {\"content\": \"...\", \"max_tokens\": N,\n"
+          "                             \"think_time\": \"2s\"}]}): each turn is sent after the\n"
+          "                             model's real reply to the one before plus a think time,\n"
+          "                             with the whole conversation as messages; --rate starts\n"
+          "                             sessions, --concurrency is users running one session\n"
+          "                             after another (run only, chat API; docs/workload.md)\n"
+          "  --think-time DIST          with --sessions: const:D, exp:MEAN, uniform:LO,HI,\n"
+          "                             lognormal:MEAN,SIGMA or none, drawn per session from the\n"
+          "                             seed [none]\n"
           "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
           "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
           "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
@@ -188,7 +198,8 @@ enum {
   O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
-  O_PREFIX_LEN, O_PROMPT_FIELD, O_IMAGES, O_IMAGE_SIZE, O_IMAGE_FORMAT, O_SHAREGPT_MODE, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
+  O_PREFIX_LEN, O_PROMPT_FIELD, O_IMAGES, O_IMAGE_SIZE, O_IMAGE_FORMAT, O_SHAREGPT_MODE, O_SESSIONS,
+  O_THINK_TIME, O_CONCURRENCY, O_RATE, O_ARRIVAL, O_BURSTINESS,
   O_TRACE_SPEED, O_MAX_CONC, O_NUM_REQ, O_DURATION, O_WARMUP, O_IGNORE_EOS, O_SEED, O_SHARD,
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
@@ -227,6 +238,8 @@ static const struct option options[] = {
     {"image-size", required_argument, NULL, O_IMAGE_SIZE},
     {"image-format", required_argument, NULL, O_IMAGE_FORMAT},
     {"sharegpt-mode", required_argument, NULL, O_SHAREGPT_MODE},
+    {"sessions", required_argument, NULL, O_SESSIONS},
+    {"think-time", required_argument, NULL, O_THINK_TIME},
     {"concurrency", required_argument, NULL, O_CONCURRENCY},
     {"rate", required_argument, NULL, O_RATE},
     {"arrival", required_argument, NULL, O_ARRIVAL},
@@ -439,6 +452,18 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
                     "file gives its own dataset and lengths\n", g->class_opt);
     return 2;
   }
+  if (cfg->sessions_path) { /* the sessions file says what is sent, and how much */
+    const char *what = cfg->scenario_path ? "--scenario" : g->num_requests ? "--num-requests"
+                       : g->warmup ? "--warmup"
+                       : g->class_opt && strcmp(g->class_opt, "--output-len") ? g->class_opt
+                                                                            : NULL;
+    if (what) {
+      fprintf(stderr, "calibench: %s does not apply with --sessions: the sessions file gives the "
+                      "turns (--output-len is a turn's default max_tokens, --duration a limit)\n",
+              what);
+      return 2;
+    }
+  }
   if (g->burstiness && w->arrival.kind != CB_ARRIVAL_GAMMA) {
     fprintf(stderr, "calibench: --burstiness does not apply: it is the shape of gamma arrivals "
                     "(--arrival gamma --rate R), and this run's arrival is %s\n", arrival);
@@ -590,6 +615,8 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       }
       case O_RETRIES: if (cli_parse_int("--retries", optarg, 0, 100, &v)) return 2; cfg->retries = (int)v; break;
       case O_EXTRA_BODY: cfg->extra_body = optarg; break;
+      case O_SESSIONS: cfg->sessions_path = optarg; break;
+      case O_THINK_TIME: cfg->think_time = optarg; break;
       case O_SIM_MODEL: g.sim.model = optarg; break;
       case O_SIM_GPU: g.sim.gpu = optarg; break;
       case O_SIM_PROFILE: g.sim.profile = optarg; break;

@@ -505,7 +505,7 @@ typedef struct cb__rep_section {
 
 /* The sections in page order. A new section: sec_NAME.c + one X(NAME) here. */
 #define CB__REP_SECTIONS(X)                                                                 \
-  X(notes) X(gate) X(headline) X(compare) X(sweep) X(ramp) X(latency) X(timeline) X(classes) \
+  X(notes) X(gate) X(headline) X(compare) X(sweep) X(ramp) X(sessions) X(latency) X(timeline) X(classes) \
   X(quality) X(probe) X(errors) X(samples) X(history) X(calib) X(manifest)
 
 #define CB__REP_DECLARE_SECTION_(name) extern const cb__rep_section cb__rep_sec_##name;

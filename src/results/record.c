@@ -90,6 +90,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   key_u64(out, "scheduled_ns", r->scheduled_ns);
   if (r->has_target_rate) /* ramped runs only */
     cb_buf_appendf(out, ",\"target_rate\":%.9g", r->target_rate);
+  if (r->has_session) /* live sessions only */
+    cb_buf_appendf(out, ",\"session\":%llu,\"turn\":%u", (unsigned long long)r->session, r->turn);
   key_u64(out, "sent_ns", r->sent_ns);
   key_u64(out, "first_byte_ns", r->first_byte_ns);
   key_u64(out, "first_chunk_ns", r->first_chunk_ns);

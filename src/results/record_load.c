@@ -110,6 +110,14 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
     r->target_rate = v;
     r->has_target_rate = 1;
   }
+  if (json_object_get(o, "session")) { /* a live session's turn: both or neither */
+    uint64_t turn = UINT32_MAX + UINT64_C(1);
+    if ((st = get_u64(c, o, "session", &r->session)) != CB_OK) return st;
+    if ((st = get_u64(c, o, "turn", &turn)) != CB_OK) return st;
+    if (turn > UINT32_MAX) return bad(c, "turn", "the turn's index in its session (with session)");
+    r->turn = (uint32_t)turn;
+    r->has_session = 1;
+  }
 
   json_t *e = json_object_get(o, "error");
   if (e && !json_is_null(e)) {

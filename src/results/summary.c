@@ -28,6 +28,7 @@
 #include "calibench/results.h"
 #include "calibench/stats.h"
 #include "record_drop.h"
+#include "summary_internal.h"
 
 void cb_summary_default_params(cb_summary_params *p) {
   memset(p, 0, sizeof *p);
@@ -124,7 +125,7 @@ static double slo_value(const cb_record *r, cb_metric m) {
   }
 }
 
-static int meets(const cb_record *r, const cb_slo *slo) {
+int cb__summary_meets(const cb_record *r, const cb_slo *slo) {
   if (!cb_record_ok(r)) return 0;
   double v = slo_value(r, slo->metric);
   return isnan(v) || v <= slo->bound_ns;
@@ -183,7 +184,7 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
     if (r->warmup || !valid[i]) continue;
     int all = 1;
     for (size_t k = 0; k < p->n_slos; k++) {
-      int ok = meets(r, &p->slos[k]);
+      int ok = cb__summary_meets(r, &p->slos[k]);
       s->slos[k].n++;
       s->slos[k].met += ok;
       all &= ok;
@@ -258,7 +259,7 @@ static void compute_ramp(const cb_record_set *set, const unsigned char *valid,
     if (r->warmup || !valid[i] || !r->has_target_rate) continue;
     int bin = cb_ramp_bin_of(b, r->target_rate);
     b->count[bin]++;
-    for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += meets(r, &p->slos[k]);
+    for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += cb__summary_meets(r, &p->slos[k]);
   }
   for (size_t k = 0; k < p->n_slos; k++) {
     cb_slo_result *res = &s->slos[k];
@@ -297,7 +298,7 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
     done++;
     if (r->prompt_tokens > 0) in_tokens += (double)r->prompt_tokens;
     int all = 1;
-    for (size_t k = 0; k < p->n_slos; k++) all &= meets(r, &p->slos[k]);
+    for (size_t k = 0; k < p->n_slos; k++) all &= cb__summary_meets(r, &p->slos[k]);
     good += all;
   }
   s->request_throughput = done / s->window_s;
@@ -381,6 +382,7 @@ void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p, cb
   compute_window(set, valid, s);
   compute_slos(set, valid, p, s);
   compute_ramp(set, valid, p, s);
+  cb__summary_sessions(set, valid, p, &s->sessions);
   compute_throughput(set, valid, p, s);
   cb_free(valid);
 }

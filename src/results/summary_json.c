@@ -102,6 +102,32 @@ static void ramp_json(const cb_summary *s, cb_buf *out) {
   cb_buf_append_str(out, "]}");
 }
 
+/* "sessions": live sessions' duration, and per turn index TTFT, tokens and each SLO's
+ * attainment as the conversation grows. */
+static void sessions_json(const cb_summary *s, cb_buf *out) {
+  const cb_session_stats *ss = &s->sessions;
+  cb_buf_appendf(out, ",\"sessions\":{\"count\":%zu,\"complete\":%zu,\"duration\":", ss->sessions,
+                 ss->complete);
+  dist_ms(out, &ss->duration, NULL, 0, 0);
+  cb_buf_append_str(out, ",\"turns\":[");
+  for (size_t t = 0; t < ss->n_turns; t++) {
+    const cb_session_turn_stats *ts = &ss->turn[t];
+    cb_buf_appendf(out, "%s{\"turn\":%zu,\"count\":%zu,\"ttft\":", t ? "," : "", t, ts->count);
+    dist_ms(out, &ts->ttft, NULL, 0, 0);
+    num(out, "prompt_tokens_mean", ts->prompt_tokens_mean, 1);
+    num(out, "cached_tokens_mean", ts->cached_tokens_mean, 1);
+    cb_buf_append_str(out, ",\"attainment\":[");
+    for (size_t k = 0; k < s->n_slos; k++) {
+      double a = ts->count ? (double)ts->met[k] / (double)ts->count : NAN;
+      if (k) cb_buf_append_char(out, ',');
+      if (isfinite(a)) cb_buf_appendf(out, "%.9g", a);
+      else cb_buf_append_str(out, "null");
+    }
+    cb_buf_append_str(out, "]}");
+  }
+  cb_buf_append_str(out, "]}");
+}
+
 void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
   cb_buf_appendf(out, "{\"schema_version\":%d,\"class\":\"", s->schema_version);
   cb_buf_append_json_string(out, s->class_name, strlen(s->class_name));
@@ -158,6 +184,7 @@ void cb_summary_write_json(const cb_summary *s, cb_buf *out) {
   cb_buf_append_char(out, ']');
   num(out, "joint_attainment", s->n_slos ? s->joint_attainment : NAN, 1);
   if (s->ramp.n_bins) ramp_json(s, out);
+  if (s->sessions.sessions) sessions_json(s, out);
   cb_buf_append_str(out, ",\"errors\":[");
   for (size_t i = 0; i < s->n_error_classes; i++) {
     const cb_error_count *e = &s->errors[i];

@@ -97,6 +97,9 @@ static cb__runner_req *req_new(cb__runner *rn, const cb_runner_item *it) {
   q->rec.has_target_rate = it->has_target_rate;
   q->rec.target_rate = it->target_rate;
   q->rec.image_bytes = it->image_bytes;
+  q->rec.has_session = it->has_session;
+  q->rec.session = it->session;
+  q->rec.turn = it->turn;
   snprintf(q->rec.class_name, sizeof q->rec.class_name, "%s", it->class_name ? it->class_name : "");
   snprintf(q->rec.request_id, sizeof q->rec.request_id, "%s-%llu", rn->p->run_id,
            (unsigned long long)it->index);
@@ -136,11 +139,17 @@ static void send_req(cb__runner *rn, cb__runner_req *q) {
 /* ---- dispatch -------------------------------------------------------------------------- */
 
 /* Take the next item when there is none waiting. A live source that waits while
- * nothing is in flight or queued has nothing left to wait for: it is done. */
+ * nothing is in flight or queued has nothing left to wait for: it is done. One that
+ * has something later is asked again at that time (the send timer). */
 static int pull(cb__runner *rn) {
   if (rn->have_next || rn->source_done) return rn->have_next;
   int got = rn->source(rn->source_ctx, &rn->next);
   if (got == 1) rn->have_next = 1;
+  else if (got == CB_RUNNER_SOURCE_LATER) {
+    uint64_t due = rn->stats->origin_ns + rn->next.at_ns, now = cb_clock_now_ns();
+    struct timeval tv = cb_clock_timeval(due > now ? due - now : 0);
+    if (!rn->stopping) evtimer_add(rn->send_timer, &tv);
+  }
   else if (got != CB_RUNNER_SOURCE_WAIT || (!rn->in_flight && !rn->queue_head)) rn->source_done = 1;
   return rn->have_next;
 }
@@ -319,6 +328,9 @@ static void on_retry_timer(evutil_socket_t fd, short what, void *arg) {
   q->rec.has_target_rate = keep.has_target_rate;
   q->rec.target_rate = keep.target_rate;
   q->rec.image_bytes = keep.image_bytes;
+  q->rec.has_session = keep.has_session;
+  q->rec.session = keep.session;
+  q->rec.turn = keep.turn;
   memcpy(q->rec.class_name, keep.class_name, sizeof keep.class_name);
   memcpy(q->rec.request_id, keep.request_id, sizeof keep.request_id);
   q->rec.retries = keep.retries + 1;

@@ -61,6 +61,15 @@ static void workload_part(const cb_session_config *cfg, const cb_workload *wl, c
     cb_buf_appendf(out, ",\"workload_hash\":\"%016llx\",\"scheduled\":null",
                    (unsigned long long)cb_workload_hash(wl));
   if (cfg->live) cb_buf_append_str(out, ",\"live\":true"); /* requests built from answers */
+  if (cfg->sessions_path) { /* run --sessions: conversations sent as live sessions */
+    cb_buf_append_str(out, ",\"sessions\":{\"source\":\"");
+    cb_buf_append_json_string(out, cfg->sessions_path, strlen(cfg->sessions_path));
+    cb_buf_append_str(out, "\",\"think_time\":\"");
+    const char *tt = cfg->think_time ? cfg->think_time : "const:0s";
+    cb_buf_append_json_string(out, tt, strlen(tt));
+    cb_buf_appendf(out, "\",\"mode\":\"%s\"}",
+                   cfg->workload.arrival.kind == CB_ARRIVAL_CLOSED ? "closed" : "open");
+  }
   cb_buf_appendf(out, ",\"shard\":\"%u/%u\"", cfg->workload.shard_index, cfg->workload.shard_count);
   const cb_arrival_params *a = &cfg->workload.arrival;
   if (a->ramp != CB_RAMP_NONE) /* the common process's ramp (the description has it too) */

@@ -31,6 +31,7 @@ typedef struct source_ctx {
   cb_error err;
   cb_sim_prompt_ids *ids;        /* sim run's fast path: no body, ids from the entry */
   cb_schedule_entry entry;       /* ... of the item just given */
+  const cb_runner_stats *stats;  /* live: the run's origin, for the source's clock */
 } source_ctx;
 
 static int next_entry(source_ctx *s, cb_schedule_entry *e) {
@@ -128,8 +129,13 @@ static char *live_extra(const cb_session_config *cfg, const cb_session_live_requ
 static int live_next(void *ctx, cb_runner_item *out) {
   source_ctx *s = ctx;
   if (s->failed) return 0;
-  cb_session_live_request lr = {.max_tokens = -1};
+  uint64_t now = cb_clock_now_ns(), origin = s->stats->origin_ns;
+  cb_session_live_request lr = {.max_tokens = -1, .now_ns = now > origin ? now - origin : 0};
   int got = s->cfg->live(s->cfg->live_ctx, &lr);
+  if (got == CB_SESSION_LIVE_LATER) {
+    out->at_ns = lr.at_ns;
+    return CB_RUNNER_SOURCE_LATER;
+  }
   if (got != 1) return got == CB_SESSION_LIVE_WAIT ? CB_RUNNER_SOURCE_WAIT : 0;
   cb_client_request rq;
   cb_client_request_init(&rq);
@@ -160,9 +166,10 @@ static int live_next(void *ctx, cb_runner_item *out) {
     s->failed = 1;
     return 0;
   }
-  *out = (cb_runner_item){.index = lr.index, .class_name = "", .body = s->body.data,
-                          .body_len = s->body.len, .prompt_tokens = -1,
-                          .prompt_source = CB_TOKENS_UNKNOWN};
+  *out = (cb_runner_item){.index = lr.index, .at_ns = lr.at_ns, .class_name = "",
+                          .body = s->body.data, .body_len = s->body.len, .prompt_tokens = -1,
+                          .prompt_source = CB_TOKENS_UNKNOWN, .has_session = lr.has_session,
+                          .session = lr.session, .turn = lr.turn};
   return 1;
 }
 
@@ -420,6 +427,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   src.wl = wl;
   src.schedule = &schedule;
   src.model = target->model;
+  src.stats = &stats;
 
   char endpoint[2100];
   snprintf(endpoint, sizeof endpoint, "%s/%s", target->url, cfg->chat ? "chat/completions" : "completions");

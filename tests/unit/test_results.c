@@ -131,6 +131,9 @@ static void test_record_round_trip(void **state) {
   a.warmup = 1;
   a.has_target_rate = 1;
   a.target_rate = 12.375; /* a ramped run's offered rate at the send */
+  a.has_session = 1;      /* a live session's turn */
+  a.session = 3;
+  a.turn = 2;
   cb_record b = failed_record(8, 9 * MS, "http_status");
   b.http_status = 429;
   b.has_target_rate = 1; /* a linear ramp from 0 offers 0 at its start: recorded as 0 */
@@ -145,7 +148,7 @@ static void test_record_round_trip(void **state) {
   cb_record_write_json(&a, &buf);
   cb_record_write_json(&b, &buf);
   assert_non_null(strstr(buf.data, ",\"sent_ns\":5000000,"));
-  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,"));
+  assert_non_null(strstr(buf.data, ",\"target_rate\":12.375,\"session\":3,\"turn\":2,"));
   assert_non_null(strstr(buf.data, ",\"target_rate\":0,"));
   assert_non_null(strstr(buf.data, ",\"chunk_ns\":[100000000,110000000,130000000],"));
   {/* the extremes of the hand-written decimal encoder */
@@ -157,6 +160,7 @@ static void test_record_round_trip(void **state) {
     assert_non_null(strstr(one.data, "{\"index\":0,"));
     assert_non_null(strstr(one.data, ",\"scheduled_ns\":18446744073709551615,\"sent_ns\":0,"));
     assert_null(strstr(one.data, "target_rate")); /* not ramped: no field */
+    assert_null(strstr(one.data, "\"session\"")); /* no session: no field */
     cb_buf_free(&one);
     cb_record_free(&e);
   }
@@ -180,6 +184,9 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(x->cached_tokens, 64);
   assert_true(x->has_target_rate);
   assert_float_equal(x->target_rate, 12.375, 0);
+  assert_true(x->has_session);
+  assert_int_equal(x->session, 3);
+  assert_int_equal(x->turn, 2);
   assert_string_equal(x->output_text, a.output_text);
   assert_string_equal(x->tool_calls, a.tool_calls); /* the model's tool calls, as sent */
   assert_true(cb_record_ok(x));
@@ -191,6 +198,7 @@ static void test_record_round_trip(void **state) {
   assert_int_equal(y->output_tokens, -1);
   assert_true(y->has_target_rate);
   assert_float_equal(y->target_rate, 0, 0);
+  assert_false(y->has_session);
   assert_int_equal(y->retries, 2);
   assert_int_equal(y->n_attempts, 2);
   assert_int_equal(y->attempts[0].http_status, 503);
@@ -215,6 +223,17 @@ static void test_record_round_trip(void **state) {
   cb_record_set_init(&set);
   assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
   assert_non_null(strstr(err.msg, ":1: field 'target_rate': expected a number"));
+  cb_record_set_free(&set);
+  /* a live session's turn: session and turn go together */
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"session\":2}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'turn': expected the turn's index in its session"));
+  cb_record_set_free(&set);
+  write_file(path, "{\"index\":1,\"sent_ns\":5,\"session\":-2,\"turn\":0}\n");
+  cb_record_set_init(&set);
+  assert_int_equal(cb_record_set_load(&set, path, &torn, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, ":1: field 'session': expected a non-negative integer"));
   cb_record_set_free(&set);
   write_file(path, "{\"index\":1,\"sent_ns\":5}\nnot json\n{\"index\":2,\"sent_ns\":5}\n");
   cb_record_set_init(&set);
@@ -976,11 +995,85 @@ static void test_record_samples(void **state) {
   cb_record_set_free(&set);
 }
 
+/* Live sessions: per turn index TTFT, tokens, cached tokens and SLO attainment; per
+ * session its duration (first send to last end), complete sessions only. Session 0:
+ * turns at 0 s and 1 s (ttft 100, 40 ms; ends 140 ms and 1.06 s); session 1: turns at
+ * 0.5 s (ttft 200 ms), 2 s (ttft 60 ms), and a third that fails. A record without a
+ * session and a warm-up turn count nowhere here. */
+static void test_summary_sessions(void **state) {
+  (void)state;
+  cb_record_set set;
+  cb_record_set_init(&set);
+  struct {
+    uint64_t session, sent_ms;
+    uint32_t turn;
+    double chunks[2];
+    int64_t prompt, cached;
+    int failed, warmup, no_session;
+  } rows[] = {
+      {0, 0, 0, {100, 140}, 50, 0, 0, 0, 0},      {0, 1000, 1, {40, 60}, 120, 48, 0, 0, 0},
+      {1, 500, 0, {200, 240}, 70, -1, 0, 0, 0},   {1, 2000, 1, {60, 80}, 150, 64, 0, 0, 0},
+      {1, 3000, 2, {0, 0}, 0, 0, 1, 0, 0},        {9, 9000, 0, {1, 2}, 5, 0, 0, 1, 0},
+      {0, 0, 0, {1, 2}, 5, 0, 0, 0, 1},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    cb_record r = rows[i].failed ? failed_record(i, rows[i].sent_ms * MS, "http_status")
+                                 : ok_record(i, rows[i].sent_ms * MS, rows[i].chunks, 2, NULL);
+    r.has_session = !rows[i].no_session;
+    r.session = rows[i].session;
+    r.turn = rows[i].turn;
+    r.warmup = rows[i].warmup;
+    if (!rows[i].failed) {
+      r.prompt_tokens = rows[i].prompt;
+      r.cached_tokens = rows[i].cached;
+    }
+    cb_record_set_push(&set, &r);
+  }
+  cb_summary_params p;
+  cb_summary_default_params(&p);
+  p.slos[0] = (cb_slo){.metric = CB_METRIC_TTFT, .bound_ns = 100 * MS, .percentile = 90};
+  p.n_slos = 1;
+  cb_summary s;
+  cb_summary_compute(&set, &p, &s);
+  const cb_session_stats *ss = &s.sessions;
+  assert_int_equal(ss->sessions, 2);
+  assert_int_equal(ss->complete, 1);
+  assert_int_equal(ss->duration.count, 1);
+  close_to("session 0's duration", ss->duration.p50, 1060 * 1e6, 1e-12);
+  assert_int_equal(ss->n_turns, 3);
+  assert_int_equal(ss->turn[0].count, 2);
+  close_to("turn 0 ttft mean", ss->turn[0].ttft.mean, 150 * 1e6, 1e-12);
+  close_to("turn 0 prompt", ss->turn[0].prompt_tokens_mean, 60, 1e-12);
+  close_to("turn 0 cached", ss->turn[0].cached_tokens_mean, 0, 1e-12); /* -1 is unknown */
+  assert_int_equal(ss->turn[0].met[0], 1);
+  close_to("turn 1 ttft p50", ss->turn[1].ttft.p50, 50 * 1e6, 1e-12);
+  close_to("turn 1 prompt", ss->turn[1].prompt_tokens_mean, 135, 1e-12);
+  close_to("turn 1 cached", ss->turn[1].cached_tokens_mean, 56, 1e-12);
+  assert_int_equal(ss->turn[1].met[0], 2);
+  assert_int_equal(ss->turn[2].count, 1);
+  assert_int_equal(ss->turn[2].ttft.count, 0);
+  assert_int_equal(ss->turn[2].met[0], 0);
+  assert_true(isnan(ss->turn[2].cached_tokens_mean));
+  cb_buf json = summary_json(&s);
+  assert_non_null(strstr(json.data, "\"sessions\":{\"count\":2,\"complete\":1,\"duration\":{\"count\":1,"));
+  assert_non_null(strstr(json.data, "\"prompt_tokens_mean\":135,\"cached_tokens_mean\":56,\"attainment\":[1]}"));
+  assert_non_null(strstr(json.data, "{\"turn\":2,\"count\":1,"));
+  cb_buf_free(&json);
+  /* no sessions: no key */
+  for (size_t i = 0; i < set.count; i++) set.items[i].has_session = 0;
+  cb_summary_compute(&set, &p, &s);
+  assert_int_equal(s.sessions.sessions, 0);
+  json = summary_json(&s);
+  assert_null(strstr(json.data, "\"sessions\""));
+  cb_buf_free(&json);
+  cb_record_set_free(&set);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_record_round_trip), cmocka_unit_test(test_chunk_times_truncated),
       cmocka_unit_test(test_summary_known_answers), cmocka_unit_test(test_summary_degenerate),
-      cmocka_unit_test(test_summary_itl_token_single),
+      cmocka_unit_test(test_summary_itl_token_single), cmocka_unit_test(test_summary_sessions),
       cmocka_unit_test(test_drop_chunk_times),
       cmocka_unit_test(test_dir_output_text),
       cmocka_unit_test(test_summary_invalid_times), cmocka_unit_test(test_slo_parse),

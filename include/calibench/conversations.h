@@ -1,0 +1,79 @@
+/*
+ * conversations.h - multi-turn conversations for live sessions (`run --sessions`),
+ * and the think time drawn between a reply and the next user turn.
+ *
+ * A sessions file is JSONL, one conversation per line (docs/workload.md):
+ *   {"id": "c1", "turns": ["first user turn", {"content": "second", "max_tokens": 64,
+ *    "think_time": "1.5s"}]}
+ * Turns are the user's, in order; the model's real replies are threaded in between
+ * when the session runs. A turn's think_time (the wait after the reply before it)
+ * replaces the --think-time draw for that turn; the first turn has none.
+ * Part of the workload module: no I/O beyond reading the file.
+ */
+#ifndef CALIBENCH_CONVERSATIONS_H
+#define CALIBENCH_CONVERSATIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calibench/error.h"
+#include "calibench/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct cb_conv_turn {
+  char *content;        /* the user's message (UTF-8) */
+  size_t content_len;
+  int64_t max_tokens;   /* < 0: the run's (--max-tokens or none) */
+  int64_t think_ns;     /* < 0: drawn from --think-time; else this wait */
+} cb_conv_turn;
+
+typedef struct cb_conversation {
+  char *id;             /* the line's "id", or "line N" */
+  cb_conv_turn *turns;
+  size_t n_turns;
+} cb_conversation;
+
+typedef struct cb_conversations {
+  cb_conversation *items;
+  size_t count;
+  char *source;         /* where they came from (the path) */
+} cb_conversations;
+
+/* Load a sessions file. Bad input: CB_ERR_PARSE "FILE:LINE: field 'x': expected ...". */
+cb_status cb_conversations_load(const char *path, cb_conversations *out, cb_error *err);
+/* Parse the file's text (name is the path in messages). */
+cb_status cb_conversations_parse(const char *text, size_t len, const char *name,
+                                 cb_conversations *out, cb_error *err);
+void cb_conversations_free(cb_conversations *c);
+
+/* A think time distribution (--think-time): const:D, exp:MEAN, uniform:LO,HI or
+ * lognormal:MEAN,SIGMA, durations as cb_duration_parse takes them (a bare number is
+ * seconds); "0" or "none" for no think time. */
+typedef enum {
+  CB_THINK_CONST = 0,
+  CB_THINK_EXP,
+  CB_THINK_UNIFORM,
+  CB_THINK_LOGNORMAL
+} cb_think_kind;
+
+typedef struct cb_think {
+  cb_think_kind kind;
+  uint64_t a_ns;  /* const: the time; exp, lognormal: the mean; uniform: the low end */
+  uint64_t b_ns;  /* uniform: the high end */
+  double sigma;   /* lognormal: the std of the log */
+} cb_think;
+
+/* CB_ERR_PARSE naming what was expected; the caller adds the flag. */
+cb_status cb_think_parse(const char *s, cb_think *out, cb_error *err);
+/* The canonical text, in seconds ("exp:2s", "uniform:0.5s,1.5s"). */
+void cb_think_describe(const cb_think *t, char *buf, size_t size);
+/* One draw in ns; consumes rng draws only for the random kinds. */
+uint64_t cb_think_draw(const cb_think *t, cb_rng *rng);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
