@@ -5,6 +5,8 @@
 #ifndef CALIBENCH_CLI_H
 #define CALIBENCH_CLI_H
 
+#include <signal.h>
+
 int cli_sim_main(int argc, char **argv);
 int cli_run_main(int argc, char **argv);
 /* `sim run` (argv[0] = "run"): run's machinery in virtual time (cmd_run.c). */
@@ -27,5 +29,14 @@ int cli_probe_context_main(int argc, char **argv);
 int cli_probe_perturb_main(int argc, char **argv);
 int cli_probe_dialog_main(int argc, char **argv);
 int cli_probe_agent_main(int argc, char **argv);
+
+/* SIGINT/SIGTERM while a measurement runs (stop_signal.c): each bumps cli_stop_signals,
+ * which the session's cfg.stop points at; catch before, release after. */
+extern volatile sig_atomic_t cli_stop_signals;
+typedef struct cli_stop_handlers {
+  struct sigaction old_int, old_term;
+} cli_stop_handlers;
+void cli_stop_catch(cli_stop_handlers *h);
+void cli_stop_release(const cli_stop_handlers *h);
 
 #endif

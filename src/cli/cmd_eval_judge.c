@@ -40,13 +40,6 @@ static const struct option OPTIONS[] = {
     {NULL, 0, NULL, 0},
 };
 
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
-}
-
 static void usage(FILE *out) {
   fprintf(out,
           "usage: calibench eval judge --judge-url URL --input FILE --out DIR [options]\n"
@@ -205,16 +198,12 @@ int cli_eval_judge_main(int argc, char **argv) {
   p.log = stderr;
   /* SIGINT / SIGTERM: the first drains the requests in flight, the second cuts them;
    * either way what came back is judged and written, and the exit status is 130 */
-  p.stop = &stop_signals;
-  struct sigaction sa = {.sa_handler = on_stop_signal};
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  p.stop = &cli_stop_signals;
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   cb_judge_result r;
   int rc = cb_judge_run(&items, &p, &r, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  cli_stop_release(&stop_handlers);
   if (rc == 0) print_summary(&items, &p, &r);
   else fprintf(stderr, "calibench: eval judge: %s\n", err.msg);
   if (rc == 0 && r.summary.interrupted) {

@@ -4,7 +4,6 @@
  * against its references (eval_run.h), eval.json written beside summary.json in the
  * result directory and, for a sweep, in every point's. docs/eval.md, "eval run".
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,13 +160,6 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
   }
 }
 
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
-}
-
 /* Score one result directory and print its corpus scores. */
 static int score_dir(const eval_run_ctx *ctx, const cb_session_config *cfg, const char *dir,
                      const char *label) {
@@ -274,7 +266,7 @@ static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_sessio
     }
     cb_session_result_free(&r);
   }
-  return rc == 0 && stop_signals ? 130 : rc;
+  return rc == 0 && cli_stop_signals ? 130 : rc;
 }
 
 int cli_eval_run_main(int argc, char **argv) {
@@ -319,8 +311,8 @@ int cli_eval_run_main(int argc, char **argv) {
     cfg.cls.dataset = ctx.spec;
     if (!extra.load_count_given) cfg.workload.num_requests = items;
   }
-  cfg.stop = &stop_signals;
-  ctx.params.judge.stop = &stop_signals;
+  cfg.stop = &cli_stop_signals;
+  ctx.params.judge.stop = &cli_stop_signals;
   ctx.params.judge.log = cfg.quiet ? NULL : stderr;
   cfg.max_output_text = CB_SESSION_ANSWER_MAX; /* whole answers are scored, not a preview */
   cb_session *s = NULL;
@@ -329,14 +321,10 @@ int cli_eval_run_main(int argc, char **argv) {
   if (o != CB_SESSION_OK) {
     fprintf(stderr, "calibench: eval run: %s\n", err.msg);
   } else {
-    struct sigaction sa = {.sa_handler = on_stop_signal};
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int, old_term;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cli_stop_handlers stop_handlers;
+    cli_stop_catch(&stop_handlers);
     rc = run_and_score(s, &ctx, &cfg);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cli_stop_release(&stop_handlers);
   }
   cb_session_close(s);
 out:

@@ -5,7 +5,6 @@
  */
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -83,13 +82,6 @@ static int agent_option(void *vctx, int val, const char *arg) {
     default:
       return 2;
   }
-}
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
 }
 
 static void print_share(const char *what, json_t *s) {
@@ -170,25 +162,21 @@ int cli_probe_agent_main(int argc, char **argv) {
     if (cfg.slos[i].metric == CB_METRIC_E2E) ctx.params.slo_e2e_s = cfg.slos[i].bound_ns / 1e9;
   ctx.params.seed = cfg.workload.seed;
   ctx.params.confidence = cfg.confidence;
-  cfg.stop = &stop_signals;
+  cfg.stop = &cli_stop_signals;
   int quiet = cfg.quiet;
   cfg.quiet = 1; /* one line per step would bury the result */
-  struct sigaction sa = {.sa_handler = on_stop_signal};
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   json_t *doc = NULL;
   cb_session_outcome o = cb_probe_agent_run(&ctx.params, w, &cfg, &doc, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  cli_stop_release(&stop_handlers);
   rc = (int)o;
   if (o != CB_SESSION_OK) fprintf(stderr, "calibench: probe agent: %s\n", err.msg);
   if (doc && !cfg.no_report && cb_report_write_html_file(cfg.out_dir, NULL, NULL, &err) != CB_OK)
     fprintf(stderr, "calibench: probe agent: report.html not written: %s\n", err.msg);
   if (doc && !quiet) print_doc(doc, cfg.out_dir);
   json_decref(doc);
-  if (rc == 0 && stop_signals) rc = 130;
+  if (rc == 0 && cli_stop_signals) rc = 130;
 out:
   cb_probe_agent_workflow_free(w);
   cb_session_config_free(&cfg);

@@ -6,7 +6,6 @@
  */
 #include <ctype.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,13 +180,6 @@ static int option(void *vctx, int val, const char *arg) {
   }
 }
 
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
-}
-
 static double num(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);
   return json_is_number(v) ? json_number_value(v) : NAN;
@@ -268,18 +260,14 @@ int cli_probe_context_main(int argc, char **argv) {
     fprintf(stderr, "calibench: %s\n", err.msg);
     goto out;
   }
-  cfg.stop = &stop_signals;
-  struct sigaction sa = {.sa_handler = on_stop_signal};
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  cfg.stop = &cli_stop_signals;
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   json_t *doc = NULL;
   cb_session_outcome o = cb_probe_context_run(&c.p, &cfg, &doc, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  cli_stop_release(&stop_handlers);
   rc = (int)o;
-  if (o != CB_SESSION_OK && stop_signals) {
+  if (o != CB_SESSION_OK && cli_stop_signals) {
     fprintf(stderr, "calibench: probe context: interrupted: no probe.json (the runs so far are in %s)\n",
             cfg.out_dir);
     rc = 130;
@@ -292,7 +280,7 @@ int cli_probe_context_main(int argc, char **argv) {
     if (!cfg.quiet) print_summary(doc, cfg.out_dir);
   }
   json_decref(doc);
-  if (rc == 0 && stop_signals) rc = 130;
+  if (rc == 0 && cli_stop_signals) rc = 130;
 out:
   cb_session_config_free(&cfg);
   cb_buf_free(&hay);

@@ -4,7 +4,6 @@
  * each answer held to its turn's checks, DIR/probe.json beside the run's files
  * (calibench/probe_dialog.h, docs/probe.md "probe dialog").
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,13 +70,6 @@ static int option(void *vctx, int val, const char *arg) {
     default:
       return 2;
   }
-}
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
 }
 
 static void print_result(json_t *doc, const char *dir) {
@@ -151,7 +143,7 @@ int cli_probe_dialog_main(int argc, char **argv) {
     fprintf(stderr, "calibench probe dialog: %zu conversations, %zu turns, %u at a time\n",
             cb_probe_dialog_conversations(pd), cb_probe_dialog_turns(pd), cfg.workload.concurrency);
   cb_probe_dialog_attach(pd, &cfg);
-  cfg.stop = &stop_signals;
+  cfg.stop = &cli_stop_signals;
   cb_session *s = NULL;
   cb_session_outcome o = cb_session_open(&cfg, &s, &err);
   rc = (int)o;
@@ -160,15 +152,11 @@ int cli_probe_dialog_main(int argc, char **argv) {
     cb_session_close(s);
     goto out;
   }
-  struct sigaction sa = {.sa_handler = on_stop_signal};
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   cb_session_result r;
   o = cb_session_run(s, &r, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  cli_stop_release(&stop_handlers);
   rc = (int)o;
   if (o != CB_SESSION_OK) fprintf(stderr, "calibench: probe dialog: %s\n", err.msg);
   if ((o == CB_SESSION_OK || r.all.requests) && !cfg.quiet)
@@ -188,7 +176,7 @@ int cli_probe_dialog_main(int argc, char **argv) {
   }
   cb_session_result_free(&r);
   cb_session_close(s);
-  if (rc == 0 && stop_signals) rc = 130;
+  if (rc == 0 && cli_stop_signals) rc = 130;
 out:
   cb_probe_dialog_free(pd);
   cb_session_config_free(&cfg);

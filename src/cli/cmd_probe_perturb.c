@@ -4,7 +4,6 @@
  * option of `run` (target, load, output) plus the probe's own; the prompts go out as
  * one measured run, then DIR/probe.json is written beside summary.json.
  */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,13 +159,6 @@ static int option(void *vctx, int val, const char *arg) {
   }
 }
 
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
-}
-
 static void print_families(const json_t *doc) {
   const char *name;
   json_t *f;
@@ -219,28 +211,24 @@ int cli_probe_perturb_main(int argc, char **argv) {
   ctx.p.seed = cfg.workload.seed;
   ctx.p.confidence = cfg.confidence;
   ctx.p.log = cfg.quiet ? NULL : stderr; /* the refusal judge's notes */
-  ctx.p.stop = &stop_signals;
+  ctx.p.stop = &cli_stop_signals;
   if (cb_probe_perturb_prepare(&ctx.p, cfg.out_dir, &pp, &err) != CB_OK) {
     fprintf(stderr, "calibench: probe perturb: %s\n", err.msg); /* the input's fault: exit 2 */
     goto out;
   }
   cb_probe_perturb_session(pp, &cfg);
-  cfg.stop = &stop_signals;
+  cfg.stop = &cli_stop_signals;
   cb_session_outcome o = cb_session_open(&cfg, &s, &err);
   rc = (int)o;
   if (o != CB_SESSION_OK) {
     fprintf(stderr, "calibench: probe perturb: %s\n", err.msg);
     goto out;
   }
-  struct sigaction sa = {.sa_handler = on_stop_signal};
-  sigemptyset(&sa.sa_mask);
-  struct sigaction old_int, old_term;
-  sigaction(SIGINT, &sa, &old_int);
-  sigaction(SIGTERM, &sa, &old_term);
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   cb_session_result r;
   o = cb_session_run(s, &r, &err);
-  sigaction(SIGINT, &old_int, NULL);
-  sigaction(SIGTERM, &old_term, NULL);
+  cli_stop_release(&stop_handlers);
   rc = (int)o;
   if ((o == CB_SESSION_OK || r.all.requests) && !cfg.quiet)
     run_print_summary(stdout, &r, cb_session_target(s), cb_session_model(s), cfg.out_dir);
@@ -261,7 +249,7 @@ int cli_probe_perturb_main(int argc, char **argv) {
     json_decref(doc);
   }
   cb_session_result_free(&r);
-  if (rc == 0 && stop_signals) rc = 130;
+  if (rc == 0 && cli_stop_signals) rc = 130;
 out:
   cb_session_close(s);
   cb_probe_perturb_free(pp);

@@ -10,7 +10,6 @@
  * the run completed, 130 when a signal stopped it (its results are written and
  * marked), 2 for bad input, 1 when the target could not be reached or written to.
  */
-#include <signal.h>
 #include <stdio.h>
 
 #include "calibench/alloc.h"
@@ -18,13 +17,6 @@
 #include "cli.h"
 #include "run_config.h"
 #include "run_output.h"
-
-static volatile sig_atomic_t stop_signals;
-
-static void on_stop_signal(int sig) {
-  (void)sig;
-  stop_signals++;
-}
 
 /* The session's errors are printed here; a point that ran but was stopped is 130. */
 static int failed(cb_session_outcome o, const cb_error *err) {
@@ -51,7 +43,7 @@ static int run_plain(cb_session *s, const cb_session_config *cfg, int solo_basel
     if (!cfg->quiet) run_print_interference(stdout, &mix, solo, n);
     for (size_t i = 0; i < n; i++) cb_session_result_free(&solo[i]);
     cb_free(solo);
-    if (rc == 0 && stop_signals) rc = 130;
+    if (rc == 0 && cli_stop_signals) rc = 130;
   }
   cb_session_result_free(&mix);
   return rc;
@@ -66,7 +58,7 @@ static int run_sweep(cb_session *s, const cb_session_config *cfg) {
   if (ran && !cfg->quiet) run_print_sweep(stdout, cfg, &sw);
   int rc = failed(o, &err);
   cb_session_sweep_free(&sw);
-  return rc == 0 && stop_signals ? 130 : rc;
+  return rc == 0 && cli_stop_signals ? 130 : rc;
 }
 
 /* run --sessions: the conversations of the file as the run's live source. 0, or 2
@@ -113,7 +105,7 @@ static int run_main(int argc, char **argv, int virtual_time) {
     cb_session_config_free(&cfg);
     return rc;
   }
-  cfg.stop = &stop_signals;
+  cfg.stop = &cli_stop_signals;
   cb_error err;
   cb_session *s = NULL;
   cb_conversations convs = {0};
@@ -131,14 +123,10 @@ static int run_main(int argc, char **argv, int virtual_time) {
   }
   rc = failed(cb_session_open(&cfg, &s, &err), &err);
   if (rc == 0) {
-    struct sigaction sa = {.sa_handler = on_stop_signal};
-    sigemptyset(&sa.sa_mask);
-    struct sigaction old_int, old_term;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    cli_stop_handlers stop_handlers;
+    cli_stop_catch(&stop_handlers);
     rc = cfg.sweep ? run_sweep(s, &cfg) : run_plain(s, &cfg, solo_baseline);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    cli_stop_release(&stop_handlers);
   }
 out:
   cb_session_close(s);
