@@ -230,7 +230,8 @@ static void summarize(const cb_session_config *cfg, const cb_workload *wl, doubl
 
 /* summary.json and manifest.json; error: what ended the point early, or NULL. */
 static cb_status write_core(const cb_session_config *cfg, const cb_workload *wl, const cb_schedule *schedule,
-                            const cb_runner_stats *stats, uint64_t start_wall, uint64_t end_wall,
+                            const cb_runner_stats *stats, const cb_clock_anchor *start_at,
+                            const cb_clock_anchor *end_at,
                             const cb__session_target *target, cb_session_result *out, const char *error,
                             cb_results_dir *dir, cb_buf *text, cb_error *err) {
   out->all.predicted = cfg->virtual_time;
@@ -240,7 +241,7 @@ static cb_status write_core(const cb_session_config *cfg, const cb_workload *wl,
   cb_status st = cb_results_dir_write(dir, "summary.json", text->data, text->len, err);
   if (st != CB_OK) return st;
   cb_buf_reset(text);
-  cb__session_manifest(cfg, wl, schedule, stats, start_wall, end_wall, target->model,
+  cb__session_manifest(cfg, wl, schedule, stats, start_at, end_at, target->model,
                             target->url, &target->models, error, text);
   return cb_results_dir_write(dir, "manifest.json", text->data, text->len, err);
 }
@@ -308,7 +309,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   /* Zero until the runner fills them: a failure before it still writes a manifest. */
   cb_runner_stats stats;
   memset(&stats, 0, sizeof stats);
-  uint64_t start_wall = cb_clock_wall_ns(), end_wall = 0;
+  cb_clock_anchor start_at = cb_clock_anchor_take(), end_at = {0};
   int summarized = 0, core_tried = 0;
   double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
 
@@ -377,7 +378,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
         cfg->server_metrics)
       goto fail;
   }
-  start_wall = cb_clock_wall_ns();
+  start_at = cb_clock_anchor_take();
   rc = CB_SESSION_FAILED;
   cb_status st;
   if (cfg->virtual_time) {
@@ -397,7 +398,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb__session_scrape_free(scrape);
     goto fail;
   }
-  end_wall = cb_clock_wall_ns();
+  end_at = cb_clock_anchor_take();
 
   summarize(cfg, wl, requested, &sink.set, &stats, out);
   summarized = 1;
@@ -408,7 +409,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb__session_scrape_free(scrape);
   }
   core_tried = 1;
-  if (write_core(cfg, wl, unbounded ? NULL : &schedule, &stats, start_wall, end_wall, target,
+  if (write_core(cfg, wl, unbounded ? NULL : &schedule, &stats, &start_at, &end_at, target,
                  out, NULL, dir, &text, err) != CB_OK)
     goto fail;
   if (!unbounded) { /* an unbounded run has no schedule to render the prompts from again */
@@ -426,7 +427,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
                                 .ramp_up_start_rps = wp.arrival.ramp_start,
                                 .ramp_up_end_rps = wp.arrival.rate,
                                 .max_concurrency = rp.max_concurrency ? rp.max_concurrency : rp.concurrency,
-                                .start_wall_ns = start_wall,
+                                .start_wall_ns = start_at.wall_ns,
                                 .duration_s = (double)stats.last_end_ns / 1e9};
     cb_results_write_vllm_json(&sink.set, &out->all, &vp, &text);
     if (cb_results_write_file(cfg->vllm_json, text.data, text.len, err) != CB_OK) goto fail;
@@ -457,9 +458,9 @@ fail:
     if (!summarized) summarize(cfg, wl, requested, &sink.set, &stats, out);
     cb_error werr;
     cb_error_clear(&werr);
+    if (!end_at.wall_ns) end_at = cb_clock_anchor_take();
     if (write_core(cfg, wl, cb_workload_is_closed_loop(wl) && !wp.num_requests ? NULL : &schedule,
-                   &stats, start_wall, end_wall ? end_wall : cb_clock_wall_ns(), target, out,
-                   err->msg, dir, &text, &werr) != CB_OK)
+                   &stats, &start_at, &end_at, target, out, err->msg, dir, &text, &werr) != CB_OK)
       cb__session_warn(cfg, "calibench: %s\n", werr.msg);
   }
 done:
