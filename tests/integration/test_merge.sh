@@ -128,6 +128,9 @@ jq -e --slurpfile a "$work/v0/summary.json" --slurpfile b "$work/v1/summary.json
   | .predicted == true and .interrupted == false and .requests == 40
     and (.client.cpu_s - ($a[0].summary.client.cpu_s + $b[0].summary.client.cpu_s) | fabs) < 1e-6' \
   "$work/vm/summary.json" >/dev/null || fail "merged predictions: $(jq -c .summary.client "$work/vm/summary.json")"
+# Predictions run on virtual time from 0: merged without a shift, whatever the hosts.
+jq -e '.merged.shards | all(.clock_offset_ms == 0 and .clock_offset_uncertainty_ms == 0)' \
+  "$work/vm/manifest.json" >/dev/null || fail "predictions shifted: $(jq -c .merged.shards "$work/vm/manifest.json")"
 cp -r "$work/v1" "$work/old"
 jq '.calibench.version = "0.0.1"' "$work/v1/manifest.json" >"$work/old/manifest.json"
 expect 2 "different calibench versions: .* vs 0\.0\.1" -- merge "$work/v0" "$work/old" --out "$work/r5"
