@@ -14,7 +14,6 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer jq
-need_peer ip
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-merge.XXXXXX")
 ns="cbm$$"
 N=3
@@ -25,11 +24,7 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the namespaces --------------------------------------------------------------------
-if ! ip netns add "${ns}srv" 2>"$work/netns.err"; then
-  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "cannot make a network namespace: $(cat "$work/netns.err")"; fi
-  echo "SKIP: cannot make a network namespace (needs root): $(cat "$work/netns.err")"
-  exit 77
-fi
+need_netns "${ns}srv"
 ip -n "${ns}srv" link set lo up
 for k in $(seq 0 $((N - 1))); do
   ip netns add "$ns$k"
