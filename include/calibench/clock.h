@@ -31,6 +31,14 @@ static inline double cb_clock_span_ns(uint64_t from, uint64_t to) {
 uint64_t cb_clock_now_ns(void);
 /* Nanoseconds since the Unix epoch (UTC), for labels only. */
 uint64_t cb_clock_wall_ns(void);
+/* A wall time and the monotonic time read with it, so that times on this host's
+ * monotonic clock can be placed on the wall clock (merging shards run on several
+ * hosts): mono_ns is the midpoint of two monotonic reads around the wall read, and
+ * read_gap_ns their distance, the pairing's uncertainty. */
+typedef struct cb_clock_anchor {
+  uint64_t wall_ns, mono_ns, read_gap_ns;
+} cb_clock_anchor;
+cb_clock_anchor cb_clock_anchor_take(void);
 /* Thread CPU time in nanoseconds (for client CPU accounting). */
 uint64_t cb_clock_cpu_ns(void);
 /* A duration in nanoseconds as a struct timeval (for libevent timers), rounded down

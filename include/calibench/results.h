@@ -507,6 +507,42 @@ long cb_capacity_at_slo(const double *attainment, size_t n, double threshold);
 cb_verdict_kind cb_verdict_binomial(size_t n, size_t t, double q, double confidence,
                                     double *p_value, size_t *more);
 
+/* ---- Merging shards (docs/merge.md) ------------------------------------------------ */
+
+/*
+ * Combine the result directories of `run --shard i/N` shards of one schedule into the
+ * directory one run would have written: records in schedule order on one timeline,
+ * summary.json recomputed with cb_summary_compute (the shards' SLOs and rate), and a
+ * manifest (the first shard's) naming every shard. Each shard's origin is placed on the
+ * wall clock through its manifest's clock_anchors and its times shifted by its offset
+ * from the earliest origin, so every latency stays a difference of one host's clock.
+ * Refused (CB_ERR_INVALID, naming the directories): shards of different workloads
+ * (workload_hash) or calibench versions, a shard index twice, and a missing one unless
+ * allow_partial (then the manifest says "partial": true and lists the missing).
+ */
+typedef struct cb_results_merge_shard {
+  const char *dir;
+  unsigned index, count;
+  char hostname[256];
+  double offset_ns;      /* this shard's origin after the earliest shard's, wall clock */
+  double uncertainty_ns; /* of offset_ns as far as this host can tell (anchor read gap,
+                            wall clock moving against the monotonic one during the run) */
+  size_t records;
+} cb_results_merge_shard;
+
+typedef struct cb_results_merge_result {
+  cb_results_merge_shard *shards; /* owned, n_shards, in shard order */
+  size_t n_shards;
+  unsigned shard_count;
+  size_t missing;         /* shard indices absent (allow_partial) */
+  size_t records;
+  cb_summary all;
+} cb_results_merge_result;
+
+cb_status cb_results_merge(const char *const *dirs, size_t n_dirs, const char *out_dir,
+                           int allow_partial, cb_results_merge_result *out, cb_error *err);
+void cb_results_merge_free(cb_results_merge_result *r);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@ int cli_run_main(int argc, char **argv);
 int cli_sim_run_main(int argc, char **argv);
 int cli_tokenize_main(int argc, char **argv);
 int cli_report_main(int argc, char **argv);
+int cli_merge_main(int argc, char **argv);
 int cli_calibrate_main(int argc, char **argv);
 int cli_store_main(int argc, char **argv);
 int cli_history_main(int argc, char **argv);

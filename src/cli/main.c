@@ -14,6 +14,7 @@ static const cli_command commands[] = {
     {"sim", "the built-in inference simulator: sim serve (OpenAI HTTP server), sim run (predict)",
      cli_sim_main},
     {"tokenize", "exact token ids and counts (tiktoken, tokenizer.json BPE)", cli_tokenize_main},
+    {"merge", "combine the result directories of run --shard shards into one result", cli_merge_main},
     {"report", "terminal, HTML, Markdown and CSV reports from results, calibrate and gate files",
      cli_report_main},
     {"calibrate", "paper -> production: drift, expectation, performance, SLA, cost",

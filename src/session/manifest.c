@@ -206,17 +206,28 @@ static void server_part(const cb_session_config *cfg, const char *url, const cb_
 
 void cb__session_manifest(const cb_session_config *cfg, const cb_workload *wl,
                                const cb_schedule *schedule, const cb_runner_stats *stats,
-                               uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
+                               const cb_clock_anchor *start_at, const cb_clock_anchor *end_at,
+                               const char *model,
                                const char *url, const cb_buf *models, const char *error,
                                cb_buf *out) {
   char start[32], end[32];
-  cb_clock_format_utc(start_wall_ns, start, sizeof start);
-  cb_clock_format_utc(end_wall_ns, end, sizeof end);
+  cb_clock_format_utc(start_at->wall_ns, start, sizeof start);
+  cb_clock_format_utc(end_at->wall_ns, end, sizeof end);
   cb_buf_appendf(out, "{\"schema_version\":%d,\"run_id\":\"%s\",", CB_RESULTS_SCHEMA_VERSION,
                  cfg->run_id);
   cb_results_manifest_host(out);
   cb_buf_appendf(out, ",\"start_utc\":\"%s\",\"end_utc\":\"%s\",\"origin_mono_ns\":%llu", start,
                  end, (unsigned long long)stats->origin_ns);
+  /* Paired (wall, monotonic) readings: `calibench merge` places each shard's origin on
+   * the wall clock through them (docs/merge.md). */
+  cb_buf_append_str(out, ",\"clock_anchors\":{");
+  for (int i = 0; i < 2; i++) {
+    const cb_clock_anchor *a = i ? end_at : start_at;
+    cb_buf_appendf(out, "%s\"%s\":{\"wall_ns\":%llu,\"mono_ns\":%llu,\"read_gap_ns\":%llu}",
+                   i ? "," : "", i ? "end" : "start", (unsigned long long)a->wall_ns,
+                   (unsigned long long)a->mono_ns, (unsigned long long)a->read_gap_ns);
+  }
+  cb_buf_append_char(out, '}');
   cb_buf_appendf(out, ",\"interrupted\":%s", stats->interrupted ? "true" : "false");
   if (error) str(out, "error", error); /* the point failed: what ran is what is recorded */
   str(out, "model", model);

@@ -312,7 +312,8 @@ static void summarize(const cb_session_config *cfg, const cb_workload *wl, doubl
 
 /* summary.json and manifest.json; error: what ended the point early, or NULL. */
 static cb_status write_core(const cb_session_config *cfg, const cb_workload *wl, const cb_schedule *schedule,
-                            const cb_runner_stats *stats, uint64_t start_wall, uint64_t end_wall,
+                            const cb_runner_stats *stats, const cb_clock_anchor *start_at,
+                            const cb_clock_anchor *end_at,
                             const cb__session_target *target, cb_session_result *out, const char *error,
                             cb_results_dir *dir, cb_buf *text, cb_error *err) {
   out->all.predicted = cfg->virtual_time;
@@ -322,7 +323,7 @@ static cb_status write_core(const cb_session_config *cfg, const cb_workload *wl,
   cb_status st = cb_results_dir_write(dir, "summary.json", text->data, text->len, err);
   if (st != CB_OK) return st;
   cb_buf_reset(text);
-  cb__session_manifest(cfg, wl, schedule, stats, start_wall, end_wall, target->model,
+  cb__session_manifest(cfg, wl, schedule, stats, start_at, end_at, target->model,
                             target->url, &target->models, error, text);
   return cb_results_dir_write(dir, "manifest.json", text->data, text->len, err);
 }
@@ -390,7 +391,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   /* Zero until the runner fills them: a failure before it still writes a manifest. */
   cb_runner_stats stats;
   memset(&stats, 0, sizeof stats);
-  uint64_t start_wall = cb_clock_wall_ns(), end_wall = 0;
+  cb_clock_anchor start_at = cb_clock_anchor_take(), end_at = {0};
   int summarized = 0, core_tried = 0;
   double requested = spec->arrival == CB_ARRIVAL_CLOSED || spec->arrival == CB_ARRIVAL_TRACE ? 0 : spec->rate;
 
@@ -464,7 +465,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
         cfg->server_metrics)
       goto fail;
   }
-  start_wall = cb_clock_wall_ns();
+  start_at = cb_clock_anchor_take();
   rc = CB_SESSION_FAILED;
   cb_status st;
   if (cfg->virtual_time) {
@@ -484,7 +485,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb__session_scrape_free(scrape);
     goto fail;
   }
-  end_wall = cb_clock_wall_ns();
+  end_at = cb_clock_anchor_take();
 
   summarize(cfg, wl, requested, &sink.set, &stats, out);
   summarized = 1;
@@ -495,7 +496,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     cb__session_scrape_free(scrape);
   }
   core_tried = 1;
-  if (write_core(cfg, wl, sched, &stats, start_wall, end_wall, target, out, NULL, dir, &text,
+  if (write_core(cfg, wl, sched, &stats, &start_at, &end_at, target, out, NULL, dir, &text,
                  err) != CB_OK)
     goto fail;
   if (sched) { /* without a schedule there are no prompts to render again */
@@ -513,7 +514,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
                                 .ramp_up_start_rps = wp.arrival.ramp_start,
                                 .ramp_up_end_rps = wp.arrival.rate,
                                 .max_concurrency = rp.max_concurrency ? rp.max_concurrency : rp.concurrency,
-                                .start_wall_ns = start_wall,
+                                .start_wall_ns = start_at.wall_ns,
                                 .duration_s = (double)stats.last_end_ns / 1e9};
     cb_results_write_vllm_json(&sink.set, &out->all, &vp, &text);
     if (cb_results_write_file(cfg->vllm_json, text.data, text.len, err) != CB_OK) goto fail;
@@ -544,9 +545,9 @@ fail:
     if (!summarized) summarize(cfg, wl, requested, &sink.set, &stats, out);
     cb_error werr;
     cb_error_clear(&werr);
+    if (!end_at.wall_ns) end_at = cb_clock_anchor_take();
     if (write_core(cfg, wl, cfg->live || (cb_workload_is_closed_loop(wl) && !wp.num_requests) ? NULL : &schedule,
-                   &stats, start_wall, end_wall ? end_wall : cb_clock_wall_ns(), target, out,
-                   err->msg, dir, &text, &werr) != CB_OK)
+                   &stats, &start_at, &end_at, target, out, err->msg, dir, &text, &werr) != CB_OK)
       cb__session_warn(cfg, "calibench: %s\n", werr.msg);
   }
 done:

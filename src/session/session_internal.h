@@ -8,6 +8,7 @@
 #ifndef CALIBENCH_SESSION_INTERNAL_H
 #define CALIBENCH_SESSION_INTERNAL_H
 
+#include "calibench/clock.h"
 #include "calibench/runner.h"
 #include "calibench/session.h"
 #include "calibench/sim_run.h"
@@ -70,7 +71,8 @@ void cb__session_summary_json(const cb_session_result *r, cb_buf *out);
 void cb__session_behavior_json(const cb_session_config *cfg, cb_buf *out);
 void cb__session_manifest(const cb_session_config *cfg, const cb_workload *wl,
                           const cb_schedule *schedule, const cb_runner_stats *stats,
-                          uint64_t start_wall_ns, uint64_t end_wall_ns, const char *model,
+                          const cb_clock_anchor *start, const cb_clock_anchor *end,
+                          const char *model,
                           const char *url, const cb_buf *models, const char *error,
                           cb_buf *out);
 

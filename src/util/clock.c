@@ -16,6 +16,11 @@ uint64_t cb_clock_now_ns(void) { return read_clock(CLOCK_MONOTONIC); }
 uint64_t cb_clock_wall_ns(void) { return read_clock(CLOCK_REALTIME); }
 uint64_t cb_clock_cpu_ns(void) { return read_clock(CLOCK_THREAD_CPUTIME_ID); }
 
+cb_clock_anchor cb_clock_anchor_take(void) {
+  uint64_t a = cb_clock_now_ns(), wall = cb_clock_wall_ns(), b = cb_clock_now_ns();
+  return (cb_clock_anchor){.wall_ns = wall, .mono_ns = a + (b - a) / 2, .read_gap_ns = b - a};
+}
+
 struct timeval cb_clock_timeval(uint64_t ns) {
   return (struct timeval){.tv_sec = (time_t)(ns / CB_NS_PER_S),
                           .tv_usec = (suseconds_t)((ns % CB_NS_PER_S) / CB_NS_PER_US)};

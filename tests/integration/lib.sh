@@ -7,6 +7,8 @@
 # need_peer PROG     a test peer (node, python3) that must be on PATH: missing, the test
 #                    is skipped (exit 77, SKIP_RETURN_CODE) on a developer's machine and
 #                    fails when CI is set, as CB_MISSING_PEER does for unit tests
+# need_netns NAME    make network namespace NAME (root, iproute2): if it cannot be
+#                    made, the test is skipped or fails in CI, as need_peer
 # expect STATUS PATTERN -- ARGS...
 #                    run calibench ARGS (stdin from /dev/null), check its exit status
 #                    and that stdout+stderr match PATTERN (extended regex)
@@ -20,9 +22,22 @@ fail() {
 
 need_peer() {
   command -v "$1" >/dev/null && return 0
-  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "test peer '$1' is not on PATH (make deps)"; fi
-  echo "SKIP: test peer '$1' is not on PATH (make deps)"
+  missing_peer "test peer '$1' is not on PATH (make deps)"
+}
+
+# A test peer that cannot be had: fail in CI, skip elsewhere.
+missing_peer() {
+  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "$1"; fi
+  echo "SKIP: $1"
   exit 77
+}
+
+# need_netns NAME: make network namespace NAME (root and iproute2's `ip`), or fail in
+# CI / skip elsewhere as need_peer does.
+need_netns() {
+  need_peer ip
+  local why
+  why=$(ip netns add "$1" 2>&1) || missing_peer "cannot make a network namespace (needs root): $why"
 }
 
 expect() {
