@@ -38,7 +38,12 @@ def parse_args():
     return a
 
 
-def copy_tokenizer(reader, writer, gguf):
+def die(msg):
+    print(f"gen_tiny_gguf.py: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def copy_tokenizer(vocab, reader, writer, gguf):
     """Copies every tokenizer.* key of the vocab file; returns the vocabulary size."""
     n_vocab = 0
     for name, field in reader.fields.items():
@@ -51,21 +56,26 @@ def copy_tokenizer(reader, writer, gguf):
         if name == "tokenizer.ggml.tokens":
             n_vocab = len(value)
     if n_vocab == 0:
-        sys.exit(f"gen_tiny_gguf.py: {reader.path if hasattr(reader, 'path') else 'vocab'}: "
-                 "tokenizer.ggml.tokens: expected a non-empty token list")
+        die(f"{vocab}: tokenizer.ggml.tokens: expected a non-empty token list")
     return n_vocab
 
 
 def main():
     a = parse_args()
     sys.path.insert(0, a.gguf_py)
-    import numpy as np
-    import gguf
+    try:
+        import numpy as np
+        import gguf
+    except ImportError as e:
+        die(f"{e} (numpy: Debian's python3-numpy; gguf: --gguf-py {a.gguf_py})")
 
-    reader = gguf.GGUFReader(a.vocab)
+    try:
+        reader = gguf.GGUFReader(a.vocab)
+    except (OSError, ValueError) as e:
+        die(f"{a.vocab}: expected a GGUF file: {e}")
     writer = gguf.GGUFWriter(a.out, "llama")
     writer.add_name(f"calibench-tiny-random-seed{a.seed}")
-    n_vocab = copy_tokenizer(reader, writer, gguf)
+    n_vocab = copy_tokenizer(a.vocab, reader, writer, gguf)
     head_dim = a.embd // a.heads
     writer.add_context_length(a.ctx)
     writer.add_embedding_length(a.embd)
