@@ -58,10 +58,10 @@ asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCB_SANITIZE=address,undefined >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-unit-test: build npm-deps
+unit-test: build npm-deps llama-peer
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-asan-test: asan npm-deps
+asan-test: asan npm-deps llama-peer
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
