@@ -7,6 +7,7 @@
 # need_peer PROG     a test peer (node, python3) that must be on PATH: missing, the test
 #                    is skipped (exit 77, SKIP_RETURN_CODE) on a developer's machine and
 #                    fails when CI is set, as CB_MISSING_PEER does for unit tests
+# peer_missing WHAT  the same for a peer that is not a program: "test peer WHAT"
 # expect STATUS PATTERN -- ARGS...
 #                    run calibench ARGS (stdin from /dev/null), check its exit status
 #                    and that stdout+stderr match PATTERN (extended regex)
@@ -18,11 +19,15 @@ fail() {
   exit 1
 }
 
+peer_missing() {
+  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "test peer $1"; fi
+  echo "SKIP: test peer $1"
+  exit 77
+}
+
 need_peer() {
   command -v "$1" >/dev/null && return 0
-  if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "test peer '$1' is not on PATH (make deps)"; fi
-  echo "SKIP: test peer '$1' is not on PATH (make deps)"
-  exit 77
+  peer_missing "'$1' is not on PATH (make deps)"
 }
 
 expect() {
