@@ -44,7 +44,7 @@ for api in chat completions; do
   before=$(wc -l <"$work/server.log")
   "$CALIBENCH" run --url "http://127.0.0.1:$port/v1" --api "$api" --concurrency 1 \
     --num-requests "$n" --input-len 24 --output-len 12 --ignore-eos \
-    --extra-body '{"cache_prompt":false}' --request-timeout 60s --no-server-metrics \
+    --extra-body '{"cache_prompt":false,"temperature":0}' --request-timeout 60s --no-server-metrics \
     --out "$work/$api" --quiet || fail "calibench run --api $api failed"
   # The server logs a request's timings after its last byte: wait for the n-th (10 s).
   for _ in $(seq 100); do
