@@ -3,7 +3,7 @@
 #   make test         install what is missing, build, run every test, then again under
 #                     AddressSanitizer + UndefinedBehaviorSanitizer, then each libFuzzer
 #                     driver for FUZZ_SMOKE_SECONDS when clang is installed
-# Other targets: build, asan, fuzz, bench, deps, clean.
+# Other targets: build, asan, fuzz, bench, deps, llama-peer, clean.
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -12,13 +12,13 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 # Debian packages the build and the tests need (checked, installed only when missing).
 DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
                 libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev unicode-data bzip2 libbz2-dev \
-                sentencepiece \
+                sentencepiece g++ python3 python3-numpy \
                 libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql libpng-dev libjpeg-dev \
                 wordnet-base chromium iproute2 jq
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps fuzz fuzz-smoke fuzz-run \
+.PHONY: all build asan test unit-test asan-test quickstart deps npm-deps llama-peer fuzz fuzz-smoke fuzz-run \
         bench clean
 
 all: build
@@ -36,9 +36,19 @@ deps:
 	fi
 
 # Test-only peers from the npm registry (the official openai SDK), pinned in package-lock.json.
+# node-llama-cpp is there only for the llama.cpp source it ships (llama-peer builds it):
+# --ignore-scripts skips its postinstall, a download of prebuilt binaries that cannot work
+# offline, and --omit=optional its prebuilt binary packages (677 MB). No other peer has
+# an install script or an optional dependency.
 npm-deps: node_modules/.package-lock.json
 node_modules/.package-lock.json: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+
+# llama.cpp's llama-server, llama-quantize and llama-perplexity, built from the source in
+# node-llama-cpp once per machine (about 8 minutes on 2 idle cores), cached outside the
+# repository keyed by the source's hash: scripts/llama_build.sh, docs/llama.md.
+llama-peer: deps npm-deps
+	@CB_LLAMA_JOBS=$(JOBS) ./scripts/llama_build.sh >/dev/null
 
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -48,10 +58,10 @@ asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCB_SANITIZE=address,undefined >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-unit-test: build npm-deps
+unit-test: build npm-deps llama-peer
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-asan-test: asan npm-deps
+asan-test: asan npm-deps llama-peer
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 

@@ -9,6 +9,8 @@
 #                    fails when CI is set, as CB_MISSING_PEER does for unit tests
 # need_netns NAME    make network namespace NAME (root, iproute2): if it cannot be
 #                    made, the test is skipped or fails in CI, as need_peer
+# missing_peer MSG   a test peer that cannot be had (MSG says which): skipped, or a
+#                    failure in CI, as need_peer
 # expect STATUS PATTERN -- ARGS...
 #                    run calibench ARGS (stdin from /dev/null), check its exit status
 #                    and that stdout+stderr match PATTERN (extended regex)
@@ -25,7 +27,6 @@ need_peer() {
   missing_peer "test peer '$1' is not on PATH (make deps)"
 }
 
-# A test peer that cannot be had: fail in CI, skip elsewhere.
 missing_peer() {
   if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "$1"; fi
   echo "SKIP: $1"
