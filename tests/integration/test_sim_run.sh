@@ -128,16 +128,22 @@ const roleGap = h.map((r) => r.first_content_ns - r.first_choices_ns), prefill =
 ok(h.every((r) => r.first_chunk_ns === r.first_choices_ns) && q(roleGap, 0.9) === 0 && Math.max(...roleGap) < q(prefill, 0.5),
    `HTTP: role chunk before the first token: p90 ${q(roleGap, 0.9)} ns, max ${Math.max(...roleGap)} ns (TTFT p50 ${q(prefill, 0.5)} ns)`);
 console.log(`ok - sim serve sends the chat role chunk with the first token (${roleGap.filter((x) => x === 0).length}/80 in the same read)`);
-let sameOut = 0, samePrompt = 0, nearPrompt = 0, sameHttp = 0;
+let sameOut = 0, samePrompt = 0, nearPrompt = 0, sameHttp = 0, samePromptHttp = 0;
 for (const i of Object.keys(A)) {
   sameOut += A[i].output_tokens === E[i].output_tokens;
   samePrompt += A[i].prompt_tokens === E[i].prompt_tokens;
   nearPrompt += Math.abs(A[i].prompt_tokens - E[i].prompt_tokens) <= 1;
   sameHttp += E[i].output_tokens === H[i].output_tokens && E[i].prompt_tokens === H[i].prompt_tokens;
+  samePromptHttp += E[i].prompt_tokens === H[i].prompt_tokens;
 }
 ok(sameOut === 80 && nearPrompt === 80 && samePrompt >= 68, `fast path: ${samePrompt} equal prompts, ${nearPrompt} within 1, ${sameOut} equal outputs`);
 console.log(`ok - fast path vs --exact-prompts: ${sameOut}/80 equal output lengths, ${samePrompt}/80 equal prompt lengths (the rest 1 off)`);
-ok(sameHttp >= 78, `HTTP vs virtual: ${sameHttp}/80 requests with equal prompt and output tokens`);
+// The server draws a request's output length from its arrival index: two requests sent
+// microseconds apart on two connections can reach it swapped, and each swap changes
+// two requests' lengths (a loaded 2-core machine under ASan showed up to 3 of 80
+// differing). Prompts do not depend on the order: every one must be equal.
+ok(samePromptHttp === 80 && sameHttp >= 76,
+   `HTTP vs virtual: ${samePromptHttp}/80 equal prompt tokens, ${sameHttp}/80 with equal prompt and output tokens`);
 // Latencies: at 20x real time each wall millisecond of HTTP is 20 simulated ones, so
 // only TPOT (per-request offsets cancel) is compared here, loosely; the tight
 // comparison (real time, KS test) is tests/unit/test_sim_vrun_serve.c.
