@@ -79,12 +79,12 @@ FUZZ_SMOKE_SECONDS ?= 10
 # Each target: tests/fuzz/fuzz_<t>.c linked with the library built once for fuzzing
 # (build-fuzz/libcalibench.a, coverage-instrumented). One: make fuzz FUZZ_TARGETS=yaml
 FUZZ_TARGETS := sim_http_parse client_sse runner_h1 jsonl trace yaml duration embed_parse eval_jsonl probe_dialog
-FUZZ_PKGS := jansson yaml-0.1 libpcre2-8 libevent libcurl libcrypto sqlite3 libpq
+FUZZ_PKGS := jansson yaml-0.1 libpcre2-8 libevent libcurl libcrypto sqlite3 libpq libpng libjpeg
 FUZZ_CFLAGS = -g -O1 -std=c17 -D_POSIX_C_SOURCE=200809L -fsanitize=address,undefined \
               -fno-sanitize-recover=all \
               -Iinclude -Isrc -Ibuild-fuzz/generated $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIB_OBJS := $(patsubst src/%.c,build-fuzz/obj/%.o,$(filter-out src/cli/%,$(wildcard src/*/*.c)))
-FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lm -lpthread
+FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lbz2 -lm -lpthread
 fuzz:
 	@command -v clang >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq clang; }
 	@$(MAKE) --no-print-directory fuzz-run
