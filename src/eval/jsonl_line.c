@@ -77,6 +77,13 @@ static int members(cb__eval_jsonl *j, cb__json_scan *s) {
 }
 
 int cb__eval_jsonl_line(cb__eval_jsonl *j, const char *line, size_t len) {
+  /* A raw NUL byte: jansson's reading of one (it may end the text there) is its own,
+   * so such a line is jansson's, errors and all. */
+  if (memchr(line, '\0', len)) {
+    j->nrefs = 0;
+    memset(&j->hyp, 0, sizeof j->hyp);
+    return CB__EVAL_JSONL_JANSSON;
+  }
   cb__json_scan s;
   memset(&s, 0, sizeof s);
   s.p = (const unsigned char *)line;

@@ -330,6 +330,11 @@ static void test_edge_lines(void **state) {
     int got = agree(cases[i].line, strlen(cases[i].line), "h", "r");
     if (got != cases[i].want) fail_msg("case %zu (%s): the scanner says %d, expected %d", i, cases[i].line, got, cases[i].want);
   }
+  /* A raw NUL byte (jansson reads "0\0" as the number 0): the line is jansson's. Found
+   * by fuzz_eval_jsonl. */
+  static const char nul_number[] = "0", nul_object[] = "{\"h\":\"a\",\"r\":\"b\"}";
+  assert_int_equal(agree(nul_number, sizeof nul_number, "h", "r"), CB__EVAL_JSONL_JANSSON);
+  assert_int_equal(agree(nul_object, sizeof nul_object, "h", "r"), CB__EVAL_JSONL_JANSSON);
 }
 
 /* --- the reader ------------------------------------------------------------------ */
