@@ -543,6 +543,11 @@ typedef struct cb__rep_ref {
 size_t cb__rep_all_runs(const cb_report *r, cb__rep_ref *refs, size_t max);
 /* 1 when the report has at least one input of this kind. */
 int cb__rep_has_kind(const cb_report *r, cb__rep_input_kind kind);
+/* 1 when some run of the report has FILE (e.g. "eval.json") in its directory. */
+int cb__rep_any_run_has(const cb_report *r, const char *file);
+/* A run's FILE parsed (NULL when absent, unreadable or without an object `metrics`);
+ * the caller decrefs it. eval.json and probe.json are read so. */
+struct json_t *cb__rep_run_metrics_doc(const cb__rep_run *run, const char *file);
 /* How many inputs of this kind the report has. */
 size_t cb__rep_count_kind(const cb_report *r, cb__rep_input_kind kind);
 /* The verdict over a summary's SLOs: violated when any is, else undecided when any

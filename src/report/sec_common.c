@@ -6,8 +6,37 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "calibench/json_file.h"
+#include "calibench/limits.h"
 #include "report_internal.h"
+
+int cb__rep_any_run_has(const cb_report *r, const char *file) {
+  for (size_t i = 0; i < r->n_inputs; i++)
+    for (size_t k = 0; k < r->inputs[i].n_runs; k++) {
+      char path[4096];
+      struct stat sb;
+      snprintf(path, sizeof path, "%s/%s", r->inputs[i].runs[k].dir, file);
+      if (!stat(path, &sb)) return 1;
+    }
+  return 0;
+}
+
+json_t *cb__rep_run_metrics_doc(const cb__rep_run *run, const char *file) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", run->dir, file);
+  struct stat sb;
+  if (stat(path, &sb)) return NULL;
+  json_t *doc = NULL;
+  cb_error err;
+  if (cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, &err) != CB_OK) return NULL;
+  if (!json_is_object(json_object_get(doc, "metrics"))) {
+    json_decref(doc);
+    return NULL;
+  }
+  return doc;
+}
 
 size_t cb__rep_all_runs(const cb_report *r, cb__rep_ref *refs, size_t max) {
   size_t n = 0;

@@ -8,12 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
-#include "calibench/json_file.h"
-#include "calibench/limits.h"
 #include "report_internal.h"
 
 typedef void (*probe_renderer)(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
@@ -31,16 +28,10 @@ static const struct {
     {NULL, NULL},
 };
 
+/* probe.json, with its probe named (the frame probe_json.c writes). */
 static json_t *load_probe(const cb__rep_run *run) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/probe.json", run->dir);
-  struct stat sb;
-  if (stat(path, &sb)) return NULL;
-  json_t *doc = NULL;
-  cb_error err;
-  if (cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, &err) != CB_OK) return NULL;
-  if (!json_is_string(json_object_get(doc, "probe")) ||
-      !json_is_object(json_object_get(doc, "metrics"))) {
+  json_t *doc = cb__rep_run_metrics_doc(run, "probe.json");
+  if (doc && !json_is_string(json_object_get(doc, "probe"))) {
     json_decref(doc);
     return NULL;
   }
@@ -49,14 +40,7 @@ static json_t *load_probe(const cb__rep_run *run) {
 
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
   (void)fmt;
-  for (size_t i = 0; i < r->n_inputs; i++)
-    for (size_t k = 0; k < r->inputs[i].n_runs; k++) {
-      char path[4096];
-      struct stat sb;
-      snprintf(path, sizeof path, "%s/probe.json", r->inputs[i].runs[k].dir);
-      if (!stat(path, &sb)) return 1;
-    }
-  return 0;
+  return cb__rep_any_run_has(r, "probe.json");
 }
 
 double cb__rep_probe_num(json_t *o, const char *key) {

@@ -11,13 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "calibench/alloc.h"
-#include "calibench/json_file.h"
-#include "calibench/limits.h"
 #include "calibench/store.h"
 #include "calibench/utf8.h"
 #include "report_internal.h"
@@ -28,31 +25,9 @@
  * cb_store_quality_point). */
 #define FALL_POINTS 1.0
 
-static json_t *load_eval(const cb__rep_run *run) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/eval.json", run->dir);
-  struct stat sb;
-  if (stat(path, &sb)) return NULL;
-  json_t *doc = NULL;
-  cb_error err;
-  if (cb_json_load_file(path, 0, CB_LIMIT_JSON_BYTES, &doc, &err) != CB_OK) return NULL;
-  if (!json_is_object(json_object_get(doc, "metrics"))) {
-    json_decref(doc);
-    return NULL;
-  }
-  return doc;
-}
-
 static int applies(const cb_report *r, cb__rep_fmt fmt) {
   (void)fmt;
-  for (size_t i = 0; i < r->n_inputs; i++)
-    for (size_t k = 0; k < r->inputs[i].n_runs; k++) {
-      char path[4096];
-      struct stat sb;
-      snprintf(path, sizeof path, "%s/eval.json", r->inputs[i].runs[k].dir);
-      if (!stat(path, &sb)) return 1;
-    }
-  return 0;
+  return cb__rep_any_run_has(r, "eval.json");
 }
 
 static double num(json_t *o, const char *key) {
@@ -309,7 +284,7 @@ static void render(const cb_report *r, cb__rep_doc *d) {
     json_t **docs = cb_calloc(in->n_runs ? in->n_runs : 1, sizeof *docs);
     size_t have = 0, last = 0;
     for (size_t k = 0; k < in->n_runs; k++)
-      if ((docs[k] = load_eval(&in->runs[k]))) {
+      if ((docs[k] = cb__rep_run_metrics_doc(&in->runs[k], "eval.json"))) {
         have++;
         last = k;
       }
