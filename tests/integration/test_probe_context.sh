@@ -157,7 +157,7 @@ assert n == [300] * 6 + [700] * 6 + [1500] * 6, n
 PY
   echo "ok - prompts measure exactly 300, 700 and 1500 tokens under the Llama 3 tokenizer"
 else
-  need_peer llama3-tokenizer-in-node_modules
+  missing_peer "test peer missing: the Llama 3 tokenizer.json in node_modules (make npm-deps)"
 fi
 
 # RULER's other two needles, and a haystack of one's own: below the breakpoint the
