@@ -7,7 +7,6 @@
  * prefix cache taking the conversation so far on later turns.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
@@ -23,26 +22,8 @@
 #include "calibench/alloc.h"
 #include "calibench/live_sessions.h"
 
-static char tmp[256];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static int setup(void **state) {
-  (void)state;
-  const char *t = getenv("TMPDIR");
-  snprintf(tmp, sizeof tmp, "%s/cb-live-sessions.XXXXXX", t && *t ? t : "/tmp");
-  return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+#define TEST_TMPDIR_PREFIX "cb-live-sessions"
+#include "test_tmpdir.h"
 
 /* ---- the sessions file ------------------------------------------------------------- */
 
@@ -478,5 +459,5 @@ int main(void) {
       cmocka_unit_test(test_open),        cmocka_unit_test(test_prefix_cache),
       cmocka_unit_test(test_refused),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

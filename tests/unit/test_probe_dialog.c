@@ -6,7 +6,6 @@
  * before it, carrying that answer).
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,26 +21,8 @@
 #include "probe/dialog_run.h"
 #include "test_file.h"
 
-static char tmp[256];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static int setup(void **state) {
-  (void)state;
-  const char *t = getenv("TMPDIR");
-  snprintf(tmp, sizeof tmp, "%s/cb-pdialog.XXXXXX", t && *t ? t : "/tmp");
-  return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+#define TEST_TMPDIR_PREFIX "cb-pdialog"
+#include "test_tmpdir.h"
 
 static const char TRIP[] =
     "scenarios:\n"                                     /* 1 */
@@ -247,5 +228,5 @@ int main(void) {
       cmocka_unit_test(test_checks),
       cmocka_unit_test(test_live),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

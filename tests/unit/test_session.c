@@ -5,7 +5,6 @@
  * leave, the records handed back, and bad configurations refused with their field.
  */
 #define _XOPEN_SOURCE 700
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
@@ -21,26 +20,8 @@
 #include "calibench/alloc.h"
 #include "calibench/session.h"
 
-static char tmp[256];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
-
-static int setup(void **state) {
-  (void)state;
-  const char *t = getenv("TMPDIR");
-  snprintf(tmp, sizeof tmp, "%s/cb-session.XXXXXX", t && *t ? t : "/tmp");
-  return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+#define TEST_TMPDIR_PREFIX "cb-session"
+#include "test_tmpdir.h"
 
 /* A small, fast run of the built-in simulator: 64-token prompts, 16-token answers. */
 static void small_config(cb_session_config *cfg, const char *dir, uint64_t n) {
@@ -422,5 +403,5 @@ int main(void) {
       cmocka_unit_test(test_bad_config),
       cmocka_unit_test(test_live),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -5,6 +5,7 @@
  * induced-compliance share, and answers whose first-token distribution drifts with
  * the edit distance in proportion to the planted sensitivity.
  */
+#define _XOPEN_SOURCE 700
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,33 +23,10 @@
 #include "calibench/workload.h"
 #include "sim/behavior_answer.h"
 #include "sim/behavior_perturb.h"
-#include "test_file.h"
+#define TEST_TMPDIR_PREFIX "cb-behavior-answer"
+#include "test_sim_behavior_file.h"
 
 #define VOCAB 128256u
-
-static char dir[] = "/tmp/cb-behavior-answer-XXXXXX";
-
-static int setup(void **state) {
-  (void)state;
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-static cb_sim_behavior *load_text(const char *text, cb_error *err) {
-  char path[96];
-  snprintf(path, sizeof path, "%s/b.yaml", dir);
-  write_file(path, text);
-  cb_sim_behavior *b = NULL;
-  cb_error_clear(err);
-  cb_sim_behavior_load(path, &b, err);
-  return b;
-}
-
-static void expect_error(const char *text, const char *want) {
-  cb_error err;
-  cb_sim_behavior *b = load_text(text, &err);
-  assert_null(b);
-  if (!strstr(err.msg, want)) fail_msg("error '%s' lacks '%s'", err.msg, want);
-}
 
 static void test_parse_errors(void **state) {
   (void)state;
@@ -215,5 +193,5 @@ int main(void) {
       cmocka_unit_test(test_perturb_drift),
       cmocka_unit_test(test_refusal_before_perturb),
   };
-  return cmocka_run_group_tests(tests, setup, NULL);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -5,6 +5,7 @@
  * planted recall * decay^depth, the share of forgotten slots asked back, JSON answers,
  * the thread tag, determinism, and conversations without slots left alone.
  */
+#define _XOPEN_SOURCE 700
 #include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
@@ -22,32 +23,8 @@
 #include "calibench/sim_behavior.h"
 #include "sim/api.h"
 #include "sim/behavior.h"
-#include "test_file.h"
-
-static char dir[] = "/tmp/cb-bdialog-XXXXXX";
-
-static int setup(void **state) {
-  (void)state;
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char path[64];
-  snprintf(path, sizeof path, "%s/b.yaml", dir);
-  unlink(path);
-  return rmdir(dir);
-}
-
-static cb_sim_behavior *load_text(const char *text, cb_error *err) {
-  char path[64];
-  snprintf(path, sizeof path, "%s/b.yaml", dir);
-  write_file(path, text);
-  cb_sim_behavior *b = NULL;
-  cb_error_clear(err);
-  cb_sim_behavior_load(path, &b, err);
-  return b;
-}
+#define TEST_TMPDIR_PREFIX "cb-bdialog"
+#include "test_sim_behavior_file.h"
 
 static void test_keys(void **state) {
   (void)state;
@@ -223,5 +200,5 @@ int main(void) {
       cmocka_unit_test(test_recall_by_depth),
       cmocka_unit_test(test_json_tag_and_no_slots),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
