@@ -13,6 +13,7 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 #include "cli.h"
+#include "metric_options.h"
 
 enum { OPT_METRIC = 256, OPT_HYP, OPT_REF, OPT_FIELD, OPT_REF_FIELD, OPT_JSON, OPT_SENTENCE,
        OPT_WIDTH, OPT_BOOTSTRAP, OPT_SEED, OPT_BASELINE, OPT_PAIRED_BS, OPT_PAIRED_AR, OPT_PAIRED_N,
@@ -37,23 +38,6 @@ static const struct option BASE_OPTIONS[] = {
 };
 #define N_BASE (sizeof BASE_OPTIONS / sizeof BASE_OPTIONS[0])
 
-/* Every metric's options, each name once (a shared option means the same to all). */
-typedef struct metric_opts {
-  const cb_eval_option_def *defs[64];
-  size_t n;
-} metric_opts;
-
-static void collect_metric_options(metric_opts *mo) {
-  size_t nm;
-  const cb_eval_metric *const *ms = cb_eval_metrics(&nm);
-  mo->n = 0;
-  for (size_t i = 0; i < nm; i++)
-    for (const cb_eval_option_def *d = ms[i]->options; d && d->name; d++) {
-      size_t j = 0;
-      while (j < mo->n && strcmp(mo->defs[j]->name, d->name)) j++;
-      if (j == mo->n && mo->n < sizeof mo->defs / sizeof mo->defs[0]) mo->defs[mo->n++] = d;
-    }
-}
 
 static void eval_usage(FILE *out) {
   size_t nm;
@@ -101,14 +85,9 @@ static void eval_usage(FILE *out) {
           "  --paired-bs          paired bootstrap resampling (sacrebleu's --paired-bs), or\n"
           "  --paired-ar          paired approximate randomisation (--paired-ar)\n"
           "  --paired-n N         resamples or trials [1000 for bs, 10000 for ar]\n");
-  metric_opts mo;
-  collect_metric_options(&mo);
-  for (size_t i = 0; i < mo.n; i++) {
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", mo.defs[i]->name, mo.defs[i]->arg ? " " : "",
-             mo.defs[i]->arg ? mo.defs[i]->arg : "");
-    fprintf(out, "  %-20s %s\n", left, mo.defs[i]->help);
-  }
+  cli_metric_options mo;
+  cli_metric_options_init(&mo, CLI_METRIC_OPTIONS_MAX, OPT_METRIC_BASE);
+  cli_metric_options_usage(&mo, out, 20);
   fprintf(out, "  -h, --help           show this help\n");
 }
 
@@ -342,14 +321,12 @@ out:
 }
 
 static int eval_score_main(int argc, char **argv) {
-  metric_opts mo;
-  collect_metric_options(&mo);
+  cli_metric_options mo;
+  cli_metric_options_init(&mo, CLI_METRIC_OPTIONS_MAX, OPT_METRIC_BASE);
   struct option *longopts = cb_calloc(N_BASE + mo.n + 1, sizeof *longopts);
   memcpy(longopts, BASE_OPTIONS, sizeof BASE_OPTIONS);
-  for (size_t i = 0; i < mo.n; i++)
-    longopts[N_BASE + i] = (struct option){mo.defs[i]->name,
-                                           mo.defs[i]->arg ? required_argument : no_argument, NULL,
-                                           OPT_METRIC_BASE + (int)i};
+  size_t n_longopts = N_BASE;
+  cli_metric_options_append(&mo, longopts, &n_longopts);
   eval_args a = {.width = 1, .seed = CB_EVAL_DEFAULT_SEED};
   a.refs = cb_calloc((size_t)argc, sizeof *a.refs);
   a.opts.v = cb_calloc((size_t)argc, sizeof *a.opts.v);
@@ -391,10 +368,7 @@ static int eval_score_main(int argc, char **argv) {
               argv[optind - 1]);
       rc = 2;
       break;
-    default: {
-      const cb_eval_option_def *d = mo.defs[c - OPT_METRIC_BASE];
-      a.opts.v[a.opts.n++] = (cb_eval_option){d->name, d->arg ? optarg : NULL, 0};
-    }
+    default: cli_metric_options_take(&mo, c, optarg, a.opts.v, &a.opts.n);
     }
     if (rc) goto out;
   }

@@ -13,6 +13,7 @@
 #include "calibench/eval_run.h"
 #include "calibench/report.h"
 #include "cli.h"
+#include "metric_options.h"
 #include "run_config.h"
 #include "run_output.h"
 
@@ -20,15 +21,12 @@
 enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV,
        O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_JUDGE_PRICE_IN,
        O_JUDGE_PRICE_OUT, O_METRIC_OPT };
-#define N_EVAL_OPTS (O_METRIC_OPT - O_METRICS)
-#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_EVAL_OPTS - 1)
 
 typedef struct eval_run_ctx {
   char *metrics;           /* owned: --metrics as given */
   cb_eval_run_params params;
   char spec[1100];         /* the workload dataset spec of --dataset */
-  const cb_eval_option_def *defs[MAX_METRIC_OPTS];
-  size_t n_defs;
+  cli_metric_options metric;
   cb_eval_option *opts;    /* owned: the metric options given */
   int judge_opts;          /* a --judge-* option was given */
   struct option options[RUN_CONFIG_EXTRA_MAX + 1];
@@ -50,12 +48,9 @@ static void build_options(eval_run_ctx *ctx) {
                                       O_JUDGE_PRICE_IN};
   ctx->options[n++] = (struct option){"judge-price-output", required_argument, NULL,
                                       O_JUDGE_PRICE_OUT};
-  ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
-  for (size_t i = 0; i < ctx->n_defs; i++)
-    ctx->options[n++] = (struct option){ctx->defs[i]->name,
-                                        ctx->defs[i]->arg ? required_argument : no_argument, NULL,
-                                        O_METRIC_OPT + (int)i};
-  ctx->options[n] = (struct option){NULL, 0, NULL, 0};
+  /* the table holds at most RUN_CONFIG_EXTRA_MAX entries, its {NULL} included */
+  cli_metric_options_init(&ctx->metric, RUN_CONFIG_EXTRA_MAX - n - 1, O_METRIC_OPT);
+  cli_metric_options_append(&ctx->metric, ctx->options, &n);
 }
 
 
@@ -96,12 +91,7 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "  --judge-price-output X     currency per 1,000 judge output tokens [no cost]\n"
           "\n"
           "metric options:\n");
-  for (size_t i = 0; i < ctx->n_defs; i++) {
-    const cb_eval_option_def *d = ctx->defs[i];
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-    fprintf(out, "  %-26s %s\n", left, d->help);
-  }
+  cli_metric_options_usage(&ctx->metric, out, 26);
   fprintf(out,
           "\n"
           "Each request is one item: without --num-requests or --duration, every item is\n"
@@ -152,11 +142,9 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
       if (cli_parse_int("--bootstrap", arg, 1, 1000000, &v)) return 2;
       ctx->params.bootstrap = (long)v;
       return 0;
-    default: {
-      const cb_eval_option_def *d = ctx->defs[val - O_METRIC_OPT];
-      ctx->opts[ctx->params.n_opts++] = (cb_eval_option){d->name, d->arg ? arg : NULL, 0};
+    default:
+      cli_metric_options_take(&ctx->metric, val, arg, ctx->opts, &ctx->params.n_opts);
       return 0;
-    }
   }
 }
 

@@ -13,19 +13,17 @@
 #include "calibench/probe_perturb.h"
 #include "calibench/report.h"
 #include "cli.h"
+#include "metric_options.h"
 #include "run_config.h"
 #include "run_output.h"
 
 enum { O_FAMILIES = RUN_CONFIG_EXTRA_OPT, O_RATE, O_VARIANTS, O_INDUCEMENTS, O_PATTERNS,
        O_WORDNET, O_UNIHAN, O_AGREEMENT, O_SIMILARITY, O_TOP_LOGPROBS, O_ANSWER_TOKENS,
        O_BOOTSTRAP, O_WORST, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV, O_METRIC_OPT };
-#define N_OWN (O_METRIC_OPT - O_FAMILIES)
-#define MAX_METRIC_OPTS (RUN_CONFIG_EXTRA_MAX - N_OWN - 1)
 
 typedef struct perturb_ctx {
   cb_probe_perturb_params p;
-  const cb_eval_option_def *defs[MAX_METRIC_OPTS];
-  size_t n_defs;
+  cli_metric_options metric;
   cb_eval_option *opts; /* the metric options given */
   struct option options[RUN_CONFIG_EXTRA_MAX + 1];
 } perturb_ctx;
@@ -51,12 +49,9 @@ static void build_options(perturb_ctx *ctx) {
   };
   size_t n = 0;
   for (; n < sizeof own / sizeof own[0]; n++) ctx->options[n] = own[n];
-  ctx->n_defs = cb_eval_option_defs(ctx->defs, MAX_METRIC_OPTS);
-  for (size_t i = 0; i < ctx->n_defs; i++)
-    ctx->options[n++] = (struct option){ctx->defs[i]->name,
-                                        ctx->defs[i]->arg ? required_argument : no_argument, NULL,
-                                        O_METRIC_OPT + (int)i};
-  ctx->options[n] = (struct option){NULL, 0, NULL, 0};
+  /* the table holds at most RUN_CONFIG_EXTRA_MAX entries, its {NULL} included */
+  cli_metric_options_init(&ctx->metric, RUN_CONFIG_EXTRA_MAX - n - 1, O_METRIC_OPT);
+  cli_metric_options_append(&ctx->metric, ctx->options, &n);
 }
 
 static void usage(void *vctx, FILE *out) {
@@ -103,12 +98,7 @@ static void usage(void *vctx, FILE *out) {
           "  --worst N                  worst pairs kept per family [5]\n"
           "\n"
           "metric options:\n");
-  for (size_t i = 0; i < ctx->n_defs; i++) {
-    const cb_eval_option_def *d = ctx->defs[i];
-    char left[64];
-    snprintf(left, sizeof left, "--%s%s%s", d->name, d->arg ? " " : "", d->arg ? d->arg : "");
-    fprintf(out, "  %-26s %s\n", left, d->help);
-  }
+  cli_metric_options_usage(&ctx->metric, out, 26);
   fprintf(out, "\nEach prompt is sent once, clean and perturbed (--concurrency, --rate as for run).\n\n");
 }
 
@@ -151,11 +141,9 @@ static int option(void *vctx, int val, const char *arg) {
       if (cli_parse_int("--worst", arg, 0, 1000, &v)) return 2;
       ctx->p.worst = (int)v;
       return 0;
-    default: {
-      const cb_eval_option_def *def = ctx->defs[val - O_METRIC_OPT];
-      ctx->opts[ctx->p.n_metric_opts++] = (cb_eval_option){def->name, def->arg ? arg : NULL, 0};
+    default:
+      cli_metric_options_take(&ctx->metric, val, arg, ctx->opts, &ctx->p.n_metric_opts);
       return 0;
-    }
   }
 }
 
