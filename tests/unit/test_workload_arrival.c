@@ -39,16 +39,6 @@ static cb_workload_params base_params(cb_arrival_kind kind, double rate, uint64_
   return p;
 }
 
-/* The workload of p (in *w) and its schedule, which must build. */
-static cb_schedule build(const cb_workload_params *p, cb_workload **w) {
-  cb_error err;
-  cb_error_clear(&err);
-  cb_schedule s;
-  if (cb_workload_open(p, w, &err) != CB_OK) fail_msg("open: %s", err.msg);
-  if (cb_workload_schedule(*w, &s, &err) != CB_OK) fail_msg("schedule: %s", err.msg);
-  return s;
-}
-
 /* Gaps between consecutive entries, in seconds (n - 1 values). */
 static double *gaps_s(const cb_schedule *s) {
   double *g = malloc(s->count * sizeof *g);

@@ -19,6 +19,7 @@
 
 #include "calibench/stats.h"
 #include "calibench/workload.h"
+#include "test_workload_common.h"
 
 static cb_workload_class_params one_class;
 
@@ -39,15 +40,6 @@ static cb_workload_params ramp_params(cb_arrival_kind kind, cb_ramp_kind ramp, d
   p.num_classes = 1;
   p.num_requests = n;
   return p;
-}
-
-static cb_schedule build(const cb_workload_params *p, cb_workload **w) {
-  cb_error err;
-  cb_error_clear(&err);
-  cb_schedule s;
-  if (cb_workload_open(p, w, &err) != CB_OK) fail_msg("open: %s", err.msg);
-  if (cb_workload_schedule(*w, &s, &err) != CB_OK) fail_msg("schedule: %s", err.msg);
-  return s;
 }
 
 /* The time-changed gaps L(t_i) - L(t_(i-1)) under the process `a` (n - 1 values). */
