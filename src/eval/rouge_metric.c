@@ -23,6 +23,7 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 #include "calibench/eval_rouge.h"
+#include "seg_refs.h"
 
 static const cb_eval_option_def ROUGE_OPTIONS[] = {
     {"stemmer", NULL, "rouge*: NLTK's Porter stemmer on tokens of more than 3 characters"},
@@ -126,21 +127,14 @@ static cb_status rouge_create(int type, cb_eval_options *o, void **state, cb_err
   return CB_OK;
 }
 
-/* score_multi with scorer r over the segment's references (at most a handful: on the
- * stack). */
+/* score_multi with scorer r over the segment's references. */
 static cb_status score_segment(cb_eval_rouge *r, const cb_eval_segment *seg, cb_eval_prf *out,
                                cb_error *err) {
-  const char *refs[16] = {0};
-  size_t lens[16] = {0};
-  const char **rp = seg->nrefs <= 16 ? refs : cb_calloc(seg->nrefs, sizeof *rp);
-  size_t *lp = seg->nrefs <= 16 ? lens : cb_calloc(seg->nrefs, sizeof *lp);
-  for (size_t k = 0; k < seg->nrefs; k++) {
-    rp[k] = seg->refs[k].s;
-    lp[k] = seg->refs[k].n;
-  }
-  cb_status st = cb_eval_rouge_score_multi(r, rp, lp, seg->nrefs, seg->hyp.s, seg->hyp.n, out, err);
-  if (rp != refs) cb_free(rp);
-  if (lp != lens) cb_free(lp);
+  cb__seg_refs refs;
+  cb__seg_refs_of(seg, &refs);
+  cb_status st =
+      cb_eval_rouge_score_multi(r, refs.s, refs.n, seg->nrefs, seg->hyp.s, seg->hyp.n, out, err);
+  cb__seg_refs_free(&refs);
   return st;
 }
 

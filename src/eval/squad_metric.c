@@ -11,6 +11,7 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 #include "calibench/eval_rouge.h"
+#include "seg_refs.h"
 
 typedef struct squad_state {
   int f1; /* 0: exact is the score; 1: f1 is */
@@ -28,19 +29,12 @@ static size_t squad_n_stats(const void *state) {
 static cb_status squad_segment(void *state, const cb_eval_segment *seg, double *stats,
                                cb_error *err) {
   (void)state;
-  const char *refs[16] = {0};
-  size_t lens[16] = {0};
-  const char **rp = seg->nrefs <= 16 ? refs : cb_calloc(seg->nrefs, sizeof *rp);
-  size_t *lp = seg->nrefs <= 16 ? lens : cb_calloc(seg->nrefs, sizeof *lp);
-  for (size_t k = 0; k < seg->nrefs; k++) {
-    rp[k] = seg->refs[k].s;
-    lp[k] = seg->refs[k].n;
-  }
+  cb__seg_refs refs;
+  cb__seg_refs_of(seg, &refs);
   cb_eval_squad sq;
   /* fails only without a reference, which the corpus readers never give */
-  cb_status st = cb_eval_squad_score(seg->hyp.s, seg->hyp.n, rp, lp, seg->nrefs, &sq, err);
-  if (rp != refs) cb_free(rp);
-  if (lp != lens) cb_free(lp);
+  cb_status st = cb_eval_squad_score(seg->hyp.s, seg->hyp.n, refs.s, refs.n, seg->nrefs, &sq, err);
+  cb__seg_refs_free(&refs);
   if (st != CB_OK) return st;
   stats[0] = sq.exact;
   stats[1] = sq.f1;
