@@ -6,7 +6,8 @@
  * normalize_answer(s) = white_space_fix(remove_articles(remove_punc(lower(s)))):
  *   lower: Python's str.lower: the one-to-one mappings (C.UTF-8's towlower, equal
  *     to Python's), U+0130 -> "i" U+0307, and capital sigma -> final sigma at the
- *     end of a word (Final_Sigma, classes in squad_case_data.c);
+ *     end of a word (Final_Sigma, with the cased and case-ignorable sets of
+ *     eval_text.h that sacrebleu's lowercasing uses too);
  *   remove_punc: drops the 32 ASCII characters of string.punctuation;
  *   remove_articles: re.sub(r"\b(a|an|the)\b", " "): \b sits between a word
  *     character ([\p{L}\p{N}_] for a Python 3 str, checked equal over Unicode 14)
@@ -24,7 +25,7 @@
 #include "calibench/buf.h"
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
-#include "squad_internal.h"
+#include "eval_text.h"
 
 /* string.punctuation */
 static int is_punct(uint32_t c) {
@@ -39,15 +40,10 @@ static int is_space(uint32_t c) {
          c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
+/* 2 case-ignorable, else 1 cased, else 0 (what Final_Sigma skips, then what it needs) */
 static int case_class(uint32_t c) {
-  size_t lo = 0, hi = cb__squad_case_n_ranges;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (c < cb__squad_case_ranges[mid].first) hi = mid;
-    else if (c > cb__squad_case_ranges[mid].last) lo = mid + 1;
-    else return cb__squad_case_ranges[mid].cls;
-  }
-  return 0;
+  if (cb__eval_in(cb__eval_sigma_ignorable, cb__eval_sigma_ignorable_len, c)) return 2;
+  return cb__eval_in(cb__eval_sigma_cased, cb__eval_sigma_cased_len, c);
 }
 
 /* unicodeobject.c handle_capital_sigma: final when a cased character precedes and
