@@ -1,7 +1,7 @@
 /*
  * rouge_internal.h - what the ROUGE and SQuAD files share: the Porter stemmer, the
  * token vocabulary (token text -> dense id, with each token's stem cached), the two
- * tokenizers, Unicode lowercasing and the LCS routines.
+ * tokenizers, UTF-8 decoding, PCRE2 scanning and the LCS routines.
  */
 #ifndef CB_EVAL_ROUGE_INTERNAL_H
 #define CB_EVAL_ROUGE_INTERNAL_H
@@ -81,13 +81,6 @@ void cb__rouge_tokenizer_free(cb__rouge_tokenizer *t);
 cb_status cb__rouge_tokenize(cb__rouge_tokenizer *t, const char *text, size_t len,
                              size_t base, cb__rouge_toks *out, cb_error *err);
 
-/* Unicode lowercase from the C.UTF-8 locale (glibc's tables, equal to Python's
- * str.lower for every one-to-one mapping of Unicode 14). cb__eval_unicode_ready is 0
- * when this system has no C.UTF-8; cb__eval_towlower then maps ASCII only. */
-int cb__eval_unicode_ready(void);
-uint32_t cb__eval_towlower(uint32_t cp);
-/* Append cp as UTF-8. */
-void cb__eval_put_utf8(cb_buf *out, uint32_t cp);
 /* Decode the well-formed sequence at s[0..n) (n >= 1): its length, 0 when ill-formed. */
 size_t cb__eval_utf8_next(const char *s, size_t n, uint32_t *cp);
 

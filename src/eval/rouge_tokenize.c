@@ -19,7 +19,9 @@
 
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
+#include "eval_text.h"
 #include "rouge_internal.h"
+#include "util/unicode_lower.h"
 #include "word_hash.h"
 
 #define CJK "\\p{Han}\\p{Hiragana}\\p{Katakana}"
@@ -126,10 +128,6 @@ cb_status cb__rouge_tokenizer_init(cb__rouge_tokenizer *t, cb_eval_rouge_tokeniz
   t->kind = kind;
   t->use_stemmer = use_stemmer;
   if (kind == CB_EVAL_ROUGE_TOK_UNICODE) {
-    if (!cb__eval_unicode_ready())
-      return cb_error_set(err, CB_ERR_UNSUPPORTED,
-                          "rouge: the unicode tokenizer needs the C.UTF-8 locale, which "
-                          "this system does not have");
     return cb__eval_re_init(&t->unicode, unicode_token_pattern, err);
   }
   if (kind != CB_EVAL_ROUGE_TOK_DEFAULT)
@@ -252,8 +250,8 @@ static cb_status tokenize_unicode(cb__rouge_tokenizer *t, const char *s, size_t 
     if (!len) return bad_utf8(base + i, err);
     if (cp == 0x130) cp = 'i';        /* simple lowercase of U+0130 */
     else if (cp == 0x3C2) cp = 0x3C3; /* final sigma matches sigma */
-    else cp = cb__eval_towlower(cp);
-    cb__eval_put_utf8(low, cp);
+    else cp = cb__unicode_lower(cp);
+    cb__eval_encode(low, cp);
     i += len;
   }
   size_t pos = 0, a, b;

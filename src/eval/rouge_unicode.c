@@ -1,63 +1,13 @@
 /*
  * rouge_unicode.c - the Unicode pieces the Unicode ROUGE tokenizer and SQuAD's
- * normalisation share: code points out of UTF-8 and back, case mapping, and PCRE2
- * patterns (with \p{..} classes) scanned match by match.
- *
- * Lowercase is glibc's C.UTF-8 locale (towlower_l), opened once. Its
- * tables are UnicodeData.txt's simple mappings; on Debian 12 (glibc 2.36, Unicode
- * 14) towlower_l equals Python 3.11's str.lower for every code point whose lowercase
- * is one character (checked over all of U+0000..U+10FFFF when this was written).
+ * normalisation share: code points out of checked UTF-8, and PCRE2 patterns (with
+ * \p{..} classes) scanned match by match. Lowercase is util's table
+ * (util/unicode_lower.h), the one sacrebleu's lowercasing uses.
  */
-#include <locale.h>
-#include <pthread.h>
 #include <string.h>
-#include <wctype.h>
 
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
-
-static locale_t c_utf8;
-static pthread_once_t c_utf8_once = PTHREAD_ONCE_INIT;
-
-static void open_c_utf8(void) {
-  c_utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-}
-
-int cb__eval_unicode_ready(void) {
-  pthread_once(&c_utf8_once, open_c_utf8);
-  return c_utf8 != (locale_t)0;
-}
-
-uint32_t cb__eval_towlower(uint32_t cp) {
-  if (cp < 0x80) return (cp >= 'A' && cp <= 'Z') ? cp + 32 : cp;
-  if (!cb__eval_unicode_ready()) return cp;
-  return (uint32_t)towlower_l((wint_t)cp, c_utf8);
-}
-
-void cb__eval_put_utf8(cb_buf *out, uint32_t cp) {
-  char u[4];
-  size_t n;
-  if (cp < 0x80) {
-    u[0] = (char)cp;
-    n = 1;
-  } else if (cp < 0x800) {
-    u[0] = (char)(0xC0 | (cp >> 6));
-    u[1] = (char)(0x80 | (cp & 0x3F));
-    n = 2;
-  } else if (cp < 0x10000) {
-    u[0] = (char)(0xE0 | (cp >> 12));
-    u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[2] = (char)(0x80 | (cp & 0x3F));
-    n = 3;
-  } else {
-    u[0] = (char)(0xF0 | (cp >> 18));
-    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[3] = (char)(0x80 | (cp & 0x3F));
-    n = 4;
-  }
-  cb_buf_append(out, u, n);
-}
 
 size_t cb__eval_utf8_next(const char *s, size_t n, uint32_t *cp) {
   size_t len = cb_utf8_seq_len(s, n, NULL);

@@ -4,7 +4,7 @@
  * unchanged).
  *
  * normalize_answer(s) = white_space_fix(remove_articles(remove_punc(lower(s)))):
- *   lower: Python's str.lower: the one-to-one mappings (C.UTF-8's towlower, equal
+ *   lower: Python's str.lower: the one-to-one mappings (util/unicode_lower.h, equal
  *     to Python's), U+0130 -> "i" U+0307, and capital sigma -> final sigma at the
  *     end of a word (Final_Sigma, with the cased and case-ignorable sets of
  *     eval_text.h that sacrebleu's lowercasing uses too);
@@ -26,6 +26,7 @@
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
 #include "eval_text.h"
+#include "util/unicode_lower.h"
 
 /* string.punctuation */
 static int is_punct(uint32_t c) {
@@ -90,12 +91,6 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
   cb__eval_re re = {0};
   cb_buf low8 = {0};
   cb_status st = CB_OK;
-  if (!cb__eval_unicode_ready()) {
-    st = cb_error_set(err, CB_ERR_UNSUPPORTED,
-                      "squad: lowercasing needs the C.UTF-8 locale, which this system "
-                      "does not have");
-    goto done;
-  }
   for (size_t i = 0; i < len;) {
     uint32_t c;
     size_t k = cb__eval_utf8_next(text + i, len - i, &c);
@@ -114,10 +109,10 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
       cps_push(&low, 0x307);
       continue;
     }
-    c = c == 0x3A3 ? (final_sigma(in.cp, in.n, i) ? 0x3C2 : 0x3C3) : cb__eval_towlower(c);
+    c = c == 0x3A3 ? (final_sigma(in.cp, in.n, i) ? 0x3C2 : 0x3C3) : cb__unicode_lower(c);
     if (!is_punct(c)) cps_push(&low, c);
   }
-  for (size_t i = 0; i < low.n; i++) cb__eval_put_utf8(&low8, low.cp[i]);
+  for (size_t i = 0; i < low.n; i++) cb__eval_encode(&low8, low.cp[i]);
   pthread_once(&word_re_once, compile_word_re);
   if (word_re_status != CB_OK) {
     st = cb_error_set(err, word_re_status, "%s", word_re_error.msg);
@@ -152,7 +147,7 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
     if (pending) cb_buf_append_char(out, ' ');
     pending = 0;
     any = 1;
-    cb__eval_put_utf8(out, low.cp[i]);
+    cb__eval_encode(out, low.cp[i]);
   }
 done:
   if (re.md) pcre2_match_data_free(re.md);
