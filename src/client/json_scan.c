@@ -13,6 +13,9 @@
 #include "client/json_scan.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "calibench/utf8.h"
 
@@ -46,10 +49,24 @@ static const unsigned char str_class[256] = {
 
 
 /* The first byte at or after p that is not plain string content ('"', '\\', a
- * control byte or a byte >= 0x80), or end. Eight bytes at a time: per byte, the
- * high bit of (v - 0x01) & ~v is set for a zero byte, of (w - 0x20) & ~w for a byte
- * below 0x20 (borrows can only add marks above a real one). */
+ * control byte or a byte >= 0x80), or end. Sixteen bytes at a time with SSE2 (part of
+ * every x86-64): as signed bytes, both control bytes and bytes >= 0x80 are below 0x20.
+ * Then eight at a time: per byte, the high bit of (v - 0x01) & ~v is set for a zero
+ * byte, of (w - 0x20) & ~w for a byte below 0x20 (borrows can only add marks above a
+ * real one). */
 static inline const unsigned char *plain_run(const unsigned char *p, const unsigned char *end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\'),
+                space = _mm_set1_epi8(0x20);
+  while (end - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                                _mm_cmplt_epi8(v, space));
+    unsigned mask = (unsigned)_mm_movemask_epi8(stop);
+    if (mask) return p + __builtin_ctz(mask);
+    p += 16;
+  }
+#endif
   const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
   while (end - p >= 8) {
     uint64_t w;

@@ -75,25 +75,78 @@ static void next_row(uint64_t *v, const uint64_t *pm, size_t k) {
   }
 }
 
-/* Bits set in x (SWAR: the build targets plain x86-64, where the builtin is a call). */
-static inline size_t popcount64(uint64_t x) {
-  x = x - ((x >> 1) & 0x5555555555555555ull);
-  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-  return (size_t)((x * 0x0101010101010101ull) >> 56);
+/* The two functions that count bits are built twice, for x86-64 with and without the
+ * POPCNT instruction, and the loader picks one by the CPU (an ifunc): the build targets
+ * plain x86-64, where a popcount is otherwise a call into libgcc. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define POPCNT_CLONES
+#endif
+
+/* One row of one word: (V + U) | (V & ~PM) with U = V & PM, where V & ~PM = V - U. */
+static inline uint64_t step(uint64_t v, uint64_t pm) {
+  uint64_t u = v & pm;
+  return (v + u) | (v - u);
+}
+
+/* The bits below x, 1 <= x <= 64. */
+static inline uint64_t low_bits(size_t x) { return ~(uint64_t)0 >> (64 - x); }
+
+/* Sentences of up to 64 tokens (nearly all): cb__rouge_lcs_mark with each row one word,
+ * kept in a register while the rows are built. */
+static inline __attribute__((always_inline)) void mark_one_word(cb__rouge_lcs *l, const uint32_t *ref, size_t nr,
+                                 unsigned char *hit) {
+  uint64_t *rows = l->rows, v = ~(uint64_t)0;
+  const uint64_t *pm = l->pm;
+  const uint32_t *slot = l->slot, *cols = l->cols;
+  int any = 0;
+  rows[0] = v;
+  for (size_t i = 1; i <= nr; i++) {
+    uint32_t s = slot[ref[i - 1]];
+    if (s) {
+      v = step(v, pm[s - 1]);
+      any = 1;
+    }
+    rows[i] = v;
+  }
+  if (!any) return;
+  size_t i = nr, j = l->m, cur = j - (size_t)__builtin_popcountll(v & low_bits(j));
+  while (i > 0 && j > 0) { /* as in cb__rouge_lcs_mark */
+    if (ref[i - 1] == cols[j - 1]) {
+      hit[i - 1] = 1;
+      i--;
+      j--;
+      cur--;
+    } else if (!(rows[i] >> (j - 1) & 1)) {
+      i--;
+    } else if (j - (size_t)__builtin_popcountll(rows[i - 1] & low_bits(j)) < cur) {
+      j--;
+    } else {
+      i--;
+    }
+  }
 }
 
 /* table[i][x] from row V_i: x minus the 1 bits below x */
-static size_t cell(const uint64_t *v, size_t x) {
+static inline size_t cell(const uint64_t *v, size_t x) {
   size_t ones = 0, w = 0;
-  for (; w < x / 64; w++) ones += popcount64(v[w]);
-  if (x % 64) ones += popcount64(v[w] & (((uint64_t)1 << (x % 64)) - 1));
+  for (; w < x / 64; w++) ones += (size_t)__builtin_popcountll(v[w]);
+  if (x % 64) ones += (size_t)__builtin_popcountll(v[w] & (((uint64_t)1 << (x % 64)) - 1));
   return x - ones;
 }
 
-size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na) {
+POPCNT_CLONES size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na) {
   size_t k = l->k;
   if (!k) return 0;
+  if (k == 1) { /* up to 64 columns: the row in a register */
+    uint64_t v = ~(uint64_t)0;
+    for (size_t i = 0; i < na; i++) {
+      uint32_t s = l->slot[a[i]];
+      if (s) v = step(v, l->pm[s - 1]);
+    }
+    return l->m - (size_t)__builtin_popcountll(v & low_bits(l->m));
+  }
   l->rows = grow(l->rows, &l->rows_cap, k, sizeof l->rows[0]);
   uint64_t *v = l->rows;
   memset(v, 0xFF, k * sizeof v[0]);
@@ -104,17 +157,20 @@ size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size_t na) {
   return cell(v, l->m);
 }
 
-void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsigned char *hit) {
+POPCNT_CLONES void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, size_t nr, unsigned char *hit) {
   size_t k = l->k, m = l->m;
   if (!k || !nr) return;
   l->rows = grow(l->rows, &l->rows_cap, (nr + 1) * k, sizeof l->rows[0]);
+  if (k == 1) {
+    mark_one_word(l, ref, nr, hit);
+    return;
+  }
   uint64_t *rows = l->rows; /* rows[i * k ..] = V_i */
   for (size_t w = 0; w < k; w++) rows[w] = ~(uint64_t)0;
   int any = 0;
   for (size_t i = 1; i <= nr; i++) {
     uint64_t *v = rows + i * k;
-    if (k == 1) v[0] = v[-1]; /* a sentence of up to 64 tokens: gcc makes the loop a memcpy call */
-    else memcpy(v, v - k, k * sizeof v[0]);
+    memcpy(v, v - k, k * sizeof v[0]);
     uint32_t s = l->slot[ref[i - 1]];
     if (s) {
       next_row(v, l->pm + (size_t)(s - 1) * k, k);

@@ -16,6 +16,9 @@
  * spaces between words). Only tokens of ASCII letters and digits are stemmed.
  */
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
@@ -57,19 +60,12 @@ static void grow_slots(cb__rouge_vocab *v) {
   }
 }
 
-uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
+/* A new word (out of line: rare once the first texts are in). */
+static __attribute__((noinline)) uint32_t vocab_add(cb__rouge_vocab *v, const char *s,
+                                                    size_t len, uint64_t h) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
-  uint64_t h = cb__eval_word_hash(s, len);
   uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
-  for (;;) {
-    struct cb__rouge_slot e = v->slots[slot];
-    if (!e.id1) break;
-    if (e.tag == tag) {
-      const struct cb__rouge_word *w = &v->words[e.id1 - 1];
-      if (w->len == len && cb__eval_word_eq(v->text + w->off, s, len)) return e.id1 - 1;
-    }
-    slot = (slot + 1) & (v->n_slots - 1);
-  }
+  while (v->slots[slot].id1) slot = (slot + 1) & (v->n_slots - 1);
   if (v->n == v->cap) {
     v->cap = v->cap ? v->cap * 2 : 512;
     v->words = cb_reallocarray(v->words, v->cap, sizeof v->words[0]);
@@ -86,6 +82,20 @@ uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   v->text_len += len;
   v->slots[slot] = (struct cb__rouge_slot){id + 1, tag};
   return id;
+}
+
+uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
+  uint64_t h = cb__eval_word_hash(s, len);
+  uint32_t mask = v->n_slots - 1, slot = (uint32_t)h & mask, tag = (uint32_t)(h >> 32);
+  for (; v->n_slots; slot = (slot + 1) & mask) {
+    struct cb__rouge_slot e = v->slots[slot];
+    if (!e.id1) break;
+    if (e.tag == tag) {
+      const struct cb__rouge_word *w = &v->words[e.id1 - 1];
+      if (w->len == len && cb__eval_word_eq(v->text + w->off, s, len)) return e.id1 - 1;
+    }
+  }
+  return vocab_add(v, s, len, h);
 }
 
 static int ascii_alnum_lower(const char *s, size_t n) {
@@ -167,6 +177,21 @@ static int is_upper(unsigned char c) { return c >= 'A' && c <= 'Z'; }
  * is >= lo and y + (0x7F - hi) when it is > hi (no carry leaves a byte: both terms are
  * below 0x80); a byte with its own high bit set (non-ASCII) is never kept. */
 static size_t keep_run(const char *s, size_t n, size_t i) {
+#if defined(__SSE2__)
+  /* Sixteen at a time with SSE2 (part of every x86-64): c - 'a' <= 25 and c - '0' <= 9
+   * as unsigned bytes, each tested by an unsigned minimum. */
+  const __m128i a = _mm_set1_epi8('a'), z = _mm_set1_epi8(25), zero = _mm_set1_epi8('0'),
+                nine = _mm_set1_epi8(9);
+  while (n - i >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+    __m128i l = _mm_sub_epi8(v, a), d = _mm_sub_epi8(v, zero);
+    __m128i kept = _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(l, z), l),
+                                _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d));
+    unsigned stop = ~(unsigned)_mm_movemask_epi8(kept) & 0xFFFF;
+    if (stop) return i + (size_t)__builtin_ctz(stop);
+    i += 16;
+  }
+#endif
   const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
   while (n - i >= 8) {
     uint64_t w = cb__eval_load64(s + i), y = w & ~highs;

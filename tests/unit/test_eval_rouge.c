@@ -211,6 +211,46 @@ static void test_token_runs_and_vocab(void **state) {
   cb__rouge_vocab_free(&v);
 }
 
+/* The LCS routines against rouge_scorer.py's own algorithm written out plainly
+ * (_lcs_table, then _backtrack_norec: diagonal on equal tokens, else left when
+ * table[i][j-1] > table[i-1][j], else up), on seeded random sequences over small
+ * alphabets, 1 to 150 columns: rows of one word (up to 64 columns, kept in a register)
+ * and of several. */
+static void test_lcs_against_table(void **state) {
+  (void)state;
+  enum { MAX = 150 };
+  static size_t table[MAX + 1][MAX + 1];
+  uint32_t a[MAX], b[MAX];
+  unsigned char hit[MAX], want[MAX];
+  cb__rouge_lcs l = {0};
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int iter = 0; iter < 3000; iter++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    size_t na = 1 + x % MAX, nb = 1 + (x >> 16) % MAX, alphabet = 2 + (x >> 32) % 12;
+    if (iter % 3 == 0) nb = 1 + (x >> 16) % 64; /* more of the one-word rows */
+    for (size_t i = 0; i < na; i++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, a[i] = (uint32_t)(x % alphabet);
+    for (size_t j = 0; j < nb; j++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b[j] = (uint32_t)(x % alphabet);
+    for (size_t i = 0; i <= na; i++)
+      for (size_t j = 0; j <= nb; j++)
+        table[i][j] = !i || !j ? 0
+                      : a[i - 1] == b[j - 1] ? table[i - 1][j - 1] + 1
+                      : table[i - 1][j] > table[i][j - 1] ? table[i - 1][j] : table[i][j - 1];
+    memset(want, 0, na);
+    for (size_t i = na, j = nb; i && j;) {
+      if (a[i - 1] == b[j - 1]) want[--i] = 1, j--;
+      else if (table[i][j - 1] > table[i - 1][j]) j--;
+      else i--;
+    }
+    cb__rouge_lcs_cols(&l, b, nb, 16);
+    assert_int_equal(cb__rouge_lcs_len(&l, a, na), table[na][nb]);
+    memset(hit, 0, na);
+    cb__rouge_lcs_mark(&l, a, na, hit);
+    cb__rouge_lcs_cols_done(&l);
+    if (memcmp(hit, want, na)) fail_msg("iteration %d (%zu x %zu): marks differ", iter, na, nb);
+  }
+  cb__rouge_lcs_free(&l);
+}
+
 static void test_types(void **state) {
   (void)state;
   int t = 0;
@@ -385,6 +425,7 @@ int main(void) {
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),
       cmocka_unit_test(test_lcs_limit),
+      cmocka_unit_test(test_lcs_against_table),
       cmocka_unit_test(test_random_bytes),
       cmocka_unit_test(test_mean),
   };
