@@ -306,6 +306,19 @@ typedef struct cb_summary_params {
 
 void cb_summary_default_params(cb_summary_params *p);
 
+/* summary.json read back: the parameters one summary object ("summary", or an entry of
+ * "classes") was computed with - its SLOs, confidence, requested rate and lag warning
+ * - so that statistics recomputed from the records (the report, merge) are judged as
+ * the run judged them. Errors (CB_ERR_PARSE) name `file` and the field
+ * ("FILE: WHERE.slos[1]: expected ..."). */
+struct json_t;
+cb_status cb_summary_params_from_json(const struct json_t *summary, const char *file,
+                                      const char *where, cb_summary_params *p, cb_error *err);
+/* One {"metric", "bound_ms", "percentile"} entry (summary.json's or the manifest's) into
+ * slo, percentile 99 when absent or out of range; 0 when it names no metric or no
+ * positive bound. */
+int cb_slo_from_json(const struct json_t *o, cb_slo *slo);
+
 /* Compute the summary of a record set. Never fails; empty sets give zero counts and
  * NAN statistics. */
 void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,

@@ -91,32 +91,6 @@ static void shift_record(cb_record *r, uint64_t by) {
   for (size_t i = 0; r->chunk_ns && i < r->n_chunks; i++) shift(&r->chunk_ns[i], by, 0);
 }
 
-/* The SLOs, confidence, rate and lag warning a summary object of summary.json judged by. */
-static cb_status params_of(const char *dir, const char *where, const json_t *s,
-                           cb_summary_params *p, cb_error *err) {
-  cb_summary_default_params(p);
-  double rate = num(s, "requested_rate", NULL), lag = num(s, "client", "lag_warning_ms");
-  p->requested_rate = rate > 0 ? rate : 0;
-  if (lag > 0) p->lag_warning_ns = lag * 1e6;
-  size_t i;
-  const json_t *o;
-  json_array_foreach(json_object_get(s, "slos"), i, o) {
-    const char *metric = str(o, "metric", NULL);
-    double bound = num(o, "bound_ms", NULL), pct = num(o, "percentile", NULL),
-           conf = num(o, "confidence", NULL);
-    cb_slo *slo = &p->slos[p->n_slos];
-    if (p->n_slos == CB_MAX_SLOS || !metric || cb_metric_parse(metric, &slo->metric, err) != CB_OK ||
-        !(bound > 0))
-      return cb_error_set(err, CB_ERR_PARSE, "%s/summary.json: %s.slos[%zu]: expected "
-                          "{\"metric\", \"bound_ms\": > 0, \"percentile\"}", dir, where, i);
-    slo->bound_ns = bound * 1e6;
-    slo->percentile = pct > 0 && pct < 100 ? pct : 99;
-    if (conf > 0 && conf < 1) p->confidence = conf;
-    p->n_slos++;
-  }
-  return CB_OK;
-}
-
 /* Refuse shards that are not parts of one schedule measured by one calibench. */
 static cb_status check_same(const char *const *dirs, size_t n, shard_in *in, cb_error *err) {
   const char *keys[][2] = {{"workload_hash", NULL}, {"calibench", "version"}};
@@ -248,8 +222,10 @@ static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_r
                            cb_record_set *all, cb_error *err) {
   size_t n_classes = json_array_size(json_object_get(in[0].summary, "classes"));
   cb_summary_params p;
-  cb_status st = params_of(out->shards[0].dir, "summary", json_object_get(in[0].summary, "summary"),
-                           &p, err);
+  char file[4200];
+  snprintf(file, sizeof file, "%s/summary.json", out->shards[0].dir);
+  cb_status st = cb_summary_params_from_json(json_object_get(in[0].summary, "summary"), file,
+                                             "summary", &p, err);
   if (st != CB_OK) return st;
   cb_summary_compute(all, &p, &out->all);
   /* What the runs themselves add to their summaries: any shard interrupted, the CPU of
@@ -269,7 +245,7 @@ static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_r
     cb_summary_params cp;
     char where[32];
     snprintf(where, sizeof where, "classes[%zu]", i);
-    if ((st = params_of(out->shards[0].dir, where, c, &cp, err)) != CB_OK) break;
+    if ((st = cb_summary_params_from_json(c, file, where, &cp, err)) != CB_OK) break;
     cp.class_name = str(c, "class", NULL);
     cb_summary_compute(all, &cp, &classes[i]);
     classes[i].interrupted = interrupted;
