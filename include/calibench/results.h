@@ -525,8 +525,10 @@ cb_verdict_kind cb_verdict_binomial(size_t n, size_t t, double q, double confide
 /*
  * Combine the result directories of `run --shard i/N` shards of one schedule into the
  * directory one run would have written: records in schedule order on one timeline,
- * summary.json recomputed with cb_summary_compute (the shards' SLOs and rate), and a
- * manifest (the first shard's) naming every shard. Each shard's origin is placed on the
+ * summary.json recomputed with cb_summary_compute (the shards' SLOs and rate),
+ * samples.json with the prompts of the sample requests picked from all records (those
+ * the shards' own samples.json files kept), and a manifest (the first shard's) naming
+ * every shard. Each shard's origin is placed on the
  * wall clock through its manifest's clock_anchors and its times shifted by its offset
  * from the earliest origin, so every latency stays a difference of one host's clock.
  * Refused (CB_ERR_INVALID, naming the directories): shards of different workloads
@@ -549,6 +551,7 @@ typedef struct cb_results_merge_result {
   unsigned shard_count;
   size_t missing;         /* shard indices absent (allow_partial) */
   size_t records;
+  size_t samples_missing; /* sample requests of samples.json whose prompt no shard kept */
   cb_summary all;
 } cb_results_merge_result;
 

@@ -2,7 +2,8 @@
  * merge.c - shard result directories of one schedule into the directory one run
  * would have written (docs/merge.md): checks that the shards belong together, places
  * their origins on one timeline through each manifest's (wall, monotonic) anchors,
- * writes the records in schedule order and recomputes the summary.
+ * writes the records in schedule order, recomputes the summary and picks the sample
+ * requests again (merge_samples.c).
  */
 #include <jansson.h>
 #include <math.h>
@@ -13,7 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/json_file.h"
 #include "calibench/limits.h"
-#include "calibench/results.h"
+#include "merge_internal.h"
 
 /* Manifests hold uint64 seeds above INT64_MAX, which jansson refuses as integers;
  * monotonic and wall ns stay within a microsecond as doubles. */
@@ -219,7 +220,7 @@ static char *manifest_text(shard_in *in, const cb_results_merge_result *out) {
 }
 
 static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_result *out,
-                           cb_record_set *all, cb_error *err) {
+                           cb_record_set *all, const cb_buf *samples, cb_error *err) {
   size_t n_classes = json_array_size(json_object_get(in[0].summary, "classes"));
   cb_summary_params p;
   char file[4200];
@@ -260,6 +261,8 @@ static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_r
     summary_file(&out->all, classes, n_classes, &t);
     st = cb_results_dir_write(d, "summary.json", t.data, t.len, err);
   }
+  if (st == CB_OK && samples->len)
+    st = cb_results_dir_write(d, "samples.json", samples->data, samples->len, err);
   if (st == CB_OK) {
     char *m = manifest_text(in, out);
     st = cb_results_dir_write(d, "manifest.json", m, strlen(m), err);
@@ -285,10 +288,17 @@ cb_status cb_results_merge(const char *const *dirs, size_t n_dirs, const char *o
   if (st != CB_OK) err->code = st = CB_ERR_INVALID; /* a shard unreadable is bad input, not I/O */
   if (st == CB_OK) st = check_same(dirs, n_dirs, in, err);
   if (st == CB_OK) st = check_indices(dirs, out, allow_partial, err);
+  cb_buf samples;
+  cb_buf_init(&samples, 0);
   if (st == CB_OK) {
     gather(in, out, &all);
-    st = write_out(out_dir, in, out, &all, err);
+    /* before anything is written: a shard's samples.json that cannot be read is bad
+     * input, refused as the rest */
+    if ((st = cb__results_merge_samples(dirs, n_dirs, &all, &samples, &out->samples_missing, err)) != CB_OK)
+      err->code = st = CB_ERR_INVALID;
   }
+  if (st == CB_OK) st = write_out(out_dir, in, out, &all, &samples, err);
+  cb_buf_free(&samples);
   for (size_t i = 0; i < n_dirs; i++) {
     json_decref(in[i].manifest);
     json_decref(in[i].summary);
