@@ -99,6 +99,8 @@ left=$(( $(jq length "$work/picks") - $(jq '.samples | length' "$work/merged/sam
 if [ "$left" -gt 0 ]; then
   grep -q "^calibench merge: samples.json: $left of the sample requests' prompts are in no shard's samples.json" \
     "$work/merge.err" || fail "$left sample prompts left out silently: $(cat "$work/merge.err")"
+  grep -q "the text is not recorded (samples.json does not hold it)" "$work/merged/report.html" ||
+    fail "report.html does not say why a sample's prompt is missing"
 fi
 slowest_prompt=$(jq -r '.samples[-1].prompt[0:40]' "$work/merged/samples.json")
 grep -qF "$slowest_prompt" "$work/merged/report.html" || fail "report.html lacks the slowest request's prompt"
