@@ -90,15 +90,16 @@ cb_status cb_gate_notify(const cb_gate_notify_config *c, const cb_gate_result *r
     cb_error e;
     cb_error_clear(&e);
     cb_buf_appendf(&why, "%sattempt %u: ", a > 1 ? "; " : "", a);
-    if (cb_runner_post(&req, &resp, &status, &timed_out, &e) != CB_OK) {
+    cb_status got = cb_runner_post(&req, &resp, &status, &timed_out, &e);
+    out->status = status;
+    if (got != CB_OK) {
       if (timed_out) cb_buf_appendf(&why, "no answer within %g s", c->timeout_s);
       else cb_buf_append_str(&why, e.msg);
     } else {
-      out->status = status;
       if (status >= 200 && status <= 299) {
         done = 1;
       } else {
-        char said[201];
+        char said[121]; /* three of them fit in one error message */
         cb_secrets_quote(&sec, resp.data ? resp.data : "", resp.len, said, sizeof said);
         cb_buf_appendf(&why, "HTTP %ld%s%s", status, said[0] ? ": " : "", said);
         if (status != 429 && status < 500) {
