@@ -554,6 +554,30 @@ static void test_notify_payloads(void **state) {
   const char *link = json_string_value(json_object_get(json_object_get(json_array_get(blocks, 3), "text"), "text"));
   assert_string_equal(link, "<https://ci/x?a=1&amp;b=&lt;2&gt;%7C3|Open the results>");
   json_decref(d);
+
+  /* 45 failed rules (a sweep of many points): Slack takes 50 blocks, so 40 are listed
+   * and a count of the rest */
+  cb_gate_verdict *many = cb_calloc(45, sizeof *many);
+  for (size_t i = 0; i < 45; i++) {
+    many[i] = res.verdicts[4];
+    snprintf(many[i].point, sizeof many[i].point, "rate=%zu", i);
+  }
+  cb_gate_verdict *kept = res.verdicts;
+  size_t n_kept = res.n_verdicts;
+  res.verdicts = many;
+  res.n_verdicts = 45;
+  cb_buf_reset(&b);
+  cb_gate_notify_payload(&res, CB_GATE_NOTIFY_SLACK, NULL, &b);
+  d = json_loads(b.data, 0, &je);
+  if (!d) fail_msg("slack, 45 rules: %s", je.text);
+  blocks = json_object_get(d, "blocks");
+  assert_int_equal(json_array_size(blocks), 2 + 40 + 1);
+  assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(blocks, 42), "text"), "text")),
+                      "… and 5 more failed rules");
+  json_decref(d);
+  res.verdicts = kept;
+  res.n_verdicts = n_kept;
+  cb_free(many);
   cb_buf_free(&b);
   cb_gate_result_free(&res);
   cb_run_data_free(&base);
