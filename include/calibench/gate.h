@@ -224,6 +224,48 @@ void cb_gate_write_junit(const cb_gate_result *r, cb_buf *out);
 /* A terminal table. */
 void cb_gate_write_text(const cb_gate_result *r, cb_buf *out);
 
+/* ---- notification ------------------------------------------------------------------ */
+
+/* docs/gate.md, "Notifications": the generic schema or a Slack-compatible message. */
+typedef enum { CB_GATE_NOTIFY_GENERIC = 0, CB_GATE_NOTIFY_SLACK } cb_gate_notify_format;
+
+/* The documented defaults: 3 attempts, 1 s before the second and 2 s before the third,
+ * 10 s for each. */
+#define CB_GATE_NOTIFY_ATTEMPTS 3
+#define CB_GATE_NOTIFY_BACKOFF_S 1.0
+#define CB_GATE_NOTIFY_TIMEOUT_S 10.0
+
+/* The body a notification posts, as one JSON object; link NULL or "" for none. */
+void cb_gate_notify_payload(const cb_gate_result *r, cb_gate_notify_format f, const char *link,
+                            cb_buf *out);
+
+typedef struct cb_gate_notify_config {
+  const char *url;              /* may hold a token (a Slack webhook's path): never shown */
+  cb_gate_notify_format format;
+  const char *link;             /* NULL: none */
+  double timeout_s;             /* each attempt */
+  const char *header;           /* one "Name: value" line sent with it (a secret), or NULL */
+  unsigned attempts;            /* in all, >= 1 */
+  double backoff_s;             /* the pause before the second attempt; it doubles after */
+} cb_gate_notify_config;
+
+typedef struct cb_gate_notify_outcome {
+  unsigned attempts;            /* made */
+  long status;                  /* the last HTTP status, 0 when no answer came */
+} cb_gate_notify_outcome;
+
+/*
+ * Post r's verdict. An attempt is retried when no answer came, it timed out, or the
+ * receiver answered 429 or 5xx; a 2xx is success, any other answer is final.
+ * CB_ERR_NETWORK when no attempt succeeded: err names the URL as
+ * cb_gate_notify_shown_url does and says what each attempt got, with what the receiver
+ * said redacted of the URL's path and query and the header's value.
+ */
+cb_status cb_gate_notify(const cb_gate_notify_config *c, const cb_gate_result *r,
+                         cb_gate_notify_outcome *out, cb_error *err);
+/* The URL for messages: its scheme and host only ("https://hooks.slack.com/…"). */
+void cb_gate_notify_shown_url(const char *url, char *out, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

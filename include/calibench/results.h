@@ -306,6 +306,19 @@ typedef struct cb_summary_params {
 
 void cb_summary_default_params(cb_summary_params *p);
 
+/* summary.json read back: the parameters one summary object ("summary", or an entry of
+ * "classes") was computed with - its SLOs, confidence, requested rate and lag warning
+ * - so that statistics recomputed from the records (the report, merge) are judged as
+ * the run judged them. Errors (CB_ERR_PARSE) name `file` and the field
+ * ("FILE: WHERE.slos[1]: expected ..."). */
+struct json_t;
+cb_status cb_summary_params_from_json(const struct json_t *summary, const char *file,
+                                      const char *where, cb_summary_params *p, cb_error *err);
+/* One {"metric", "bound_ms", "percentile"} entry (summary.json's or the manifest's) into
+ * slo, percentile 99 when absent or out of range; 0 when it names no metric or no
+ * positive bound. */
+int cb_slo_from_json(const struct json_t *o, cb_slo *slo);
+
 /* Compute the summary of a record set. Never fails; empty sets give zero counts and
  * NAN statistics. */
 void cb_summary_compute(const cb_record_set *set, const cb_summary_params *p,
@@ -512,8 +525,10 @@ cb_verdict_kind cb_verdict_binomial(size_t n, size_t t, double q, double confide
 /*
  * Combine the result directories of `run --shard i/N` shards of one schedule into the
  * directory one run would have written: records in schedule order on one timeline,
- * summary.json recomputed with cb_summary_compute (the shards' SLOs and rate), and a
- * manifest (the first shard's) naming every shard. Each shard's origin is placed on the
+ * summary.json recomputed with cb_summary_compute (the shards' SLOs and rate),
+ * samples.json with the prompts of the sample requests picked from all records (those
+ * the shards' own samples.json files kept), and a manifest (the first shard's) naming
+ * every shard. Each shard's origin is placed on the
  * wall clock through its manifest's clock_anchors and its times shifted by its offset
  * from the earliest origin, so every latency stays a difference of one host's clock.
  * Refused (CB_ERR_INVALID, naming the directories): shards of different workloads
@@ -536,6 +551,7 @@ typedef struct cb_results_merge_result {
   unsigned shard_count;
   size_t missing;         /* shard indices absent (allow_partial) */
   size_t records;
+  size_t samples_missing; /* sample requests of samples.json whose prompt no shard kept */
   cb_summary all;
 } cb_results_merge_result;
 

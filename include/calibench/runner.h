@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "calibench/buf.h"
 #include "calibench/error.h"
 #include "calibench/results.h"
 
@@ -163,6 +164,28 @@ typedef struct cb_runner_stats {
 cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,
                         cb_runner_record_fn on_record, void *record_ctx, cb_runner_stats *stats,
                         cb_error *err);
+
+/* ---- one request ------------------------------------------------------------------ */
+
+/* One POST outside a load (an embeddings batch, a gate notification). */
+typedef struct cb_runner_post_req {
+  const char *url;
+  const char *const *headers; /* "Name: value" lines; libcurl's copies are wiped after */
+  size_t n_headers;
+  const char *body;
+  size_t body_len;
+  double timeout_s;           /* the whole transfer; connecting takes at most 10 s of it */
+  size_t max_response;        /* response bytes kept; more is an error (0: no cap) */
+} cb_runner_post_req;
+
+/*
+ * POST over libcurl's easy interface, the peer's certificate checked; no redirect is
+ * followed. CB_OK when an HTTP answer came (*status its code, resp its body). Otherwise
+ * CB_ERR_NETWORK (*status 0, *timed_out 1 when the timeout ran out) with libcurl's
+ * reason; the message never names the URL, which the caller shows as it may.
+ */
+cb_status cb_runner_post(const cb_runner_post_req *r, cb_buf *resp, long *status, int *timed_out,
+                         cb_error *err);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,8 @@
  * cmd_gate.c - `calibench gate`: judge a run against a baseline and the registry's
  * history by a policy, print the verdicts (text, Markdown or JSON), write JUnit XML,
  * JSON and Markdown files on request and the Markdown to $GITHUB_STEP_SUMMARY, and
- * record a snapshot of the verdict in the registry (the last 3 per series are kept).
+ * record a snapshot of the verdict in the registry (the last 3 per series are kept),
+ * and post it to a webhook with --notify.
  * Exit status: 0 pass (warnings included), 1 blocked, 2 usage or input error.
  */
 #include <errno.h>
@@ -42,12 +43,26 @@ static void gate_usage(FILE *out) {
           "  --junit FILE         also write JUnit XML to FILE\n"
           "  --no-step-summary    do not append the Markdown to $GITHUB_STEP_SUMMARY\n"
           "  --no-snapshot        do not record this verdict in the registry\n"
+          "  --notify URL         post the verdict as JSON to URL after the gate decides\n"
+          "                       (3 attempts, 1 s then 2 s apart); a failure is reported\n"
+          "                       and leaves the exit status alone. The URL may hold a\n"
+          "                       token: messages show its scheme and host only\n"
+          "                       [$CALIBENCH_NOTIFY_URL]\n"
+          "  --notify-format F    generic (documented schema) or slack (text + blocks)\n"
+          "                       [generic]\n"
+          "  --notify-link URL    a link the notification carries (the CI job, a report)\n"
+          "  --notify-timeout DUR each attempt's limit, e.g. 5s [10s]\n"
+          "  --notify-header-env NAME\n"
+          "                       send the header line 'Name: value' held by the\n"
+          "                       environment variable NAME (e.g. an Authorization\n"
+          "                       header); never shown\n"
           "  --quiet              print nothing (exit status and files only)\n"
           "  -h, --help           show this help\n");
 }
 
 enum { OPT_CURRENT = 256, OPT_BASELINE, OPT_POLICY, OPT_STAGE, OPT_TAG, OPT_REGISTRY,
-       OPT_FORMAT, OPT_JSON, OPT_MARKDOWN, OPT_JUNIT, OPT_NO_STEP, OPT_NO_SNAPSHOT, OPT_QUIET };
+       OPT_FORMAT, OPT_JSON, OPT_MARKDOWN, OPT_JUNIT, OPT_NO_STEP, OPT_NO_SNAPSHOT, OPT_QUIET,
+       OPT_NOTIFY, OPT_NOTIFY_FORMAT, OPT_NOTIFY_LINK, OPT_NOTIFY_TIMEOUT, OPT_NOTIFY_HEADER_ENV };
 
 static const struct option gate_options[] = {
     {"current", required_argument, NULL, OPT_CURRENT},
@@ -63,6 +78,11 @@ static const struct option gate_options[] = {
     {"no-step-summary", no_argument, NULL, OPT_NO_STEP},
     {"no-snapshot", no_argument, NULL, OPT_NO_SNAPSHOT},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"notify", required_argument, NULL, OPT_NOTIFY},
+    {"notify-format", required_argument, NULL, OPT_NOTIFY_FORMAT},
+    {"notify-link", required_argument, NULL, OPT_NOTIFY_LINK},
+    {"notify-timeout", required_argument, NULL, OPT_NOTIFY_TIMEOUT},
+    {"notify-header-env", required_argument, NULL, OPT_NOTIFY_HEADER_ENV},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -102,6 +122,7 @@ typedef struct gate_opts {
   const char *json, *markdown, *junit;
   int no_step, no_snapshot, quiet;
   cb_tags tags;
+  gate_notify_opts notify;
 } gate_opts;
 
 static int parse(int argc, char **argv, gate_opts *o) {
@@ -130,6 +151,11 @@ static int parse(int argc, char **argv, gate_opts *o) {
       case OPT_NO_STEP: o->no_step = 1; break;
       case OPT_NO_SNAPSHOT: o->no_snapshot = 1; break;
       case OPT_QUIET: o->quiet = 1; break;
+      case OPT_NOTIFY: o->notify.url = optarg; break;
+      case OPT_NOTIFY_FORMAT: o->notify.format = optarg; break;
+      case OPT_NOTIFY_LINK: o->notify.link = optarg; break;
+      case OPT_NOTIFY_TIMEOUT: o->notify.timeout = optarg; break;
+      case OPT_NOTIFY_HEADER_ENV: o->notify.header_env = optarg; break;
       case 'h': gate_usage(stdout); return -1;
       default: gate_usage(stderr); return 2;
     }
@@ -155,6 +181,8 @@ int cli_gate_main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   int rc = parse(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
+  cb_gate_notify_config notify;
+  if ((rc = gate_cli_notify_config(&o.notify, &notify))) return rc;
   cb_error err;
   cb_error_clear(&err);
 
@@ -287,6 +315,7 @@ int cli_gate_main(int argc, char **argv) {
     cb_buf_free(&json);
     cb_buf_free(&md);
     cb_buf_free(&text);
+    if (notify.url) gate_cli_notify(&notify, &res, o.quiet);
     if (!rc && res.blocked) rc = 1;
   }
   cb_gate_result_free(&res);

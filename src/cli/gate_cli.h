@@ -49,4 +49,17 @@ cb_status gate_cli_paired(void *ctx, const cb_run_data *current, const cb_run_da
                           double confidence, uint64_t seed, double *p_value, double *ci_low,
                           double *ci_high, size_t *n, cb_error *err);
 
+/* ---- cmd_gate_notify.c: --notify ------------------------------------------------- */
+
+typedef struct gate_notify_opts {
+  const char *url, *format, *link, *timeout, *header_env; /* as given; NULL: not given */
+} gate_notify_opts;
+
+/* The notification's configuration from the options and the environment; c->url NULL
+ * when there is none. Errors are printed (never the URL or the header); returns 0 or
+ * the exit status (2). */
+int gate_cli_notify_config(const gate_notify_opts *o, cb_gate_notify_config *c);
+/* Post the verdict; a failure is printed on stderr and changes nothing else. */
+void gate_cli_notify(const cb_gate_notify_config *c, const cb_gate_result *r, int quiet);
+
 #endif

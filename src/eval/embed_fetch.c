@@ -1,15 +1,15 @@
 /*
  * embed_fetch.c - texts to vectors through a /v1/embeddings endpoint (eval_embed.h):
- * one POST per batch, in order, over libcurl's easy interface (as the session's target
- * check does; a batch is one request, so there is nothing to overlap).
+ * one POST per batch, in order, through the runner's one-request client (a batch is
+ * one request, so there is nothing to overlap).
  */
-#include <curl/curl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
 #include "calibench/eval_embed.h"
+#include "calibench/runner.h"
 #include "calibench/secret.h"
 
 void cb_embed_endpoint(const char *url, char *out, size_t n) {
@@ -24,11 +24,6 @@ void cb_embed_endpoint(const char *url, char *out, size_t n) {
   }
   while (path_end && url[path_end - 1] == '/') path_end--;
   snprintf(out, n, "%.*s%s%s", (int)path_end, url, suffix, q ? q : "");
-}
-
-static size_t collect(char *data, size_t size, size_t n, void *userp) {
-  cb_buf *b = userp;
-  return cb_buf_append(b, data, size * n) == CB_OK ? size * n : 0;
 }
 
 /* Text that came from the server (or quotes it), fit for a message: the API key and
@@ -65,37 +60,20 @@ static void request_body(const cb_embed_config *cfg, const cb_eval_text *texts, 
 /* One POST; *status the HTTP status. CB_ERR_NETWORK when no answer came. */
 static cb_status post(const cb_embed_config *cfg, const char *url, const char *shown,
                       const cb_buf *body, cb_buf *resp, long *status, cb_error *err) {
-  CURL *e = curl_easy_init();
-  if (!e) return cb_error_set(err, CB_ERR_NETWORK, "cannot start an HTTP client");
-  struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
   cb_buf auth = {.secret = 1};
+  const char *headers[2] = {"Content-Type: application/json", NULL};
   if (cfg->api_key && *cfg->api_key) {
     cb_buf_appendf(&auth, "Authorization: Bearer %s", cfg->api_key);
-    h = curl_slist_append(h, auth.data);
+    headers[1] = auth.data;
   }
-  resp->cap = CB_EMBED_MAX_RESPONSE_BYTES;
-  curl_easy_setopt(e, CURLOPT_URL, url);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, body->data);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, resp);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(cfg->timeout_s * 1000));
-  CURLcode rc = curl_easy_perform(e);
-  *status = 0;
-  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, status);
-  curl_easy_cleanup(e);
-  /* the header list holds a copy of the key */
-  for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
-  curl_slist_free_all(h);
+  cb_runner_post_req req = {url, headers, headers[1] ? 2 : 1, body->data, body->len,
+                            cfg->timeout_s, CB_EMBED_MAX_RESPONSE_BYTES};
+  int timed_out;
+  cb_error e;
+  cb_error_clear(&e);
+  cb_status st = cb_runner_post(&req, resp, status, &timed_out, &e);
   cb_buf_free(&auth);
-  if (rc == CURLE_WRITE_ERROR && resp->len + CURL_MAX_WRITE_SIZE > resp->cap)
-    return cb_error_set(err, CB_ERR_NETWORK, "POST %s: the response is over %zu bytes", shown,
-                        resp->cap);
-  if (rc != CURLE_OK)
-    return cb_error_set(err, CB_ERR_NETWORK, "POST %s: %s", shown, curl_easy_strerror(rc));
+  if (st != CB_OK) return cb_error_set(err, CB_ERR_NETWORK, "POST %s: %s", shown, e.msg);
   return CB_OK;
 }
 

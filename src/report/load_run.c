@@ -68,46 +68,7 @@ static cb_status load_json(const char *dir, const char *name, json_t **out, cb_e
   return cb_json_load_file(path, JSON_FLAGS, CB_LIMIT_JSON_BYTES, out, err);
 }
 
-/* ---- summary parameters from summary.json ------------------------------------------- */
-
-/* One {"metric", "bound_ms", "percentile"} entry into slo (percentile 99 when
-   absent or out of range); 0 when it names no metric or no positive bound. */
-static int slo_from_json(const json_t *o, cb_slo *slo, cb_error *err) {
-  const char *metric = cb__rep_json_str(o, "metric");
-  double bound = cb__rep_json_num(o, "bound_ms"), pct = cb__rep_json_num(o, "percentile");
-  if (!metric || cb_metric_parse(metric, &slo->metric, err) != CB_OK || !(bound > 0)) return 0;
-  slo->bound_ns = bound * 1e6;
-  slo->percentile = pct > 0 && pct < 100 ? pct : 99;
-  return 1;
-}
-
-static cb_status params_from(const char *file, const char *where, const json_t *s,
-                             cb_summary_params *p, cb_error *err) {
-  cb_summary_default_params(p);
-  double rate = cb__rep_json_num(s, "requested_rate");
-  p->requested_rate = rate > 0 ? rate : 0;
-  double lag = cb__rep_json_num(s, "client.lag_warning_ms");
-  if (lag > 0) p->lag_warning_ns = lag * 1e6;
-  const json_t *slos = json_object_get(s, "slos");
-  if (slos && !json_is_array(slos))
-    return cb_error_at(err, CB_ERR_PARSE, file, 0, 0, "%s.slos: expected an array", where);
-  size_t i;
-  const json_t *o;
-  json_array_foreach(slos, i, o) {
-    if (p->n_slos == CB_MAX_SLOS) break;
-    cb_error merr;
-    cb_error_clear(&merr);
-    if (!slo_from_json(o, &p->slos[p->n_slos], &merr))
-      return cb_error_at(err, CB_ERR_PARSE, file, 0, 0,
-                         "%s.slos[%zu]: expected {\"metric\": ttft|tpot|itl|e2e|..., "
-                         "\"bound_ms\": > 0, \"percentile\": P}",
-                         where, i);
-    double conf = cb__rep_json_num(o, "confidence");
-    if (conf > 0 && conf < 1) p->confidence = conf;
-    p->n_slos++;
-  }
-  return CB_OK;
-}
+/* ---- summary parameters ------------------------------------------------------------ */
 
 /* Without summary.json: the manifest's --slo and --confidence, if any. */
 static void params_from_manifest(const json_t *m, cb_summary_params *p) {
@@ -117,7 +78,7 @@ static void params_from_manifest(const json_t *m, cb_summary_params *p) {
   const json_t *o;
   json_array_foreach(slos, i, o) {
     if (p->n_slos == CB_MAX_SLOS) break;
-    if (!slo_from_json(o, &p->slos[p->n_slos], NULL)) continue;
+    if (!cb_slo_from_json(o, &p->slos[p->n_slos])) continue;
     p->n_slos++;
   }
   double conf = cb__rep_json_num(m, "config.confidence");
@@ -191,7 +152,7 @@ static void compute_classes(cb__rep_run *run, const json_t *summary_json,
         *st = cb_error_at(err, CB_ERR_PARSE, file, 0, 0, "%s.class: expected a string", where);
         break;
       }
-      if ((*st = params_from(file, where, c, &p, err)) != CB_OK) break;
+      if ((*st = cb_summary_params_from_json(c, file, where, &p, err)) != CB_OK) break;
       p.class_name = name;
       p.requested_rate = 0;
       cb_summary_compute(&run->records, &p, &run->classes[run->n_classes]);
@@ -248,7 +209,7 @@ cb_status cb__rep_run_load(cb_report *r, const char *dir, const char *label, cb_
   cb_summary_params p;
   snprintf(path, sizeof path, "%s/summary.json", dir);
   if (all) {
-    if ((st = params_from(path, "summary", all, &p, err)) != CB_OK) goto fail;
+    if ((st = cb_summary_params_from_json(all, path, "summary", &p, err)) != CB_OK) goto fail;
     run->has_summary = 1;
   } else if (summary) {
     st = cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no \"summary\" object: not a calibench summary");

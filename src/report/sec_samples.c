@@ -70,7 +70,9 @@ static void sample(const cb_report *r, const cb__rep_run *run, const cb_record *
   if (rec->prompt_tokens >= 0)
     cb__rep_table_add(&t, 0, "%lld tokens (from %s)%s", (long long)rec->prompt_tokens,
                       cb_token_source_name(rec->prompt_source),
-                      prompt ? "" : "; the text is not recorded (no samples.json)");
+                      prompt       ? ""
+                      : run->samples ? "; the text is not recorded (samples.json does not hold it)"
+                                     : "; the text is not recorded (no samples.json)");
   else
     cb__rep_table_add(&t, 0, "%s", prompt ? "length not recorded" : "not recorded");
   cb__rep_table_add(&t, 0, "output");

@@ -2,7 +2,8 @@
  * merge.c - shard result directories of one schedule into the directory one run
  * would have written (docs/merge.md): checks that the shards belong together, places
  * their origins on one timeline through each manifest's (wall, monotonic) anchors,
- * writes the records in schedule order and recomputes the summary.
+ * writes the records in schedule order, recomputes the summary and picks the sample
+ * requests again (merge_samples.c).
  */
 #include <jansson.h>
 #include <math.h>
@@ -13,7 +14,7 @@
 #include "calibench/alloc.h"
 #include "calibench/json_file.h"
 #include "calibench/limits.h"
-#include "calibench/results.h"
+#include "merge_internal.h"
 
 /* Manifests hold uint64 seeds above INT64_MAX, which jansson refuses as integers;
  * monotonic and wall ns stay within a microsecond as doubles. */
@@ -89,32 +90,6 @@ static void shift_record(cb_record *r, uint64_t by) {
   shift(&r->first_content_ns, by, 1);
   shift(&r->last_content_ns, by, 1);
   for (size_t i = 0; r->chunk_ns && i < r->n_chunks; i++) shift(&r->chunk_ns[i], by, 0);
-}
-
-/* The SLOs, confidence, rate and lag warning a summary object of summary.json judged by. */
-static cb_status params_of(const char *dir, const char *where, const json_t *s,
-                           cb_summary_params *p, cb_error *err) {
-  cb_summary_default_params(p);
-  double rate = num(s, "requested_rate", NULL), lag = num(s, "client", "lag_warning_ms");
-  p->requested_rate = rate > 0 ? rate : 0;
-  if (lag > 0) p->lag_warning_ns = lag * 1e6;
-  size_t i;
-  const json_t *o;
-  json_array_foreach(json_object_get(s, "slos"), i, o) {
-    const char *metric = str(o, "metric", NULL);
-    double bound = num(o, "bound_ms", NULL), pct = num(o, "percentile", NULL),
-           conf = num(o, "confidence", NULL);
-    cb_slo *slo = &p->slos[p->n_slos];
-    if (p->n_slos == CB_MAX_SLOS || !metric || cb_metric_parse(metric, &slo->metric, err) != CB_OK ||
-        !(bound > 0))
-      return cb_error_set(err, CB_ERR_PARSE, "%s/summary.json: %s.slos[%zu]: expected "
-                          "{\"metric\", \"bound_ms\": > 0, \"percentile\"}", dir, where, i);
-    slo->bound_ns = bound * 1e6;
-    slo->percentile = pct > 0 && pct < 100 ? pct : 99;
-    if (conf > 0 && conf < 1) p->confidence = conf;
-    p->n_slos++;
-  }
-  return CB_OK;
 }
 
 /* Refuse shards that are not parts of one schedule measured by one calibench. */
@@ -245,11 +220,13 @@ static char *manifest_text(shard_in *in, const cb_results_merge_result *out) {
 }
 
 static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_result *out,
-                           cb_record_set *all, cb_error *err) {
+                           cb_record_set *all, const cb_buf *samples, cb_error *err) {
   size_t n_classes = json_array_size(json_object_get(in[0].summary, "classes"));
   cb_summary_params p;
-  cb_status st = params_of(out->shards[0].dir, "summary", json_object_get(in[0].summary, "summary"),
-                           &p, err);
+  char file[4200];
+  snprintf(file, sizeof file, "%s/summary.json", out->shards[0].dir);
+  cb_status st = cb_summary_params_from_json(json_object_get(in[0].summary, "summary"), file,
+                                             "summary", &p, err);
   if (st != CB_OK) return st;
   cb_summary_compute(all, &p, &out->all);
   /* What the runs themselves add to their summaries: any shard interrupted, the CPU of
@@ -269,7 +246,7 @@ static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_r
     cb_summary_params cp;
     char where[32];
     snprintf(where, sizeof where, "classes[%zu]", i);
-    if ((st = params_of(out->shards[0].dir, where, c, &cp, err)) != CB_OK) break;
+    if ((st = cb_summary_params_from_json(c, file, where, &cp, err)) != CB_OK) break;
     cp.class_name = str(c, "class", NULL);
     cb_summary_compute(all, &cp, &classes[i]);
     classes[i].interrupted = interrupted;
@@ -284,6 +261,8 @@ static cb_status write_out(const char *out_dir, shard_in *in, cb_results_merge_r
     summary_file(&out->all, classes, n_classes, &t);
     st = cb_results_dir_write(d, "summary.json", t.data, t.len, err);
   }
+  if (st == CB_OK && samples->len)
+    st = cb_results_dir_write(d, "samples.json", samples->data, samples->len, err);
   if (st == CB_OK) {
     char *m = manifest_text(in, out);
     st = cb_results_dir_write(d, "manifest.json", m, strlen(m), err);
@@ -309,10 +288,17 @@ cb_status cb_results_merge(const char *const *dirs, size_t n_dirs, const char *o
   if (st != CB_OK) err->code = st = CB_ERR_INVALID; /* a shard unreadable is bad input, not I/O */
   if (st == CB_OK) st = check_same(dirs, n_dirs, in, err);
   if (st == CB_OK) st = check_indices(dirs, out, allow_partial, err);
+  cb_buf samples;
+  cb_buf_init(&samples, 0);
   if (st == CB_OK) {
     gather(in, out, &all);
-    st = write_out(out_dir, in, out, &all, err);
+    /* before anything is written: a shard's samples.json that cannot be read is bad
+     * input, refused as the rest */
+    if ((st = cb__results_merge_samples(dirs, n_dirs, &all, &samples, &out->samples_missing, err)) != CB_OK)
+      err->code = st = CB_ERR_INVALID;
   }
+  if (st == CB_OK) st = write_out(out_dir, in, out, &all, &samples, err);
+  cb_buf_free(&samples);
   for (size_t i = 0; i < n_dirs; i++) {
     json_decref(in[i].manifest);
     json_decref(in[i].summary);

@@ -6,7 +6,9 @@
 # record (times, request ids and answer texts aside: the simulator draws its words in
 # arrival order) and in its summary's counts, its rates within the timing noise; each
 # merged record's latencies are its shard's exactly, its times its shard's shifted by
-# the shard's clock offset. Then the refusals: shards of different workloads or
+# the shard's clock offset; the merged directory holds the files a single run writes
+# (samples.json with the sample requests picked again from all records, report.html).
+# Then the refusals: shards of different workloads or
 # versions, an index twice, a missing one (and --allow-partial), a manifest without
 # clock anchors, --out over a result. Needs root and `ip netns` (iproute2): without
 # them the test fails in CI and is skipped elsewhere, never passed.
@@ -47,7 +49,7 @@ read -r -t 30 -u "$sim_fd" line || fail "sim serve did not start: $(cat "$work/s
 port=${BASH_REMATCH[1]}
 
 load=(--rate 20 --num-requests 90 --input-len 32 --output-len 8 --ignore-eos --seed 11 --slo ttft=2s,e2e=10s
-      --quiet --no-report --no-server-metrics)
+      --quiet --no-server-metrics)
 ip netns exec "${ns}0" "$CALIBENCH" run --url "http://10.231.0.1:$port/v1" "${load[@]}" --out "$work/single"
 pids=()
 for k in $(seq 0 $((N - 1))); do
@@ -70,6 +72,39 @@ jq -c "$strip" "$work/merged/records.jsonl" >"$work/merged.norm"
 diff "$work/single.norm" "$work/merged.norm" >"$work/diff" || fail "merged records differ from the single run's: $(head -20 "$work/diff")"
 [ "$(jq -s 'map(.index) == [range(90)]' "$work/merged/records.jsonl")" = true ] || fail "merged records are not in schedule order"
 echo "ok - merged records equal the single run's (times aside), in schedule order"
+
+# The files a single run writes, samples.json and report.html among them.
+[ "$(ls "$work/single")" = "$(ls "$work/merged")" ] ||
+  fail "merged directory holds $(ls "$work/merged" | xargs) but a single run writes $(ls "$work/single" | xargs)"
+# samples.json: the requests a run's report shows (the first sent, the median and the
+# slowest success, by end-to-end time then position), picked from all the merged
+# records; each entry the one its shard kept. The first and the slowest are always
+# their own shard's picks; the median only by chance: a missing one is said.
+jq -s '(to_entries | min_by(.value.sent_ns) | .key) as $first
+       | [to_entries[] | select(.value.warmup | not) | select(.value.error == null)
+          | {pos: .key, e2e: (.value.end_ns - .value.sent_ns)}] | sort_by(.e2e, .pos) as $ok
+       | [$first, $ok[(($ok | length) - 1) / 2 | floor].pos, $ok[-1].pos] | unique' \
+  "$work/merged/records.jsonl" >"$work/picks.pos"
+jq -s --slurpfile p "$work/picks.pos" '[$p[0][] as $i | .[$i].index]' "$work/merged/records.jsonl" >"$work/picks"
+first_slowest=$(jq -s '[(min_by(.sent_ns) | .index), ([.[] | select((.warmup | not) and .error == null)]
+  | to_entries | sort_by(.value.end_ns - .value.sent_ns, .key) | .[-1].value.index)]' "$work/merged/records.jsonl")
+jq -s '[.[].samples[]]' "$work"/s?/samples.json >"$work/shard.samples"
+jq -e --slurpfile picks "$work/picks" --slurpfile shards "$work/shard.samples" --argjson fs "$first_slowest" '
+  (.samples | map(.index)) as $got
+  | ($got - $picks[0] | length) == 0 and ($fs - $got | length) == 0
+    and all(.samples[]; . as $e | any($shards[0][]; . == $e))
+    and .schema_version == 1 and .prompt_bytes_max > 0' "$work/merged/samples.json" >/dev/null ||
+  fail "merged samples.json: $(jq -c '.samples | map({index, request_id})' "$work/merged/samples.json"), picks $(jq -c . "$work/picks"), first and slowest $(jq -c . <<<"$first_slowest")"
+left=$(( $(jq length "$work/picks") - $(jq '.samples | length' "$work/merged/samples.json") ))
+if [ "$left" -gt 0 ]; then
+  grep -q "^calibench merge: samples.json: $left of the sample requests' prompts are in no shard's samples.json" \
+    "$work/merge.err" || fail "$left sample prompts left out silently: $(cat "$work/merge.err")"
+  grep -q "the text is not recorded (samples.json does not hold it)" "$work/merged/report.html" ||
+    fail "report.html does not say why a sample's prompt is missing"
+fi
+slowest_prompt=$(jq -r '.samples[-1].prompt[0:40]' "$work/merged/samples.json")
+grep -qF "$slowest_prompt" "$work/merged/report.html" || fail "report.html lacks the slowest request's prompt"
+echo "ok - merged directory: $(ls "$work/merged" | xargs), samples $(jq -c '.samples | map(.index)' "$work/merged/samples.json") of picks $(jq -c . "$work/picks")"
 
 # Times: each record's its shard's plus the shard's offset; latencies unchanged.
 jq -n --slurpfile m "$work/merged/manifest.json" '
@@ -131,6 +166,10 @@ jq '.calibench.version = "0.0.1"' "$work/v1/manifest.json" >"$work/old/manifest.
 expect 2 "different calibench versions: .* vs 0\.0\.1" -- merge "$work/v0" "$work/old" --out "$work/r5"
 jq 'del(.clock_anchors)' "$work/v1/manifest.json" >"$work/old/manifest.json"
 expect 2 "old/manifest.json: clock_anchors.start: expected" -- merge "$work/v0" "$work/old" --out "$work/r6"
+cp "$work/v1/manifest.json" "$work/old/manifest.json"
+echo '{"schema_version": 1, "samples": 3}' >"$work/old/samples.json"
+expect 2 "old/samples.json: samples: expected an array" -- merge "$work/v0" "$work/old" --out "$work/r8"
+[ ! -e "$work/r8" ] || fail "a refused merge left $(ls "$work/r8" | xargs) behind"
 expect 2 "records.jsonl: already exists" -- merge "$work/v0" "$work/v1" --out "$work/r4"
 expect 2 "--out DIR is required" -- merge "$work/v0" "$work/v1"
 expect 2 "nothere/manifest.json: cannot open" -- merge "$work/v0" "$work/nothere" --out "$work/r7"

@@ -2,8 +2,8 @@
  * test_gate.c - the gate: policy files (every error names file, line and key), the
  * default policy (exactly docs/gate.md's table), each kind of condition on hand-built
  * runs with known answers, rules of one scenario class, block/warn/info actions, the
- * contract's stages, the multiple-testing family, and the outputs (JSON, Markdown,
- * JUnit, text).
+ * contract's stages, the multiple-testing family, the outputs (JSON, Markdown,
+ * JUnit, text) and the notification's bodies.
  */
 #include <jansson.h>
 #include <math.h>
@@ -497,6 +497,106 @@ static void test_stages_and_outputs(void **state) {
   cb_gate_policy_free(&p);
 }
 
+/* The notification's bodies on a result with every status (prod: a warn failure, an
+ * n/a, a skip) and hostile identity text, and the URL as messages show it. */
+static void test_notify_payloads(void **state) {
+  (void)state;
+  cb_gate_policy p;
+  load_good(&p);
+  cb_run_data base, cur;
+  make_run(&base, "base", 1, 1.0, 1000);
+  make_run(&cur, "cur", 2, 1.0, 800);
+  put(&cur, "tpot.p50", 10.0);
+  cb_gate_pair pair = {&cur, &base, NULL, 0, NULL, NULL};
+  cb_gate_result res;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_gate_evaluate(&p, &pair, 1, "prod", &res, &err), CB_OK);
+  /* a run id with a control character, ill-formed UTF-8 and a Slack mention */
+  snprintf(res.current_id, sizeof res.current_id, "cur\x1b[2J\xff<!here>");
+  snprintf(res.baseline_kind, sizeof res.baseline_kind, "dir");
+  cb_buf b = {0};
+  cb_gate_notify_payload(&res, CB_GATE_NOTIFY_GENERIC, NULL, &b);
+  json_error_t je;
+  json_t *d = json_loads(b.data, 0, &je);
+  if (!d) fail_msg("generic: %s: %s", je.text, b.data);
+  assert_string_equal(json_string_value(json_object_get(d, "status")), "warn");
+  assert_string_equal(json_string_value(json_object_get(json_object_get(d, "current"), "run_id")),
+                      "cur\xef\xbf\xbd[2J\xef\xbf\xbd<!here>");
+  assert_true(json_is_null(json_object_get(json_object_get(d, "baseline"), "run_id")));
+  assert_true(json_is_null(json_object_get(d, "link")));
+  json_t *rules = json_object_get(d, "rules");
+  assert_int_equal(json_array_size(rules), 5);
+  assert_true(json_is_true(json_object_get(json_array_get(rules, 0), "passed")));  /* pass */
+  assert_true(json_is_null(json_object_get(json_array_get(rules, 1), "passed")));  /* n/a */
+  assert_true(json_is_null(json_object_get(json_array_get(rules, 3), "passed")));  /* skip */
+  assert_true(json_is_false(json_object_get(json_array_get(rules, 4), "passed"))); /* fail */
+  /* the missing metric has no value: null, never NaN (which is not JSON) */
+  assert_true(json_is_null(json_object_get(json_array_get(rules, 4), "current")));
+  assert_string_equal(json_string_value(json_object_get(json_array_get(rules, 4), "action")), "warn");
+  json_t *counts = json_object_get(d, "counts");
+  assert_int_equal(json_integer_value(json_object_get(counts, "failed")), 1);
+  assert_int_equal(json_integer_value(json_object_get(counts, "blocking")), 0);
+  assert_int_equal(json_integer_value(json_object_get(counts, "skipped")), 2);
+  json_decref(d);
+
+  cb_buf_reset(&b);
+  cb_gate_notify_payload(&res, CB_GATE_NOTIFY_SLACK, "https://ci/x?a=1&b=<2>|3", &b);
+  d = json_loads(b.data, 0, &je);
+  if (!d) fail_msg("slack: %s: %s", je.text, b.data);
+  assert_non_null(strstr(json_string_value(json_object_get(d, "text")), "calibench gate: WARN: 1 of 5 rules failed"));
+  assert_null(strstr(b.data, "<!here>"));
+  assert_non_null(strstr(b.data, "&lt;!here&gt;"));
+  json_t *blocks = json_object_get(d, "blocks");
+  assert_int_equal(json_array_size(blocks), 4); /* header, status, the failed rule, the link */
+  const char *rule = json_string_value(json_object_get(json_object_get(json_array_get(blocks, 2), "text"), "text"));
+  assert_non_null(strstr(rule, ":warning: *e2e.p90@chat* (warn) `e2e.p90@chat`"));
+  const char *link = json_string_value(json_object_get(json_object_get(json_array_get(blocks, 3), "text"), "text"));
+  assert_string_equal(link, "<https://ci/x?a=1&amp;b=&lt;2&gt;%7C3|Open the results>");
+  json_decref(d);
+
+  /* 45 failed rules (a sweep of many points): Slack takes 50 blocks, so 40 are listed
+   * and a count of the rest */
+  cb_gate_verdict *many = cb_calloc(45, sizeof *many);
+  for (size_t i = 0; i < 45; i++) {
+    many[i] = res.verdicts[4];
+    snprintf(many[i].point, sizeof many[i].point, "rate=%zu", i);
+  }
+  cb_gate_verdict *kept = res.verdicts;
+  size_t n_kept = res.n_verdicts;
+  res.verdicts = many;
+  res.n_verdicts = 45;
+  cb_buf_reset(&b);
+  cb_gate_notify_payload(&res, CB_GATE_NOTIFY_SLACK, NULL, &b);
+  d = json_loads(b.data, 0, &je);
+  if (!d) fail_msg("slack, 45 rules: %s", je.text);
+  blocks = json_object_get(d, "blocks");
+  assert_int_equal(json_array_size(blocks), 2 + 40 + 1);
+  assert_string_equal(json_string_value(json_object_get(json_object_get(json_array_get(blocks, 42), "text"), "text")),
+                      "… and 5 more failed rules");
+  json_decref(d);
+  res.verdicts = kept;
+  res.n_verdicts = n_kept;
+  cb_free(many);
+  cb_buf_free(&b);
+  cb_gate_result_free(&res);
+  cb_run_data_free(&base);
+  cb_run_data_free(&cur);
+  cb_gate_policy_free(&p);
+
+  char shown[128];
+  cb_gate_notify_shown_url("https://hooks.slack.com/services/T0/B0/tok", shown, sizeof shown);
+  assert_string_equal(shown, "https://hooks.slack.com/…");
+  cb_gate_notify_shown_url("http://user:pw@x@127.0.0.1:9/a?k=v", shown, sizeof shown);
+  assert_string_equal(shown, "http://127.0.0.1:9/…");
+  cb_gate_notify_shown_url("http://127.0.0.1:9", shown, sizeof shown);
+  assert_string_equal(shown, "http://127.0.0.1:9");
+  cb_gate_notify_shown_url("http://h?token=abc", shown, sizeof shown);
+  assert_string_equal(shown, "http://h/…");
+  cb_gate_notify_shown_url("hooks.slack.com/services/x", shown, sizeof shown);
+  assert_string_equal(shown, "the notification URL");
+}
+
 /* Holm keeps the family's false-alarm rate: 6 tests on pure noise, over many trials,
  * fire together at most alpha of the time. */
 static void test_family_false_alarms(void **state) {
@@ -538,6 +638,7 @@ int main(void) {
       cmocka_unit_test(test_evaluate_class),
       cmocka_unit_test(test_evaluate_tukey),
       cmocka_unit_test(test_stages_and_outputs),
+      cmocka_unit_test(test_notify_payloads),
       cmocka_unit_test(test_family_false_alarms),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1000,6 +1000,47 @@ static void test_record_samples(void **state) {
  * turns at 0 s and 1 s (ttft 100, 40 ms; ends 140 ms and 1.06 s); session 1: turns at
  * 0.5 s (ttft 200 ms), 2 s (ttft 60 ms), and a third that fails. A record without a
  * session and a warm-up turn count nowhere here. */
+/* summary.json's parameters read back as the run used them; a bad SLO names the file
+ * and the field. */
+static void test_summary_params_from_json(void **state) {
+  (void)state;
+  json_t *s = json_loads("{\"requested_rate\": 12.5, \"client\": {\"lag_warning_ms\": 3},"
+                         " \"slos\": [{\"metric\": \"ttft\", \"bound_ms\": 200, \"percentile\": 90,"
+                         " \"confidence\": 0.9}, {\"metric\": \"e2e\", \"bound_ms\": 2000}]}",
+                         0, NULL);
+  cb_summary_params p;
+  cb_error err;
+  cb_error_clear(&err);
+  assert_int_equal(cb_summary_params_from_json(s, "d/summary.json", "summary", &p, &err), CB_OK);
+  close_to("rate", p.requested_rate, 12.5, 0);
+  close_to("lag", p.lag_warning_ns, 3e6, 0);
+  close_to("confidence", p.confidence, 0.9, 0);
+  assert_int_equal(p.n_slos, 2);
+  assert_int_equal(p.slos[0].metric, CB_METRIC_TTFT);
+  close_to("bound", (double)p.slos[0].bound_ns, 200e6, 0);
+  close_to("percentile", p.slos[0].percentile, 90, 0);
+  assert_int_equal(p.slos[1].metric, CB_METRIC_E2E);
+  close_to("default percentile", p.slos[1].percentile, 99, 0);
+  json_decref(s);
+
+  s = json_loads("{\"slos\": [{\"metric\": \"ttft\", \"bound_ms\": 1}, {\"metric\": \"speed\", \"bound_ms\": 5}]}", 0, NULL);
+  assert_int_equal(cb_summary_params_from_json(s, "d/summary.json", "classes[1]", &p, &err), CB_ERR_PARSE);
+  if (!strstr(err.msg, "d/summary.json: classes[1].slos[1]: expected"))
+    fail_msg("does not name file and field: %s", err.msg);
+  json_decref(s);
+  s = json_loads("{\"slos\": {}}", 0, NULL);
+  assert_int_equal(cb_summary_params_from_json(s, "f", "summary", &p, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "f: summary.slos: expected an array"));
+  json_decref(s);
+  /* more SLOs than a run can have: an error, not the first eight silently */
+  s = json_array();
+  for (int i = 0; i < CB_MAX_SLOS + 1; i++) json_array_append_new(s, json_pack("{s:s,s:i}", "metric", "ttft", "bound_ms", 100 + i));
+  json_t *o = json_pack("{s:o}", "slos", s);
+  assert_int_equal(cb_summary_params_from_json(o, "f", "summary", &p, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "summary.slos: 9 SLOs, more than the 8"));
+  json_decref(o);
+}
+
 static void test_summary_sessions(void **state) {
   (void)state;
   cb_record_set set;
@@ -1080,7 +1121,7 @@ int main(void) {
       cmocka_unit_test(test_verdict_vs_scipy), cmocka_unit_test(test_vllm_export),
       cmocka_unit_test(test_vllm_export_definitions),
       cmocka_unit_test(test_capacity_at_slo), cmocka_unit_test(test_ramp_break_rate),
-      cmocka_unit_test(test_record_samples),
+      cmocka_unit_test(test_record_samples), cmocka_unit_test(test_summary_params_from_json),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
