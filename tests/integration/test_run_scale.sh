@@ -8,7 +8,11 @@
 #  4. when descriptors really run out: a known concurrency over the limit is refused
 #     before anything starts (exit 2, what to do); an open loop that runs out fails
 #     each connection it cannot open as a connect error naming the limit, warns, and
-#     counts them in the manifest.
+#     counts them in the manifest;
+#  5. local ports: in a network namespace of its own whose ephemeral range is 300 ports,
+#     400 streams from one source address run out of ports (each failure says so and
+#     points to --source-addrs), and two source addresses hold all 400. Needs root and
+#     `ip netns` (as test_merge): skipped without, a failure in CI.
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
@@ -21,7 +25,7 @@ LOAD=(--concurrency $N --num-requests $N --input-len 16 --output-len 2 --ignore-
       --no-report --quiet --no-server-metrics)
 
 # py FILE... -- CODE: python over result files (argv), failing the test on error.
-py() { python3 -c "$1" "${@:2}" || fail "check failed: $1"; }
+py() { python3 -c "$1" "${@:2}" || fail "a check on ${*:2} failed (traceback above)"; }
 
 # Most requests in flight at once at the server, from its trace's [arrival, end].
 MAX_OVERLAP='
@@ -156,4 +160,34 @@ assert m["completed"] > 0, m
 print("ok - out of descriptors: %d of 300 connections refused by the limit, %d completed, "
       "each failure names the limit" % (m["fd_exhausted"], m["completed"]))
 ' "$work/r8"
+
+# ---- 5. one source address's ports, and several --------------------------------------
+ns="cbscale$$"
+trap 'stop_sims; ip netns del "$ns" 2>/dev/null || true' EXIT
+need_netns "$ns"
+ip -n "$ns" link set lo up
+ip netns exec "$ns" sh -c 'echo "40000 40299" >/proc/sys/net/ipv4/ip_local_port_range'
+mkfifo "$work/ns.out"
+ip netns exec "$ns" "$CALIBENCH" sim serve --port 8000 --quiet --profile "$PROFILE" \
+  --trace-out "$work/trace9.jsonl" >"$work/ns.out" 2>"$work/ns.err" &
+SIM_PIDS+=($!)
+read -r -t 30 line <"$work/ns.out" || fail "sim serve in the namespace did not start: $(cat "$work/ns.err")"
+# The second run uses addresses the first left no TIME_WAIT ports on.
+ip netns exec "$ns" "$CALIBENCH" run --url http://127.0.0.1:8000/v1 "${LOAD[@]}" --out "$work/r9" ||
+  fail "run in the namespace"
+ip netns exec "$ns" "$CALIBENCH" run --url http://127.0.0.1:8000/v1 "${LOAD[@]}" \
+  --source-addrs 127.0.0.2-127.0.0.3 --out "$work/r10" || fail "run --source-addrs in the namespace"
+py '
+import json, sys
+one, two = (json.load(open(d + "/manifest.json"))["runner"] for d in sys.argv[1:3])
+assert 0 < one["failed"] < 400 and one["completed"] + one["failed"] == 400, one
+msgs = {json.loads(l)["error"]["message"] for l in open(sys.argv[1] + "/records.jsonl")
+        if json.loads(l)["error"]}
+assert msgs == {"connect to 127.0.0.1:8000: Cannot assign requested address: no local port "
+                "left for this source address (--source-addrs spreads connections over "
+                "several)"}, msgs
+assert two["completed"] == 400 and two["failed"] == 0 and two["peak_connections"] == 400, two
+print("ok - 300 ports: one source address held %d of 400 streams, the rest failed saying why; "
+      "--source-addrs with two held all 400" % one["completed"])
+' "$work/r9" "$work/r10"
 rm -rf "$work"
