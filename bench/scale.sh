@@ -16,7 +16,9 @@
 # its runner's CPU seconds; the servers' peak RSS and CPU seconds; send lag p50/p99/max
 # (open loop: how late each send left against its schedule); TTFT and ITL p50/p99; the
 # share of kernel-stamped reads; the kernel's TCP buffer memory (the whole system's,
-# /proc/net/sockstat, peak). A step whose known
+# /proc/net/sockstat, peak); connections dropped on full accept queues
+# (TcpExtListenOverflows, the system's, over the step); the load average at its end
+# (the machine may be shared). A step whose known
 # concurrency needs more descriptors than the client may open is refused by run
 # before it starts (exit 2): the step prints that message.
 #
@@ -55,9 +57,17 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-nfds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+# 0 for a process that is gone (or a zombie, whose status has no VmRSS).
+rss_kib() { local v; v=$(awk '/^VmRSS/ {print $2}' "/proc/$1/status" 2>/dev/null); echo "${v:-0}"; }
+cpu_ticks() { local v; v=$(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null); echo "${v:-0}"; }
+# Connections the kernel dropped because a listener's accept queue was full (the whole
+# system's count: TcpExtListenOverflows).
+listen_overflows() {
+  awk '/^TcpExt:/ {if (!h) {split($0, k); h = 1} else for (i = 2; i <= NF; i++)
+       if (k[i] == "ListenOverflows") print $i}' /proc/net/netstat
+}
+# 0 for a process that is gone (ls fails; pipefail and set -e must not end the script).
+nfds() { { ls "/proc/$1/fd" 2>/dev/null || true; } | wc -l; }
 tcp_mem_pages() { awk '/^TCP:/ {for (i = 1; i < NF; i++) if ($i == "mem") print $(i + 1)}' /proc/net/sockstat; }
 PAGE_KIB=$(($(getconf PAGESIZE) / 1024))
 HZ=$(getconf CLK_TCK)
@@ -65,8 +75,8 @@ HZ=$(getconf CLK_TCK)
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -r), $(nproc) CPUs, RLIMIT_NOFILE soft $(ulimit -Sn) hard $(ulimit -Hn)," \
      "ip_local_port_range $(tr '\t' - </proc/sys/net/ipv4/ip_local_port_range), fs.nr_open $(cat /proc/sys/fs/nr_open)"
 echo "# TOKENS=$TOKENS RAMP=$RAMP PER_SERVER=$PER_SERVER SRC=$SRC SHARDS=$SHARDS OUT=$OUT"
-printf '%s\n' "| streams | servers | ok | errors | client peak RSS MiB | KiB/stream | peak fds | client CPU s | servers RSS MiB | servers CPU s | lag p50 / p99 / max ms | TTFT p50 / p99 ms | ITL p50 / p99 ms | kernel-stamped | TCP MiB | wall s |"
-printf '%s\n' "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|"
+printf '%s\n' "| streams | servers | ok | errors | client peak RSS MiB | KiB/stream | peak fds | client CPU s | servers RSS MiB | servers CPU s | lag p50 / p99 / max ms | TTFT p50 / p99 ms | ITL p50 / p99 ms | kernel-stamped | TCP MiB | listen drops | load | wall s |"
+printf '%s\n' "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---:|---:|---:|---:|"
 
 for N in "${STEPS[@]}"; do
   S=$(((N + PER_SERVER - 1) / PER_SERVER))
@@ -87,6 +97,7 @@ for N in "${STEPS[@]}"; do
   done
   rate=$(awk -v n="$N" -v r="$RAMP" 'BEGIN {printf "%.3f", n / r}')
   t0=$(date +%s.%N)
+  lo0=$(listen_overflows)
   CPIDS=()
   for i in $(seq 0 $((SHARDS - 1))); do
     shard=() sub=run
@@ -125,6 +136,8 @@ for N in "${STEPS[@]}"; do
   status=0
   for p in "${CPIDS[@]}"; do wait "$p" || status=$?; done
   wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}')
+  drops=$(($(listen_overflows) - lo0))
+  load=$(cut -d' ' -f1 /proc/loadavg)
   scpu=0
   for p in "${SPIDS[@]}"; do scpu=$((scpu + $(cpu_ticks "$p"))); done
   for p in "${SPIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
@@ -137,16 +150,16 @@ for N in "${STEPS[@]}"; do
   fi
   if [ ! -f "$dir/run/summary.json" ]; then
     msg=$(tr '\n' ' ' <"$dir/run.err" | cut -c1-400)
-    echo "| $N | $S | | run exit $status: ${why:-$msg} | $((peak_rss / 1024)) | | $peak_fds | | | | | | | | | $wall |"
+    echo "| $N | $S | | run exit $status: ${why:-$msg} | $((peak_rss / 1024)) | | $peak_fds | | | | | | | | | $drops | $load | $wall |"
     continue
   fi
-  python3 - "$dir/run" "$N" "$S" "$peak_rss" "$peak_fds" "$peak_srss" "$scpu" "$HZ" "$wall" "$status ${why}" "$((peak_tcp * PAGE_KIB / 1024))" "${manifests[@]}" <<'PY'
+  python3 - "$dir/run" "$N" "$S" "$peak_rss" "$peak_fds" "$peak_srss" "$scpu" "$HZ" "$wall" "$status ${why}" "$((peak_tcp * PAGE_KIB / 1024))" "$drops" "$load" "${manifests[@]}" <<'PY'
 import json, sys
-d, n, s, rss, fds, srss, scpu, hz, wall, why, tcp = sys.argv[1:12]
+d, n, s, rss, fds, srss, scpu, hz, wall, why, tcp, drops, load = sys.argv[1:14]
 n, rss, fds, srss = int(n), int(rss), int(fds), int(srss)
 sm = json.load(open(d + "/summary.json"))["summary"]
 mf = {}  # the runners' counts, summed over the shards
-for path in sys.argv[12:]:
+for path in sys.argv[14:]:
     for k, v in json.load(open(path))["runner"].items():
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             mf[k] = mf.get(k, 0) + v
@@ -165,6 +178,6 @@ stamped = mf["kernel_stamped_reads"] / mf["reads"] if mf.get("reads") else 0
 print(f"| {n} | {s} | {sm['succeeded']} | {err} | {rss / 1024:.0f} | {rss / n:.1f} | {fds} | "
       f"{mf['cpu_s']:.1f} | {srss / 1024:.0f} | {int(scpu) / int(hz):.1f} | "
       f"{p('lag', 'p50_ms', 'p99_ms', 'max_ms')} | {p('ttft', 'p50_ms', 'p99_ms')} | "
-      f"{p('itl', 'p50_ms', 'p99_ms')} | {100 * stamped:.1f}% | {tcp} | {wall} |")
+      f"{p('itl', 'p50_ms', 'p99_ms')} | {100 * stamped:.1f}% | {tcp} | {drops} | {load} | {wall} |")
 PY
 done

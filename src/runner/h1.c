@@ -32,6 +32,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,7 +243,9 @@ static void defer_failure(h1_conn *c, const char *what, const char *detail) {
 /* Bind fd to the next source address of its family (--source-addrs), if any. The
  * port is left to connect(), which picks it for the whole four-tuple: bind() alone
  * would reserve one port per socket, whatever the destination
- * (IP_BIND_ADDRESS_NO_PORT, Linux 4.2). 0, or the errno of the bind. */
+ * (IP_BIND_ADDRESS_NO_PORT, Linux 4.2). 0; or the errno of the bind, with the address
+ * in `which`; or NO_SOURCE_OF_FAMILY, with what is wrong in `which`. */
+#define NO_SOURCE_OF_FAMILY (-1)
 static int bind_source(h1 *t, int fd, int family, char *which, size_t which_size) {
   for (size_t tries = 0; tries < t->n_src; tries++) {
     const struct sockaddr_storage *a = &t->src[t->next_src++ % t->n_src];
@@ -256,8 +259,9 @@ static int bind_source(h1 *t, int fd, int family, char *which, size_t which_size
     inet_ntop(family, ip, which, (socklen_t)which_size);
     return errno;
   }
-  snprintf(which, which_size, "of the target's family (IPv%d)", family == AF_INET ? 4 : 6);
-  return EAFNOSUPPORT;
+  snprintf(which, which_size, "none of --source-addrs is an IPv%d address, as the target is",
+           family == AF_INET ? 4 : 6);
+  return NO_SOURCE_OF_FAMILY;
 }
 
 /* Say why a socket could not be had or connected, with what to do about it where the
@@ -278,6 +282,8 @@ static void open_failure(h1_conn *c, int e, const char *bound) {
   } else if (e == EADDRNOTAVAIL && !bound[0]) {
     snprintf(detail, sizeof detail, "%s: no local port left for this source address "
              "(--source-addrs spreads connections over several)", strerror(e));
+  } else if (e == NO_SOURCE_OF_FAMILY) {
+    snprintf(detail, sizeof detail, "%s", bound);
   } else if (bound[0]) {
     snprintf(detail, sizeof detail, "source address %s: %s", bound, strerror(e));
   } else {
@@ -543,9 +549,17 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
     c->fail_msg[0] = '\0';
     broke(c, msg);
   } else if (c->connecting && c->connect_deadline && now >= c->connect_deadline) {
-    snprintf(msg, sizeof msg, "connect to %s: no answer within %g s", t->authority,
-             t->p->connect_timeout_s);
-    fail(c, CB__RUNNER_FAILED, msg);
+    /* A wakeup takes BATCH ready sockets and the timers run after it: a client that
+     * fell behind comes to this timer before it has seen the socket's own readiness.
+     * A connect the kernel has completed (or failed) is not one left unanswered. */
+    struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+    if (c->fd >= 0 && poll(&pfd, 1, 0) == 1) {
+      handle_write(c);
+    } else {
+      snprintf(msg, sizeof msg, "connect to %s: no answer within %g s", t->authority,
+               t->p->connect_timeout_s);
+      fail(c, CB__RUNNER_FAILED, msg);
+    }
   } else if (c->request_deadline && now >= c->request_deadline) {
     snprintf(msg, sizeof msg, "no complete response within %g s", t->p->request_timeout_s);
     fail(c, CB__RUNNER_TIMEOUT, msg);

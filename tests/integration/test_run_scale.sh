@@ -108,6 +108,16 @@ start_sim
 grep -q '"message":"connect to 127.0.0.1:[0-9]*: source address 192.0.2.1: Cannot assign requested address"' \
   "$work/r4/records.jsonl" || fail "no clear error for a foreign source address: $(head -c 600 "$work/r4/records.jsonl")"
 echo "ok - a source address that is not this host's fails each request, naming it"
+# Only IPv4 source addresses for an IPv6 target: each request says so.
+mkfifo "$work/v6.out"
+"$CALIBENCH" sim serve --host ::1 --port 0 --quiet >"$work/v6.out" 2>"$work/v6.err" &
+SIM_PIDS+=($!)
+read -r -t 30 line <"$work/v6.out" || fail "sim serve on ::1 did not start: $(cat "$work/v6.err")"
+"$CALIBENCH" run --url "http://[::1]:${line##*:}/v1" --num-requests 2 --input-len 16 --output-len 2 \
+  --quiet --no-report --source-addrs 127.0.0.2 --out "$work/r4b" || fail "run to ::1 with IPv4 sources"
+grep -q '"message":"connect to \[::1\]:[0-9]*: none of --source-addrs is an IPv6 address, as the target is"' \
+  "$work/r4b/records.jsonl" || fail "no clear error for sources of the wrong family: $(head -c 600 "$work/r4b/records.jsonl")"
+echo "ok - an IPv6 target with only IPv4 source addresses fails each request saying so"
 expect 2 "--source-addrs: '127.0.0.9-127.0.0.2': a range is two IPv4 addresses, the first not above the second" \
   -- run --url "$SIM_URL/v1" --source-addrs 127.0.0.9-127.0.0.2
 expect 2 "--source-addrs: 'here': expected an IP address" -- run --source-addrs here

@@ -1,6 +1,8 @@
 /*
  * test_runner_scale.c - what a run needs to hold many streams: the source-address list
- * (--source-addrs) and the open-file limit raised at start.
+ * (--source-addrs), the open-file limit raised at start, and connections that a late
+ * client finds connected when their connect deadline has passed (a busy client is not
+ * a server that did not answer).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,9 +12,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "calibench/fdlimit.h"
 #include "calibench/runner.h"
@@ -89,11 +95,83 @@ static void test_fdlimit_raise(void **state) {
   assert_int_equal(fl.before, fl.soft);
 }
 
+/* The late client: a closed loop of LATE_N requests whose source takes LATE_SLEEP_MS
+ * over the last one, after the others' connects started, so that every other connect
+ * deadline (LATE_CONNECT_MS) has passed when the loop next looks: their sockets are
+ * connected by then (the kernel completes handshakes to a listener that nobody
+ * accepts from), more of them than one wakeup takes (256), so the timers of the rest
+ * run before their readiness is seen. */
+#define LATE_N 400
+#define LATE_SLEEP_MS 300
+#define LATE_CONNECT_MS 50
+
+typedef struct late_source {
+  uint64_t next;
+} late_source;
+
+static int late_next(void *ctx, cb_runner_item *out) {
+  late_source *s = ctx;
+  if (s->next == LATE_N) return 0;
+  if (s->next == LATE_N - 1) {
+    struct timespec ts = {0, LATE_SLEEP_MS * 1000000L};
+    nanosleep(&ts, NULL);
+  }
+  static const char body[] = "{\"model\":\"m\",\"messages\":[],\"stream\":true}";
+  *out = (cb_runner_item){.index = s->next++, .body = body, .body_len = sizeof body - 1,
+                          .prompt_tokens = -1};
+  return 1;
+}
+
+typedef struct late_sink {
+  int n, timeouts, connect_errors;
+  char first_other[320];
+} late_sink;
+
+static void late_record(void *ctx, cb_record *r) {
+  late_sink *k = ctx;
+  k->n++;
+  if (!strcmp(r->error_class, "timeout")) k->timeouts++;
+  else if (!strcmp(r->error_class, "connect")) k->connect_errors++;
+  if (strcmp(r->error_class, "timeout") && !k->first_other[0])
+    snprintf(k->first_other, sizeof k->first_other, "%s: %s", r->error_class,
+             r->error_message);
+}
+
+static void test_late_client_connects(void **state) {
+  (void)state;
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  assert_int_equal(listen(fd, 4096), 0);
+  socklen_t len = sizeof a;
+  getsockname(fd, (struct sockaddr *)&a, &len);
+  char url[64];
+  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", ntohs(a.sin_port));
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.concurrency = LATE_N;
+  p.connect_timeout_s = LATE_CONNECT_MS / 1e3;
+  p.request_timeout_s = 1; /* nobody answers: every request ends here */
+  p.drain_timeout_s = 5;
+  late_source s = {0};
+  late_sink k = {0};
+  cb_runner_stats st;
+  cb_error err = {0};
+  assert_int_equal(cb_runner_run(&p, late_next, &s, late_record, &k, &st, &err), CB_OK);
+  close(fd);
+  assert_int_equal(k.n, LATE_N);
+  if (k.timeouts != LATE_N)
+    fail_msg("%d of %d requests ended otherwise than by the request timeout (%d connect "
+             "errors), e.g. %s", LATE_N - k.timeouts, LATE_N, k.connect_errors, k.first_other);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_list_and_ranges),
       cmocka_unit_test(test_refused),
       cmocka_unit_test(test_fdlimit_raise),
+      cmocka_unit_test(test_late_client_connects),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
