@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "calibench/buf.h"
 #include "calibench/error.h"
@@ -96,6 +97,9 @@ typedef struct cb_runner_params {
                                  HTTP/2, and when http_proxy or all_proxy is set) */
   double request_timeout_s;   /* 0: none */
   double connect_timeout_s;   /* 10 */
+  const char *source_addrs;   /* NULL: the kernel picks; else local addresses to spread
+                                 new connections over, round robin
+                                 (cb_runner_source_addrs_parse's syntax) */
   int concurrency;            /* > 0: closed loop with this many in flight */
   int max_concurrency;        /* open loop: cap in flight (0 = none); waiting requests
                                  queue in the client and their lag is recorded */
@@ -150,6 +154,9 @@ typedef struct cb_runner_stats {
   const char *http_client;   /* "calibench" (its own HTTP/1.1 reader) or "libcurl" */
   uint64_t reads;            /* calibench's reader: reads that returned bytes ... */
   uint64_t kernel_stamped_reads; /* ... and those timed by the kernel's receive stamp */
+  uint64_t peak_connections; /* calibench's reader: most sockets open at once */
+  uint64_t fd_exhausted;     /* connections not opened: no descriptor left (EMFILE: the
+                                process's RLIMIT_NOFILE; ENFILE: the system's) */
   int interrupted;           /* stopped by *stop */
 } cb_runner_stats;
 
@@ -161,6 +168,15 @@ typedef struct cb_runner_stats {
  * message says which). Fails only when it cannot
  * start (bad URL, libcurl init).
  */
+/* Local addresses new connections are bound to (runner params' source_addrs): a
+ * comma-separated list of IP literals and inclusive IPv4 ranges A-B, e.g.
+ * "127.0.0.2-127.0.0.9,127.0.1.1", at most CB_RUNNER_MAX_SOURCE_ADDRS in all. Fills
+ * out (room for CB_RUNNER_MAX_SOURCE_ADDRS; NULL only checks) and *n; CB_ERR_INVALID
+ * naming the part that is not one. */
+#define CB_RUNNER_MAX_SOURCE_ADDRS 4096
+cb_status cb_runner_source_addrs_parse(const char *spec, struct sockaddr_storage *out, size_t *n,
+                                       cb_error *err);
+
 cb_status cb_runner_run(const cb_runner_params *p, cb_runner_source_fn source, void *source_ctx,
                         cb_runner_record_fn on_record, void *record_ctx, cb_runner_stats *stats,
                         cb_error *err);

@@ -51,6 +51,7 @@
 
 #include "calibench/buf.h"
 #include "calibench/error.h"
+#include "calibench/fdlimit.h"
 #include "calibench/results.h"
 #include "calibench/runner.h"
 #include "calibench/sim_server.h"
@@ -135,6 +136,11 @@ typedef struct cb_session_config {
   int http2;
   int libcurl;                     /* libcurl reads http:// too */
   double request_timeout_s;        /* 0: none */
+  const char *source_addrs;        /* NULL: the kernel picks; else local addresses new
+                                      connections are spread over (runner.h,
+                                      cb_runner_source_addrs_parse) */
+  cb_fdlimit fd_limit;             /* what the caller did to RLIMIT_NOFILE
+                                      (cb_fdlimit_raise), for the manifest; zero: nothing */
   size_t max_output_text;          /* bytes of each answer a record keeps
                                       (CB_SESSION_OUTPUT_TEXT_MAX); past it the record
                                       says output_text_cut */

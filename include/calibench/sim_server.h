@@ -64,6 +64,8 @@ typedef struct cb_sim_server_params {
   cb_sim_params engine;       /* the model, GPU and scheduler to simulate */
   const char *host;           /* "127.0.0.1" */
   int port;                   /* 0 = any free port */
+  int reuse_port;             /* 1: SO_REUSEPORT, so that several servers (processes) share
+                                 the port and the kernel spreads connections over them (0) */
   double time_scale;          /* wall seconds per simulated second (0.1 = 10× faster) */
   int replicas;               /* data-parallel engines behind the one endpoint (1) */
   size_t max_body_bytes;      /* larger request bodies get 413 (1 MiB) */

@@ -106,6 +106,8 @@ static int run_main(int argc, char **argv, int virtual_time) {
     return rc;
   }
   cfg.stop = &cli_stop_signals;
+  /* Each stream is a socket: the soft limit (often 1024) goes up to the hard one. */
+  if (!virtual_time) cb_fdlimit_raise(&cfg.fd_limit);
   cb_error err;
   cb_session *s = NULL;
   cb_conversations convs = {0};

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "calibench/alloc.h"
 #include "calibench/clock.h"
+#include "calibench/fdlimit.h"
 #include "calibench/sim.h"
 #include "calibench/sim_server.h"
 #include "cli.h"
@@ -65,6 +66,9 @@ static void serve_usage(FILE *out) {
           "server:\n"
           "  --host ADDR               address to bind [127.0.0.1]\n"
           "  --port N                  port; 0 picks a free one [8000]\n"
+          "  --reuse-port              let several sim serve processes listen on one --port\n"
+          "                            (SO_REUSEPORT): the kernel spreads connections over\n"
+          "                            them, each an independent server (docs/run.md, \"Scale\")\n"
           "  --time-scale X            wall seconds per simulated second; 0.1 runs 10x faster [1]\n"
           "  --max-body SIZE           larger request bodies get 413 (e.g. 512K, 4M) [1M]\n"
           "  --header-timeout DUR      a request must arrive whole within DUR of its first\n"
@@ -106,7 +110,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg) {
 enum {
   OPT_MODEL = 256, OPT_GPU, OPT_PROFILE, OPT_REPLICAS, OPT_PRINT_PROFILE, OPT_HOST, OPT_PORT,
   OPT_TIME_SCALE, OPT_MAX_BODY, OPT_EMBED_DIM, OPT_RESPONSES, OPT_TRACE_OUT, OPT_FAULT,
-  OPT_SEED, OPT_QUIET, OPT_TOKENIZER, OPT_HEADER_TIMEOUT, OPT_IDLE_TIMEOUT,
+  OPT_SEED, OPT_QUIET, OPT_TOKENIZER, OPT_HEADER_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_REUSE_PORT,
   OPT_DEPLOY /* the deployment options' table (sim_options.c): OPT_DEPLOY + index */
 };
 
@@ -119,6 +123,7 @@ static const struct option serve_options[] = {
     {"print-profile", no_argument, NULL, OPT_PRINT_PROFILE},
     {"host", required_argument, NULL, OPT_HOST},
     {"port", required_argument, NULL, OPT_PORT},
+    {"reuse-port", no_argument, NULL, OPT_REUSE_PORT},
     {"time-scale", required_argument, NULL, OPT_TIME_SCALE},
     {"max-body", required_argument, NULL, OPT_MAX_BODY},
     {"embedding-dim", required_argument, NULL, OPT_EMBED_DIM},
@@ -134,7 +139,8 @@ static const struct option serve_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
+static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv,
+                          const cb_fdlimit *fl) {
   (void)srv;
   const cb_sim_params *p = &sp->engine;
   cb_sim_capacity cap;
@@ -150,6 +156,14 @@ static void print_summary(const cb_sim_server_params *sp, cb_sim_server *srv) {
           sp->time_scale, (long long)cap.num_blocks, p->block_size, (long long)cap.max_tokens,
           cap.max_model_len, p->max_num_seqs, p->max_num_batched_tokens,
           p->enable_prefix_caching ? "on" : "off");
+  if (fl->err)
+    fprintf(stderr, "sim serve: open files: %llu (RLIMIT_NOFILE could not be raised: %s)\n",
+            (unsigned long long)fl->soft, strerror(fl->err));
+  else if (fl->soft != fl->before)
+    fprintf(stderr, "sim serve: open files: %llu (RLIMIT_NOFILE soft limit raised from %llu)\n",
+            (unsigned long long)fl->soft, (unsigned long long)fl->before);
+  else
+    fprintf(stderr, "sim serve: open files: %llu (RLIMIT_NOFILE)\n", (unsigned long long)fl->soft);
 }
 
 static int sim_serve(int argc, char **argv) {
@@ -181,6 +195,7 @@ static int sim_serve(int argc, char **argv) {
       case OPT_PRINT_PROFILE: print_profile = 1; break;
       case OPT_HOST: sp.host = optarg; break;
       case OPT_PORT: if (cli_parse_int("--port", optarg, 0, 65535, &v)) goto out; sp.port = (int)v; break;
+      case OPT_REUSE_PORT: sp.reuse_port = 1; break;
       case OPT_TIME_SCALE: if (cli_parse_double("--time-scale", optarg, 1e-6, 1e6, &d)) goto out; sp.time_scale = d; break;
       case OPT_REPLICAS: if (cli_parse_int("--replicas", optarg, 1, 1024, &v)) goto out; sp.replicas = (int)v; break;
       case OPT_MAX_BODY: if (cli_parse_bytes("--max-body", optarg, &sp.max_body_bytes)) goto out; break;
@@ -222,6 +237,8 @@ static int sim_serve(int argc, char **argv) {
   }
   sp.faults = faults;
   sp.num_faults = nfaults;
+  cb_fdlimit fl; /* each connection is a socket: the soft limit goes up to the hard one */
+  cb_fdlimit_raise(&fl);
 
   struct event_base *base = cb_sim_server_event_base_new();
   cb_sim_server *srv;
@@ -236,7 +253,7 @@ static int sim_serve(int argc, char **argv) {
   }
   printf("listening on %s:%d\n", sp.host, cb_sim_server_port(srv));
   fflush(stdout);
-  if (!sp.quiet) print_summary(&sp, srv);
+  if (!sp.quiet) print_summary(&sp, srv, &fl);
   struct event *sigint = evsignal_new(base, SIGINT, on_signal, base);
   struct event *sigterm = evsignal_new(base, SIGTERM, on_signal, base);
   event_add(sigint, NULL);

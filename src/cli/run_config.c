@@ -49,6 +49,11 @@ static void usage_target(FILE *out) {
           "  --libcurl                  libcurl for http:// too (default: calibench's own HTTP/1.1\n"
           "                             reader, fewer syscalls per token; libcurl always serves\n"
           "                             https://, --http2, and proxies in http_proxy/all_proxy)\n"
+          "  --source-addrs LIST        spread new connections over these local addresses,\n"
+          "                             round robin: IPs and IPv4 ranges A-B, comma-separated,\n"
+          "                             e.g. 127.0.0.2-127.0.0.9; one source address has only\n"
+          "                             the ephemeral port range (~28k) per target address\n"
+          "                             and port (docs/run.md, \"Scale\")\n"
           "  --request-timeout DUR      give up on a request after DUR, e.g. 60s; 0: none [none]\n"
           "  --retries N                retry failed requests (connect, 429, 5xx) N times [0],\n"
           "                             on a new connection, after the server's Retry-After or\n"
@@ -195,7 +200,8 @@ static void usage_shared(FILE *out, int virtual_time) {
 }
 
 enum {
-  O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL, O_REQ_TIMEOUT,
+  O_URL = 256, O_API, O_MODEL, O_HEADER, O_API_KEY_ENV, O_INSECURE, O_HTTP2, O_LIBCURL,
+  O_SOURCE_ADDRS, O_REQ_TIMEOUT,
   O_RETRIES, O_EXTRA_BODY, O_SIM_MODEL, O_SIM_GPU, O_SIM_PROFILE, O_SIM_SCALE,
   O_DATASET, O_INPUT_LEN, O_OUTPUT_LEN, O_LEN_DIST, O_LEN_SPREAD, O_PREFIX_COUNT,
   O_PREFIX_LEN, O_PROMPT_FIELD, O_IMAGES, O_IMAGE_SIZE, O_IMAGE_FORMAT, O_SHAREGPT_MODE, O_SESSIONS,
@@ -219,6 +225,7 @@ static const struct option options[] = {
     {"insecure", no_argument, NULL, O_INSECURE},
     {"http2", no_argument, NULL, O_HTTP2},
     {"libcurl", no_argument, NULL, O_LIBCURL},
+    {"source-addrs", required_argument, NULL, O_SOURCE_ADDRS},
     {"request-timeout", required_argument, NULL, O_REQ_TIMEOUT},
     {"retries", required_argument, NULL, O_RETRIES},
     {"extra-body", required_argument, NULL, O_EXTRA_BODY},
@@ -412,6 +419,7 @@ static const char *http_only_name(int c) {
     case O_INSECURE: return "--insecure";
     case O_HTTP2: return "--http2";
     case O_LIBCURL: return "--libcurl";
+    case O_SOURCE_ADDRS: return "--source-addrs";
     case O_REQ_TIMEOUT: return "--request-timeout";
     case O_RETRIES: return "--retries";
     case O_SIM_SCALE: return "--sim-time-scale";
@@ -606,6 +614,12 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       case O_INSECURE: cfg->verify_tls = 0; break;
       case O_HTTP2: cfg->http2 = 1; break;
       case O_LIBCURL: cfg->libcurl = 1; break;
+      case O_SOURCE_ADDRS: {
+        size_t n;
+        if (cb_runner_source_addrs_parse(optarg, NULL, &n, &err) != CB_OK) return fail_err(&err);
+        cfg->source_addrs = optarg;
+        break;
+      }
       case O_REQ_TIMEOUT: {
         uint64_t ns;
         /* 0: none; libcurl counts the timeout in ms */

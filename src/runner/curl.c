@@ -5,8 +5,10 @@
  * connection), proxies from the environment, and plain http:// when asked
  * (--libcurl). Easy handles are kept and reused across requests.
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <event2/event.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,8 @@ typedef struct curl_tx {
   struct curl_slist *common;  /* headers of every request (owned; may hold the key) */
   CURL **spare;               /* easy handles not in use */
   size_t n_spare, cap_spare;
+  char (*src)[INET6_ADDRSTRLEN + 8]; /* --source-addrs as CURLOPT_INTERFACE "host!ADDR" */
+  size_t n_src, next_src;
 } curl_tx;
 
 typedef struct curl_req {     /* q->tx while in flight */
@@ -171,6 +175,9 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
   curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
   if (q->fresh) curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L); /* a retry: a new connection */
+  /* Round robin over the source addresses: libcurl reuses a kept connection only for
+   * a request asking for the same one. */
+  if (t->n_src) curl_easy_setopt(e, CURLOPT_INTERFACE, t->src[t->next_src++ % t->n_src]);
   curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
   if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
   cb__runner_curl_tls(e, p->url, p->verify_tls, p->http2);
@@ -209,6 +216,7 @@ static void free_tx(cb__transport *ops) {
   curl_tx *t = (curl_tx *)ops;
   for (size_t i = 0; i < t->n_spare; i++) curl_easy_cleanup(t->spare[i]);
   cb_free(t->spare);
+  cb_free(t->src);
   slist_wipe_free(t->common);
   event_free(t->timer);
   curl_multi_cleanup(t->multi);
@@ -220,8 +228,29 @@ cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *e
     cb_error_set(err, CB_ERR_NETWORK, "libcurl failed to initialise");
     return NULL;
   }
+  struct sockaddr_storage *addrs = NULL;
+  size_t n_src = 0;
+  if (c->p->source_addrs) {
+    addrs = cb_calloc(CB_RUNNER_MAX_SOURCE_ADDRS, sizeof *addrs);
+    if (cb_runner_source_addrs_parse(c->p->source_addrs, addrs, &n_src, err) != CB_OK) {
+      cb_free(addrs);
+      return NULL;
+    }
+  }
   curl_tx *t = cb_calloc(1, sizeof *t);
   t->ops = (cb__transport){.send = send_req, .cancel = cancel_req, .free = free_tx};
+  t->n_src = n_src;
+  t->src = n_src ? cb_calloc(n_src, sizeof *t->src) : NULL;
+  for (size_t i = 0; i < n_src; i++) {
+    const struct sockaddr_storage *a = &addrs[i];
+    char ip[INET6_ADDRSTRLEN];
+    inet_ntop(a->ss_family,
+              a->ss_family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
+                                      : (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr,
+              ip, sizeof ip);
+    snprintf(t->src[i], sizeof t->src[i], "host!%s", ip);
+  }
+  cb_free(addrs);
   t->rn = c->rn;
   t->base = c->base;
   t->p = c->p;

@@ -32,11 +32,14 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <arpa/inet.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -96,6 +99,9 @@ struct h1 {
   uint64_t batch;             /* wakeups so far */
   int64_t real_minus_mono;    /* CLOCK_REALTIME - CLOCK_MONOTONIC at this wakeup, ns */
   cb_runner_stats *stats;     /* reads and kernel-stamped reads are counted here */
+  struct sockaddr_storage *src; /* --source-addrs (NULL: the kernel picks) ... */
+  size_t n_src, next_src;     /* ... how many, and the next one's turn */
+  uint64_t open;              /* sockets open now */
   char rbuf[READ_BUF];
 };
 
@@ -189,7 +195,10 @@ static void watch(h1_conn *c, uint32_t events) {
 
 /* Closing the descriptor takes it out of the epoll set. */
 static void close_socket(h1_conn *c) {
-  if (c->fd >= 0) close(c->fd);
+  if (c->fd >= 0) {
+    close(c->fd);
+    c->t->open--;
+  }
   c->fd = -1;
   c->watched = 0;
   c->skip_batch = c->t->batch;
@@ -227,8 +236,60 @@ static void reap(h1 *t) {
 
 /* A failure to report from the timer, so that no completion happens inside send. */
 static void defer_failure(h1_conn *c, const char *what, const char *detail) {
-  snprintf(c->fail_msg, sizeof c->fail_msg, "%s %.120s: %.120s", what, c->t->authority, detail);
+  snprintf(c->fail_msg, sizeof c->fail_msg, "%s %.120s: %.180s", what, c->t->authority, detail);
   event_active(c->timer, EV_TIMEOUT, 1);
+}
+
+/* Bind fd to the next source address of its family (--source-addrs), if any. The
+ * port is left to connect(), which picks it for the whole four-tuple: bind() alone
+ * would reserve one port per socket, whatever the destination
+ * (IP_BIND_ADDRESS_NO_PORT, Linux 4.2). 0; or the errno of the bind, with the address
+ * in `which`; or NO_SOURCE_OF_FAMILY, with what is wrong in `which`. */
+#define NO_SOURCE_OF_FAMILY (-1)
+static int bind_source(h1 *t, int fd, int family, char *which, size_t which_size) {
+  for (size_t tries = 0; tries < t->n_src; tries++) {
+    const struct sockaddr_storage *a = &t->src[t->next_src++ % t->n_src];
+    if (a->ss_family != family) continue;
+    int one = 1;
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    socklen_t len = family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6);
+    if (bind(fd, (const struct sockaddr *)a, len) == 0) return 0;
+    const void *ip = family == AF_INET ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
+                                       : (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr;
+    inet_ntop(family, ip, which, (socklen_t)which_size);
+    return errno;
+  }
+  snprintf(which, which_size, "none of --source-addrs is an IPv%d address, as the target is",
+           family == AF_INET ? 4 : 6);
+  return NO_SOURCE_OF_FAMILY;
+}
+
+/* Say why a socket could not be had or connected, with what to do about it where the
+ * cause is a limit of this host. */
+static void open_failure(h1_conn *c, int e, const char *bound) {
+  h1 *t = c->t;
+  char detail[200];
+  if (e == EMFILE) {
+    struct rlimit rl = {0};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    t->stats->fd_exhausted++;
+    snprintf(detail, sizeof detail,
+             "no file descriptor left: this process's limit (RLIMIT_NOFILE %llu) is reached",
+             (unsigned long long)rl.rlim_cur);
+  } else if (e == ENFILE) {
+    t->stats->fd_exhausted++;
+    snprintf(detail, sizeof detail, "no file descriptor left: the system's (fs.file-max) are open");
+  } else if (e == EADDRNOTAVAIL && !bound[0]) {
+    snprintf(detail, sizeof detail, "%s: no local port left for this source address "
+             "(--source-addrs spreads connections over several)", strerror(e));
+  } else if (e == NO_SOURCE_OF_FAMILY) {
+    snprintf(detail, sizeof detail, "%s", bound);
+  } else if (bound[0]) {
+    snprintf(detail, sizeof detail, "source address %s: %s", bound, strerror(e));
+  } else {
+    snprintf(detail, sizeof detail, "%s", strerror(e));
+  }
+  defer_failure(c, "connect to", detail);
 }
 
 /* Open a socket to c->addr, moving on to the next address while connect() fails at
@@ -240,8 +301,10 @@ static void conn_open(h1_conn *c) {
     return;
   }
   int last = 0;
+  char bound[INET6_ADDRSTRLEN + 40] = "";
   for (; c->addr; c->addr = c->addr->ai_next) {
     const struct addrinfo *a = c->addr;
+    bound[0] = '\0';
     int fd = socket(a->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       last = errno;
@@ -250,8 +313,13 @@ static void conn_open(h1_conn *c) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
+    if (t->n_src && (last = bind_source(t, fd, a->ai_family, bound, sizeof bound)) != 0) {
+      close(fd);
+      continue;
+    }
     if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) {
       c->fd = fd;
+      if (++t->open > t->stats->peak_connections) t->stats->peak_connections = t->open;
       c->connecting = 1;
       c->skip_batch = t->batch; /* a new socket: this batch's events are not its own */
       watch(c, EPOLLOUT); /* writable = connected (or failed: SO_ERROR says) */
@@ -259,9 +327,10 @@ static void conn_open(h1_conn *c) {
       return;
     }
     last = errno;
+    bound[0] = '\0';
     close(fd);
   }
-  defer_failure(c, "connect to", strerror(last));
+  open_failure(c, last, bound);
 }
 
 static void arm_timer(h1_conn *c) {
@@ -480,9 +549,17 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
     c->fail_msg[0] = '\0';
     broke(c, msg);
   } else if (c->connecting && c->connect_deadline && now >= c->connect_deadline) {
-    snprintf(msg, sizeof msg, "connect to %s: no answer within %g s", t->authority,
-             t->p->connect_timeout_s);
-    fail(c, CB__RUNNER_FAILED, msg);
+    /* A wakeup takes BATCH ready sockets and the timers run after it: a client that
+     * fell behind comes to this timer before it has seen the socket's own readiness.
+     * A connect the kernel has completed (or failed) is not one left unanswered. */
+    struct pollfd pfd = {.fd = c->fd, .events = POLLOUT};
+    if (c->fd >= 0 && poll(&pfd, 1, 0) == 1) {
+      handle_write(c);
+    } else {
+      snprintf(msg, sizeof msg, "connect to %s: no answer within %g s", t->authority,
+               t->p->connect_timeout_s);
+      fail(c, CB__RUNNER_FAILED, msg);
+    }
   } else if (c->request_deadline && now >= c->request_deadline) {
     snprintf(msg, sizeof msg, "no complete response within %g s", t->p->request_timeout_s);
     fail(c, CB__RUNNER_TIMEOUT, msg);
@@ -552,6 +629,7 @@ static void free_tx(cb__transport *ops) {
   if (t->ai) freeaddrinfo(t->ai);
   cb_free(t->authority);
   cb_free(t->path);
+  cb_free(t->src);
   cb_free(t);
 }
 
@@ -561,9 +639,19 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
     cb_error_set(err, CB_ERR_INVALID, "not an http:// URL this reader serves: '%s'", cfg->p->url);
     return NULL;
   }
+  struct sockaddr_storage *src = NULL;
+  size_t n_src = 0;
+  if (cfg->p->source_addrs) {
+    src = cb_calloc(CB_RUNNER_MAX_SOURCE_ADDRS, sizeof *src);
+    if (cb_runner_source_addrs_parse(cfg->p->source_addrs, src, &n_src, err) != CB_OK) {
+      cb_free(src);
+      return NULL;
+    }
+  }
   int ep = epoll_create1(EPOLL_CLOEXEC);
   if (ep < 0) {
     cb_error_set(err, CB_ERR_IO, "epoll_create1: %s", strerror(errno));
+    cb_free(src);
     return NULL;
   }
   h1 *t = cb_calloc(1, sizeof *t);
@@ -573,6 +661,8 @@ cb__transport *cb__transport_h1_new(const cb__transport_config *cfg, cb_error *e
   t->p = cfg->p;
   t->stats = cfg->stats;
   t->ep = ep;
+  t->src = src;
+  t->n_src = n_src;
   t->authority = cb_strndup(u.authority, u.authority_len);
   size_t path_len = strcspn(u.path, "#");
   t->path = path_len ? cb_strndup(u.path, path_len) : cb_strndup("/", 1);

@@ -83,6 +83,12 @@ cb_status cb_session_config_check(const cb_session_config *cfg, cb_error *err) {
     if (!h || !strchr(h, ':') || h[0] == ':' || strpbrk(h, "\r\n"))
       return cb_error_set(err, CB_ERR_INVALID, "session: headers[%zu]: expected 'Name: value' on one line", i);
   }
+  size_t n_src;
+  if (cfg->source_addrs && cb_runner_source_addrs_parse(cfg->source_addrs, NULL, &n_src, err) != CB_OK)
+    return err->code;
+  if (cfg->source_addrs && cfg->virtual_time)
+    return cb_error_set(err, CB_ERR_INVALID, "session: source_addrs: the engine in virtual time opens "
+                        "no connections: expected NULL with virtual_time");
   if (!(cfg->request_timeout_s >= 0)) return bad(err, "request_timeout_s", ">= 0 (0: none)", cfg->request_timeout_s);
   if (!(cfg->drain_timeout_s >= 0)) return bad(err, "drain_timeout_s", ">= 0", cfg->drain_timeout_s);
   if (cfg->retries < 0 || cfg->retries > 100) return bad(err, "retries", "0 to 100", cfg->retries);
@@ -155,6 +161,7 @@ void cb__session_runner_params(const cb_session_config *cfg, const char *endpoin
   out->http2 = cfg->http2;
   out->use_libcurl = cfg->libcurl;
   out->request_timeout_s = cfg->request_timeout_s;
+  out->source_addrs = cfg->source_addrs;
   out->retries = cfg->retries;
   out->seed = cfg->workload.seed;
   out->drain_timeout_s = cfg->drain_timeout_s;

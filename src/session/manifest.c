@@ -127,6 +127,7 @@ static void config_part(const cb_session_config *cfg, cb_buf *out) {
                  cfg->libcurl ? "true" : "false");
   cb_buf_appendf(out, ",\"request_timeout_s\":%g,\"retries\":%d,\"drain_timeout_s\":%g",
                  cfg->request_timeout_s, cfg->retries, cfg->drain_timeout_s);
+  str(out, "source_addrs", cfg->source_addrs);
   str(out, "extra_body", cfg->extra_body);
   cb_buf_appendf(out, ",\"ignore_eos\":%s,\"max_concurrency\":%d,\"requested_rate\":%g",
                  cfg->ignore_eos ? "true" : "false", cfg->max_concurrency, cfg->requested_rate);
@@ -242,6 +243,17 @@ void cb__session_manifest(const cb_session_config *cfg, const cb_workload *wl,
   if (stats->reads)
     cb_buf_appendf(out, ",\"reads\":%llu,\"kernel_stamped_reads\":%llu",
                    (unsigned long long)stats->reads, (unsigned long long)stats->kernel_stamped_reads);
+  if (stats->peak_connections)
+    cb_buf_appendf(out, ",\"peak_connections\":%llu", (unsigned long long)stats->peak_connections);
+  cb_buf_appendf(out, ",\"fd_exhausted\":%llu", (unsigned long long)stats->fd_exhausted);
+  const cb_fdlimit *fl = &cfg->fd_limit;
+  if (fl->soft) { /* RLIMIT_NOFILE as the caller left it, and what it was before */
+    cb_buf_appendf(out, ",\"nofile\":{\"soft\":%llu,\"raised_from\":%llu,\"hard\":",
+                   (unsigned long long)fl->soft, (unsigned long long)fl->before);
+    if (fl->hard == UINT64_MAX) cb_buf_append_str(out, "null");
+    else cb_buf_appendf(out, "%llu", (unsigned long long)fl->hard);
+    cb_buf_append_char(out, '}');
+  }
   cb_buf_append_char(out, '}');
   config_part(cfg, out);
   workload_part(cfg, wl, schedule, out);

@@ -486,6 +486,13 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     goto fail;
   }
   end_at = cb_clock_anchor_take();
+  if (stats.fd_exhausted)
+    cb__session_warn(cfg,
+                     "calibench: WARNING: %llu connections could not be opened: no file "
+                     "descriptor left (RLIMIT_NOFILE); their requests failed as connect errors. "
+                     "Lower the load, raise the hard limit, or split it over processes "
+                     "(docs/run.md, \"Scale\")\n",
+                     (unsigned long long)stats.fd_exhausted);
 
   summarize(cfg, wl, requested, &sink.set, &stats, out);
   summarized = 1;

@@ -38,6 +38,7 @@ cb_session_outcome cb_session_open(const cb_session_config *cfg, cb_session **ou
   cb_error_clear(err);
   *out = NULL;
   if (cb_session_config_check(cfg, err) != CB_OK) return CB_SESSION_BAD_INPUT;
+  if (cb__session_fds_check(cfg, err) != CB_OK) return CB_SESSION_BAD_INPUT;
   /* The workload is checked before anything is started: bad input fails fast. */
   cb_workload *probe = NULL;
   if (cb_workload_open(&cfg->workload, &probe, err) != CB_OK) return CB_SESSION_BAD_INPUT;

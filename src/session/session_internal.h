@@ -55,6 +55,9 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
 
 void cb__session_runner_params(const cb_session_config *cfg, const char *endpoint,
                                cb_runner_params *out);
+/* fds.c: CB_ERR_INVALID, saying what to do, when the load's known concurrency needs
+ * more file descriptors than RLIMIT_NOFILE lets this process open. */
+cb_status cb__session_fds_check(const cb_session_config *cfg, cb_error *err);
 /* The SLOs a class is judged by: its own (scenario) when it has any, else cfg's. */
 void cb__session_class_slos(const cb_session_config *cfg, const cb_workload_class *c,
                             cb_slo *out, size_t *n);

@@ -159,6 +159,8 @@ typedef struct cb__sim_http_config {
   uint16_t port;             /* 0 = any free port (see cb__sim_http_server_port).
                                 Default 8000 */
   int backlog;               /* listen(2) backlog. Default 4096 */
+  int reuse_port;            /* SO_REUSEPORT: several servers share the port, the kernel
+                                spreads connections over them. Default 0 */
   cb__sim_http_limits limits;
   uint64_t idle_timeout_ms;  /* close a connection with no request in progress after
                                 this long without input; also the send timeout (no

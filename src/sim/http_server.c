@@ -883,7 +883,9 @@ cb_status cb__sim_http_server_start(struct event_base *base, const cb__sim_http_
   int saved_errno = 0;
   for (struct addrinfo *ai = res; ai && !s->listener; ai = ai->ai_next) {
     s->listener = evconnlistener_new_bind(
-        base, accept_cb, s, LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC,
+        base, accept_cb, s,
+        LEV_OPT_CLOSE_ON_FREE | LEV_OPT_REUSEABLE | LEV_OPT_CLOSE_ON_EXEC |
+            (cfg->reuse_port ? LEV_OPT_REUSEABLE_PORT : 0),
         cfg->backlog > 0 ? cfg->backlog : -1, ai->ai_addr, (int)ai->ai_addrlen);
     if (!s->listener) saved_errno = errno;
   }

@@ -395,6 +395,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
     cb__sim_http_default_config(&cfg);
     cfg.host = s->host;
     cfg.port = (uint16_t)p->port;
+    cfg.reuse_port = p->reuse_port;
     cfg.limits.max_body_bytes = p->max_body_bytes;
     cfg.header_timeout_ms = p->header_timeout_ms;
     cfg.idle_timeout_ms = p->idle_timeout_ms;

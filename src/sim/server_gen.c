@@ -25,6 +25,7 @@ typedef struct gen_stream {
   cb__sim_api_response resp;    /* id/model/kind/logprob settings for rendering */
   char id[48];
   char request_id[128];
+  char peer[56];                /* with --trace-out: the client's address and port */
   int stream, include_usage;
   uint64_t seed;                /* output text and logprobs */
   const cb__sim_response *scripted;
@@ -132,6 +133,8 @@ static void write_trace(gen_stream *g, const char *finish) {
   cb_buf_reset(b);
   cb_buf_append_str(b, "{\"request_id\":\"");
   cb_buf_append_json_string(b, g->request_id, strlen(g->request_id));
+  cb_buf_append_str(b, "\",\"peer\":\"");
+  cb_buf_append_json_string(b, g->peer, strlen(g->peer));
   cb_buf_appendf(b,
                  "\",\"endpoint\":\"%s\",\"stream\":%s,\"replica\":%d,\"arrival_ns\":%llu,\"admitted_ns\":%llu,"
                  "\"first_scheduled_ns\":%llu,\"first_token_ns\":%llu,\"end_ns\":%llu,"
@@ -443,6 +446,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   g->include_usage = req.include_usage;
   g->fault = fault;
   snprintf(g->request_id, sizeof g->request_id, "%s", request_id);
+  if (s->trace) cb__sim_http_peer_string(ex, g->peer, sizeof g->peer);
   snprintf(g->id, sizeof g->id, "%s-%016llx", kind == CB__SIM_API_CHAT ? "chatcmpl" : "cmpl",
            (unsigned long long)cb_hash3_u64(s->p.seed, index, UINT64_C(0x6964)));
   cb__sim_gen_plan plan;
