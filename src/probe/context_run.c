@@ -15,6 +15,7 @@
 #include "calibench/probe_context.h"
 #include "calibench/results.h"
 #include "calibench/rng.h"
+#include "calibench/secret.h"
 #include "calibench/stats.h"
 #include "calibench/utf8.h"
 #include "probe_internal.h"
@@ -353,7 +354,9 @@ static cb_status judge_grid(probe_state *s, const char *base, json_t **summary, 
     answers[n++] = (cb__context_answer){.needle = &it->needle, .text = it->answer ? it->answer : ""};
   }
   double *grades = cb_calloc(n ? n : 1, sizeof *grades);
-  say(s, "judge: %zu answers to %s", n, s->p->judge_url);
+  char shown[512]; /* a URL's user:password never reaches the log */
+  cb_secret_mask_url(s->p->judge_url, shown, sizeof shown);
+  say(s, "judge: %zu answers to %s", n, shown);
   cb_status st = cb__context_judge(s->p, answers, n, base, s->cfg->quiet ? NULL : s->cfg->log,
                                    s->cfg->stop, grades, summary, err);
   if (st == CB_OK)

@@ -22,12 +22,16 @@ probe=(probe context --lengths 1k,2k,4k --depths 0,50,100 --trials 4 --bisect 0 
        --sim-behavior behavior.yaml --sim-time-scale 0.01 --no-server-metrics --no-report)
 
 start_sim --time-scale 0.01
-"$CALIBENCH" "${probe[@]}" --judge-url "$SIM_URL/v1" --out first >first.txt 2>&1 ||
+# a password in the judge's URL (basic auth) is never printed
+judge_url="http://probe:judge-pw-7f3a@${SIM_URL#http://}/v1"
+"$CALIBENCH" "${probe[@]}" --judge-url "$judge_url" --out first >first.txt 2>&1 ||
   fail "probe context --judge-url (synthetic judge) exited $?: $(cat first.txt)"
 stop_sims
 SIM_PIDS=()
 grep -q "judge (needle-recall): none of 36 answers graded (36 parse failures" first.txt ||
   fail "no verdict not said: $(cat first.txt)"
+grep -q "judge: 36 answers to http://probe:" first.txt || fail "the judge's URL is not said: $(cat first.txt)"
+! grep -rq "judge-pw-7f3a" first.txt first || fail "the judge's password was written: $(grep -rl judge-pw-7f3a first.txt first)"
 python3 - <<'PY' || fail "a judge without verdicts"
 import json
 p = json.load(open("first/probe.json"))
