@@ -244,10 +244,14 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
   if (!json_array_size(worst)) return;
   cb__rep_doc_heading(d, 3, NULL, "Wrong answers, shortest prompts first");
   cb__rep_table t;
-  const char *head[] = {"length", "depth", "key", "expected", "score", "answer"};
-  cb__rep_table_init_head(&t, "rrllrl", head, 6);
   size_t i, k;
   json_t *w, *v;
+  int judged = 0; /* a judge column when the judge graded one of them */
+  json_array_foreach(worst, i, w) judged |= json_is_number(json_object_get(w, "judge"));
+  const char *head[] = {"length", "depth", "key", "expected", "score", "judge", "answer"};
+  const char *no_judge[] = {"length", "depth", "key", "expected", "score", "answer"};
+  if (judged) cb__rep_table_init_head(&t, "rrllrrl", head, 7);
+  else cb__rep_table_init_head(&t, "rrllrl", no_judge, 6);
   json_array_foreach(worst, i, w) {
     cb__rep_table_add(&t, 0, "%.0f", num(w, "length"));
     cb__rep_table_add(&t, 0, "%.0f%%", 100 * num(w, "depth"));
@@ -259,6 +263,9 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
     cell_text(&t, r, e.data);
     cb_buf_free(&e);
     cb__rep_table_add(&t, CB__REP_TONE_BAD, "%.2f", num(w, "score"));
+    if (judged && json_is_number(json_object_get(w, "judge")))
+      cb__rep_table_add(&t, num(w, "judge") >= 0.5 ? CB__REP_TONE_GOOD : CB__REP_TONE_BAD, "%.2f", num(w, "judge"));
+    else if (judged) cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
     if (json_is_false(json_object_get(w, "ok"))) cb__rep_table_add(&t, CB__REP_TONE_BAD, "(the request failed)");
     else cell_text(&t, r, json_string_value(json_object_get(w, "answer")));
   }

@@ -111,7 +111,9 @@ echo "ok - the planted judge's accuracy and its agreement with the string match,
 grep -q "Judge beside the string match" report.txt &&
   grep -Eq "The judge \(rubric needle-recall\) graded 36 of 36 grid answers: accuracy 0\.[0-9]{3}" report.txt ||
   fail "the report does not show the judge: $(grep -A3 -i judge report.txt)"
-echo "ok - the report shows the judge beside the string match"
+grep -Eq "^ +length +depth +key +expected +score +judge +answer" report.txt ||
+  fail "the wrong answers have no judge column: $(grep -A3 'Wrong answers' report.txt)"
+echo "ok - the report shows the judge beside the string match, and its grade of each wrong answer"
 
 # The judge's metrics go to store like the probe's others.
 "$CALIBENCH" store --registry reg.db second >/dev/null || fail "store exited $?"
