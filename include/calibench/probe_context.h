@@ -73,6 +73,13 @@ typedef struct cb_probe_context_params {
   uint32_t max_tokens;        /* max_tokens of every request [128] */
   uint64_t seed;              /* keys, values, haystack offsets, distractors, bootstrap */
   cb_token_counter counter;   /* lengths are exact under it (the run's) */
+  /* Optional LLM judge of every answered grid prompt (eval_judge.h), beside the string
+   * match: its run in out_dir/judge, its accuracy and agreement in probe.json. */
+  const char *judge_url;      /* NULL: no judge */
+  const char *judge_model;    /* NULL: the first model the judge lists */
+  const char *judge_api_key_env;
+  const char *judge_rubric;   /* rubric YAML (eval judge's); NULL: the built-in, 0-1 with
+                                 the needle's values as the reference */
 } cb_probe_context_params;
 
 /* 4k,8k,16k,32k,64k; depths 0,25,50,75,100%; the defaults in brackets above. */

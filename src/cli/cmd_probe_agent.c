@@ -14,7 +14,7 @@
 #include "cli.h"
 #include "run_config.h"
 
-enum { O_WORKFLOW = RUN_CONFIG_EXTRA_OPT, O_RUNS, O_MAX_STEPS, O_BOOTSTRAP, O_EXPECTED };
+enum { O_WORKFLOW = RUN_CONFIG_EXTRA_OPT, O_RUNS, O_MAX_STEPS, O_BOOTSTRAP, O_EXPECTED, O_VIRTUAL };
 
 typedef struct agent_ctx {
   const char *workflow;
@@ -27,6 +27,7 @@ static const struct option agent_options[] = {
     {"max-steps", required_argument, NULL, O_MAX_STEPS},
     {"bootstrap", required_argument, NULL, O_BOOTSTRAP},
     {"expected-paths", required_argument, NULL, O_EXPECTED},
+    {"virtual-time", no_argument, NULL, O_VIRTUAL},
     {NULL, 0, NULL, 0},
 };
 
@@ -54,6 +55,9 @@ static void agent_usage(void *vctx, FILE *out) {
           "  --slo e2e<=DUR             (run's --slo) the task's end-to-end bound: SLO\n"
           "                             attainment per path and overall\n"
           "  --concurrency N            (run's) runs in flight at each step [1]\n"
+          "  --virtual-time             the simulator's engine in virtual time, as `sim run`:\n"
+          "                             no --url, no wall clock; its options are sim run's\n"
+          "                             (--model, --gpu, --profile, --behavior FILE, ...)\n"
           "\n");
 }
 
@@ -78,6 +82,8 @@ static int agent_option(void *vctx, int val, const char *arg) {
       return 0;
     case O_EXPECTED:
       ctx->params.expected_paths = arg;
+      return 0;
+    case O_VIRTUAL: /* seen before parsing: it decides which options there are */
       return 0;
     default:
       return 2;
@@ -141,10 +147,16 @@ int cli_probe_agent_main(int argc, char **argv) {
   int solo = 0;
   cb_error err;
   cb_probe_agent_workflow *w = NULL;
-  int rc = run_config_parse_extra(argc, argv, &cfg, &solo, &extra);
+  /* Each step is a run over a dataset of the runs' conversations, which `sim run`'s
+   * virtual-time runner takes as it takes any dataset: the step after starts where it
+   * ended (docs/probe.md, "probe agent"). */
+  int virtual_time = 0;
+  for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) virtual_time |= !strcmp(argv[i], "--virtual-time");
+  int rc = virtual_time ? run_config_parse_extra_virtual(argc, argv, &cfg, &solo, &extra)
+                        : run_config_parse_extra(argc, argv, &cfg, &solo, &extra);
   if (rc >= 0) goto out;
   rc = 2;
-  if (solo || cfg.sweep || cfg.scenario_path || cfg.virtual_time) {
+  if (solo || cfg.sweep || cfg.scenario_path) {
     fprintf(stderr, "calibench: probe agent: --solo-baseline, --sweep and --scenario do not apply "
                     "(the workflow is the workload)\n");
     goto out;

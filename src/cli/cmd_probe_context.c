@@ -13,6 +13,7 @@
 #include "args.h"
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
+#include "calibench/eval_judge.h"
 #include "calibench/limits.h"
 #include "calibench/probe_context.h"
 #include "calibench/report.h"
@@ -21,7 +22,7 @@
 
 enum { O_LENGTHS = RUN_CONFIG_EXTRA_OPT, O_DEPTHS, O_TRIALS, O_NEEDLE, O_KEYS, O_VALUES,
        O_TOLERANCE, O_BISECT, O_BOOTSTRAP, O_PRESSURE, O_PRESSURE_SCALE, O_HAYSTACK,
-       O_MAX_TOKENS };
+       O_MAX_TOKENS, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV, O_JUDGE_RUBRIC };
 
 static const struct option OPTIONS[] = {
     {"lengths", required_argument, NULL, O_LENGTHS},
@@ -37,6 +38,10 @@ static const struct option OPTIONS[] = {
     {"pressure-scale", required_argument, NULL, O_PRESSURE_SCALE},
     {"haystack", required_argument, NULL, O_HAYSTACK},
     {"max-tokens", required_argument, NULL, O_MAX_TOKENS},
+    {"judge-url", required_argument, NULL, O_JUDGE_URL},
+    {"judge-model", required_argument, NULL, O_JUDGE_MODEL},
+    {"judge-api-key-env", required_argument, NULL, O_JUDGE_KEY_ENV},
+    {"judge-rubric", required_argument, NULL, O_JUDGE_RUBRIC},
     {NULL, 0, NULL, 0},
 };
 
@@ -77,6 +82,13 @@ static void usage(void *vctx, FILE *out) {
           "                             length [0.05]\n"
           "  --haystack FILE            the haystack text [a built-in public-domain text]\n"
           "  --max-tokens N             max_tokens of each request [128]\n"
+          "  --judge-url URL            also grade each grid answer with an LLM judge (eval\n"
+          "                             judge's run, its own result directory DIR/judge): its\n"
+          "                             accuracy beside the string match's, and their agreement\n"
+          "  --judge-model M            the judge model [the first the server lists]\n"
+          "  --judge-api-key-env NAME   the judge's key, in this variable\n"
+          "  --judge-rubric FILE        eval judge's rubric YAML [built-in: 0-1, the needle's\n"
+          "                             values as the reference]\n"
           "\n");
 }
 
@@ -175,6 +187,10 @@ static int option(void *vctx, int val, const char *arg) {
       if (cli_parse_int("--max-tokens", arg, 1, 1 << 20, &v)) return 2;
       p->max_tokens = (uint32_t)v;
       return 0;
+    case O_JUDGE_URL: p->judge_url = arg; return 0;
+    case O_JUDGE_MODEL: p->judge_model = arg; return 0;
+    case O_JUDGE_KEY_ENV: p->judge_api_key_env = arg; return 0;
+    case O_JUDGE_RUBRIC: p->judge_rubric = arg; return 0;
     default:
       return 2;
   }
@@ -205,6 +221,23 @@ static void print_summary(json_t *doc, const char *dir) {
            (long long)json_integer_value(json_object_get(l, "requests")),
            (long long)json_integer_value(json_object_get(l, "failed")), num(l, "accuracy"),
            num(l, "lo"), num(l, "hi"), num(l, "ttft_ms_p50"));
+  }
+  json_t *j = json_object_get(doc, "judge");
+  if (json_is_object(j) && !json_integer_value(json_object_get(j, "scored"))) {
+    printf("  judge (%s): none of %lld answers graded (%lld parse failures, %lld request failures; "
+           "its run in %s/judge)\n", json_string_value(json_object_get(j, "rubric")),
+           (long long)json_integer_value(json_object_get(j, "items")),
+           (long long)json_integer_value(json_object_get(j, "parse_failures")),
+           (long long)json_integer_value(json_object_get(j, "request_failures")), dir);
+  } else if (json_is_object(j)) {
+    json_t *ja = json_object_get(j, "accuracy"), *sm = json_object_get(j, "string_match"),
+           *ag = json_object_get(j, "agreement");
+    printf("  judge (%s): %lld of %lld answers graded; accuracy %.3f [%.3f, %.3f], string match on them "
+           "%.3f; agreement %.3f [%.3f, %.3f]\n",
+           json_string_value(json_object_get(j, "rubric")),
+           (long long)json_integer_value(json_object_get(j, "scored")),
+           (long long)json_integer_value(json_object_get(j, "items")), num(ja, "accuracy"), num(ja, "lo"),
+           num(ja, "hi"), num(sm, "accuracy"), num(ag, "accuracy"), num(ag, "lo"), num(ag, "hi"));
   }
   json_t *pr = json_object_get(doc, "pressure");
   if (json_is_object(pr)) {
@@ -252,6 +285,19 @@ int cli_probe_context_main(int argc, char **argv) {
     }
     c.p.haystack = hay.data ? hay.data : "";
     c.p.haystack_len = hay.len;
+  }
+  if (!c.p.judge_url && (c.p.judge_model || c.p.judge_api_key_env || c.p.judge_rubric)) {
+    fprintf(stderr, "calibench: probe context: --judge-model, --judge-api-key-env and --judge-rubric "
+                    "need --judge-url\n");
+    goto out;
+  }
+  if (c.p.judge_rubric) { /* a bad rubric stops the probe before anything is sent */
+    cb_judge_rubric rubric;
+    if (cb_judge_rubric_load(c.p.judge_rubric, &rubric, &err) != CB_OK) {
+      fprintf(stderr, "calibench: probe context: --judge-rubric: %s\n", err.msg);
+      goto out;
+    }
+    cb_judge_rubric_free(&rubric);
   }
   c.p.seed = cfg.workload.seed;
   c.p.confidence = cfg.confidence; /* run's --confidence: the Wilson and bootstrap intervals */

@@ -410,6 +410,11 @@ int run_config_parse_extra(int argc, char **argv, cb_session_config *cfg, int *s
   return parse(argc, argv, cfg, 0, solo_baseline, extra);
 }
 
+int run_config_parse_extra_virtual(int argc, char **argv, cb_session_config *cfg, int *solo_baseline,
+                                   run_config_extra *extra) {
+  return parse(argc, argv, cfg, 1, solo_baseline, extra);
+}
+
 /* Options of a run against HTTP targets, meaningless in virtual time: their names. */
 static const char *http_only_name(int c) {
   switch (c) {
@@ -788,8 +793,8 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
     return 2;
   }
   if (virtual_time && g.http_only) {
-    fprintf(stderr, "calibench: sim run: %s has no meaning in virtual time (no HTTP, no wall "
-                    "clock); see 'calibench sim run --help'\n", g.http_only);
+    fprintf(stderr, "calibench: %s: %s has no meaning in virtual time (no HTTP, no wall "
+                    "clock); see 'calibench sim run --help'\n", command, g.http_only);
     return 2;
   }
   if (!virtual_time && g.virtual_only) {

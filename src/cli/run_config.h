@@ -37,5 +37,8 @@ int run_config_parse_virtual(int argc, char **argv, cb_session_config *cfg, int 
 /* run_config_parse with the command's own options beside run's. */
 int run_config_parse_extra(int argc, char **argv, cb_session_config *cfg, int *solo_baseline,
                            run_config_extra *extra);
+/* The same in virtual time: sim run's options beside the command's. */
+int run_config_parse_extra_virtual(int argc, char **argv, cb_session_config *cfg, int *solo_baseline,
+                                   run_config_extra *extra);
 
 #endif

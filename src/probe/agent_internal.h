@@ -103,7 +103,7 @@ char *cb__agent_path_text(const cb__agent_run *r);
 
 /* DIR/records.jsonl, summary.json and manifest.json from the n_steps steps' result
  * directories DIR/steps/NN (agent_result.c). */
-cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err);
+cb_status cb__agent_combine(const char *dir, int n_steps, int virtual_time, cb_error *err);
 
 /* --expected-paths read and checked before anything runs (the file, its probabilities). */
 cb_status cb__agent_expected_check(const cb_probe_agent_params *p, cb_error *err);

@@ -7,7 +7,8 @@
  * Each step is a session run of its own (DIR/steps/NN) whose record times count from
  * its own origin; a step's records move by the distance between its origin and the
  * first step's (manifest.json's origin_mono_ns, one clock for all steps) and are
- * numbered in order. The steps' run ids differ, so request ids stay unique.
+ * numbered in order; in virtual time (`--virtual-time`) a step's records move to where
+ * the step before ended. The steps' run ids differ, so request ids stay unique.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -54,7 +55,7 @@ static cb_status step_origin(const char *step_dir, cb_buf *manifest, uint64_t *o
   return CB_OK;
 }
 
-cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err) {
+cb_status cb__agent_combine(const char *dir, int n_steps, int virtual_time, cb_error *err) {
   cb_results_dir *out = NULL;
   cb_status st = cb_results_dir_create(dir, &out, err);
   if (st != CB_OK) return st;
@@ -63,7 +64,7 @@ cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err) {
   cb_buf manifest, first_manifest;
   cb_buf_init(&manifest, 0);
   cb_buf_init(&first_manifest, 0);
-  uint64_t first_origin = 0, index = 0;
+  uint64_t first_origin = 0, index = 0, virtual_end = 0;
   char step_dir[1100], path[1200];
   for (int k = 1; k <= n_steps && st == CB_OK; k++) {
     snprintf(step_dir, sizeof step_dir, "%s/steps/%02d", dir, k);
@@ -78,9 +79,14 @@ cb_status cb__agent_combine(const char *dir, int n_steps, cb_error *err) {
     cb_record_set_init(&set);
     size_t torn = 0;
     st = cb_record_set_load(&set, path, &torn, err);
+    /* Virtual time starts at 0 in every step and its anchors are the wall clock's, which
+     * says nothing of it: a step starts where the one before ended, as it does in real
+     * time (the steps are synchronised; tool time is added to a run's e2e, not slept). */
+    uint64_t by = virtual_time ? virtual_end : origin > first_origin ? origin - first_origin : 0;
     for (size_t i = 0; st == CB_OK && i < set.count; i++) {
       cb_record *r = &set.items[i];
-      shift_record(r, origin > first_origin ? origin - first_origin : 0);
+      shift_record(r, by);
+      if (r->end_ns > virtual_end) virtual_end = r->end_ns;
       r->index = index++;
       st = cb_results_dir_append(out, r, err);
       cb_record_set_push(&all, r);

@@ -277,7 +277,7 @@ cb_session_outcome cb_probe_agent_run(const cb_probe_agent_params *p,
     if (l.runs[i].outcome == CB__AGENT_RUNNING)
       l.runs[i].outcome = stopped ? CB__AGENT_INTERRUPTED : CB__AGENT_MAX_STEPS;
   if (o == CB_SESSION_OK && write_runs(base->out_dir, l.runs, p->runs, err) != CB_OK) o = CB_SESSION_FAILED;
-  if (o == CB_SESSION_OK && cb__agent_combine(base->out_dir, steps, err) != CB_OK) o = CB_SESSION_FAILED;
+  if (o == CB_SESSION_OK && cb__agent_combine(base->out_dir, steps, base->virtual_time, err) != CB_OK) o = CB_SESSION_FAILED;
   if (o == CB_SESSION_OK) {
     json_t *d = NULL;
     if (cb__agent_stats(p, w, l.runs, p->runs, &d, err) != CB_OK) {

@@ -15,6 +15,7 @@
 #include "calibench/probe_context.h"
 #include "calibench/results.h"
 #include "calibench/rng.h"
+#include "calibench/secret.h"
 #include "calibench/stats.h"
 #include "calibench/utf8.h"
 #include "probe_internal.h"
@@ -32,7 +33,8 @@ typedef struct item {
   int answered, ok;
   double score, ttft_ms, e2e_ms;
   int64_t prompt_tokens;
-  char *answer;               /* owned, cut to ANSWER_KEPT bytes */
+  char *answer;               /* owned, whole (the judge reads it), shown cut to ANSWER_KEPT */
+  double judge;               /* the judge's grade in [0, 1]; NAN: none (no judge, no verdict) */
   char error[160];            /* a failed request: why ("" when ok) */
 } item;
 
@@ -69,6 +71,7 @@ static item *push(probe_state *s) {
   }
   item *it = &s->items[s->n_items++];
   memset(it, 0, sizeof *it);
+  it->judge = NAN;
   return it;
 }
 
@@ -96,11 +99,7 @@ static void on_record(void *ctx, const cb_record *rec) {
   else it->ttft_ms = NAN;
   it->e2e_ms = it->ok && !rec->warmup && rec->end_ns > rec->sent_ns ? (double)(rec->end_ns - rec->sent_ns) / 1e6 : NAN;
   cb_free(it->answer);
-  it->answer = NULL;
-  if (text) {
-    size_t len = strlen(text), cut = cb_utf8_cut(text, len, ANSWER_KEPT);
-    it->answer = cb_strndup(text, cut);
-  }
+  it->answer = text ? cb_strdup(text) : NULL;
 }
 
 /* Index -> line of the prompts file (one item a line, no blank lines) through the
@@ -331,13 +330,86 @@ static json_t *worst_json(const probe_state *s) {
     const item *it = w[i];
     json_t *vals = json_array();
     for (size_t v = 0; v < it->needle.n_values; v++) json_array_append_new(vals, json_string(it->needle.values[v]));
-    json_array_append_new(a, json_pack("{s:i, s:f, s:s, s:o, s:f, s:s?, s:b}", "length",
-                                       (json_int_t)it->length, "depth", s->p->depths[it->depth_i],
-                                       "key", it->needle.key, "expected", vals, "score", it->score,
-                                       "answer", it->answer, "ok", it->ok));
+    json_t *o = json_pack("{s:i, s:f, s:s, s:o, s:f, s:b}", "length", (json_int_t)it->length,
+                          "depth", s->p->depths[it->depth_i], "key", it->needle.key, "expected", vals,
+                          "score", it->score, "ok", it->ok);
+    if (it->answer) /* answers are UTF-8 cleaned by the session; cut on a character */
+      json_object_set_new(o, "answer", json_stringn(it->answer, cb_utf8_cut(it->answer, strlen(it->answer), ANSWER_KEPT)));
+    if (isfinite(it->judge)) json_object_set_new(o, "judge", json_real(it->judge));
+    json_array_append_new(a, o);
   }
   cb_free(w);
   return a;
+}
+
+/* The judge over the grid's answered prompts: its grades go into the items. */
+static cb_status judge_grid(probe_state *s, const char *base, json_t **summary, cb_error *err) {
+  size_t n = 0;
+  cb__context_answer *answers = cb_calloc(s->n_items ? s->n_items : 1, sizeof *answers);
+  size_t *of = cb_calloc(s->n_items ? s->n_items : 1, sizeof *of);
+  for (size_t i = 0; i < s->n_items; i++) {
+    const item *it = &s->items[i];
+    if (it->phase != PHASE_GRID || !it->answered || !it->ok) continue;
+    of[n] = i;
+    answers[n++] = (cb__context_answer){.needle = &it->needle, .text = it->answer ? it->answer : ""};
+  }
+  double *grades = cb_calloc(n ? n : 1, sizeof *grades);
+  char shown[512]; /* a URL's user:password never reaches the log */
+  cb_secret_mask_url(s->p->judge_url, shown, sizeof shown);
+  say(s, "judge: %zu answers to %s", n, shown);
+  cb_status st = cb__context_judge(s->p, answers, n, base, s->cfg->quiet ? NULL : s->cfg->log,
+                                   s->cfg->stop, grades, summary, err);
+  if (st == CB_OK)
+    for (size_t k = 0; k < n; k++) s->items[of[k]].judge = grades[k];
+  cb_free(grades);
+  cb_free(of);
+  cb_free(answers);
+  return st;
+}
+
+/* A share over the graded answers, n of them: null with none. */
+static json_t *graded_json(const tally *t, double level) {
+  double lo, hi;
+  cb_stats_wilson(t->k, t->n, level, &lo, &hi);
+  return json_pack("{s:o, s:f, s:f, s:i}", "accuracy", t->n ? json_real(t->k / t->n) : json_null(),
+                   "lo", lo, "hi", hi, "n", (json_int_t)t->n);
+}
+
+/* The judge beside the string match over the grid prompts it graded: its accuracy, the
+ * string match's over the same prompts, and how often the two pass/fail verdicts agree
+ * (a judge's grade passes from half its scale, a string match when every value is
+ * found). */
+static json_t *judge_json(const probe_state *s, json_t *summary, double level, tally *judged,
+                          tally *agree) {
+  tally strm = {0};
+  size_t both = 0, string_only = 0, judge_only = 0, neither = 0;
+  json_t *by_length = json_array();
+  for (size_t l = 0; l < s->p->n_lengths; l++) {
+    tally t = {0};
+    for (size_t i = 0; i < s->n_items; i++) {
+      const item *it = &s->items[i];
+      if (it->phase != PHASE_GRID || !isfinite(it->judge)) continue;
+      if (it->length != s->p->lengths[l]) continue;
+      int jp = it->judge >= 0.5, sp = it->score >= 1 - 1e-9;
+      t.k += it->judge, t.n++, t.requests++;
+      strm.k += it->score, strm.n++, strm.requests++;
+      agree->k += jp == sp, agree->n++, agree->requests++;
+      both += jp && sp, string_only += sp && !jp, judge_only += jp && !sp, neither += !jp && !sp;
+    }
+    judged->k += t.k, judged->n += t.n, judged->requests += t.requests;
+    json_t *o = graded_json(&t, level);
+    json_object_set_new(o, "length", json_integer((json_int_t)s->p->lengths[l]));
+    json_array_append_new(by_length, o);
+  }
+  json_t *o = json_deep_copy(summary);
+  json_object_set_new(o, "accuracy", graded_json(judged, level));
+  json_object_set_new(o, "string_match", graded_json(&strm, level));
+  json_object_set_new(o, "agreement", graded_json(agree, level));
+  json_object_set_new(o, "verdicts", json_pack("{s:I, s:I, s:I, s:I}", "both_pass", (json_int_t)both,
+                                               "string_match_only", (json_int_t)string_only, "judge_only",
+                                               (json_int_t)judge_only, "both_fail", (json_int_t)neither));
+  json_object_set_new(o, "lengths", by_length);
+  return o;
 }
 
 static cb_status metric(json_t *doc, const char *name, double v, double lo, double hi, int higher,
@@ -348,7 +420,8 @@ static cb_status metric(json_t *doc, const char *name, double v, double lo, doub
 
 static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size_t bracket_hi, int censored,
                          const cb_probe_context_interval *iv, size_t pressure_len,
-                         const char *const *bisect_dirs, size_t n_bisect, cb_error *err) {
+                         const char *const *bisect_dirs, size_t n_bisect, json_t *judge_summary,
+                         cb_error *err) {
   const cb_probe_context_params *p = s->p;
   double level = p->confidence;
   json_t *doc = cb_probe_json_new("context");
@@ -450,6 +523,8 @@ static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size
   }
   json_object_set_new(doc, "pressure", pressure);
   json_object_set_new(doc, "worst", worst_json(s));
+  tally judged = {0}, agree = {0};
+  json_object_set_new(doc, "judge", judge_summary ? judge_json(s, judge_summary, level, &judged, &agree) : json_null());
   json_t *bis = json_array();
   for (size_t i = 0; i < n_bisect; i++) json_array_append_new(bis, json_string(bisect_dirs[i]));
   json_object_set_new(doc, "runs", json_pack("{s:s, s:o, s:o}", "grid", ".", "bisect", bis, "pressure",
@@ -465,6 +540,10 @@ static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size
   if (!st && all.n) st = metric(doc, "accuracy_grid", all.k / all.n, lo, hi, 1, err);
   cb_stats_wilson(hardest.k, hardest.n, level, &lo, &hi);
   if (!st && hardest.n) st = metric(doc, "accuracy_pressure", hardest.k / hardest.n, lo, hi, 1, err);
+  cb_stats_wilson(judged.k, judged.n, level, &lo, &hi);
+  if (!st && judged.n) st = metric(doc, "accuracy_grid_judge", judged.k / judged.n, lo, hi, 1, err);
+  cb_stats_wilson(agree.k, agree.n, level, &lo, &hi);
+  if (!st && agree.n) st = metric(doc, "judge_agreement", agree.k / agree.n, lo, hi, 1, err);
   if (!st) st = metric(doc, "ttft_ms_per_1k_tokens", ttft_slope(s), NAN, NAN, 0, err);
   if (st) {
     json_decref(doc);
@@ -490,7 +569,7 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
   size_t n_lv = 0;
   char *bisect_dirs[64];
   size_t n_bisect = 0;
-  json_t *doc = NULL;
+  json_t *doc = NULL, *judge_summary = NULL;
 
   /* 1. the grid */
   for (size_t l = 0; l < p->n_lengths; l++) add_items(&s, PHASE_GRID, p->lengths[l], 0);
@@ -564,8 +643,13 @@ cb_session_outcome cb_probe_context_run(const cb_probe_context_params *p, cb_ses
     if ((o = run_phase(&s, first, dir, err)) != CB_SESSION_OK) goto out;
   }
 
+  /* 4. the judge, over the grid's answers */
+  if (p->judge_url && judge_grid(&s, base, &judge_summary, err) != CB_OK) {
+    o = err->code == CB_ERR_INVALID ? CB_SESSION_BAD_INPUT : CB_SESSION_FAILED;
+    goto out;
+  }
   doc = build_doc(&s, no_reference, bp, censored ? 0 : hi, censored, &iv, pressure_len,
-                  (const char *const *)bisect_dirs, n_bisect, err);
+                  (const char *const *)bisect_dirs, n_bisect, judge_summary, err);
   if (!doc) {
     o = CB_SESSION_BAD_INPUT;
     goto out;
@@ -585,6 +669,7 @@ out:
   cfg->on_record = NULL;
   cfg->record_ctx = NULL;
   json_decref(doc);
+  json_decref(judge_summary);
   for (size_t i = 0; i < n_lv; i++) cb_free(scores[i]);
   cb_free(scores);
   cb_free(lv);

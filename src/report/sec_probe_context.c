@@ -2,8 +2,9 @@
  * sec_probe_context.c - `probe context`'s part of the Probes section (probe.json,
  * docs/probe.md): the breakpoint with its interval, the accuracy heatmap over lengths
  * x depths, the decay curve over every tested length with the breakpoint and the
- * tolerance line, accuracy under pressure, TTFT and E2E per length, and the wrong
- * answers of the shortest prompts (model text: cut, one line, escaped).
+ * tolerance line, accuracy under pressure, TTFT and E2E per length, the optional judge
+ * beside the string match, and the wrong answers of the shortest prompts (model text:
+ * cut, one line, escaped).
  */
 #include <math.h>
 #include <stdio.h>
@@ -188,6 +189,47 @@ static void lengths_table(cb__rep_doc *d, json_t *doc) {
   cb__rep_table_free(&t);
 }
 
+/* The optional judge beside the string match: its accuracy and their agreement, then
+ * the judge's accuracy per grid length. */
+static void judge_table(cb__rep_doc *d, json_t *doc) {
+  json_t *j = json_object_get(doc, "judge");
+  if (!json_is_object(j)) return;
+  cb__rep_doc_heading(d, 3, NULL, "Judge beside the string match");
+  json_t *a = json_object_get(j, "accuracy"), *sm = json_object_get(j, "string_match"),
+         *ag = json_object_get(j, "agreement"), *v = json_object_get(j, "verdicts");
+  const char *rubric = json_string_value(json_object_get(j, "rubric"));
+  if (!num(j, "scored")) {
+    cb__rep_doc_para(d, CB__REP_TONE_BAD, "The judge (rubric %s) graded none of the %.0f answers: "
+                     "%.0f parse failures, %.0f request failures (its run: judge/).",
+                     rubric ? rubric : "?", num(j, "items"), num(j, "parse_failures"),
+                     num(j, "request_failures"));
+    return;
+  }
+  cb__rep_doc_para(d, 0,
+                   "The judge (rubric %s) graded %.0f of %.0f grid answers: accuracy %.3f "
+                   "(%.3f \xE2\x80\x93 %.3f) against the string match's %.3f on the same answers; "
+                   "their verdicts agree on %.3f (%.3f \xE2\x80\x93 %.3f): both pass %.0f, string "
+                   "match only %.0f, judge only %.0f, both fail %.0f.",
+                   rubric ? rubric : "?", num(j, "scored"), num(j, "items"), num(a, "accuracy"),
+                   num(a, "lo"), num(a, "hi"), num(sm, "accuracy"), num(ag, "accuracy"), num(ag, "lo"),
+                   num(ag, "hi"), num(v, "both_pass"), num(v, "string_match_only"), num(v, "judge_only"),
+                   num(v, "both_fail"));
+  cb__rep_table t;
+  const char *head[] = {"length", "graded", "judge accuracy", "interval"};
+  cb__rep_table_init_head(&t, "rrrr", head, 4);
+  size_t i;
+  json_t *l;
+  json_array_foreach(json_object_get(j, "lengths"), i, l) {
+    cb__rep_table_add(&t, 0, "%.0f", num(l, "length"));
+    cb__rep_table_add(&t, 0, "%.0f", num(l, "n"));
+    if (num(l, "n") > 0) cb__rep_table_add(&t, 0, "%.3f", num(l, "accuracy"));
+    else cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
+    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%.3f \xE2\x80\x93 %.3f", num(l, "lo"), num(l, "hi"));
+  }
+  cb__rep_doc_table(d, &t);
+  cb__rep_table_free(&t);
+}
+
 /* Untrusted text for one cell: cut, control characters replaced, one line. */
 static void cell_text(cb__rep_table *t, const cb_report *r, const char *s) {
   size_t len = s ? strlen(s) : 0, cut = cb_utf8_cut(s ? s : "", len, r->params.max_message);
@@ -202,10 +244,14 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
   if (!json_array_size(worst)) return;
   cb__rep_doc_heading(d, 3, NULL, "Wrong answers, shortest prompts first");
   cb__rep_table t;
-  const char *head[] = {"length", "depth", "key", "expected", "score", "answer"};
-  cb__rep_table_init_head(&t, "rrllrl", head, 6);
   size_t i, k;
   json_t *w, *v;
+  int judged = 0; /* a judge column when the judge graded one of them */
+  json_array_foreach(worst, i, w) judged |= json_is_number(json_object_get(w, "judge"));
+  const char *head[] = {"length", "depth", "key", "expected", "score", "judge", "answer"};
+  const char *no_judge[] = {"length", "depth", "key", "expected", "score", "answer"};
+  if (judged) cb__rep_table_init_head(&t, "rrllrrl", head, 7);
+  else cb__rep_table_init_head(&t, "rrllrl", no_judge, 6);
   json_array_foreach(worst, i, w) {
     cb__rep_table_add(&t, 0, "%.0f", num(w, "length"));
     cb__rep_table_add(&t, 0, "%.0f%%", 100 * num(w, "depth"));
@@ -217,6 +263,9 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
     cell_text(&t, r, e.data);
     cb_buf_free(&e);
     cb__rep_table_add(&t, CB__REP_TONE_BAD, "%.2f", num(w, "score"));
+    if (judged && json_is_number(json_object_get(w, "judge")))
+      cb__rep_table_add(&t, num(w, "judge") >= 0.5 ? CB__REP_TONE_GOOD : CB__REP_TONE_BAD, "%.2f", num(w, "judge"));
+    else if (judged) cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
     if (json_is_false(json_object_get(w, "ok"))) cb__rep_table_add(&t, CB__REP_TONE_BAD, "(the request failed)");
     else cell_text(&t, r, json_string_value(json_object_get(w, "answer")));
   }
@@ -249,5 +298,6 @@ void cb__rep_probe_context(const cb_report *r, cb__rep_doc *d, const cb__rep_run
   latency_curve(d, doc);
   cb__rep_doc_grid_end(d);
   lengths_table(d, doc);
+  judge_table(d, doc);
   worst_table(r, d, doc);
 }

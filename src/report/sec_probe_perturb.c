@@ -1,7 +1,8 @@
 /*
  * sec_probe_perturb.c - probe perturb's part of the probe section (probe.json,
  * docs/probe.md "probe perturb"): one row per family with its means and rates and
- * their intervals, then each family's worst pairs (clean and perturbed prompt and
+ * their intervals, charts of drift and of the refusal and conflict rates per family
+ * with their intervals (SVG), then each family's worst pairs (clean and perturbed prompt and
  * answer, cut). Prompts and answers are model and user text: the document escapes
  * every cell; they are cut here on a character boundary.
  */
@@ -67,6 +68,67 @@ static void families_table(cb__rep_doc *d, json_t *families) {
   cb__rep_table_free(&t);
 }
 
+/* One family's value as a point at x = k (+ offset) and its interval as a vertical
+ * segment through it (a two-point line of its own, no legend key). */
+static void point_with_interval(cb__rep_chart *c, cb__rep_series *pts, int color, double x, json_t *o,
+                                const char *key) {
+  double v = cb__rep_probe_num(o, key), lo = cb__rep_probe_num(o, "lo"), hi = cb__rep_probe_num(o, "hi");
+  if (!isfinite(v)) return;
+  cb__rep_series_add(pts, x, v);
+  if (!isfinite(lo) || !isfinite(hi)) return;
+  cb__rep_series *seg = cb__rep_chart_series(c, CB__REP_LINE, color, "%s", "");
+  cb__rep_series_add(seg, x, lo);
+  cb__rep_series_add(seg, x, hi);
+}
+
+/* Drift per family with its bootstrap interval. Series pointers move as series are
+ * added, so each family's point goes in before its segment is made. */
+static void drift_chart(cb__rep_doc *d, json_t *families, double confidence) {
+  cb__rep_chart c;
+  cb__rep_doc_chart_begin(d, &c, "probe-perturb-drift", "First-token drift by family");
+  snprintf(c.x.label, sizeof c.x.label, "family");
+  snprintf(c.y.label, sizeof c.y.label, "drift (1 - cos + KL)");
+  c.y.from_zero = 1;
+  const char *name;
+  json_t *f;
+  json_object_foreach(families, name, f) cb__rep_chart_category(&c, name);
+  size_t k = 0;
+  json_object_foreach(families, name, f) {
+    cb__rep_series *pts = cb__rep_chart_series(&c, CB__REP_POINTS, 0, "%s", k ? "" : "mean drift");
+    point_with_interval(&c, pts, 0, (double)k, json_object_get(f, "drift"), "mean");
+    k++;
+  }
+  snprintf(c.note, sizeof c.note, "Mean drift of each family's pairs with its %.0f%% bootstrap interval; "
+           "0 is the clean answer's own distribution", 100 * confidence);
+  cb__rep_doc_chart_end(d, &c, "no pair had top_logprobs on both sides");
+}
+
+/* Refusal and conflict rates per family with their Wilson intervals, side by side. */
+static void rates_chart(cb__rep_doc *d, json_t *families, double confidence) {
+  cb__rep_chart c;
+  cb__rep_doc_chart_begin(d, &c, "probe-perturb-rates", "Refusal and conflict rates by family");
+  snprintf(c.x.label, sizeof c.x.label, "family");
+  snprintf(c.y.label, sizeof c.y.label, "rate");
+  c.y.unit = CB__REP_UNIT_FRACTION;
+  c.y.min = 0;
+  c.y.max = 1;
+  const char *name;
+  json_t *f;
+  json_object_foreach(families, name, f) cb__rep_chart_category(&c, name);
+  size_t k = 0;
+  json_object_foreach(families, name, f) {
+    cb__rep_series *r = cb__rep_chart_series(&c, CB__REP_POINTS, 0, "%s", k ? "" : "refusal rate");
+    point_with_interval(&c, r, 0, (double)k - 0.15, json_object_get(f, "refusal"), "rate");
+    cb__rep_series *x = cb__rep_chart_series(&c, CB__REP_POINTS, CB__REP_COLOR_BAD, "%s",
+                                             k ? "" : "conflict rate");
+    point_with_interval(&c, x, CB__REP_COLOR_BAD, (double)k + 0.15, json_object_get(f, "conflict"), "rate");
+    k++;
+  }
+  snprintf(c.note, sizeof c.note, "%.0f%% Wilson intervals; conflict: complied where the clean prompt was "
+           "refused (no point when no clean prompt was refused)", 100 * confidence);
+  cb__rep_doc_chart_end(d, &c, NULL);
+}
+
 /* A text member, cut to CELL_TEXT_MAX bytes on a character boundary ("..." after). */
 static void cut_cell(cb__rep_table *t, json_t *o, const char *key) {
   const char *s = json_string_value(json_object_get(o, key));
@@ -122,5 +184,11 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
                    "clean prompt was refused. Means with bootstrap intervals, rates with Wilson "
                    "intervals.");
   families_table(d, families);
+  double confidence = cb__rep_probe_num(json_object_get(doc, "settings"), "confidence");
+  if (!isfinite(confidence)) confidence = 0.95;
+  cb__rep_doc_grid_begin(d);
+  drift_chart(d, families, confidence);
+  rates_chart(d, families, confidence);
+  cb__rep_doc_grid_end(d);
   worst_table(d, families);
 }

@@ -170,6 +170,44 @@ assert abs(calls.count("search") / 200 - 0.5) < 0.12 and abs(len(answers) / 200 
 PY
 echo "ok - sim run records the agent behaviour's tool calls"
 
+# Virtual time (`--virtual-time`, sim run's engine): the planted paths pass the same
+# chi-square test; each step starts where the one before ended; at concurrency 1 the
+# runs take the same paths as against the built-in simulator in real time (the same
+# requests in the same order: the same arrival indices, the same draws).
+"$CALIBENCH" probe agent --virtual-time --workflow workflow.yaml --behavior behavior.yaml --runs 400 \
+  --concurrency 8 --expected-paths expected.json --out virtual --quiet ||
+  fail "probe agent --virtual-time exited $?"
+python3 - virtual <<'PY' || fail "probe agent in virtual time: $(head -c 2000 virtual/probe.json)"
+import collections, json, sys
+d = sys.argv[1]
+p = json.load(open(d + "/probe.json"))
+assert p["reference"]["p_value"] > 0.001 and p["reference"]["unexpected_runs"] == 0, p["reference"]
+assert p["outcomes"]["success"] == 400, p["outcomes"]
+assert json.load(open(d + "/manifest.json"))["predicted"] is True
+recs = [json.loads(l) for l in open(d + "/records.jsonl")]
+runs = [json.loads(l) for l in open(d + "/runs.jsonl")]
+assert len(recs) == sum(r["steps"] for r in runs)
+steps = collections.defaultdict(list)
+for r in recs:
+    steps[int(r["request_id"].split("-s")[-1].split("-")[0])].append(r)
+assert sorted(steps) == list(range(1, len(steps) + 1)) and len(steps) >= 2, sorted(steps)
+for k in range(2, len(steps) + 1):  # on one virtual timeline, one step after another
+    assert min(r["sent_ns"] for r in steps[k]) >= max(r["end_ns"] for r in steps[k - 1]), k
+PY
+for mode in virtual real; do
+  if [ $mode = virtual ]; then target=(--virtual-time --behavior behavior.yaml)
+  else target=(--sim-behavior behavior.yaml --sim-time-scale 0.02); fi
+  "$CALIBENCH" probe agent "${target[@]}" --workflow workflow.yaml --runs 40 --concurrency 1 --seed 9 \
+    --out same-$mode --quiet --no-report || fail "probe agent ($mode, concurrency 1) exited $?"
+done
+python3 -c "
+import json
+a, b = ([json.loads(l)['path'] for l in open(f'same-{m}/runs.jsonl')] for m in ('virtual', 'real'))
+assert a == b and len(set(a)) > 1, (a, b)" || fail "virtual and real time took different paths"
+expect 2 "probe agent: --url has no meaning in virtual time" -- \
+  probe agent --virtual-time --url http://127.0.0.1:9/v1 --workflow workflow.yaml --out bad0
+echo "ok - probe agent in virtual time: the planted paths (chi-square), one timeline, the real-time paths"
+
 cat >bad-workflow.yaml <<'YAML'
 task: t
 tools:

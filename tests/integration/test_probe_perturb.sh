@@ -180,6 +180,8 @@ python3 - <<'PY'
 import json
 d = json.load(open("hostile/probe.json"))
 d["families"]["typo"]["worst"][0]["perturbed_answer"] = "<script>alert(1)</script>\x1b[31mRED"
+# a family name from a hand-edited file is text too: the charts' labels escape it
+d["families"] = {("<b>noise</b>" if k == "noise" else k): v for k, v in d["families"].items()}
 json.dump(d, open("hostile/probe.json", "w"))
 PY
 "$CALIBENCH" report hostile >report.txt 2>&1 || fail "report exited $?"
@@ -189,4 +191,32 @@ grep -Eq "^  typo +[0-9]+ +[0-9.]+ \[" report.txt || fail "no typo row with its 
 "$CALIBENCH" report hostile --html report.html --quiet || fail "report --html exited $?"
 grep -q "&lt;script&gt;alert(1)" report.html || fail "the answer is not in the HTML report"
 ! grep -q "<script>" report.html || fail "the HTML report passes a model's <script>"
-echo "ok - report: families with intervals, worst pairs, model text escaped"
+! grep -q "<b>noise" report.html && grep -q "&lt;b&gt;noise&lt;/b&gt;" report.html ||
+  fail "a family's name is not escaped in the HTML report"
+python3 - <<'PY' || fail "the perturb charts do not draw the families' drift and rates with their intervals"
+import json, re
+html = open("report.html").read()
+fams = json.load(open("hostile/probe.json"))["families"]
+def figure(prefix):
+    m = re.search(r'<figure class="chart" data-chart="%s-\d+" data-points="(\d+)">(.*?)</figure>' % prefix, html, re.S)
+    assert m, prefix
+    return int(m.group(1)), m.group(2)
+# drift: a point per family (the mean) and a vertical segment per family (its interval)
+n, svg = figure("probe-perturb-drift")
+assert n == 3 * len(fams), n
+pts = [float(y) for y in re.findall(r'class="series pt c0" d="M[\d.]+ ([\d.]+)h3', svg)]
+segs = re.findall(r'class="series ln c0" d="M([\d.]+) ([\d.]+)L([\d.]+) ([\d.]+)"', svg)
+assert len(pts) == len(fams) == len(segs), (pts, segs)
+assert all(a == c and float(b) > float(d) for a, b, c, d in segs), segs  # vertical, lo below hi
+# SVG's y grows downwards: the larger drift is drawn higher
+means = [f["drift"]["mean"] for f in fams.values()]
+assert sorted(range(len(means)), key=lambda i: -means[i]) == sorted(range(len(pts)), key=lambda i: pts[i])
+for (x, lo, _, hi), y in zip(segs, pts):
+    assert float(hi) <= y + 1.5 <= float(lo) + 3, (lo, y, hi)  # the mean inside its interval
+# rates: refusal points with Wilson segments; no conflict point where none was refused clean
+n, svg = figure("probe-perturb-rates")
+conflicts = sum(f["conflict"]["rate"] is not None for f in fams.values())
+assert n == 3 * len(fams) + 3 * conflicts, (n, conflicts)
+assert "refusal rate" in svg and "conflict rate" in svg
+PY
+echo "ok - report: families with intervals, drift and rate charts, worst pairs, model text escaped"

@@ -1,6 +1,7 @@
 /*
  * test_probe_perturb_compare.c - one clean against one perturbed answer
- * (src/probe/perturb_compare.c): top_logprobs read from chat and completions events,
+ * (src/probe/perturb_compare.c): top_logprobs read from chat and completions events
+ * (llama-server's recorded stream among them),
  * the refusal field, drift with the missing mass handled, refusal detection and the
  * normalised exact match.
  */
@@ -48,6 +49,48 @@ static void test_read_events(void **state) {
   cb__perturb_read_events("{\"choices\":[{\"message\":{\"content\":null,\"refusal\":\"No.\"}}]}", &d, &ref);
   assert_string_equal(ref, "No.");
   cb_free(ref);
+}
+
+/* llama.cpp's llama-server (the node-llama-cpp 3.21.1 bundle, build b1-80fb11a) as
+ * recorded by test_probe_llama.sh's setup: a first chunk with "content": null and no
+ * logprobs, then each token's chunk with its alternatives carrying "id" and "bytes"
+ * beside OpenAI's members (the second token's list holds a Cyrillic token), and a last
+ * chunk with llama.cpp's own "timings". */
+static void test_read_llama_server_events(void **state) {
+  (void)state;
+  const char *events =
+      "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"role\":\"assistant\","
+      "\"content\":null}}],\"created\":1796310459,\"id\":\"chatcmpl-uvrOOlrBi8RnW2jZsyrSkrp2rngfmvMg\","
+      "\"model\":\"l3-q8_0.gguf\",\"system_fingerprint\":\"b1-80fb11a\",\"object\":\"chat.completion.chunk\"}\n"
+      "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\"classifier\"},"
+      "\"logprobs\":{\"content\":[{\"id\":79200,\"token\":\"classifier\",\"bytes\":[99,108,97,115,115,"
+      "105,102,105,101,114],\"logprob\":-2.0742552280426025,\"top_logprobs\":[{\"id\":79200,\"token\":"
+      "\"classifier\",\"bytes\":[99,108,97,115,115,105,102,105,101,114],\"logprob\":-2.0742552280426025},"
+      "{\"id\":87190,\"token\":\" defStyleAttr\",\"bytes\":[32,100,101,102,83,116,121,108,101,65,116,116,"
+      "114],\"logprob\":-2.656475305557251},{\"id\":6334,\"token\":\"Main\",\"bytes\":[77,97,105,110],"
+      "\"logprob\":-2.9816362857818604}]}]}}],\"created\":1796310459,\"id\":"
+      "\"chatcmpl-uvrOOlrBi8RnW2jZsyrSkrp2rngfmvMg\",\"model\":\"l3-q8_0.gguf\",\"system_fingerprint\":"
+      "\"b1-80fb11a\",\"object\":\"chat.completion.chunk\"}\n"
+      "{\"choices\":[{\"finish_reason\":null,\"index\":0,\"delta\":{\"content\":\" cumpl\"},"
+      "\"logprobs\":{\"content\":[{\"id\":74455,\"token\":\" cumpl\",\"bytes\":[32,99,117,109,112,108],"
+      "\"logprob\":-1.1734675168991089,\"top_logprobs\":[{\"id\":74455,\"token\":\" cumpl\",\"bytes\":"
+      "[32,99,117,109,112,108],\"logprob\":-1.1734675168991089},{\"id\":69055,\"token\":\"hapus\","
+      "\"bytes\":[104,97,112,117,115],\"logprob\":-2.709350347518921},{\"id\":97341,\"token\":"
+      "\"\xD0\xBE\xD0\xBD\xD1\x82\",\"bytes\":[208,190,208,189,209,130],\"logprob\":-2.8249776363372803}]}]}}],"
+      "\"object\":\"chat.completion.chunk\"}\n"
+      "{\"choices\":[{\"finish_reason\":\"length\",\"index\":0,\"delta\":{}}],\"object\":"
+      "\"chat.completion.chunk\",\"timings\":{\"cache_n\":38,\"prompt_n\":20,\"predicted_n\":2}}\n";
+  cb__token_dist d;
+  char *ref;
+  cb__perturb_read_events(events, &d, &ref);
+  assert_int_equal(d.n, 3); /* the first generated token's three, not the second's */
+  assert_string_equal(d.tok[0], "classifier");
+  assert_string_equal(d.tok[1], " defStyleAttr");
+  assert_string_equal(d.tok[2], "Main");
+  assert_true(fabs(d.p[0] - exp(-2.0742552280426025)) < 1e-12);
+  assert_true(fabs(d.p[2] - exp(-2.9816362857818604)) < 1e-12);
+  assert_null(ref); /* "content": null in the first chunk is no refusal */
+  cb__token_dist_free(&d);
 }
 
 static cb__token_dist dist(size_t n, const char *const *toks, const double *p) {
@@ -120,6 +163,7 @@ static void test_refusal_and_agreement(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_read_events),
+      cmocka_unit_test(test_read_llama_server_events),
       cmocka_unit_test(test_drift),
       cmocka_unit_test(test_refusal_and_agreement),
   };
