@@ -139,6 +139,8 @@ m=$("$SRC/scripts/build_image.sh" --print-mirror) || fail "build_image.sh --prin
 grep -Eq '^mirror (https?|file)://' <<<"$m" || fail "build_image.sh found no mirror in /etc/apt: $m"
 out=$("$SRC/scripts/build_image.sh" --engine docker 2>&1) && fail "--engine docker accepted"
 grep -q "'docker' is neither podman nor buildah" <<<"$out" || fail "--engine docker: $out"
+out=$("$SRC/scripts/build_image.sh" --isolation vm 2>&1) && fail "--isolation vm accepted"
+grep -q "'vm' is neither oci nor chroot" <<<"$out" || fail "--isolation vm: $out"
 out=$("$SRC/scripts/build_image.sh" --bogus 2>&1) && fail "--bogus accepted"
 grep -q "unknown option '--bogus'" <<<"$out" || fail "--bogus: $out"
 echo "ok - build_image.sh: $(head -1 <<<"$m"); bad options refused"
