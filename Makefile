@@ -14,7 +14,7 @@ DEB_PACKAGES := cmake gcc make pkg-config git curl ca-certificates openssl \
                 libevent-dev libjansson-dev libyaml-dev libcmocka-dev libpcre2-dev unicode-data bzip2 libbz2-dev \
                 sentencepiece g++ python3 python3-numpy \
                 libcurl4-openssl-dev libssl-dev libsqlite3-dev libpq-dev postgresql libpng-dev libjpeg-dev \
-                wordnet-base chromium iproute2 jq
+                wordnet-base chromium iproute2 jq python3-yaml python3-jsonschema
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

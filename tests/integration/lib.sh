@@ -9,8 +9,19 @@
 #                    fails when CI is set, as CB_MISSING_PEER does for unit tests
 # need_netns NAME    make network namespace NAME (root, iproute2): if it cannot be
 #                    made, the test is skipped or fails in CI, as need_peer
+# netns_star NS N    make namespaces NSsrv and NS0..NS(N-1) (need_netns), a veth pair
+#                    from each NSk (10.231.k.2) to NSsrv (10.231.k.1), and 10.231.255.1
+#                    on NSsrv's loopback, which every NSk reaches by its default route:
+#                    one server address for all, as a cluster Service's
+# netns_sim NS       start `sim serve` in NSsrv on 0.0.0.0, port 0 (more options after
+#                    NS); sets SIM_PORT. netns_del NS N removes the namespaces
 # missing_peer MSG   a test peer that cannot be had (MSG says which): skipped, or a
 #                    failure in CI, as need_peer
+# start_pg DIR       start a private PostgreSQL server from Debian's postgresql package
+#                    (initdb into DIR/data, trust authentication, no TCP: a unix socket
+#                    in DIR/sock on a private port; as the `postgres` user when run as
+#                    root, since postgres refuses root); sets PG_BIN, PG_AS, PG_PID,
+#                    PG_PORT and PG_URL. stop_pg stops it (by PID); call it on exit.
 # expect STATUS PATTERN -- ARGS...
 #                    run calibench ARGS (stdin from /dev/null), check its exit status
 #                    and that stdout+stderr match PATTERN (extended regex)
@@ -39,6 +50,42 @@ need_netns() {
   need_peer ip
   local why
   why=$(ip netns add "$1" 2>&1) || missing_peer "cannot make a network namespace (needs root): $why"
+}
+
+netns_star() {
+  local ns=$1 n=$2 k
+  need_netns "${ns}srv"
+  ip -n "${ns}srv" link set lo up
+  ip -n "${ns}srv" addr add 10.231.255.1/32 dev lo
+  for k in $(seq 0 $((n - 1))); do
+    ip netns add "$ns$k"
+    ip -n "$ns$k" link set lo up
+    ip link add name "to$k" netns "${ns}srv" type veth peer name shard netns "$ns$k"
+    ip -n "${ns}srv" addr add "10.231.$k.1/24" dev "to$k"
+    ip -n "$ns$k" addr add "10.231.$k.2/24" dev shard
+    ip -n "${ns}srv" link set "to$k" up
+    ip -n "$ns$k" link set shard up
+    ip -n "$ns$k" route add default via "10.231.$k.1"
+  done
+}
+
+netns_del() {
+  local k
+  for k in srv $(seq 0 $(($2 - 1))); do ip netns del "$1$k" 2>/dev/null || true; done
+}
+
+netns_sim() {
+  local ns=$1 out line
+  shift
+  out=$(mktemp -d "${TMPDIR:-/tmp}/cb-sim.XXXXXX")
+  mkfifo "$out/stdout"
+  ip netns exec "${ns}srv" "$CALIBENCH" sim serve --host 0.0.0.0 --port 0 --quiet "$@" \
+    >"$out/stdout" 2>"$out/stderr" &
+  SIM_PIDS+=($!)
+  exec {SIM_FD}<"$out/stdout"
+  read -r -t 30 -u "$SIM_FD" line || fail "sim serve did not start: $(cat "$out/stderr")"
+  [[ "$line" =~ ^listening\ on\ 0\.0\.0\.0:([0-9]+)$ ]] || fail "unexpected first line: '$line'"
+  SIM_PORT=${BASH_REMATCH[1]}
 }
 
 expect() {
@@ -76,4 +123,40 @@ start_sim() {
   [[ "$line" =~ ^listening\ on\ 127\.0\.0\.1:([0-9]+)$ ]] || fail "unexpected first line: '$line'"
   SIM_PORT=${BASH_REMATCH[1]}
   SIM_URL="http://127.0.0.1:$SIM_PORT"
+}
+
+PG_PID=""
+start_pg() {
+  local dir=$1
+  PG_BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] ||
+    fail "PostgreSQL server binaries not found (Debian package postgresql; make deps installs it)"
+  chmod 755 "$dir"
+  PG_AS=()
+  if [ "$(id -u)" = 0 ]; then
+    id postgres >/dev/null 2>&1 || fail "running as root needs the postgres user (Debian's postgresql package creates it)"
+    PG_AS=(runuser -u postgres --)
+    chown postgres "$dir"
+  fi
+  PG_DIR=$dir
+  PG_PORT=$((20000 + RANDOM % 30000))
+  "${PG_AS[@]}" "$PG_BIN/initdb" -D "$dir/data" -U calibench -A trust --no-sync -E UTF8 >"$dir/initdb.log" 2>&1 ||
+    { cat "$dir/initdb.log" >&2; fail "initdb"; }
+  "${PG_AS[@]}" mkdir "$dir/sock"
+  "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $PG_PORT -k $dir/sock -c listen_addresses= -c fsync=off -c full_page_writes=off" start >/dev/null ||
+    { cat "$dir/server.log" >&2; fail "pg_ctl start"; }
+  PG_PID=$(head -1 "$dir/data/postmaster.pid")
+  PG_URL="postgresql://calibench@/postgres?host=$dir/sock&port=$PG_PORT"
+}
+
+stop_pg() {
+  if [ -z "$PG_PID" ] && [ -f "${PG_DIR:-/nonexistent}/data/postmaster.pid" ]; then
+    PG_PID=$(head -1 "$PG_DIR/data/postmaster.pid")
+  fi
+  if [ -n "$PG_PID" ] && kill -0 "$PG_PID" 2>/dev/null; then
+    kill -INT "$PG_PID" 2>/dev/null || true # fast shutdown
+    for _ in $(seq 1 100); do kill -0 "$PG_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$PG_PID" 2>/dev/null || true
+  fi
 }

@@ -21,32 +21,14 @@ ns="cbm$$"
 N=3
 cleanup() {
   stop_sims
-  for k in srv $(seq 0 $((N - 1))); do ip netns del "$ns$k" 2>/dev/null || true; done
+  netns_del "$ns" "$N"
 }
 trap cleanup EXIT
 
-# ---- the namespaces --------------------------------------------------------------------
-need_netns "${ns}srv"
-ip -n "${ns}srv" link set lo up
-for k in $(seq 0 $((N - 1))); do
-  ip netns add "$ns$k"
-  ip -n "$ns$k" link set lo up
-  ip link add name "to$k" netns "${ns}srv" type veth peer name shard netns "$ns$k"
-  ip -n "${ns}srv" addr add "10.231.$k.1/24" dev "to$k"
-  ip -n "$ns$k" addr add "10.231.$k.2/24" dev shard
-  ip -n "${ns}srv" link set "to$k" up
-  ip -n "$ns$k" link set shard up
-done
-
-# ---- one server, reachable only over the veths ----------------------------------------
-mkfifo "$work/sim.out"
-ip netns exec "${ns}srv" "$CALIBENCH" sim serve --host 0.0.0.0 --port 0 --quiet --no-prefix-caching \
-  >"$work/sim.out" 2>"$work/sim.err" &
-SIM_PIDS+=($!)
-exec {sim_fd}<"$work/sim.out"
-read -r -t 30 -u "$sim_fd" line || fail "sim serve did not start: $(cat "$work/sim.err")"
-[[ "$line" =~ ^listening\ on\ 0\.0\.0\.0:([0-9]+)$ ]] || fail "unexpected first line: '$line'"
-port=${BASH_REMATCH[1]}
+# Three shard namespaces and one server, reachable only over the veths.
+netns_star "$ns" "$N"
+netns_sim "$ns" --no-prefix-caching
+port=$SIM_PORT
 
 load=(--rate 20 --num-requests 90 --input-len 32 --output-len 8 --ignore-eos --seed 11 --slo ttft=2s,e2e=10s
       --quiet --no-server-metrics)

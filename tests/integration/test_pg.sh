@@ -5,46 +5,14 @@
 # postgres refuses root), runs test_store.sh against it (the same store, history, gate,
 # snapshot and crash checks as on SQLite), checks that two registries migrate the same
 # way and that a password never reaches a message, and stops the server by its PID.
-set -euo pipefail
 CALIBENCH=$1
 SRC=$2
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-BIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -n "$BIN" ] && [ -x "$BIN/initdb" ] ||
-  fail "PostgreSQL server binaries not found (Debian package postgresql; make deps installs it)"
+source "$SRC/tests/integration/lib.sh"
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/cb-pg.XXXXXX")
-chmod 755 "$T"
-AS=()
-if [ "$(id -u)" = 0 ]; then
-  id postgres >/dev/null 2>&1 || fail "running as root needs the postgres user (Debian's postgresql package creates it)"
-  AS=(runuser -u postgres --)
-  chown postgres "$T"
-fi
-PGPID=""
-stop() {
-  if [ -f "$T/data/postmaster.pid" ]; then PGPID=$(head -1 "$T/data/postmaster.pid"); fi
-  if [ -n "$PGPID" ] && kill -0 "$PGPID" 2>/dev/null; then
-    kill -INT "$PGPID" 2>/dev/null || true # fast shutdown
-    for _ in $(seq 1 100); do kill -0 "$PGPID" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$PGPID" 2>/dev/null || true
-  fi
-  rm -rf "$T"
-}
-trap stop EXIT
-
-PORT=$((20000 + RANDOM % 30000))
-"${AS[@]}" "$BIN/initdb" -D "$T/data" -U calibench -A trust --no-sync -E UTF8 >"$T/initdb.log" 2>&1 ||
-  { cat "$T/initdb.log" >&2; fail "initdb"; }
-"${AS[@]}" mkdir "$T/sock"
-"${AS[@]}" "$BIN/pg_ctl" -D "$T/data" -l "$T/server.log" -w -t 60 \
-  -o "-p $PORT -k $T/sock -c listen_addresses= -c fsync=off -c full_page_writes=off" start >/dev/null ||
-  { cat "$T/server.log" >&2; fail "pg_ctl start"; }
-PGPID=$(head -1 "$T/data/postmaster.pid")
-URL="postgresql://calibench@/postgres?host=$T/sock&port=$PORT"
+trap 'stop_pg; rm -rf "$T"' EXIT
+start_pg "$T"
+BIN=$PG_BIN AS=("${PG_AS[@]}") PORT=$PG_PORT PGPID=$PG_PID URL=$PG_URL
 
 # test_store.sh's checks, against this server
 CB_TEST_REGISTRY=$URL bash "$SRC/tests/integration/test_store.sh" "$CALIBENCH" "$SRC" ||
