@@ -53,10 +53,11 @@ static void add(scorer *sc, cb_quant_scored x) {
   sc->hist[b < 0 ? 0 : b >= HIST_BINS ? HIST_BINS - 1 : b]++;
 }
 
-static void write_position(scorer *sc, size_t i, size_t j, const cb_quant_token *ref,
+static void write_position(scorer *sc, size_t i, size_t j, const cb_quant_token *ref, int ids,
                            const cb_quant_position *q, const cb_quant_scored *x) {
-  json_t *o = json_pack("{s:I, s:I, s:s%, s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "seq", (json_int_t)i,
+  json_t *o = json_pack("{s:I, s:I, s:s%, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:I}", "seq", (json_int_t)i,
                         "pos", (json_int_t)j, "token", ref->text ? ref->text : "", ref->text_len,
+                        "token_id", ids ? json_integer((json_int_t)ref->id) : json_null(),
                         "kld", num(x->kld), "top1_same", x->top1_same, "lp_ref", num(x->lp_ref),
                         "lp_cand", num(x->lp_cand), "tail_ref", num(q->tail_ref), "tail_cand",
                         num(q->tail_cand), "shared", (json_int_t)q->shared);
@@ -94,7 +95,7 @@ static cb_status score_seq(cb_probe_quant *pq, scorer *sc, size_t i, json_t *row
      * position whose greedy token differs is where its own output would diverge */
     if (div == SIZE_MAX && top1_id(c) != r->id) div = j;
     add(sc, x);
-    write_position(sc, i, j, r, &q, &x);
+    write_position(sc, i, j, r, s->ref_ids, &q, &x);
     sum_kld += x.kld;
     sc->pos_kld[j] += x.kld;
     sc->pos_n[j]++;
