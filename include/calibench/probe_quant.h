@@ -163,8 +163,10 @@ void cb_probe_quant_free(cb_probe_quant *pq);
 
 /* Point cfg at the reference phase (phase 0: greedy continuations) or the candidate
  * phase (1: one request per position): cfg->live, on_record, chat 0, the events
- * kept. cfg->url, model and out_dir are the caller's. */
-void cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg);
+ * kept. cfg->url, model and out_dir are the caller's. CB_ERR_INVALID before the
+ * candidate phase when --refeed ids was asked and the reference gave no token ids. */
+cb_status cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg,
+                                cb_error *err);
 /* After both phases: score every position, write DIR/positions.jsonl and
  * DIR/probe.json; *doc gets the document. CB_ERR_STATE when no position could be
  * scored (err says why: the reference's answers carried no logprobs, ...). */

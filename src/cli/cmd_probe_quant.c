@@ -136,9 +136,12 @@ static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, cons
   cfg->url = cb_strdup(url);
   cfg->model = model;
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", dir);
-  cb_probe_quant_attach(pq, phase, cfg);
   const char *what = phase ? "candidate" : "reference";
   cb_error err;
+  if (cb_probe_quant_attach(pq, phase, cfg, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: %s\n", err.msg);
+    return 2;
+  }
   cb_session *s = NULL;
   cb_session_outcome o = cb_session_open(cfg, &s, &err);
   if (o != CB_SESSION_OK) {

@@ -240,7 +240,8 @@ static void on_record(void *ctx, const cb_record *r) {
   else cand_record(pq, r);
 }
 
-void cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg) {
+cb_status cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg,
+                                cb_error *err) {
   pq->phase = phase;
   pq->next_seq = pq->next_pos = 0;
   if (phase == 1) {
@@ -250,6 +251,10 @@ void cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg
         any = 1;
         ids &= pq->seqs[i].ref_ids;
       }
+    if (pq->p.refeed == CB_QUANT_REFEED_IDS && !(any && ids))
+      return cb_error_set(err, CB_ERR_INVALID,
+                          "--refeed ids: the reference gave no token ids with its logprobs "
+                          "(use --refeed text or auto)");
     pq->refeed = pq->p.refeed != CB_QUANT_REFEED_AUTO ? pq->p.refeed
                  : any && ids                         ? CB_QUANT_REFEED_IDS
                                                       : CB_QUANT_REFEED_TEXT;
@@ -262,4 +267,5 @@ void cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg
   cfg->max_output_text = CB_SESSION_ANSWER_MAX;
   /* every chunk of a continuation with its top-20 list: about 3 KB a token */
   cfg->max_choice_events = (size_t)(pq->p.max_tokens + 4) * 8192;
+  return CB_OK;
 }

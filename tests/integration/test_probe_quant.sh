@@ -109,6 +109,7 @@ expect 2 "bad.jsonl:2" -- probe quant --reference "$BF16/v1" --candidate "$INT4/
 expect 2 "expected a text prompt" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset chat:chat.jsonl --out x5
 expect 2 "--top-k" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset prompts.jsonl --top-k 21 --out x6
 expect 2 "--refeed: expected auto, ids or text" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset prompts.jsonl --refeed words --out x7
+expect 2 "--refeed ids: the reference gave no token ids" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset prompts.jsonl --num-prompts 2 --refeed ids --out x8 --quiet
 expect 2 "badlm.yaml:2.*lm.vocab" -- sim serve --behavior badlm.yaml --port 0
-for x in x1 x2 x3 x4 x5 x6 x7; do [ ! -e "$x/probe.json" ] || fail "$x: probe.json written after bad input"; done
+for x in x1 x2 x3 x4 x5 x6 x7 x8; do [ ! -e "$x/probe.json" ] || fail "$x: probe.json written after bad input"; done
 echo "ok - bad input refused before anything is sent"
