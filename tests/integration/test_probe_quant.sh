@@ -98,6 +98,32 @@ assert ask(os.environ["PLAIN"]) == ask(os.environ["PLAIN4"])
 PY
 echo "ok - int4 weights change no answer outside the lm section"
 
+# ---- the same through sim run (virtual time) and run's built-in simulator ------------
+head -8 prompts.jsonl >eight.jsonl
+few=(--dataset jsonl:eight.jsonl --num-requests 8 --concurrency 1 --output-len 24 --quiet --no-report)
+for w in bf16 int4; do
+  wflag=(); [ "$w" = int4 ] && wflag=(--weights int4)
+  "$CALIBENCH" sim run --behavior lm.yaml --seed 11 "${wflag[@]}" "${few[@]}" --out "vrun-$w" 2>/dev/null ||
+    fail "sim run ($w) failed"
+  "$CALIBENCH" sim run --seed 11 "${wflag[@]}" "${few[@]}" --out "vplain-$w" 2>/dev/null || fail "sim run ($w, plain) failed"
+  wflag=(); [ "$w" = int4 ] && wflag=(--sim-weights int4)
+  "$CALIBENCH" run --api completions --sim-behavior lm.yaml --seed 11 "${wflag[@]}" "${few[@]}" --out "emb-$w" \
+    2>/dev/null || fail "run with the built-in simulator ($w) failed"
+done
+python3 - <<'PY' || fail "int4 noise not applied (or applied outside lm) in sim run or the built-in simulator"
+import json
+def texts(d):
+    return sorted((r["index"], r.get("output_text")) for r in map(json.loads, open(d + "/records.jsonl")))
+for front in ("vrun", "emb"):
+    a, b = texts(front + "-bf16"), texts(front + "-int4")
+    assert len(a) == 8 and all(x[1] for x in a), front
+    assert a != b, front + ": int4 answered as bf16"
+    # greedy outputs start alike and part where the noise flips a top word
+    assert sum(x[1][:8] == y[1][:8] for x, y in zip(a, b)) >= 1, front
+assert texts("vplain-bf16") == texts("vplain-int4")
+PY
+echo "ok - int4 logit noise in sim run and run's built-in simulator too, through the one option table"
+
 # ---- bad input: exit 2 with what and where ----------------------------------------------
 printf '{"prompt":"fine"}\n{"prompt": 7}\n' >bad.jsonl
 printf '{"messages":[{"role":"user","content":"hi"}]}\n' >chat.jsonl
