@@ -35,6 +35,11 @@ typedef enum {
 
 const char *cb_sim_dtype_name(cb_sim_dtype d);
 double cb_sim_dtype_bytes(cb_sim_dtype d);
+/* The standard deviation of the logit noise weights of dtype d add to the planted
+ * next-token logits of a behaviour's `lm` section (docs/probe.md, "lm"): int4
+ * CB_SIM_INT4_LOGIT_NOISE, others 0 (their answers unchanged). */
+#define CB_SIM_INT4_LOGIT_NOISE 0.3
+double cb_sim_logit_noise(cb_sim_dtype d);
 
 /* Architecture of a transformer, as in its Hugging Face config.json. */
 typedef struct cb_sim_model {

@@ -18,6 +18,8 @@ static const cli_command probes[] = {
     {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {"agent", "tool paths of an agent task: their distribution, latency and SLO per path, "
               "success against tool calls", cli_probe_agent_main},
+    {"quant", "quantization drift between a reference and a candidate endpoint: KLD, top-1 "
+              "agreement, delta perplexity per position", cli_probe_quant_main},
     {NULL, NULL, NULL},
 };
 

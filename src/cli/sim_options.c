@@ -18,7 +18,7 @@ enum {
 const sim_option sim_options[] = {
     OPT(TP, "tp", "N", "tensor-parallel degree [1]", SIM_OPT_INT, 1, 64),
     OPT(DTYPE, "dtype", "bf16|fp8", "weights and KV cache data type [bf16]", SIM_OPT_DTYPE, 0, 0),
-    OPT(WEIGHTS, "weights", "int4", "int4 weights (W4A16); the KV cache keeps its dtype",
+    OPT(WEIGHTS, "weights", "int4", "int4 weights (W4A16), the KV cache unchanged; noise on an lm behaviour's logits",
         SIM_OPT_WEIGHTS, 0, 0),
     OPT(MAX_NUM_SEQS, "max-num-seqs", "N", "running requests per engine [256]", SIM_OPT_INT, 1,
         1 << 20),

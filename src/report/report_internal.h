@@ -521,6 +521,8 @@ void cb__rep_quality_judge(cb__rep_doc *d, struct json_t *doc);
  * Each is declared here and listed in sec_probe.c's table. */
 void cb__rep_probe_context(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                            struct json_t *doc);
+void cb__rep_probe_quant(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                         struct json_t *doc);
 void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                            struct json_t *doc);
 void cb__rep_probe_dialog(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,

@@ -32,7 +32,8 @@
 #include "util/image_header.h"
 
 #define MAX_TOP_LOGPROBS 20
-#define MAX_COMPLETION_LOGPROBS 5
+/* vLLM's max_logprobs (20 by default) bounds completions' logprobs as chat's top_logprobs */
+#define MAX_COMPLETION_LOGPROBS 20
 
 cb_status cb__sim_api_fail(cb__sim_api_error *e, int status, const char *type,
                            const char *param, const char *code, const char *fmt, ...) {

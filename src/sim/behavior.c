@@ -23,6 +23,8 @@ static const cb__sim_behavior_section SECTIONS[] = {
      cb__sim_behavior_dialog_answer},
     {"agent", cb__sim_behavior_agent_parse, cb__sim_behavior_agent_free,
      cb__sim_behavior_agent_answer},
+    /* last: it answers every prompt the others leave */
+    {"lm", cb__sim_behavior_lm_parse, cb__sim_behavior_lm_free, cb__sim_behavior_lm_answer},
 };
 #define N_SECTIONS (sizeof SECTIONS / sizeof SECTIONS[0])
 

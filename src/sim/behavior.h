@@ -40,6 +40,9 @@ typedef struct cb__sim_behavior_request {
   uint64_t request_seed;          /* the request's own output seed (its `seed`, else its
                                      arrival index): for draws that must differ between
                                      identical requests (agent: two runs of one task) */
+  double logit_noise;             /* standard deviation of the logit noise the deployment's
+                                     weights add (CB_SIM_INT4_LOGIT_NOISE under int4, else
+                                     0): sections with planted logits (lm) add it */
 } cb__sim_behavior_request;
 
 /* What a section answers. */
@@ -104,5 +107,11 @@ cb_status cb__sim_behavior_dialog_parse(const cb__yaml_ctx *y, const yaml_node_t
 void cb__sim_behavior_dialog_free(void *section);
 int cb__sim_behavior_dialog_answer(const void *section, const cb__sim_behavior_request *rq,
                                    cb__sim_behavior_reply *reply);
+/* lm (behavior_lm.c): next-token distributions that are a function of the text so
+ * far, greedy answers, int4 logit noise. */
+cb_status cb__sim_behavior_lm_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_lm_free(void *section);
+int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
+                               cb__sim_behavior_reply *reply);
 
 #endif

@@ -43,6 +43,7 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
                                   (int64_t)req->prompt_len, c->seed);
     rq.vocab = c->vocab;
     rq.request_seed = out->seed;
+    rq.logit_noise = c->logit_noise;
     cb__sim_behavior_reply reply;
     memset(&reply, 0, sizeof reply);
     cb_buf_init(&reply.text, 0);

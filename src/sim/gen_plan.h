@@ -27,6 +27,7 @@ typedef struct cb__sim_gen_config {
   const cb__sim_responses *responses;  /* scripted answers, or NULL */
   const cb_sim_behavior *behavior;     /* planted behaviour (--behavior), or NULL */
   uint32_t vocab;                      /* output token ids (a behaviour's answers) */
+  double logit_noise;                  /* the weights' logit noise (cb_sim_logit_noise) */
 } cb__sim_gen_config;
 
 /* The engine request's parameters, decided at admission. */

@@ -38,6 +38,8 @@ double cb_sim_dtype_bytes(cb_sim_dtype d) {
   return 2.0;
 }
 
+double cb_sim_logit_noise(cb_sim_dtype d) { return d == CB_SIM_DTYPE_INT4 ? CB_SIM_INT4_LOGIT_NOISE : 0; }
+
 /* ---- models (Hugging Face config.json) --------------------------------------------- */
 
 static const cb_sim_model models[] = {

@@ -420,7 +420,8 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   cb__sim_gen_config gc = {.model = s->model, .max_model_len = s->max_model_len,
                            .seed = s->p.seed, .eos_mean_tokens = s->p.engine.eos_mean_tokens,
                            .responses = s->responses, .behavior = s->behavior,
-                           .vocab = (uint32_t)s->p.engine.model.vocab_size};
+                           .vocab = (uint32_t)s->p.engine.model.vocab_size,
+                           .logit_noise = cb_sim_logit_noise(s->p.engine.weight_dtype)};
   int64_t asked;
   if (cb__sim_gen_check(&gc, &req, &asked, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);

@@ -437,7 +437,8 @@ static cb_status setup(vrun *v, cb_error *err) {
                                 .max_model_len = cb_sim_engine_capacity(v->reps[0].engine)->max_model_len,
                                 .seed = sp->seed, .eos_mean_tokens = sp->engine.eos_mean_tokens,
                                 .responses = v->responses, .behavior = v->behavior,
-                                .vocab = v->vocab};
+                                .vocab = v->vocab,
+                                .logit_noise = cb_sim_logit_noise(sp->engine.weight_dtype)};
   if (p->runner.concurrency > 0) v->idle_users = (uint64_t)p->runner.concurrency;
   return CB_OK;
 }

@@ -111,7 +111,7 @@ static void test_parse_errors(void **state) {
       {CB__SIM_API_COMPLETIONS, "{\"prompt\":\"\"}", "prompt", "must not be empty"},
       {CB__SIM_API_COMPLETIONS, "{\"prompt\":[\"a\",\"b\"]}", "prompt", "batched prompts"},
       {CB__SIM_API_COMPLETIONS, "{\"prompt\":[1,-2]}", "prompt", "token id"},
-      {CB__SIM_API_COMPLETIONS, "{\"prompt\":\"x\",\"logprobs\":6}", "logprobs", "between 0 and 5"},
+      {CB__SIM_API_COMPLETIONS, "{\"prompt\":\"x\",\"logprobs\":21}", "logprobs", "between 0 and 20"},
       {CB__SIM_API_EMBEDDINGS, "{}", "input", "'input' is required"},
       {CB__SIM_API_EMBEDDINGS, "{\"input\":[\"a\",\"\"]}", "input", "input[1] must not be empty"},
       {CB__SIM_API_EMBEDDINGS, "{\"input\":\"a\",\"encoding_format\":\"hex\"}", "encoding_format", "\"float\" or \"base64\""},

@@ -1,0 +1,154 @@
+/*
+ * behavior_lm.c - the `lm` section of a simulator behaviour file (docs/probe.md,
+ * "lm"): a tiny language model whose next-token distribution is a function of the
+ * text so far, so that a prompt extended by the model's own answer gets the
+ * distribution the answer had at that point (what `probe quant` re-feeds), and the
+ * `--weights int4` deployment's logit noise (CB_SIM_INT4_LOGIT_NOISE).
+ *
+ * The context is the FNV-1a 64-bit hash of the prompt's bytes followed by the
+ * answer's bytes so far (bytes, not tokens: however a client re-splits the text into
+ * tokens, the same text has the same hash). Word v's logit at context h is
+ * scale * g(seed, h, v), g a standard normal draw; under int4 weights each logit also
+ * gets noise * g'(seed, h, v), an independent standard normal draw. The answer is
+ * greedy: each token is the word of the highest (noisy) logit.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "calibench/alloc.h"
+#include "calibench/rng.h"
+#include "calibench/sim.h"
+#include "calibench/workload.h"
+#include "sim/behavior.h"
+#include "sim/behavior_answer.h"
+
+#define STREAM_LOGIT UINT64_C(0x6c6f676974)  /* "logit" */
+#define STREAM_NOISE UINT64_C(0x696e7434)    /* "int4" */
+#define STREAM_WORD UINT64_C(0x6c6d776f7264) /* "lmword" */
+#define MAX_VOCAB CB__SIM_PERTURB_MAX_CANDIDATES
+#define MAX_TOKENS CB__SIM_PERTURB_MAX_TOKENS
+
+typedef struct lm {
+  int vocab;         /* words, 2..20 (top_logprobs can list them all) [16] */
+  double scale;      /* logit standard deviation, 0..20 [2] */
+  int answer_tokens; /* tokens in each answer, cut by max_tokens, 1..256 [16] */
+} lm;
+
+static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
+
+static cb_status parse_int(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, int lo,
+                           int hi, int *out) {
+  double d;
+  cb_status st = cb__yaml_number(y->path, v, key, lo, 0, hi, &d, y->err);
+  if (st != CB_OK) return st;
+  if (d != floor(d)) return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a whole number, got '%s'", scalar(v));
+  *out = (int)d;
+  return CB_OK;
+}
+
+cb_status cb__sim_behavior_lm_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
+  lm m = {.vocab = 16, .scale = 2, .answer_tokens = 16};
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+    const yaml_node_t *k = yaml_document_get_node(y->doc, p->key);
+    const yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
+    cb_status st;
+    if (k->type != YAML_SCALAR_NODE) st = cb__yaml_at(y, k, CB_ERR_PARSE, "lm: expected a key");
+    else if (!strcmp(scalar(k), "vocab")) st = parse_int(y, v, "lm.vocab", 2, MAX_VOCAB, &m.vocab);
+    else if (!strcmp(scalar(k), "scale"))
+      st = cb__yaml_number(y->path, v, "lm.scale", 0, 0, 20, &m.scale, y->err);
+    else if (!strcmp(scalar(k), "answer_tokens"))
+      st = parse_int(y, v, "lm.answer_tokens", 1, MAX_TOKENS, &m.answer_tokens);
+    else
+      st = cb__yaml_at(y, k, CB_ERR_PARSE,
+                       "unknown key 'lm.%s' (expected vocab, scale or answer_tokens)", scalar(k));
+    if (st != CB_OK) return st;
+  }
+  lm *o = cb_calloc(1, sizeof *o);
+  *o = m;
+  *out = o;
+  return CB_OK;
+}
+
+void cb__sim_behavior_lm_free(void *section) { cb_free(section); }
+
+/* A standard normal draw for (seed, stream, h, v) (Box-Muller on two hashed uniforms). */
+static double gauss(uint64_t seed, uint64_t stream, uint64_t h, int v) {
+  uint64_t a = cb_hash3_u64(cb_hash3_u64(seed, stream, h), (uint64_t)v, 1);
+  uint64_t b = cb_hash3_u64(cb_hash3_u64(seed, stream, h), (uint64_t)v, 2);
+  double u1 = ((double)(a >> 11) + 0.5) * 0x1.0p-53, u2 = (double)(b >> 11) * 0x1.0p-53;
+  return sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static uint64_t fnv_more(uint64_t h, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * UINT64_C(0x100000001b3);
+  return h;
+}
+
+/* The model's words: distinct, each with the id the answer's text reports. */
+static void words(uint64_t seed, int n, uint32_t vocab, char (*out)[CB_SIM_TOKEN_TEXT_MAX],
+                  uint32_t *ids) {
+  int have = 0;
+  for (int64_t tries = 0; have < n; tries++) {
+    char w[CB_SIM_TOKEN_TEXT_MAX];
+    uint32_t id = cb_sim_text_token(cb_hash3_u64(seed, STREAM_WORD, 0), tries, vocab, w);
+    int dup = !w[0];
+    for (int j = 0; j < have && !dup; j++) dup = !strcmp(w, out[j]);
+    if (dup && tries < 64 * MAX_VOCAB) continue;
+    if (dup) snprintf(w, sizeof w, " w%d", have); /* never reached with the word list */
+    memcpy(out[have], w, sizeof w);
+    ids[have++] = id;
+  }
+}
+
+int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
+                               cb__sim_behavior_reply *reply) {
+  const lm *m = section;
+  int T = m->answer_tokens, n = m->vocab;
+  uint32_t vocab = rq->vocab ? rq->vocab : CB_WORKLOAD_APPROX_VOCAB;
+  char w[MAX_VOCAB][CB_SIM_TOKEN_TEXT_MAX];
+  uint32_t ids[MAX_VOCAB];
+  words(rq->seed, n, vocab, w, ids);
+  cb__sim_answer *a = cb_calloc(1, sizeof *a);
+  a->text = cb_calloc(1, sizeof *a->text);
+  a->candidates = n;
+  a->cand = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->cand);
+  a->logprob = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->logprob);
+  a->text->ids = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ids);
+  a->text->ends = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ends);
+  cb_buf text;
+  cb_buf_init(&text, 0);
+  uint64_t h = fnv_more(UINT64_C(0xcbf29ce484222325), rq->text, rq->len);
+  for (int k = 0; k < T; k++) {
+    double z[MAX_VOCAB], mx = -INFINITY, sum = 0;
+    int order[MAX_VOCAB];
+    for (int v = 0; v < n; v++) {
+      z[v] = m->scale * gauss(rq->seed, STREAM_LOGIT, h, v);
+      if (rq->logit_noise > 0) z[v] += rq->logit_noise * gauss(rq->seed, STREAM_NOISE, h, v);
+      mx = z[v] > mx ? z[v] : mx;
+    }
+    for (int v = 0; v < n; v++) sum += exp(z[v] - mx);
+    for (int v = 0; v < n; v++) { /* by decreasing logit; ties by index */
+      int j = v;
+      while (j > 0 && z[order[j - 1]] < z[v]) {
+        order[j] = order[j - 1];
+        j--;
+      }
+      order[j] = v;
+    }
+    for (int r = 0; r < n; r++) {
+      memcpy(a->cand[(size_t)k * (size_t)n + (size_t)r], w[order[r]], CB_SIM_TOKEN_TEXT_MAX);
+      a->logprob[(size_t)k * (size_t)n + (size_t)r] = z[order[r]] - mx - log(sum);
+    }
+    const char *word = w[order[0]];
+    cb_buf_append_str(&text, word);
+    h = fnv_more(h, word, strlen(word));
+    a->text->ids[k] = ids[order[0]];
+    a->text->ends[k] = text.len;
+  }
+  a->text->num_tokens = (size_t)T;
+  a->text->text_len = text.len;
+  a->text->text = cb_strndup(text.data ? text.data : "", text.len);
+  cb_buf_free(&text);
+  reply->answer = a;
+  return 1;
+}
