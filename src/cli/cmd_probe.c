@@ -18,6 +18,8 @@ static const cli_command probes[] = {
     {"dialog", "multi-turn state and implicit constraints, live conversations", cli_probe_dialog_main},
     {"agent", "tool paths of an agent task: their distribution, latency and SLO per path, "
               "success against tool calls", cli_probe_agent_main},
+    {"embed", "two embedding endpoints on one retrieval set: rankings, score shifts, power-norm calibration",
+     cli_probe_embed_main},
     {NULL, NULL, NULL},
 };
 
