@@ -29,16 +29,17 @@ void cb_probe_embed_params_init(cb_probe_embed_params *p) {
 
 json_t *cb__probe_embed_num(double x) { return isfinite(x) ? json_real(x) : json_null(); }
 
-void cb__probe_embed_mean_interval(const double *x, size_t n, double *mean, double *lo,
-                                   double *hi) {
+void cb__probe_embed_mean_interval(const double *x, size_t n, double min, double max,
+                                   double *mean, double *lo, double *hi) {
   double s = 0, ss = 0;
   for (size_t i = 0; i < n; i++) s += x[i];
   *mean = n ? s / (double)n : NAN;
   for (size_t i = 0; i < n; i++) ss += (x[i] - *mean) * (x[i] - *mean);
   /* the normal interval of a mean over queries: mean +- 1.96 sd / sqrt(n) */
   double half = n > 1 ? 1.959963984540054 * sqrt(ss / (double)(n - 1)) / sqrt((double)n) : NAN;
-  *lo = *mean - half;
-  *hi = *mean + half;
+  /* clipped to the statistic's range (a mean of recalls near 0 has no negative values) */
+  *lo = fmax(*mean - half, min);
+  *hi = fmin(*mean + half, max);
 }
 
 /* mean, sd and percentiles of x (sorted here, in place) */
@@ -157,8 +158,8 @@ static cb_status per_model(const cb_probe_embed_set *s, const cb_probe_embed_par
   for (size_t i = 0; i < p->n_ks && st == CB_OK; i++) {
     cb__probe_embed_retrieval(s, m, rel, 1, p->ks[i], recall, ndcg);
     double rm, rlo, rhi, nm, nlo, nhi;
-    cb__probe_embed_mean_interval(recall, Q, &rm, &rlo, &rhi);
-    cb__probe_embed_mean_interval(ndcg, Q, &nm, &nlo, &nhi);
+    cb__probe_embed_mean_interval(recall, Q, 0, 1, &rm, &rlo, &rhi);
+    cb__probe_embed_mean_interval(ndcg, Q, 0, 1, &nm, &nlo, &nhi);
     json_array_append_new(ret, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "k", (json_int_t)p->ks[i],
                                          "recall", cb__probe_embed_num(rm), "recall_lo", cb__probe_embed_num(rlo),
                                          "recall_hi", cb__probe_embed_num(rhi), "ndcg", cb__probe_embed_num(nm),
@@ -200,7 +201,7 @@ static cb_status agreement(const cb_probe_embed_set *s, const cb__probe_embed_mo
   double *v[] = {tau, rho};
   for (int i = 0; i < 2; i++) {
     double m, lo, hi;
-    cb__probe_embed_mean_interval(v[i], n, &m, &lo, &hi);
+    cb__probe_embed_mean_interval(v[i], n, -1, 1, &m, &lo, &hi);
     json_t *dist = distribution(v[i], n);
     json_object_set_new(dist, "lo", cb__probe_embed_num(lo));
     json_object_set_new(dist, "hi", cb__probe_embed_num(hi));

@@ -47,9 +47,9 @@ static void score_row(const cb_probe_embed_set *s, const cb__probe_embed_model *
   row->mad = mad / (double)n;
   double *recall = cb_calloc(Q, sizeof *recall), *ndcg = cb_calloc(Q, sizeof *ndcg), lo, hi;
   cb__probe_embed_retrieval(s, a, rel, row->alpha, k, recall, ndcg);
-  cb__probe_embed_mean_interval(recall, Q, &row->recall_a, &lo, &hi);
+  cb__probe_embed_mean_interval(recall, Q, 0, 1, &row->recall_a, &lo, &hi);
   cb__probe_embed_retrieval(s, b, rel, row->alpha, k, recall, ndcg);
-  cb__probe_embed_mean_interval(recall, Q, &row->recall_b, &lo, &hi);
+  cb__probe_embed_mean_interval(recall, Q, 0, 1, &row->recall_b, &lo, &hi);
   cb_free(recall);
   cb_free(ndcg);
   cb_free(x);

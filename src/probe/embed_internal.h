@@ -37,9 +37,10 @@ cb_status cb__probe_embed_calibrate(const cb_probe_embed_set *s, const cb_probe_
 
 /* A number, or null when it is not finite. */
 json_t *cb__probe_embed_num(double x);
-/* The mean of x[0..n) and its normal 95% interval (NAN bounds when n < 2). */
-void cb__probe_embed_mean_interval(const double *x, size_t n, double *mean, double *lo,
-                                   double *hi);
+/* The mean of x[0..n) and its normal 95% interval, mean +- 1.96 sd / sqrt(n), clipped
+ * to [min, max] (NAN bounds when n < 2). */
+void cb__probe_embed_mean_interval(const double *x, size_t n, double min, double max,
+                                   double *mean, double *lo, double *hi);
 int cb__probe_embed_double_cmp(const void *a, const void *b);
 
 #endif

@@ -25,6 +25,7 @@ static const struct {
     {"perturb", cb__rep_probe_perturb},
     {"dialog", cb__rep_probe_dialog},
     {"agent", cb__rep_probe_agent},
+    {"embed", cb__rep_probe_embed},
     {NULL, NULL},
 };
 

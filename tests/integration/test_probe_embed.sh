@@ -94,7 +94,9 @@ PY
 "$CALIBENCH" probe embed --a "$A_URL" --b "$B_URL" --dataset "$SET" --out "$TMP/rep" --batch 7 \
   >/dev/null || fail "probe embed with a report"
 [ "$(wc -l <"$TMP/rep/records.jsonl")" = 18 ] || fail "60 texts in batches of 7: 9 POSTs per model"
-grep -q 'probe embed' "$TMP/rep/report.html" || fail "report.html has no probe embed section"
+grep -q 'data-chart="embed-shift' "$TMP/rep/report.html" || fail "report.html has no score-shift chart"
+"$CALIBENCH" report "$TMP/rep" >"$TMP/rep.txt" || fail "calibench report exited $?"
+grep -Eq '^ +0\.9 +chosen' "$TMP/rep.txt" || { cat "$TMP/rep.txt"; fail "the report's sweep table has no chosen alpha"; }
 echo "ok - one record per POST, manifest, report"
 
 # ---- bad input -------------------------------------------------------------------------
