@@ -94,8 +94,9 @@ typedef struct cb_probe_embed_vectors {
   size_t dim;
 } cb_probe_embed_vectors;
 
-/* The largest n_queries x n_docs the probe scores (every pair is kept per model). */
-#define CB_PROBE_EMBED_MAX_PAIRS ((size_t)20000000)
+/* The largest n_queries x n_docs the probe scores: every pair is kept per model and
+ * per score, about 50 bytes a pair at the peak (250 MB); BEIR's scifact is 1.6 million. */
+#define CB_PROBE_EMBED_MAX_PAIRS ((size_t)5000000)
 
 /*
  * Everything above for models a and b into `doc` (a probe.json document,

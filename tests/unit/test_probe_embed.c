@@ -291,6 +291,20 @@ static void test_independent_models_disagree(void **state) {
   cb_probe_embed_set_free(&s);
 }
 
+static void test_too_many_pairs_refused(void **state) {
+  (void)state;
+  /* checked before anything is allocated or read: no vectors needed */
+  cb_probe_embed_set s = {.n_queries = 2001, .n_docs = 2500};
+  cb_probe_embed_params p;
+  cb_probe_embed_params_init(&p);
+  cb_probe_embed_vectors v = {NULL, NULL, 4};
+  json_t *doc = cb_probe_json_new("embed");
+  cb_error err = {0};
+  assert_int_equal(cb_probe_embed_analyse(&s, &p, &v, &v, doc, &err), CB_ERR_CAPACITY);
+  assert_non_null(strstr(err.msg, "2001 queries x 2500 documents is over 5000000 pairs"));
+  json_decref(doc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rank_ties_by_id_descending),
@@ -300,6 +314,7 @@ int main(void) {
       cmocka_unit_test(test_set_errors_name_file_and_line),
       cmocka_unit_test(test_planted_rotation_and_scale),
       cmocka_unit_test(test_independent_models_disagree),
+      cmocka_unit_test(test_too_many_pairs_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
