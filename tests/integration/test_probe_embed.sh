@@ -48,6 +48,10 @@ check rot 'all(abs(x["recall"] - y["recall"]) < 1e-12 and abs(x["ndcg"] - y["ndc
 # to the cosine where the two coincide
 check rot 'cal["alpha"] == 0.9 and cal["before"]["ks"] > 0.3 and cal["after"]["ks"] < cal["before"]["ks"] / 2'
 check rot 'm["tau_mean"]["value"] > 1 - 1e-9 and m["align_after"]["higher_is_better"] is False'
+"$CALIBENCH" probe embed --a "$A_URL" --b "$B_URL" --dataset "$SET" --out "$TMP/k" --no-report \
+  --k 10,3,10 --alpha 0.2,1 >/dev/null || fail "probe embed --k 10,3,10 exited $?"
+check k '[r["k"] for r in a["retrieval"]] == [3, 10] and cal["k"] == 10 and "recall_at_3_b" in m'
+check k '[(r["alpha"], r["swept"]) for r in cal["rows"]] == [(0, False), (0.2, True), (1, True)] and cal["alpha"] == 1'
 echo "ok - rotation and scale: tau = rho = 1, no shift, norms 1 and 3"
 
 # ---- noise: tau falls as planted ------------------------------------------------------

@@ -246,6 +246,15 @@ static void test_planted_rotation_and_scale(void **state) {
   /* equal up to float rounding, which can swap two neighbours: at most one step of
    * the empirical CDF, 1 / pairs */
   assert_true(json_number_value(json_object_get(last, "ks")) <= 1.0 / (NQ * ND) + 1e-12);
+  /* the paired objective picks the same alpha: b's scores are 9^(1 - alpha) times a's */
+  json_t *doc2 = cb_probe_json_new("embed");
+  p.objective = CB_PROBE_EMBED_MAD;
+  assert_int_equal(cb_probe_embed_analyse(&s, &p, &a, &b, doc2, &err), CB_OK);
+  json_t *c2 = json_object_get(doc2, "calibration");
+  assert_string_equal(json_string_value(json_object_get(c2, "objective")), "mad");
+  assert_float_equal(json_number_value(json_object_get(c2, "alpha")), 0.9, 1e-12);
+  assert_true(field(c2, "after", "mad") < field(c2, "before", "mad") / 4);
+  json_decref(doc2);
   /* gateable metrics */
   json_t *m = json_object_get(doc, "metrics");
   assert_non_null(json_object_get(m, "tau_mean"));
