@@ -21,6 +21,7 @@
 #ifndef CALIBENCH_PROBE_EMBED_H
 #define CALIBENCH_PROBE_EMBED_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -123,6 +124,10 @@ typedef struct cb_probe_embed_run_params {
   const char *dataset, *split; /* BEIR directory and qrels split ("test") */
   const char *out_dir;
   cb_probe_embed_params p;
+  /* when non-zero (a signal handler counts into it), no further batch is sent: the
+   * records so far, summary.json and manifest.json ("interrupted": true) are written,
+   * no probe.json, and the run returns CB_ERR_INTERRUPTED; NULL: never */
+  const volatile sig_atomic_t *stop;
 } cb_probe_embed_run_params;
 
 cb_status cb_probe_embed_run(const cb_probe_embed_run_params *rp, json_t **doc_out,

@@ -50,7 +50,8 @@ static void usage(FILE *out) {
           "                             between the models' score distributions, or the\n"
           "                             mean |score_b - score_a| of a pair [ks]\n"
           "\n"
-          "Exit status: 0 done, 1 an endpoint or the output failed, 2 bad usage or input.\n");
+          "Exit status: 0 done, 1 an endpoint or the output failed, 2 bad usage or input,\n"
+          "130 stopped by SIGINT or SIGTERM (after the request in flight; no probe.json).\n");
 }
 
 enum { O_A = 1000, O_B, O_A_MODEL, O_B_MODEL, O_A_KEY, O_B_KEY, O_BATCH, O_TIMEOUT, O_DATASET,
@@ -245,9 +246,18 @@ int cli_probe_embed_main(int argc, char **argv) {
   cb_error err;
   cb_error_clear(&err);
   json_t *doc = NULL;
+  rp.stop = &cli_stop_signals;
+  cli_stop_handlers stop_handlers;
+  cli_stop_catch(&stop_handlers);
   cb_status st = cb_probe_embed_run(&rp, &doc, &err);
+  cli_stop_release(&stop_handlers);
   wipe(a_key);
   wipe(b_key);
+  if (st != CB_OK && cli_stop_signals) {
+    fprintf(stderr, "calibench: probe embed: interrupted: no probe.json (the requests so far are in %s)\n",
+            rp.out_dir);
+    return 130;
+  }
   if (st != CB_OK) {
     fprintf(stderr, "calibench: probe embed: %s\n", err.msg);
     return st == CB_ERR_PARSE || st == CB_ERR_NOT_FOUND || st == CB_ERR_INVALID ||

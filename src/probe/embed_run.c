@@ -3,6 +3,7 @@
  * endpoints' vectors through eval's /v1/embeddings client, one record per POST, the
  * analysis, and the result directory.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,6 +32,7 @@ static void name_text(void *ctx, size_t text, char *out, size_t n) {
 }
 
 typedef struct run_state {
+  const volatile sig_atomic_t *stop;
   cb_results_dir *dir;
   uint64_t origin, index;
   cb_record_set records;
@@ -52,6 +54,11 @@ static cb_status embed_all(const cb_embed_config *cfg, const char *tag,
   cb_status st = CB_OK;
   cb_embed_config one = *cfg;
   for (size_t first = 0; first < n && st == CB_OK; first += cfg->batch) {
+    if (rs->stop && *rs->stop) {
+      st = cb_error_set(err, CB_ERR_INTERRUPTED, "interrupted after %" PRIu64 " requests",
+                        rs->index);
+      break;
+    }
     size_t count = n - first < cfg->batch ? n - first : cfg->batch;
     one.batch = count;
     text_names names = {set, first};
@@ -124,7 +131,8 @@ static void endpoint_json(cb_buf *m, const char *tag, const cb_embed_config *c) 
 
 /* manifest.json: what ran, against what, when (no key ever). */
 static cb_status write_manifest(const cb_probe_embed_run_params *rp, const run_state *rs,
-                                const cb_clock_anchor *start, uint64_t end_wall, cb_error *err) {
+                                const cb_clock_anchor *start, uint64_t end_wall, int interrupted,
+                                cb_error *err) {
   char run_id[17], t0[32], t1[32];
   snprintf(run_id, sizeof run_id, "%08llx",
            (unsigned long long)(cb_hash3_u64(start->wall_ns, (uint64_t)getpid(), 0x656d6264) &
@@ -132,9 +140,10 @@ static cb_status write_manifest(const cb_probe_embed_run_params *rp, const run_s
   cb_buf m;
   cb_buf_init(&m, 0);
   cb_buf_appendf(&m, "{\"schema_version\":%d,\"run_id\":\"%s\",\"start_utc\":\"%s\",\"end_utc\":\"%s\","
-                 "\"origin_mono_ns\":%llu,",
+                 "\"origin_mono_ns\":%llu,\"interrupted\":%s,",
                  CB_RESULTS_SCHEMA_VERSION, run_id, cb_clock_format_utc(start->wall_ns, t0, sizeof t0),
-                 cb_clock_format_utc(end_wall, t1, sizeof t1), (unsigned long long)rs->origin);
+                 cb_clock_format_utc(end_wall, t1, sizeof t1), (unsigned long long)rs->origin,
+                 interrupted ? "true" : "false");
   cb_buf_append_str(&m, "\"probe\":{\"name\":\"embed\",");
   endpoint_json(&m, "a", &rp->a);
   cb_buf_append_char(&m, ',');
@@ -204,7 +213,7 @@ cb_status cb_probe_embed_run(const cb_probe_embed_run_params *rp, json_t **doc_o
   /* a set that cannot be read is the user's input, as a malformed one */
   if (st == CB_ERR_IO) st = err->code = CB_ERR_NOT_FOUND;
   if (st != CB_OK) return st;
-  run_state rs = {0};
+  run_state rs = {.stop = rp->stop};
   cb_record_set_init(&rs.records);
   if ((st = cb_results_dir_create(rp->out_dir, &rs.dir, err)) != CB_OK) {
     cb_probe_embed_set_free(&set);
@@ -226,7 +235,9 @@ cb_status cb_probe_embed_run(const cb_probe_embed_run_params *rp, json_t **doc_o
   cb_error_clear(&e2);
   /* the records so far are described even when the probe failed */
   cb_status wst = write_summary(&rs, st == CB_OK ? err : &e2);
-  if (wst == CB_OK) wst = write_manifest(rp, &rs, &start, cb_clock_wall_ns(), st == CB_OK ? err : &e2);
+  if (wst == CB_OK)
+    wst = write_manifest(rp, &rs, &start, cb_clock_wall_ns(), st == CB_ERR_INTERRUPTED,
+                         st == CB_OK ? err : &e2);
   if (st == CB_OK) st = wst;
   if (st == CB_OK) {
     endpoints_json(rp, doc);

@@ -109,6 +109,28 @@ CB_EMBED_TEST_KEY=sk-embed-secret-4242 "$CALIBENCH" probe embed --a "$A_URL" --b
 grep -q '"api_key": *"(given, not recorded)"' "$TMP/key/manifest.json" || fail "manifest: api_key"
 echo "ok - one record per POST, manifest, report, the key never written"
 
+# ---- SIGINT: no further batch, what was measured kept ----------------------------------
+start_sim --time-scale 40 # each POST of 7 texts takes some 100s of ms
+"$CALIBENCH" probe embed --a "$SIM_URL/v1" --b "$SIM_URL/v1" --dataset "$SET" --out "$TMP/int" \
+  --batch 7 --no-report >"$TMP/int.out" 2>&1 &
+pid=$!
+for _ in $(seq 200); do
+  [ -s "$TMP/int/records.jsonl" ] && break
+  sleep 0.05
+done
+[ -s "$TMP/int/records.jsonl" ] || fail "no record within 10 s"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ "$rc" = 130 ] || { cat "$TMP/int.out"; fail "probe embed after SIGINT: exit $rc, want 130"; }
+grep -q "interrupted: no probe.json" "$TMP/int.out" || fail "no word of the interruption"
+[ ! -e "$TMP/int/probe.json" ] || fail "an interrupted probe wrote probe.json"
+n=$(wc -l <"$TMP/int/records.jsonl")
+[ "$n" -ge 1 ] && [ "$n" -lt 18 ] || fail "$n records after SIGINT, want 1 to 17"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["interrupted"] is True, m' \
+  "$TMP/int/manifest.json" || fail "manifest: interrupted"
+echo "ok - SIGINT: exit 130 after $n of 18 requests, records, summary and manifest kept"
+
 # ---- bad input -------------------------------------------------------------------------
 bad="$TMP/bad"
 mkdir -p "$bad/qrels"
