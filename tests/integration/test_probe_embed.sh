@@ -102,10 +102,12 @@ grep -q 'data-chart="embed-shift' "$TMP/rep/report.html" || fail "report.html ha
 "$CALIBENCH" report "$TMP/rep" >"$TMP/rep.txt" || fail "calibench report exited $?"
 grep -Eq '^ +0\.9 +chosen' "$TMP/rep.txt" || { cat "$TMP/rep.txt"; fail "the report's sweep table has no chosen alpha"; }
 # a key is sent, never written
-CB_EMBED_TEST_KEY=sk-embed-secret-4242 "$CALIBENCH" probe embed --a "$A_URL" --b "$B_URL" \
-  --a-api-key-env CB_EMBED_TEST_KEY --dataset "$SET" --out "$TMP/key" >"$TMP/key.out" 2>&1 ||
-  fail "probe embed with a key exited $?"
-! grep -rq 'sk-embed-secret-4242' "$TMP/key" "$TMP/key.out" || fail "the API key reached a file"
+# (and a URL's password is masked)
+CB_EMBED_TEST_KEY=sk-embed-secret-4242 "$CALIBENCH" probe embed --a "$A_URL" \
+  --b "http://u:pw-embed-9393@${B_URL#http://}" --a-api-key-env CB_EMBED_TEST_KEY --dataset "$SET" \
+  --out "$TMP/key" >"$TMP/key.out" 2>&1 || fail "probe embed with a key exited $?"
+! grep -rqE 'sk-embed-secret-4242|pw-embed-9393' "$TMP/key" "$TMP/key.out" ||
+  fail "the API key or the URL's password reached a file"
 grep -q '"api_key": *"(given, not recorded)"' "$TMP/key/manifest.json" || fail "manifest: api_key"
 echo "ok - one record per POST, manifest, report, the key never written"
 
