@@ -15,7 +15,7 @@
  *     width_tokens: 2000
  *     recall: 0.98
  *     middle_dip: 0.15
- *   refusal: ...  perturb: ...  dialog: ...  agent: ...  lm: ...
+ *   refusal: ...  perturb: ...  dialog: ...  agent: ...  embed: ...  lm: ...
  *
  * An unknown key, a bad value or a section given twice is an error "FILE:LINE: key
  * 'K': ...". Every draw is a hash of (server seed, behaviour seed, the request's

@@ -326,6 +326,11 @@ cb_status cb_stats_ks_1samp(const double *x, size_t n, double *scratch, cb_stats
 double cb_stats_kolmogorov_n_sf(size_t n, double d);
 double cb_stats_kolmogorov_n_cdf(size_t n, double d);
 
+/* The two-sample statistic D = sup |F_x - F_y| of the empirical CDFs of x and y (each
+ * sorted ascending, no NaN): scipy.stats.ks_2samp(x, y).statistic. NAN when a sample
+ * is empty. */
+double cb_stats_ks_2samp_d(const double *x, size_t nx, const double *y, size_t ny);
+
 /* One-sided exact tail P(D_n+ >= d) (Birnbaum & Tingey 1951): scipy.special.smirnov. */
 double cb_stats_smirnov_sf(size_t n, double d);
 

@@ -31,6 +31,8 @@ int cli_probe_perturb_main(int argc, char **argv);
 int cli_probe_dialog_main(int argc, char **argv);
 int cli_probe_agent_main(int argc, char **argv);
 int cli_probe_quant_main(int argc, char **argv);
+/* `probe embed` (cmd_probe_embed.c): two /v1/embeddings endpoints, not a session. */
+int cli_probe_embed_main(int argc, char **argv);
 
 /* SIGINT/SIGTERM while a measurement runs (stop_signal.c): each bumps cli_stop_signals,
  * which the session's cfg.stop points at; catch before, release after. */

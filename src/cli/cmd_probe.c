@@ -20,6 +20,8 @@ static const cli_command probes[] = {
               "success against tool calls", cli_probe_agent_main},
     {"quant", "quantization drift between a reference and a candidate endpoint: KLD, top-1 "
               "agreement, delta perplexity per position", cli_probe_quant_main},
+    {"embed", "two embedding endpoints on one retrieval set: rankings, score shifts, power-norm calibration",
+     cli_probe_embed_main},
     {NULL, NULL, NULL},
 };
 

@@ -533,6 +533,8 @@ double cb__rep_probe_num(struct json_t *o, const char *key);
 void cb__rep_probe_fmt(double v, char *out, size_t n);
 void cb__rep_probe_agent(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                          struct json_t *doc);
+void cb__rep_probe_embed(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
+                         struct json_t *doc);
 
 /* Helpers shared by sections (sec_common.c). */
 

@@ -26,6 +26,7 @@ static const struct {
     {"dialog", cb__rep_probe_dialog},
     {"agent", cb__rep_probe_agent},
     {"quant", cb__rep_probe_quant},
+    {"embed", cb__rep_probe_embed},
     {NULL, NULL},
 };
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "calibench/buf.h"
+#include "calibench/sim_behavior.h"
 #include "calibench/error.h"
 #include "calibench/sim.h"
 #include "calibench/tok.h"
@@ -186,8 +187,9 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r,
                                    int64_t n, cb__sim_api_token_fn token, void *ctx,
                                    const char *finish_reason);
 
-/* Embeddings list response: one unit vector of `dim` floats per input. */
+/* Embeddings list response: one unit vector of `dim` floats per input, or the
+ * behaviour's planted model's vector (its `embed` section; behavior may be NULL). */
 void cb__sim_api_render_embeddings(cb_buf *out, const cb__sim_api_request *req,
-                                   const char *model, int dim);
+                                   const char *model, int dim, const cb_sim_behavior *behavior);
 
 #endif

@@ -12,6 +12,7 @@
 #include "calibench/rng.h"
 #include "calibench/sim.h"
 #include "sim/api.h"
+#include "sim/behavior.h"
 
 static void append_json_str(cb_buf *out, const char *s, size_t n) {
   cb_buf_append_char(out, '"');
@@ -320,8 +321,9 @@ static void append_base64(cb_buf *out, const unsigned char *p, size_t n) {
 }
 
 /* A deterministic unit vector from the input's token ids: normal draws seeded by a
- * hash of the ids, then normalised, so equal inputs embed equally. */
-static void embed(const cb__sim_api_input *in, int dim, float *v) {
+ * hash of the ids, then normalised, so equal inputs embed equally; then the planted
+ * model's transform when the behaviour has an `embed` section. */
+static void embed(const cb__sim_api_input *in, const cb_sim_behavior *behavior, int dim, float *v) {
   uint64_t h = UINT64_C(0x656d626564); /* "embed" */
   for (size_t i = 0; i < in->num_ids; i++) h = cb_hash3_u64(h, in->ids[i], i);
   cb_rng rng;
@@ -334,15 +336,16 @@ static void embed(const cb__sim_api_input *in, int dim, float *v) {
   }
   norm = sqrt(norm);
   for (int i = 0; i < dim; i++) v[i] = (float)(v[i] / norm);
+  cb__sim_behavior_embed_transform(behavior, h, v, dim);
 }
 
 void cb__sim_api_render_embeddings(cb_buf *out, const cb__sim_api_request *req,
-                                   const char *model, int dim) {
+                                   const char *model, int dim, const cb_sim_behavior *behavior) {
   float *v = cb_reallocarray(NULL, (size_t)dim, sizeof *v);
   size_t tokens = 0;
   cb_buf_append_str(out, "{\"object\":\"list\",\"data\":[");
   for (size_t i = 0; i < req->num_inputs; i++) {
-    embed(&req->inputs[i], dim, v);
+    embed(&req->inputs[i], behavior, dim, v);
     tokens += req->inputs[i].num_ids;
     cb_buf_appendf(out, "%s{\"object\":\"embedding\",\"index\":%zu,\"embedding\":",
                    i ? "," : "", i);

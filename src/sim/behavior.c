@@ -23,6 +23,8 @@ static const cb__sim_behavior_section SECTIONS[] = {
      cb__sim_behavior_dialog_answer},
     {"agent", cb__sim_behavior_agent_parse, cb__sim_behavior_agent_free,
      cb__sim_behavior_agent_answer},
+    {"embed", cb__sim_behavior_embed_parse, cb__sim_behavior_embed_free,
+     cb__sim_behavior_embed_answer},
     /* last: it answers every prompt the others leave */
     {"lm", cb__sim_behavior_lm_parse, cb__sim_behavior_lm_free, cb__sim_behavior_lm_answer},
 };
@@ -39,6 +41,14 @@ void cb_sim_behavior_free(cb_sim_behavior *b) {
     if (b->section[i]) SECTIONS[i].free(b->section[i]);
   cb_free(b);
 }
+
+const void *cb__sim_behavior_find(const cb_sim_behavior *b, const char *name) {
+  for (size_t i = 0; b && i < N_SECTIONS; i++)
+    if (!strcmp(SECTIONS[i].name, name)) return b->section[i];
+  return NULL;
+}
+
+uint64_t cb__sim_behavior_seed(const cb_sim_behavior *b) { return b ? b->seed : 0; }
 
 static cb_status known_keys(const cb__yaml_ctx *y, const yaml_node_t *key) {
   char list[256] = "seed";

@@ -114,4 +114,21 @@ void cb__sim_behavior_lm_free(void *section);
 int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
                                cb__sim_behavior_reply *reply);
 
+/* embed (behavior_embed.c): a second embedding model b = scale (R a + noise) planted
+ * against the simulator's own vectors; it answers no generation request. */
+cb_status cb__sim_behavior_embed_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out);
+void cb__sim_behavior_embed_free(void *section);
+int cb__sim_behavior_embed_answer(const void *section, const cb__sim_behavior_request *rq,
+                                  cb__sim_behavior_reply *reply);
+/* v (dim floats, the unit vector of an input whose token ids hash to input_hash)
+ * turned into the planted model's vector; unchanged without an embed section (b may
+ * be NULL). */
+void cb__sim_behavior_embed_transform(const cb_sim_behavior *b, uint64_t input_hash, float *v,
+                                      int dim);
+
+/* The object of section `name`, NULL when the file has none (or b is NULL). */
+const void *cb__sim_behavior_find(const cb_sim_behavior *b, const char *name);
+/* The file's `seed` (0 when absent). */
+uint64_t cb__sim_behavior_seed(const cb_sim_behavior *b);
+
 #endif

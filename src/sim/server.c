@@ -147,7 +147,7 @@ static void embed_timer_cb(evutil_socket_t fd, short what, void *arg) {
   int dim = j->req.dimensions ? j->req.dimensions : j->srv->p.embedding_dim;
   cb_buf b;
   cb_buf_init(&b, 0);
-  cb__sim_api_render_embeddings(&b, &j->req, j->srv->model, dim);
+  cb__sim_api_render_embeddings(&b, &j->req, j->srv->model, dim, j->srv->behavior);
   send_json(j->ex, j->request_id, &b);
   cb_buf_free(&b);
   embed_job_free(j);

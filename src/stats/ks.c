@@ -346,3 +346,21 @@ cb_status cb_stats_ks_1samp(const double *x, size_t n, double *scratch, cb_stats
   out->p_value = clip01(cb_stats_kolmogorov_n_sf(n, out->d));
   return CB_OK;
 }
+
+/* ---- two samples ------------------------------------------------------------------- */
+
+double cb_stats_ks_2samp_d(const double *x, size_t nx, const double *y, size_t ny) {
+  if (!nx || !ny) return NAN;
+  /* walk both sorted samples; at each distinct value both empirical CDFs take all the
+   * values equal to it before they are compared (ties between the samples count once) */
+  size_t i = 0, j = 0;
+  double d = 0;
+  while (i < nx && j < ny) {
+    double v = x[i] < y[j] ? x[i] : y[j];
+    while (i < nx && x[i] == v) i++;
+    while (j < ny && y[j] == v) j++;
+    double gap = fabs((double)i / (double)nx - (double)j / (double)ny);
+    if (gap > d) d = gap;
+  }
+  return d;
+}

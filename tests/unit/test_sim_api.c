@@ -266,7 +266,7 @@ static void test_embeddings(void **state) {
   assert_int_equal(parse(CB__SIM_API_EMBEDDINGS, "{\"input\":[\"same text\",\"other\",\"same text\"]}", &r, &e), CB_OK);
   cb_buf b;
   cb_buf_init(&b, 0);
-  cb__sim_api_render_embeddings(&b, &r, "m", 16);
+  cb__sim_api_render_embeddings(&b, &r, "m", 16, NULL);
   json_error_t je;
   json_t *v = json_loads(b.data, 0, &je);
   assert_non_null(v);
@@ -290,7 +290,7 @@ static void test_embeddings(void **state) {
   /* base64: 4 little-endian bytes per float. */
   assert_int_equal(parse(CB__SIM_API_EMBEDDINGS, "{\"input\":\"same text\",\"encoding_format\":\"base64\"}", &r, &e), CB_OK);
   cb_buf_reset(&b);
-  cb__sim_api_render_embeddings(&b, &r, "m", 16);
+  cb__sim_api_render_embeddings(&b, &r, "m", 16, NULL);
   v = json_loads(b.data, 0, &je);
   const char *s = json_string_value(json_object_get(json_array_get(json_object_get(v, "data"), 0), "embedding"));
   assert_non_null(s);
