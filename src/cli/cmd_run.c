@@ -117,7 +117,7 @@ static int run_main(int argc, char **argv, int virtual_time) {
     rc = 2;
     goto out;
   }
-  if (cfg.sessions_path && !virtual_time) {
+  if (cfg.sessions_path) {
     rc = sessions_attach(&cfg, &convs, &ls, think_text, sizeof think_text);
     if (rc) goto out;
   }

@@ -153,12 +153,13 @@ int cb__session_virtual_fast_ok(const cb_session_config *cfg, const cb_workload 
                                 const cb_workload_params *wp);
 
 /* cb_sim_run_virtual with cfg's deployment and rp's load (chat, run id, concurrency,
- * max_concurrency, duration, stop). prompt may be NULL (every item has a body). */
+ * max_concurrency, duration, stop). prompt may be NULL (every item has a body).
+ * now_ns: NULL, or where the virtual clock goes before each call of the source. */
 cb_status cb__session_virtual_run(const cb_session_config *cfg, const cb_runner_params *rp,
                                   cb_sim_vrun_prompt_fn prompt, void *prompt_ctx,
                                   cb_runner_source_fn source, void *source_ctx,
                                   cb_runner_record_fn on_record, void *record_ctx,
-                                  cb_runner_stats *stats, cb_error *err);
+                                  uint64_t *now_ns, cb_runner_stats *stats, cb_error *err);
 
 /* Manifest members of a predicted run (leading comma): "predicted": true, "clock":
  * "virtual", and "engine": the whole resolved profile with the replica count. */

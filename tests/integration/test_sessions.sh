@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run --sessions (docs/workload.md, "sessions"): a sessions file run live against
 # `sim serve` (each turn's record has its session and turn, later turns find the
-# conversation so far in the prefix cache, the manifest names the sessions), and bad
-# input refused before anything starts with FILE:LINE, exit 2.
+# conversation so far in the prefix cache, the manifest names the sessions); sim run
+# --sessions in virtual time agreeing with run --sessions against sim serve turn by
+# turn, deterministic per seed; and bad input refused before anything starts with
+# FILE:LINE, exit 2.
 # Args: path to calibench, source dir.
 CALIBENCH=$1
 SRC=$2
@@ -50,13 +52,77 @@ grep -Eq "^\| 2 \| 1 \|" live.md || fail "report: no row for turn 2"
 grep -q 'sessions-ttft' live.html || fail "report: no TTFT-by-turn chart"
 echo "ok - report's Sessions section"
 
+# sim run --sessions against run --sessions on sim serve in real time: one user, so
+# the replies are the same and with them every later prompt. Three conversations
+# with a ~2000-token first turn; with prefix caching and without.
+python3 -c '
+import json
+for c in range(3):
+    first = " ".join(f"word{c} item{w}" for w in range(500))
+    print(json.dumps({"id": f"c{c}", "turns": [first, "go on", "and then?", "thanks"]}))
+' >long.jsonl
+sess=(--sessions long.jsonl --concurrency 1 --think-time exp:20ms --output-len 24 --seed 7 --quiet)
+for cache in on off; do
+  nocache=(); [ $cache = off ] && nocache=(--no-prefix-caching)
+  start_sim --seed 7 "${nocache[@]}"
+  "$CALIBENCH" run --url "$SIM_URL/v1" "${sess[@]}" --out "http-$cache" >out.txt 2>&1 || { cat out.txt; fail "run --sessions ($cache)"; }
+  "$CALIBENCH" sim run "${sess[@]}" "${nocache[@]}" --out "virt-$cache" >out.txt 2>&1 || { cat out.txt; fail "sim run --sessions ($cache)"; }
+done
+"$CALIBENCH" sim run "${sess[@]}" --out virt-again >out.txt 2>&1 || { cat out.txt; fail "sim run --sessions again"; }
+"$CALIBENCH" sim run "${sess[@]}" --seed 8 --out virt-seed8 >out.txt 2>&1 || { cat out.txt; fail "sim run --sessions --seed 8"; }
+cmp virt-on/records.jsonl virt-again/records.jsonl || fail "sim run --sessions: one seed, two runs differ"
+cmp -s virt-on/records.jsonl virt-seed8/records.jsonl && fail "sim run --sessions: another seed gave the same records"
+echo "ok - sim run --sessions: byte-identical records per seed, another seed differs"
+python3 - <<'PY' || fail "sim run --sessions vs run --sessions against sim serve"
+import json, statistics
+def recs(d):
+    return {(r["session"], r["turn"]): r for r in map(json.loads, open(d + "/records.jsonl"))}
+ttft = lambda r: (r["first_content_ns"] - r["sent_ns"]) / 1e6
+later = {}
+for cache in ("on", "off"):
+    h, v = recs("http-" + cache), recs("virt-" + cache)
+    assert sorted(h) == sorted(v) and len(v) == 12, (sorted(h), sorted(v))
+    for k in v:
+        assert v[k]["error"] is None and h[k]["error"] is None, k
+        # the same replies, so the same conversations: tokens equal turn by turn
+        for f in ("prompt_tokens", "output_tokens", "cached_tokens"):
+            assert v[k][f] == h[k][f], (cache, k, f, v[k][f], h[k][f])
+        if k[1]:  # sent exactly at the reply's end plus the think time the seed drew
+            assert v[k]["sent_ns"] > v[(k[0], k[1] - 1)]["end_ns"], k
+    sv = json.load(open(f"virt-{cache}/summary.json"))["summary"]["sessions"]
+    sh = json.load(open(f"http-{cache}/summary.json"))["summary"]["sessions"]
+    assert sv["count"] == sh["count"] == 3 and sv["complete"] == 3
+    for tv, th in zip(sv["turns"], sh["turns"]):
+        assert tv["count"] == th["count"] == 3 and tv["prompt_tokens_mean"] == th["prompt_tokens_mean"]
+        assert tv["cached_tokens_mean"] == th["cached_tokens_mean"], (tv, th)
+        # TTFT per turn: HTTP adds the request's parse and the client's read (under
+        # 1 ms on an idle machine) and a loaded machine's delays (+10 ms seen on one
+        # turn), never less: the fastest of the three sessions within 1 ms below and
+        # 5 ms + 20 % above (turn 0 is ~66 ms, later turns 6.6 cached, 68 not)
+        a, b = tv["ttft"]["min_ms"], th["ttft"]["min_ms"]
+        assert a - 1 < b < a + 5 + 0.2 * a, (cache, tv["turn"], a, b)
+        print(f"  prefix caching {cache}, turn {tv['turn']}: TTFT min {a:.2f} ms sim run, {b:.2f} ms run; "
+              f"p50 {tv['ttft']['p50_ms']:.2f} / {th['ttft']['p50_ms']:.2f}; "
+              f"prompt {tv['prompt_tokens_mean']:.0f}, cached {tv['cached_tokens_mean']:.0f}")
+    later[cache] = statistics.mean(ttft(r) for k, r in recs("virt-" + cache).items() if k[1])
+    if cache == "on":
+        assert all(r["cached_tokens"] >= 2000 for k, r in v.items() if k[1])
+    else:
+        assert all(r["cached_tokens"] == 0 for r in v.values())
+# later turns find the conversation cached: several times faster than without
+assert later["on"] * 4 < later["off"], later
+print(f"  later turns' mean TTFT in sim run: {later['on']:.2f} ms with prefix caching, {later['off']:.2f} ms without")
+PY
+grep -q 'sessions-ttft' virt-on/report.html || fail "sim run --sessions: report.html has no Sessions chart"
+echo "ok - sim run --sessions agrees with run --sessions against sim serve"
+
 printf '{"turns":["a"]}\n\n{"turns":["a",{"content":"b","think_time":"later"}]}\n' >bad.jsonl
 expect 2 "bad.jsonl:3: field 'turns\[1\].think_time': expected a duration" -- run --sessions bad.jsonl --out b1
 expect 2 "nope.jsonl: cannot open" -- run --sessions nope.jsonl --out b2
 expect 2 "--think-time: expected const:D" -- run --sessions s.jsonl --think-time gauss:1s --out b3
 expect 2 "--think-time: only with --sessions" -- run --think-time exp:1s --out b4
 expect 2 "use --api chat" -- run --sessions s.jsonl --api completions --out b5
-expect 2 "not in virtual time yet" -- sim run --sessions s.jsonl --out b6
+expect 2 "use --api chat" -- sim run --sessions s.jsonl --api completions --out b6
 expect 2 "--num-requests does not apply with --sessions" -- run --sessions s.jsonl --num-requests 5 --out b7
 expect 2 "--warmup does not apply with --sessions" -- run --sessions s.jsonl --warmup 2 --out b8
 expect 2 "--dataset does not apply with --sessions" -- run --sessions s.jsonl --dataset synthetic --out b9
