@@ -138,6 +138,37 @@ cb_status cb__load_chat(cb_dataset *ds, const char *data, size_t len, cb_error *
 cb_status cb__load_sharegpt(cb_dataset *ds, const char *data, size_t len, cb_error *err);
 cb_status cb__load_trace(cb_dataset *ds, const char *data, size_t len, cb_error *err);
 
+/* ---- ShareGPT files (sharegpt_scan.c) ---------------------------------------------- */
+
+enum { CB__SG_USER, CB__SG_ASSISTANT, CB__SG_SYSTEM };
+extern const char *const cb__sg_role_name[3]; /* "user", "assistant", "system" */
+
+typedef struct cb__sg_turn {
+  int role;         /* CB__SG_* */
+  const char *text; /* its value (UTF-8), text[len] == '\0' */
+  size_t len;
+  size_t tokens;    /* for the reader's own use (the dataset counts here) */
+} cb__sg_turn;
+
+typedef struct cb__sg_conv {
+  const char *path;
+  uint32_t line;       /* where the conversation starts */
+  size_t index;        /* its number in the file, from 0 */
+  const char *id;      /* its "id", or NULL */
+  cb__sg_turn *turns;  /* every turn, in order (valid during the callback) */
+  size_t n_turns;
+} cb__sg_conv;
+
+/* Called for each well-formed conversation; a status other than CB_OK stops the walk. */
+typedef cb_status (*cb__sg_fn)(void *ctx, cb__sg_conv *c, cb_error *err);
+/* Walk a ShareGPT file's bytes (data[0, len)); bad JSON, a bad role or a missing field
+ * stops it with "PATH:LINE: conversation N (id 'x'): ...". */
+cb_status cb__sharegpt_walk(const char *path, const char *data, size_t len, cb__sg_fn fn,
+                            void *ctx, cb_error *err);
+/* CB_ERR_PARSE "PATH:LINE: conversation N (id 'x'): MSG" for conversation c. */
+cb_status cb__sg_error(const cb__sg_conv *c, cb_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Next line of data[0, len) from *pos (advanced past it): the line without its '\n'
  * and a trailing '\r'. Returns 0 at the end. */
 int cb__next_line(const char *data, size_t len, size_t *pos, const char **line,

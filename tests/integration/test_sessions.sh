@@ -40,7 +40,7 @@ for s in by.values():
         assert cur["cached_tokens"] >= prev["prompt_tokens"] + prev["output_tokens"] - 16, cur
 m = json.load(open(d + "/manifest.json"))
 assert m["live"] is True
-assert m["sessions"] == {"source": "s.jsonl", "think_time": "uniform:0.01s,0.03s", "mode": "open"}, m["sessions"]
+assert m["sessions"] == {"source": "s.jsonl", "format": "sessions", "think_time": "uniform:0.01s,0.03s", "mode": "open"}, m["sessions"]
 PY
 echo "ok - run --sessions against sim serve"
 
@@ -116,11 +116,60 @@ PY
 grep -q 'sessions-ttft' virt-on/report.html || fail "sim run --sessions: report.html has no Sessions chart"
 echo "ok - sim run --sessions agrees with run --sessions against sim serve"
 
+# --sharegpt-mode live: the FastChat sample's conversations (cut from ../shared/data's)
+# as sessions, in sim run over all 40, and against sim serve over the first 8 (one
+# user, so the same replies: the same tokens turn by turn as sim run's).
+SG="$SRC/tests/data/workload/sharegpt_fastchat_first40.json"
+python3 -c 'import json, sys; json.dump(json.load(open(sys.argv[1]))[:8], open("sg8.json", "w"))' "$SG"
+"$CALIBENCH" sim run --dataset "sharegpt:$SG" --sharegpt-mode live --concurrency 4 --think-time exp:1s \
+  --seed 3 --quiet --out sg-virt >out.txt 2>&1 || { cat out.txt; fail "sim run --sharegpt-mode live"; }
+start_sim --seed 3 --time-scale 0.1
+sglive=(--dataset sharegpt:sg8.json --sharegpt-mode live --concurrency 1 --think-time exp:50ms --seed 3 --quiet)
+"$CALIBENCH" run --url "$SIM_URL/v1" "${sglive[@]}" --out sg8-http >out.txt 2>&1 || { cat out.txt; fail "run --sharegpt-mode live"; }
+"$CALIBENCH" sim run "${sglive[@]}" --out sg8-virt >out.txt 2>&1 || { cat out.txt; fail "sim run --sharegpt-mode live (8)"; }
+python3 - "$SG" <<'PY' || fail "--sharegpt-mode live"
+import json, sys
+data = json.load(open(sys.argv[1]))
+def recs(d):
+    return {(r["session"], r["turn"]): r for r in map(json.loads, open(d + "/records.jsonl"))}
+v = recs("sg-virt")
+users = {(i, k) for i, c in enumerate(data)
+         for k in range(sum(t["from"] == "human" for t in c["conversations"]))}
+assert set(v) == users and len(v) == 80, (len(v), sorted(users - set(v))[:5])
+for (i, k), r in v.items():
+    assert r["error"] is None, r
+    if k:  # the conversation so far, the simulator's replies in it, found in its prefix cache
+        prev = v[(i, k - 1)]
+        assert r["prompt_tokens"] > prev["prompt_tokens"] + prev["output_tokens"], (i, k)
+        assert r["cached_tokens"] >= prev["prompt_tokens"] + prev["output_tokens"] - 16, (i, k)
+m = json.load(open("sg-virt/manifest.json"))
+assert m["sessions"]["format"] == "sharegpt" and m["sessions"]["source"] == sys.argv[1], m["sessions"]
+assert m["live"] is True and m["predicted"] is True
+s = json.load(open("sg-virt/summary.json"))["summary"]["sessions"]
+assert s["count"] == 40 and s["complete"] == 40 and [t["count"] for t in s["turns"]] == [40, 27, 13], s
+h, w = recs("sg8-http"), recs("sg8-virt")
+assert sorted(h) == sorted(w) and len(w) == sum(1 for i, _ in users if i < 8), (len(h), len(w))
+for key in w:
+    for f in ("prompt_tokens", "output_tokens", "cached_tokens"):
+        assert h[key][f] == w[key][f], (key, f, h[key][f], w[key][f])
+assert json.load(open("sg8-http/manifest.json"))["sessions"]["format"] == "sharegpt"
+print(f"  40 conversations, 80 turns; turns per index {[t['count'] for t in s['turns']]}, "
+      f"mean prompt tokens {[round(t['prompt_tokens_mean']) for t in s['turns']]}")
+PY
+echo "ok - --sharegpt-mode live: the ShareGPT conversations as sessions, sim run and run against sim serve agree"
+expect 2 "--sharegpt-mode live: expected --dataset sharegpt:FILE, got synthetic" -- sim run --sharegpt-mode live --out b10
+expect 2 "--input-len does not apply with --sharegpt-mode live" -- run --dataset "sharegpt:$SG" --sharegpt-mode live --input-len 5 --out b11
+expect 2 "--sharegpt-mode live sends the --dataset's conversations as sessions" -- run --dataset "sharegpt:$SG" --sharegpt-mode live --sessions s.jsonl --out b12
+expect 2 "--sharegpt-mode: expected first_turn, turns or live" -- run --dataset "sharegpt:$SG" --sharegpt-mode alive --out b13
+printf '[{"conversations":[{"from":"human","value":"x"}]},\n {"id":"q","conversations":[{"from":"robot","value":"y"}]}]\n' >badsg.json
+expect 2 "--sharegpt-mode live: badsg.json:2: conversation 1 \\(id 'q'\\): field 'conversations\[0\].from'" -- run --dataset sharegpt:badsg.json --sharegpt-mode live --out b14
+for d in b10 b11 b12 b13 b14; do [ ! -e "$d" ] || fail "$d: a refused run left a directory"; done
+
 printf '{"turns":["a"]}\n\n{"turns":["a",{"content":"b","think_time":"later"}]}\n' >bad.jsonl
 expect 2 "bad.jsonl:3: field 'turns\[1\].think_time': expected a duration" -- run --sessions bad.jsonl --out b1
 expect 2 "nope.jsonl: cannot open" -- run --sessions nope.jsonl --out b2
 expect 2 "--think-time: expected const:D" -- run --sessions s.jsonl --think-time gauss:1s --out b3
-expect 2 "--think-time: only with --sessions" -- run --think-time exp:1s --out b4
+expect 2 "--think-time: only with --sessions or --sharegpt-mode live" -- run --think-time exp:1s --out b4
 expect 2 "use --api chat" -- run --sessions s.jsonl --api completions --out b5
 expect 2 "use --api chat" -- sim run --sessions s.jsonl --api completions --out b6
 expect 2 "--num-requests does not apply with --sessions" -- run --sessions s.jsonl --num-requests 5 --out b7

@@ -58,6 +58,7 @@ static void test_parse(void **state) {
   assert_int_equal(cb_conversations_parse(text, strlen(text), "s.jsonl", &c, &err), CB_OK);
   assert_int_equal(c.count, 2);
   assert_string_equal(c.items[0].id, "c1");
+  assert_null(c.items[0].system);
   assert_int_equal(c.items[0].n_turns, 2);
   assert_string_equal(c.items[0].turns[0].content, "hi");
   assert_int_equal(c.items[0].turns[0].max_tokens, -1);
@@ -89,8 +90,9 @@ static void test_bad_files(void **state) {
        "s.jsonl:1: field 'turns[0].think_time': expected none on the first turn"},
       {"{\"turns\":[{\"content\":\"a\",\"role\":\"user\"}]}\n",
        "s.jsonl:1: field 'turns[0].role': expected one of content, max_tokens, think_time"},
-      {"{\"turns\":[\"a\"],\"messages\":[]}\n", "s.jsonl:1: field 'messages': expected id or turns"},
+      {"{\"turns\":[\"a\"],\"messages\":[]}\n", "s.jsonl:1: field 'messages': expected id, system or turns"},
       {"{\"id\":5,\"turns\":[\"a\"]}\n", "s.jsonl:1: field 'id': expected a string, got 5"},
+      {"{\"system\":\"\",\"turns\":[\"a\"]}\n", "s.jsonl:1: field 'system': expected a non-empty string"},
       {"\n\n", "s.jsonl: no conversations"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -107,6 +109,122 @@ static void test_bad_files(void **state) {
   cb_error err;
   assert_int_equal(cb_conversations_load("/nonexistent/cb-sessions.jsonl", &c, &err), CB_ERR_IO);
   assert_non_null(strstr(err.msg, "/nonexistent/cb-sessions.jsonl"));
+}
+
+/* ---- ShareGPT conversations as sessions (--sharegpt-mode live) ----------------------- */
+
+static void write_file(const char *name, const char *text, char *path, size_t size) {
+  snprintf(path, size, "%s/%s", tmp, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* The user turns in order; the reply after each sizes it; a system turn first is the
+ * system message; leading replies and turns without a reply have no max_tokens of
+ * their own; a conversation with no user turn is skipped. */
+static void test_sharegpt(void **state) {
+  (void)state;
+  char path[512];
+  write_file("sg.json",
+             "[{\"id\": \"a\", \"conversations\": [{\"from\": \"system\", \"value\": \"Be brief.\"},\n"
+             "  {\"from\": \"human\", \"value\": \"Hi there\"}, {\"from\": \"gpt\", \"value\": \"Hello! How can I help?\"},\n"
+             "  {\"from\": \"human\", \"value\": \"Tell a joke\"}, {\"from\": \"gpt\", \"value\": \"\"}]},\n"
+             " {\"conversations\": [{\"from\": \"gpt\", \"value\": \"Welcome.\"}, {\"from\": \"user\", \"value\": \"Thanks\"}]},\n"
+             " {\"id\": \"none\", \"conversations\": [{\"from\": \"gpt\", \"value\": \"alone\"}]},\n"
+             " {\"id\": \"d\", \"conversations\": [{\"from\": \"human\", \"value\": \"one\"},\n"
+             "  {\"from\": \"human\", \"value\": \"two\"}, {\"from\": \"bard\", \"value\": \"three four\"}]}]\n",
+             path, sizeof path);
+  cb_conversations c;
+  cb_error err;
+  size_t skipped = 99;
+  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, &skipped, &err), CB_OK);
+  assert_int_equal(skipped, 1);
+  assert_int_equal(c.count, 3);
+  assert_string_equal(c.source, path);
+  const cb_conversation *a = &c.items[0], *b = &c.items[1], *d = &c.items[2];
+  assert_string_equal(a->id, "a");
+  assert_string_equal(a->system, "Be brief.");
+  assert_int_equal(a->n_turns, 2);
+  assert_string_equal(a->turns[0].content, "Hi there");
+  assert_int_equal(a->turns[0].max_tokens,
+                   (int64_t)cb_workload_approx_count(NULL, "Hello! How can I help?", 22));
+  assert_true(a->turns[0].max_tokens > 1);
+  assert_int_equal(a->turns[1].max_tokens, 1); /* an empty reply: one token */
+  assert_int_equal(a->turns[0].think_ns, -1);
+  assert_string_equal(b->id, "conversation 1");
+  assert_null(b->system);
+  assert_int_equal(b->n_turns, 1);
+  assert_string_equal(b->turns[0].content, "Thanks");
+  assert_int_equal(b->turns[0].max_tokens, -1); /* no reply recorded: the run's */
+  assert_int_equal(d->n_turns, 2);
+  assert_int_equal(d->turns[0].max_tokens, -1);
+  assert_int_equal(d->turns[1].max_tokens, (int64_t)cb_workload_approx_count(NULL, "three four", 10));
+  cb_conversations_free(&c);
+  /* output_len_override asks every answered turn for that many */
+  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 7, &c, NULL, &err), CB_OK);
+  assert_int_equal(c.items[0].turns[0].max_tokens, 7);
+  assert_int_equal(c.items[0].turns[1].max_tokens, 7);
+  assert_int_equal(c.items[1].turns[0].max_tokens, -1);
+  cb_conversations_free(&c);
+
+  /* Bad input: the ShareGPT dataset's messages, FILE:LINE; a file with no user turn. */
+  write_file("sg-bad.json",
+             "[{\"conversations\": [{\"from\": \"human\", \"value\": \"x\"}]},\n"
+             " {\"id\": \"q\", \"conversations\": [{\"from\": \"human\", \"value\": \"x\"},\n"
+             "   {\"from\": \"robot\", \"value\": \"y\"}]}]\n",
+             path, sizeof path);
+  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
+  char want[600];
+  snprintf(want, sizeof want, "%s:2: conversation 1 (id 'q'): field 'conversations[1].from': "
+                              "expected human, user, gpt", path);
+  if (strncmp(err.msg, want, strlen(want))) fail_msg("got '%s'", err.msg);
+  assert_null(c.items);
+  write_file("sg-none.json", "[{\"conversations\": [{\"from\": \"gpt\", \"value\": \"y\"}]}]\n",
+             path, sizeof path);
+  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "no conversation with a user turn (1 skipped)"));
+  assert_int_equal(cb_conversations_load_sharegpt("/nonexistent/sg.json", NULL, 0, &c, NULL, &err),
+                   CB_ERR_IO);
+}
+
+/* On the FastChat sample (40 conversations cut from ../shared/data's): 80 user turns,
+ * each asking for its recorded reply's length, the same lengths as the dataset's turns
+ * mode gives its items, in the same order, under the same counter. */
+static void test_sharegpt_sample(void **state) {
+  (void)state;
+  const char *dir = getenv("CB_DATA_DIR");
+  assert_non_null(dir);
+  char path[512], spec[600];
+  snprintf(path, sizeof path, "%s/workload/sharegpt_fastchat_first40.json", dir);
+  snprintf(spec, sizeof spec, "sharegpt:%s", path);
+  cb_conversations c;
+  cb_error err;
+  size_t skipped;
+  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, &skipped, &err), CB_OK);
+  assert_int_equal(c.count, 40);
+  assert_int_equal(skipped, 0);
+  cb_dataset_params p;
+  cb_dataset_default_params(&p);
+  p.sharegpt_mode = CB_SHAREGPT_TURNS;
+  cb_dataset *ds;
+  assert_int_equal(cb_dataset_open(spec, &p, NULL, 1, &ds, &err), CB_OK);
+  size_t k = 0;
+  for (size_t i = 0; i < c.count; i++) {
+    char id[32];
+    snprintf(id, sizeof id, "identity_%zu", i);
+    assert_string_equal(c.items[i].id, id);
+    for (size_t t = 0; t < c.items[i].n_turns; t++, k++) {
+      cb_dataset_item it;
+      assert_int_equal(cb_dataset_get_item(ds, k, &it, &err), CB_OK);
+      assert_int_equal(c.items[i].turns[t].max_tokens, it.output_len);
+    }
+  }
+  assert_int_equal(k, 80);
+  assert_int_equal(cb_dataset_size(ds), 80);
+  cb_dataset_free(ds);
+  cb_conversations_free(&c);
 }
 
 /* ---- think times -------------------------------------------------------------------- */
@@ -196,10 +314,11 @@ static void on_rec(void *ctx, const cb_record *r) {
   s->in_flight--;
 }
 
-/* Three conversations of 2-4 turns; the second's last turn has its own think time. */
+/* Three conversations of 2-4 turns; the second has a system message and its last turn
+ * its own think time. */
 static const char SESSIONS[] =
     "{\"id\":\"a\",\"turns\":[\"Tell me about cats.\",\"And dogs?\",\"Which is calmer?\",\"Thanks!\"]}\n"
-    "{\"id\":\"b\",\"turns\":[\"What is 2+2?\",{\"content\":\"Why?\",\"think_time\":\"70ms\"}]}\n"
+    "{\"id\":\"b\",\"system\":\"Be brief.\",\"turns\":[\"What is 2+2?\",{\"content\":\"Why?\",\"think_time\":\"70ms\"}]}\n"
     "{\"id\":\"c\",\"turns\":[\"Name a color.\",\"Another one.\",\"And a third.\"]}\n";
 
 static void config(cb_session_config *cfg, const char *dir) {
@@ -274,14 +393,21 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
       json_error_t je;
       json_t *msgs = json_loads(s->req[i].messages, 0, &je);
       assert_true(json_is_array(msgs));
-      assert_int_equal(json_array_size(msgs), 2 * t + 1);
+      const char *system = convs->items[c].system;
+      size_t first = system ? 1 : 0; /* the system message opens the conversation */
+      assert_int_equal(json_array_size(msgs), first + 2 * t + 1);
+      if (system) {
+        json_t *m = json_array_get(msgs, 0);
+        assert_string_equal(json_string_value(json_object_get(m, "role")), "system");
+        assert_string_equal(json_string_value(json_object_get(m, "content")), system);
+      }
       for (uint32_t k = 0; k <= t; k++) {
-        json_t *u = json_array_get(msgs, 2 * k);
+        json_t *u = json_array_get(msgs, first + 2 * k);
         assert_string_equal(json_string_value(json_object_get(u, "role")), "user");
         assert_string_equal(json_string_value(json_object_get(u, "content")),
                             convs->items[c].turns[k].content);
         if (k == t) break;
-        json_t *a = json_array_get(msgs, 2 * k + 1);
+        json_t *a = json_array_get(msgs, first + 2 * k + 1);
         assert_string_equal(json_string_value(json_object_get(a, "role")), "assistant");
         assert_true(strlen(replies[k]) > 0);
         assert_string_equal(json_string_value(json_object_get(a, "content")), replies[k]);
@@ -530,6 +656,7 @@ int main(void) {
       cmocka_unit_test(test_think),       cmocka_unit_test(test_closed),
       cmocka_unit_test(test_open),        cmocka_unit_test(test_prefix_cache),
       cmocka_unit_test(test_virtual),     cmocka_unit_test(test_refused),
+      cmocka_unit_test(test_sharegpt),    cmocka_unit_test(test_sharegpt_sample),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
