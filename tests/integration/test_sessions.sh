@@ -116,6 +116,47 @@ PY
 grep -q 'sessions-ttft' virt-on/report.html || fail "sim run --sessions: report.html has no Sessions chart"
 echo "ok - sim run --sessions agrees with run --sessions against sim serve"
 
+# Per-turn prefix cache hits from sim serve's /metrics: sessions in step (started
+# together, 500 ms think times, scrapes every 100 ms) isolate each turn index between
+# two scrapes, and the counters' delta is that turn's: its usage sums exactly. Two
+# users running sessions one after another mix turn indices: nothing per turn, the
+# run's delta still exact. Each run on a fresh server (the counters count everything).
+cat >s3.jsonl <<'JSONL'
+{"turns":["Tell me about cats and their habits in the wild.","And dogs?","Which is calmer?"]}
+{"turns":["What is 2+2? Explain the arithmetic.","Why?","Are you sure?"]}
+{"turns":["Name a color of the rainbow.","Another one.","And a third."]}
+JSONL
+start_sim --seed 3
+"$CALIBENCH" run --url "$SIM_URL/v1" --sessions s3.jsonl --rate 200 --think-time const:500ms --output-len 8 \
+  --scrape-interval 0.1 --quiet --out metrics-step >out.txt 2>&1 || { cat out.txt; fail "run --sessions (in step)"; }
+start_sim --seed 3
+"$CALIBENCH" run --url "$SIM_URL/v1" --sessions s3.jsonl --concurrency 2 --output-len 8 \
+  --scrape-interval 0.1 --quiet --out metrics-mixed >out.txt 2>&1 || { cat out.txt; fail "run --sessions (mixed)"; }
+python3 - <<'PY' || fail "per-turn prefix cache hits from /metrics"
+import json
+for d in ("metrics-step", "metrics-mixed"):
+    server = json.load(open(d + "/summary.json"))["server"]
+    recs = [json.loads(l) for l in open(d + "/records.jsonl")]
+    usage = [(sum(r["prompt_tokens"] for r in recs if r["turn"] == k),
+              sum(r["cached_tokens"] for r in recs if r["turn"] == k)) for k in range(3)]
+    wd = server["window_deltas"]
+    assert (wd["prefix_queries"], wd["prefix_hits"]) == tuple(map(sum, zip(*usage))), (d, wd, usage)
+    turns = server["turns"]
+    assert [t["turn"] for t in turns] == [0, 1, 2], turns
+    for t, (q, h) in zip(turns, usage):
+        if d == "metrics-step":
+            assert (t["prefix_queries"], t["prefix_hits"]) == (q, h), (t, q, h)
+            assert "not_exact" not in t
+        else:
+            assert t["prefix_queries"] is None and t["prefix_hits"] is None, t
+            assert t["not_exact"].startswith("turn ") and t["not_exact"].endswith(" ran between its scrapes"), t
+    print(f"  {d}: usage per turn (prompt, cached) {usage}; /metrics per turn "
+          f"{[(t['prefix_queries'], t['prefix_hits']) for t in turns]}")
+PY
+"$CALIBENCH" report metrics-step --md metrics-step.md >out.txt 2>&1 || { cat out.txt; fail "report metrics-step"; }
+grep -q "prefix hits (/metrics)" metrics-step.md || fail "report: no /metrics prefix hits column"
+echo "ok - per-turn prefix cache hits from /metrics where two scrapes isolate a turn, none where turns mix"
+
 # --sharegpt-mode live: the FastChat sample's conversations (cut from ../shared/data's)
 # as sessions, in sim run over all 40, and against sim serve over the first 8 (one
 # user, so the same replies: the same tokens turn by turn as sim run's).
