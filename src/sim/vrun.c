@@ -315,6 +315,7 @@ static void send_item(vrun *v) {
     req.seed = fr.seed;
     req.stream = req.include_usage = 1;
   }
+  int64_t image_tokens = req.num_images ? req.image_tokens : -1; /* as sim serve's usage */
   int64_t asked;
   if (cb__sim_gen_check(&v->gen, &req, &asked, &e) != CB_OK) {
     if (parsed) cb__sim_api_request_free(&req);
@@ -362,6 +363,7 @@ static void send_item(vrun *v) {
   r->prompt_source = CB_TOKENS_USAGE;
   r->output_source = CB_TOKENS_USAGE;
   r->cached_tokens = 0;
+  r->image_tokens = image_tokens;
   /* chunk_ns grows with the tokens (on_event); chunk_tokens stays NULL: one token per
    * chunk (4 bytes a token less to keep) */
 }

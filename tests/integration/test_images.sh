@@ -54,6 +54,9 @@ body = json.load(open(sys.argv[3]))
 sent = sum(len(base64.b64decode(p["image_url"]["url"].split(",", 1)[1]))
            for p in body["messages"][0]["content"] if p["type"] == "image_url")
 assert sent in [r["image_bytes"] for r in a], (sent, [r["image_bytes"] for r in a])
+# sim serve reports the images' tokens in usage as vLLM does: 2 x 6 per request
+assert [r["image_tokens"] for r in a] == [12, 12, 12], [r.get("image_tokens") for r in a]
+assert all(r["prompt_tokens"] > 12 for r in a)
 PY
 grep -q 'class.0.images=2 x 56x84 png' "$TMP/run-a/manifest.json" || fail "the manifest does not name the images"
 expect 0 "Images: 3 measured requests sent image files of [0-9.]+[kM]?B" -- report "$TMP/run-a"
@@ -69,6 +72,14 @@ for k in 0 1 2 4; do
   python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$ttft" "$prev" \
     || fail "sim run: TTFT with $k images ($ttft ms) is not above the previous ($prev ms)"
   prev=$ttft
+  # image_tokens: (448/28)^2 = 256 per image, as sim serve's usage says; none without
+  python3 - "$TMP/sim-$k/records.jsonl" "$k" <<'PY' || fail "sim run $k: image_tokens"
+import json, sys
+k = int(sys.argv[2])
+recs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(recs) == 3
+assert all(r.get("image_tokens") == (256 * k if k else None) for r in recs), [r.get("image_tokens") for r in recs]
+PY
 done
 
 # Bad input: clear errors, exit 2.
