@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
@@ -66,6 +67,12 @@ cb_status cb__dataset_images(cb_dataset *ds, const json_t *images, uint32_t line
       break;
     }
     resolve(ds, json_string_value(v), &path);
+    /* a FIFO or a device would block or never end: only regular files */
+    struct stat sb;
+    if (stat(path.data, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+      st = bad(ds, lineno, k, err, "%s: not a regular file", path.data);
+      break;
+    }
     cb_buf_reset(&bytes);
     cb_error ferr;
     if (cb_file_read(path.data, CB_LIMIT_IMAGE_BYTES, &bytes, &ferr) != CB_OK) {

@@ -127,6 +127,8 @@ expect 2 "b1.jsonl:1: field 'images\[0\]': .*img/nope.png: cannot open" -- sim r
 expect 2 "b2.jsonl:2: field 'images\[1\]': .*img/e.bmp: not a PNG, JPEG, WebP or GIF image" -- sim run --model qwen2-vl-7b --dataset "jsonl:$TMP/ds/b2.jsonl" --out "$TMP/b2"
 expect 2 "b3.jsonl:1: field 'images': expected an array of 1 to 64 image file paths" -- sim run --dataset "jsonl:$TMP/ds/b3.jsonl" --out "$TMP/b3"
 expect 2 "b4.jsonl:1: field 'images\[0\]': .*big.png: the file is over the limit of 20971520 bytes" -- sim run --dataset "jsonl:$TMP/ds/b4.jsonl" --out "$TMP/b4"
+printf '{"prompt":"x","images":["/dev/zero"]}\n' >"$TMP/ds/b7.jsonl"
+expect 2 "b7.jsonl:1: field 'images\[0\]': /dev/zero: not a regular file" -- sim run --dataset "jsonl:$TMP/ds/b7.jsonl" --out "$TMP/b7"
 expect 2 "the dataset names its own images" -- sim run --dataset "jsonl:$TMP/ds/vis.jsonl" --images-per-request 1 --out "$TMP/b5"
 expect 2 "use --api chat" -- sim run --dataset "jsonl:$TMP/ds/vis.jsonl" --api completions --model qwen2-vl-7b --num-requests 1 --out "$TMP/b6"
 
