@@ -360,7 +360,7 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
   cb_session_result_free(&res);
   cb_session_close(ses);
 
-  double lag_sum = 0;
+  double lag_sum = 0, lags[MAX_REQ];
   size_t n_lag = 0;
   /* Per session: turns in order, each sent no sooner than the reply before it ended
    * plus the think time the seed draws (or the turn's own), and not much later; its
@@ -387,8 +387,8 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
           fail_msg("session %zu turn %u: sent %llu before reply end %llu + think %llu", c, t,
                    (unsigned long long)r->sent_ns, (unsigned long long)prev->end_ns,
                    (unsigned long long)think_ns);
-        lag_sum += (double)(r->sent_ns - (prev->end_ns + think_ns));
-        n_lag++;
+        lags[n_lag] = (double)(r->sent_ns - (prev->end_ns + think_ns));
+        lag_sum += lags[n_lag++];
       }
       json_error_t je;
       json_t *msgs = json_loads(s->req[i].messages, 0, &je);
@@ -418,12 +418,22 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
     }
   }
   /* The runner sends a turn when its think time is up (a timer at that time), not at
-   * its next 20 ms tick: a mean lag under 5 ms on a loaded machine (the tick alone
+   * its next 20 ms tick: a median lag under 5 ms on a loaded machine (the tick alone
    * gives about 10). */
   if (n_lag) {
-    print_message("mean lag of %zu turns after their think time: %.3f ms%s\n", n_lag,
-                  lag_sum / n_lag / 1e6, cfg->virtual_time ? " (virtual time)" : "");
-    assert_true(lag_sum / n_lag < 5e6);
+    /* the median: one turn held up 50 ms by a loaded machine (a parallel ctest) moves
+     * the mean of six past 5 ms, and the tick would delay every turn */
+    for (size_t i = 1; i < n_lag; i++)
+      for (size_t j = i; j > 0 && lags[j - 1] > lags[j]; j--) {
+        double t = lags[j];
+        lags[j] = lags[j - 1];
+        lags[j - 1] = t;
+      }
+    double median = n_lag % 2 ? lags[n_lag / 2] : (lags[n_lag / 2 - 1] + lags[n_lag / 2]) / 2;
+    print_message("lag of %zu turns after their think time: mean %.3f ms, median %.3f ms%s\n",
+                  n_lag, lag_sum / n_lag / 1e6, median / 1e6,
+                  cfg->virtual_time ? " (virtual time)" : "");
+    assert_true(median < 5e6);
     /* In virtual time a turn goes out at its time exactly. */
     if (cfg->virtual_time) assert_true(lag_sum == 0);
   }
