@@ -202,6 +202,7 @@ typedef struct cb_client_usage {
   int64_t cached_tokens;    /* prompt_tokens_details.cached_tokens, else DeepSeek's
                                prompt_cache_hit_tokens */
   int64_t reasoning_tokens; /* completion_tokens_details.reasoning_tokens */
+  int64_t image_tokens;     /* prompt_tokens_details.image_tokens (vLLM, SGLang) */
 } cb_client_usage;
 
 /* All -1. */

@@ -3,10 +3,11 @@
  * and the think time drawn between a reply and the next user turn.
  *
  * A sessions file is JSONL, one conversation per line (docs/workload.md):
- *   {"id": "c1", "turns": ["first user turn", {"content": "second", "max_tokens": 64,
- *    "think_time": "1.5s"}]}
+ *   {"id": "c1", "system": "Be brief.", "turns": ["first user turn", {"content":
+ *    "second", "max_tokens": 64, "think_time": "1.5s"}]}
  * Turns are the user's, in order; the model's real replies are threaded in between
- * when the session runs. A turn's think_time (the wait after the reply before it)
+ * when the session runs, after the system message if there is one. A ShareGPT file
+ * gives sessions too (cb_conversations_load_sharegpt: `--sharegpt-mode live`). A turn's think_time (the wait after the reply before it)
  * replaces the --think-time draw for that turn; the first turn has none.
  * Part of the workload module: no I/O beyond reading the file.
  */
@@ -18,6 +19,7 @@
 
 #include "calibench/error.h"
 #include "calibench/rng.h"
+#include "calibench/workload.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,6 +34,8 @@ typedef struct cb_conv_turn {
 
 typedef struct cb_conversation {
   char *id;             /* the line's "id", or "line N" */
+  char *system;         /* the system message sent before the turns, or NULL */
+  size_t system_len;
   cb_conv_turn *turns;
   size_t n_turns;
 } cb_conversation;
@@ -48,6 +52,18 @@ cb_status cb_conversations_load(const char *path, cb_conversations *out, cb_erro
 cb_status cb_conversations_parse(const char *text, size_t len, const char *name,
                                  cb_conversations *out, cb_error *err);
 void cb_conversations_free(cb_conversations *c);
+
+/* A ShareGPT file (docs/workload.md, "sharegpt") as sessions, in file order: each
+ * conversation's user turns; a turn's max_tokens is the recorded reply right after
+ * it, counted by counter (NULL: the approximation; an empty reply 1), or
+ * output_len_override when > 0; a user turn with no reply after it has none (the
+ * run's). A system turn before the first user turn is the system message; other
+ * system and assistant turns are not sent. Conversations without a user turn are
+ * skipped (*skipped, may be NULL). Errors as the ShareGPT dataset's:
+ * CB_ERR_PARSE "FILE:LINE: conversation N (id 'x'): field ...". */
+cb_status cb_conversations_load_sharegpt(const char *path, const cb_token_counter *counter,
+                                         uint32_t output_len_override, cb_conversations *out,
+                                         size_t *skipped, cb_error *err);
 
 /* A think time distribution (--think-time): const:D, exp:MEAN, uniform:LO,HI or
  * lognormal:MEAN,SIGMA, durations as cb_duration_parse takes them (a bare number is

@@ -37,5 +37,8 @@
  * nested 100 k deep takes half a minute before its own error; no calibench file
  * nests more than 6 deep. */
 #define CB_LIMIT_YAML_DEPTH 32
+/* One image file a dataset names (jsonl "images"); all of a dataset's images together
+ * stay under CB_LIMIT_DATASET_BYTES (they are held in memory, base64). */
+#define CB_LIMIT_IMAGE_BYTES ((size_t)20 << 20)
 
 #endif

@@ -85,6 +85,9 @@ typedef struct cb_record {
   int64_t output_tokens;     /* -1 unknown (failure before any content) */
   cb_token_source output_source;
   int64_t cached_tokens;     /* usage.prompt_tokens_details.cached_tokens, -1 unknown */
+  int64_t image_tokens;      /* usage.prompt_tokens_details.image_tokens (vLLM, SGLang):
+                                the images' share of prompt_tokens; -1 not reported
+                                (records.jsonl image_tokens, absent then) */
   int http_status;           /* 0 = no response */
   char error_class[24];      /* "" = success */
   char error_message[256];

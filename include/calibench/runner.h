@@ -56,8 +56,8 @@ typedef struct cb_runner_item {
  * runner asks again after each record it hands to on_record (the answer a waiting
  * request needs arrives there first), and ends the run when the source waits while
  * nothing is in flight, since nothing could wake it. A live item's at_ns is
- * normally 0: sent at once, in an open loop too. The virtual-time runner takes no
- * live source (session.h refuses one there). */
+ * normally 0: sent at once, in an open loop too. sim run's virtual-time runner asks
+ * a live source the same way, on its virtual clock (sim_run.h). */
 #define CB_RUNNER_SOURCE_WAIT 2
 /* A live source may also return CB_RUNNER_SOURCE_LATER: nothing is ready before
  * out->at_ns (ns after the run start, the only field it sets), unless an answer

@@ -194,13 +194,15 @@ typedef struct cb_session_config {
   int quiet;                       /* notes and progress off (warnings still go to log) */
   cb_session_record_fn on_record; /* NULL: none */
   void *record_ctx;
-  /* live requests (NULL: the workload's prompts): one point in real time, no sweep,
-   * no virtual time; the workload is then only described in the manifest, which
-   * says "live": true, and samples.json is not written */
+  /* live requests (NULL: the workload's prompts): one point, no sweep; in real time,
+   * or with virtual_time on the simulator's virtual clock (now_ns and at_ns then in
+   * the records' virtual time); the workload is then only described in the
+   * manifest, which says "live": true, and samples.json is not written */
   cb_session_live_fn live;
   void *live_ctx;
   /* live sessions (run --sessions, live_sessions.h): what the manifest says of them */
   const char *sessions_path;       /* NULL: none */
+  int sessions_sharegpt;           /* 1: sessions_path is a ShareGPT file (--sharegpt-mode live) */
   const char *think_time;          /* the think time's text (cb_think_describe) */
 } cb_session_config;
 

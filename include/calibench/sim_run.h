@@ -28,6 +28,11 @@
 extern "C" {
 #endif
 
+/* Record times are CB_SIM_VRUN_T0_NS + virtual ns (so no event of a run that starts
+ * at 0 lands on 0, which records reserve for "did not happen"); items' at_ns are
+ * virtual ns. */
+#define CB_SIM_VRUN_T0_NS UINT64_C(1000)
+
 /*
  * A generation request given without a body (the fast path): what the simulator's
  * OpenAI layer would have parsed from it. prompt_ids is the prompt as the server
@@ -63,6 +68,9 @@ typedef struct cb_sim_vrun_params {
   void *prompt_ctx;
   /* Optional output: the replicas' engine statistics, summed, at the end. */
   cb_sim_engine_stats *engine_stats;
+  /* NULL, or where the virtual time now (ns, the items' base) is stored before every
+   * call of the source: a live source's clock. */
+  uint64_t *now_ns;
 } cb_sim_vrun_params;
 
 /* sim: cb_sim_server_default_params; runner: CB_RUNNER_PARAMS_DEFAULT; no prompt
@@ -73,7 +81,10 @@ void cb_sim_vrun_default_params(cb_sim_vrun_params *p);
  * Run the workload in virtual time: open loop (items at their at_ns; with
  * max_concurrency, late items wait for a slot and their wait is recorded as lag) or
  * closed loop (runner.concurrency users, each sending its next item when its previous
- * reply ends). Every request runs to completion; nothing is dropped. Records: times in
+ * reply ends). A live source (runner.h) may answer CB_RUNNER_SOURCE_WAIT (asked again
+ * after the next record; done when nothing is in flight) or CB_RUNNER_SOURCE_LATER
+ * (asked again at its at_ns in virtual time, or after the next record), as the
+ * runner asks it; its clock is now_ns. Every request runs to completion; nothing is dropped. Records: times in
  * virtual ns from 0, one chunk per token (chunk_tokens all 1), prompt and output
  * counts and cached tokens from the simulated `usage`, the server's request id equal
  * to the sent one ("<run_id>-<index>"), output text (first max_output_text bytes).

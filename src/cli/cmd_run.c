@@ -76,16 +76,23 @@ static int sessions_attach(cb_session_config *cfg, cb_conversations *convs, cb_l
     return 2;
   }
   if (!cfg->chat) {
-    fprintf(stderr, "calibench: --sessions: sessions are chat conversations: use --api chat\n");
+    fprintf(stderr, "calibench: %s: sessions are chat conversations: use --api chat\n",
+            cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions");
     return 2;
   }
   if (cfg->sweep) {
-    fprintf(stderr, "calibench: --sessions: sessions run as one point: --sweep does not apply\n");
+    fprintf(stderr, "calibench: %s: sessions run as one point: --sweep does not apply\n",
+            cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions");
     return 2;
   }
-  if (cb_conversations_load(cfg->sessions_path, convs, &err) != CB_OK ||
-      cb_live_sessions_new(&p, ls, &err) != CB_OK) {
-    fprintf(stderr, "calibench: --sessions: %s\n", err.msg);
+  const char *flag = cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions";
+  cb_status st = cfg->sessions_sharegpt
+                     ? cb_conversations_load_sharegpt(cfg->sessions_path, &cfg->workload.counter,
+                                                      cfg->cls.data.output_len_override, convs,
+                                                      NULL, &err)
+                     : cb_conversations_load(cfg->sessions_path, convs, &err);
+  if (st != CB_OK || cb_live_sessions_new(&p, ls, &err) != CB_OK) {
+    fprintf(stderr, "calibench: %s: %s\n", flag, err.msg);
     return 2;
   }
   cb_think_describe(&p.think, think_text, size);
@@ -114,12 +121,12 @@ static int run_main(int argc, char **argv, int virtual_time) {
   cb_live_sessions *ls = NULL;
   char think_text[96];
   if (cfg.think_time && !cfg.sessions_path) {
-    fprintf(stderr, "calibench: --think-time: only with --sessions (the wait between a reply and "
-                    "the next turn of a session)\n");
+    fprintf(stderr, "calibench: --think-time: only with --sessions or --sharegpt-mode live (the "
+                    "wait between a reply and the next turn of a session)\n");
     rc = 2;
     goto out;
   }
-  if (cfg.sessions_path && !virtual_time) {
+  if (cfg.sessions_path) {
     rc = sessions_attach(&cfg, &convs, &ls, think_text, sizeof think_text);
     if (rc) goto out;
   }

@@ -106,24 +106,30 @@ static void usage_shared(FILE *out, int virtual_time) {
           "  --len-spread X             uniform: range ratio; normal: std; lognormal: sigma\n"
           "  --prefix-count N           shared prompt prefixes (prefix-cache workloads) [0]\n"
           "  --prefix-len N             tokens per shared prefix\n"
-          "  --prompt-field NAME        jsonl: the prompt's key [prompt]\n"
+          "  --prompt-field NAME        jsonl: the prompt's key [prompt]; a line's \"images\":\n"
+          "                             [\"a.png\", ...] sends image files (PNG, JPEG, WebP, GIF)\n"
           "  --images-per-request N     send each prompt as a chat message with N synthetic images\n"
           "                             as image_url parts (base64 data URLs; --api chat) [0]\n"
           "  --image-size WxH           the synthetic images' size, each side 1..8192 [512x512]\n"
           "  --image-format png|jpeg    their format, deterministic per --seed [png]\n"
           "  --sharegpt-mode MODE       first_turn: the first user turn of each conversation, as\n"
           "                             vLLM; turns: every assistant reply, sent with the\n"
-          "                             conversation before it as messages [first_turn]\n"
+          "                             conversation before it as messages (recorded replies);\n"
+          "                             live: each conversation a live session (as --sessions):\n"
+          "                             its user turns sent after the model's real replies, each\n"
+          "                             asking for its recorded reply's length [first_turn]\n"
           "  --sessions FILE            live multi-turn sessions (JSONL, one conversation a line:\n"
           "                             {\"turns\": [\"...\", {\"content\": \"...\", \"max_tokens\": N,\n"
           "                             \"think_time\": \"2s\"}]}): each turn is sent after the\n"
           "                             model's real reply to the one before plus a think time,\n"
           "                             with the whole conversation as messages; --rate starts\n"
           "                             sessions, --concurrency is users running one session\n"
-          "                             after another (run only, chat API; docs/workload.md)\n"
-          "  --think-time DIST          with --sessions: const:D, exp:MEAN, uniform:LO,HI,\n"
+          "                             after another (chat API; sim run: on its virtual clock,\n"
+          "                             replies from the simulator; docs/workload.md)\n"
+          "  --think-time DIST          with sessions: const:D, exp:MEAN, uniform:LO,HI,\n"
           "                             lognormal:MEAN,SIGMA or none, drawn per session from the\n"
-          "                             seed [none]\n"
+          "                             seed [none]\n");
+  fprintf(out,
           "  --tokenizer FILE|NAME      count tokens exactly with this tokenizer (tiktoken encoding\n"
           "                             such as cl100k_base, or a tokenizer.json): synthetic\n"
           "                             prompts of exactly --input-len tokens, dataset lengths, and\n"
@@ -296,6 +302,9 @@ typedef struct given {
   int ramp, ramp_start, ramp_duration; /* --ramp-up, --ramp-start, --ramp-duration */
   const char *image_opt;      /* --image-size or --image-format, which need images */
   const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
+  const char *not_turn_opt;   /* ... other than --output-len (sessions refuse it) */
+  const char *not_sharegpt_opt; /* ... other than --output-len, --dataset, --sharegpt-mode */
+  int sharegpt_live;          /* --sharegpt-mode live */
   sim_deployment sim;
   long long replicas;
   double sim_scale;
@@ -466,14 +475,15 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
     return 2;
   }
   if (cfg->sessions_path) { /* the sessions file says what is sent, and how much */
+    int sharegpt = cfg->sessions_sharegpt;
     const char *what = cfg->scenario_path ? "--scenario" : g->num_requests ? "--num-requests"
                        : g->warmup ? "--warmup"
-                       : g->class_opt && strcmp(g->class_opt, "--output-len") ? g->class_opt
-                                                                            : NULL;
+                       : sharegpt ? g->not_sharegpt_opt : g->not_turn_opt;
     if (what) {
-      fprintf(stderr, "calibench: %s does not apply with --sessions: the sessions file gives the "
-                      "turns (--output-len is a turn's default max_tokens, --duration a limit)\n",
-              what);
+      fprintf(stderr, "calibench: %s does not apply with %s: the %s gives the turns "
+                      "(--output-len is a turn's default max_tokens, --duration a limit)\n",
+              what, sharegpt ? "--sharegpt-mode live" : "--sessions",
+              sharegpt ? "ShareGPT file" : "sessions file");
       return 2;
     }
   }
@@ -563,6 +573,9 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
     if (!g.class_opt) g.class_opt = class_option_name(c);
+    if (!g.not_turn_opt && c != O_OUTPUT_LEN) g.not_turn_opt = class_option_name(c);
+    if (!g.not_sharegpt_opt && c != O_OUTPUT_LEN && c != O_DATASET && c != O_SHAREGPT_MODE)
+      g.not_sharegpt_opt = class_option_name(c);
     int deploy = c >= O_DEPLOY && c < O_DEPLOY + (int)sim_options_count;
     if (deploy || (c >= O_SIM_DEPLOY && c < O_SIM_DEPLOY + (int)sim_options_count)) {
       size_t i = (size_t)(c - (deploy ? O_DEPLOY : O_SIM_DEPLOY));
@@ -679,10 +692,11 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         g.image_opt = "--image-format";
         break;
       case O_SHAREGPT_MODE:
+        g.sharegpt_live = !strcmp(optarg, "live");
         if (!strcmp(optarg, "first_turn")) d->sharegpt_mode = CB_SHAREGPT_FIRST_TURN;
         else if (!strcmp(optarg, "turns")) d->sharegpt_mode = CB_SHAREGPT_TURNS;
-        else {
-          fprintf(stderr, "calibench: --sharegpt-mode: expected first_turn or turns, got '%s'\n", optarg);
+        else if (!g.sharegpt_live) {
+          fprintf(stderr, "calibench: --sharegpt-mode: expected first_turn, turns or live, got '%s'\n", optarg);
           return 2;
         }
         break;
@@ -864,6 +878,22 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
                     "covers the rates from --ramp-start to --rate (its report plots latency "
                     "against them); drop one of the two\n");
     return 2;
+  }
+  if (g.sharegpt_live) { /* the ShareGPT dataset's conversations as live sessions */
+    const char *ds = cfg->cls.dataset;
+    if (cfg->sessions_path) {
+      fprintf(stderr, "calibench: --sharegpt-mode live sends the --dataset's conversations as "
+                      "sessions: drop --sessions or the ShareGPT dataset\n");
+      return 2;
+    }
+    if (!ds || strncmp(ds, "sharegpt:", 9) || !ds[9]) {
+      fprintf(stderr, "calibench: --sharegpt-mode live: expected --dataset sharegpt:FILE, got %s\n",
+              ds ? ds : "no --dataset");
+      return 2;
+    }
+    cfg->sessions_path = ds + 9;
+    cfg->sessions_sharegpt = 1;
+    cfg->cls.dataset = NULL; /* the requests come from the sessions, not the dataset's items */
   }
   int applies = check_applies(&g, cfg);
   if (applies >= 0) return applies;

@@ -32,7 +32,7 @@ void cb__client_choice_clear(cb_client_choice *ch) {
 
 void cb_client_usage_clear(cb_client_usage *u) {
   u->prompt_tokens = u->completion_tokens = u->total_tokens = -1;
-  u->cached_tokens = u->reasoning_tokens = -1;
+  u->cached_tokens = u->reasoning_tokens = u->image_tokens = -1;
 }
 
 void cb__client_choice_settle(cb_client_choice *ch) {
@@ -294,8 +294,9 @@ static int walk_choices(walk *w) {
   return r;
 }
 
-/* prompt_tokens_details / completion_tokens_details: one integer each. */
-static const key_name cached_keys[] = {KEY("cached_tokens")};
+/* prompt_tokens_details: cached and image tokens; completion_tokens_details: one
+ * integer. */
+static const key_name prompt_detail_keys[] = {KEY("cached_tokens"), KEY("image_tokens")};
 static const key_name reasoning_keys[] = {KEY("reasoning_tokens")};
 
 static int details_key(walk *w, int key, int c, void *ctx) {
@@ -307,6 +308,12 @@ typedef struct usage_walk {
   cb_client_usage *u;
   int64_t details_cached, hit;
 } usage_walk;
+
+static int prompt_details_key(walk *w, int key, int c, void *ctx) {
+  (void)c;
+  usage_walk *uw = ctx;
+  return integer(w, key == 0 ? &uw->details_cached : &uw->u->image_tokens);
+}
 
 enum { U_PROMPT, U_COMPLETION, U_TOTAL, U_PROMPT_DETAILS, U_COMPLETION_DETAILS, U_CACHE_HIT };
 static const key_name usage_keys[] = {KEY("prompt_tokens"),         KEY("completion_tokens"),
@@ -324,7 +331,7 @@ static int usage_key(walk *w, int key, int c, void *ctx) {
   case U_TOTAL:
     return integer(w, &uw->u->total_tokens);
   case U_PROMPT_DETAILS:
-    return c == '{' ? walk_object(w, cached_keys, 1, details_key, &uw->details_cached)
+    return c == '{' ? walk_object(w, prompt_detail_keys, 2, prompt_details_key, uw)
                     : cb__json_skip(&w->s);
   case U_COMPLETION_DETAILS:
     return c == '{' ? walk_object(w, reasoning_keys, 1, details_key, &uw->u->reasoning_tokens)

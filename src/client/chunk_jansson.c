@@ -118,7 +118,10 @@ void cb__client_usage_from_json(json_t *u, cb_client_usage *us) {
   integer(json_object_get(u, "completion_tokens"), &us->completion_tokens);
   integer(json_object_get(u, "total_tokens"), &us->total_tokens);
   json_t *d = json_object_get(u, "prompt_tokens_details");
-  if (json_is_object(d)) integer(json_object_get(d, "cached_tokens"), &details_cached);
+  if (json_is_object(d)) {
+    integer(json_object_get(d, "cached_tokens"), &details_cached);
+    integer(json_object_get(d, "image_tokens"), &us->image_tokens);
+  }
   d = json_object_get(u, "completion_tokens_details");
   if (json_is_object(d)) integer(json_object_get(d, "reasoning_tokens"), &us->reasoning_tokens);
   integer(json_object_get(u, "prompt_cache_hit_tokens"), &hit);

@@ -196,6 +196,7 @@ static void merge_usage(cb_client_stream *s, const cb_client_usage *u) {
   if (u->total_tokens >= 0) s->usage.total_tokens = u->total_tokens;
   if (u->cached_tokens >= 0) s->usage.cached_tokens = u->cached_tokens;
   if (u->reasoning_tokens >= 0) s->usage.reasoning_tokens = u->reasoning_tokens;
+  if (u->image_tokens >= 0) s->usage.image_tokens = u->image_tokens;
 }
 
 /* Choice 0: index 0, or no index on the first element. */

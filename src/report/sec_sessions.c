@@ -1,9 +1,11 @@
 /*
  * sec_sessions.c - live multi-turn sessions (records with session and turn, `run
  * --sessions`): how long sessions took, and per turn index as the conversation grows
- * TTFT, prompt and cached tokens (the server's prefix cache hits) and each SLO's
- * attainment (the summary's sessions, docs/results.md); a chart of TTFT by turn.
+ * TTFT, prompt and cached tokens (the server's prefix cache hits, from usage, and from
+ * its /metrics counters where the scrapes isolate a turn) and each SLO's attainment
+ * (the summary's sessions and server.turns, docs/results.md); a chart of TTFT by turn.
  */
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,19 +42,35 @@ static void duration_line(const cb_session_stats *ss, cb__rep_doc *d) {
                    cb__rep_fmt_ms(ss->duration.p99 / 1e6, p99, sizeof p99));
 }
 
-static void turns_table(const cb_summary *s, cb__rep_doc *d) {
+/* The server's prefix cache hits of turn index i from its /metrics (summary.json's
+ * server.turns): "-" where no two scrapes isolate the turn. */
+static void metrics_hits(const json_t *turns, size_t i, char *c, size_t n) {
+  const json_t *h = json_object_get(json_array_get(turns, i), "prefix_hits");
+  if (json_is_number(h)) cb__rep_fmt_si(json_number_value(h), c, n);
+  else snprintf(c, n, "-");
+}
+
+static void turns_table(const cb__rep_run *run, cb__rep_doc *d) {
+  const cb_summary *s = &run->all;
   const cb_session_stats *ss = &s->sessions;
-  const char *head[7 + CB_MAX_SLOS] = {"turn", "turns", "TTFT mean", "TTFT p50", "TTFT p99",
+  const json_t *server_turns = run->server ? json_object_get(run->server, "turns") : NULL;
+  if (!json_is_array(server_turns)) server_turns = NULL;
+  const char *head[8 + CB_MAX_SLOS] = {"turn", "turns", "TTFT mean", "TTFT p50", "TTFT p99",
                                        "prompt tokens", "cached tokens"};
+  size_t fixed = 7;
   char names[CB_MAX_SLOS][96];
-  char align[8 + CB_MAX_SLOS] = "rrrrrrr";
+  char align[9 + CB_MAX_SLOS] = "rrrrrrr";
+  if (server_turns) {
+    head[fixed++] = "prefix hits (/metrics)";
+    strcat(align, "r");
+  }
   for (size_t k = 0; k < s->n_slos; k++) {
     cb__rep_slo_text(&s->slos[k].slo, names[k], sizeof names[k]);
-    head[7 + k] = names[k];
+    head[fixed + k] = names[k];
     strcat(align, "r");
   }
   cb__rep_table t;
-  cb__rep_table_init_head(&t, align, head, 7 + s->n_slos);
+  cb__rep_table_init_head(&t, align, head, fixed + s->n_slos);
   for (size_t i = 0; i < ss->n_turns; i++) {
     const cb_session_turn_stats *ts = &ss->turn[i];
     char c[48];
@@ -65,6 +83,10 @@ static void turns_table(const cb_summary *s, cb__rep_doc *d) {
     for (int k = 0; k < 2; k++) /* "-": the server reported none */
       cb__rep_table_add(&t, 0, "%s",
                         isnan(tokens[k]) ? "-" : cb__rep_fmt_si(tokens[k], c, sizeof c));
+    if (server_turns) {
+      metrics_hits(server_turns, i, c, sizeof c);
+      cb__rep_table_add(&t, 0, "%s", c);
+    }
     for (size_t k = 0; k < s->n_slos; k++) {
       double a = ts->count ? (double)ts->met[k] / (double)ts->count : NAN;
       cb__rep_tone tone = a < s->slos[k].slo.percentile / 100 ? CB__REP_TONE_BAD : 0;
@@ -73,6 +95,11 @@ static void turns_table(const cb_summary *s, cb__rep_doc *d) {
   }
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);
+  if (server_turns)
+    cb__rep_doc_para(d, 0, "Cached tokens are per request (usage, a mean per turn); prefix hits "
+                     "(/metrics) are the server's counters summed over a turn's requests, where "
+                     "two scrapes enclose that turn and no other request ran between them; \"-\" "
+                     "where they do not (docs/results.md).");
 }
 
 /* TTFT (mean, p50, p99) against the turn index: the cost of a growing context, and
@@ -116,7 +143,7 @@ static void render(const cb_report *r, cb__rep_doc *d) {
     cb__rep_run_name(r, refs[i].in, run, name, sizeof name);
     cb__rep_doc_heading(d, 3, NULL, "%s", name);
     duration_line(&run->all.sessions, d);
-    turns_table(&run->all, d);
+    turns_table(run, d);
     ttft_chart(&run->all, d);
   }
 }

@@ -18,6 +18,7 @@ void cb_record_init(cb_record *r) {
   r->prompt_tokens = -1;
   r->output_tokens = -1;
   r->cached_tokens = -1;
+  r->image_tokens = -1;
 }
 
 void cb_record_free(cb_record *r) {
@@ -135,6 +136,8 @@ void cb_record_write_json(const cb_record *r, cb_buf *out) {
   cb_buf_append_char(out, ']');
   if (r->image_bytes)
     cb_buf_appendf(out, ",\"image_bytes\":%llu", (unsigned long long)r->image_bytes);
+  if (r->image_tokens >= 0)
+    cb_buf_appendf(out, ",\"image_tokens\":%lld", (long long)r->image_tokens);
   if (r->chunks_dropped)
     cb_buf_appendf(out, ",\"chunk_ns_dropped\":%llu", (unsigned long long)r->chunks_dropped);
   int all_one = 1;

@@ -101,6 +101,7 @@ static cb_status parse_record(const ctx *c, json_t *o, cb_record *r) {
   if (st == CB_OK && (st = get_i64(c, o, "retries", &x)) == CB_OK) r->retries = (int)x;
   if (st == CB_OK) st = get_u64(c, o, "chunk_ns_dropped", &r->chunks_dropped);
   if (st == CB_OK) st = get_u64(c, o, "image_bytes", &r->image_bytes);
+  if (st == CB_OK) st = get_i64(c, o, "image_tokens", &r->image_tokens);
   if (st != CB_OK) return st;
   json_t *rate = json_object_get(o, "target_rate");
   if (rate && !json_is_null(rate)) {

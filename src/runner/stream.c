@@ -175,6 +175,7 @@ static void copy_usage(cb_record *r, const cb_client_usage *u, int has) {
     r->prompt_source = CB_TOKENS_USAGE;
   }
   if (u->cached_tokens >= 0) r->cached_tokens = u->cached_tokens;
+  if (u->image_tokens >= 0) r->image_tokens = u->image_tokens;
 }
 
 static void set_tool_calls(cb_record *r, const cb_client_tool_calls *t) {

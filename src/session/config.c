@@ -123,12 +123,6 @@ cb_status cb_session_config_check(const cb_session_config *cfg, cb_error *err) {
     default:
       return bad(err, "sweep", "a cb_session_sweep_kind", cfg->sweep);
   }
-  if (cfg->sessions_path && cfg->virtual_time)
-    return cb_error_set(err, CB_ERR_INVALID, "session: sessions: live sessions run against a "
-                        "target in real time (sim serve + run --sessions), not in virtual time yet");
-  if (cfg->live && cfg->virtual_time)
-    return cb_error_set(err, CB_ERR_INVALID, "session: live: requests built from answers need a "
-                        "target in real time, not virtual_time");
   if (cfg->live && cfg->sweep)
     return cb_error_set(err, CB_ERR_INVALID, "session: live: runs one point: expected no sweep");
   if (cfg->sweep && cfg->vllm_json)

@@ -109,7 +109,10 @@ static int live_next(void *ctx, cb_session_live_request *out) {
     return in_flight ? CB_SESSION_LIVE_WAIT : 0;
   }
   size_t id = (size_t)(pick - ls->slots);
-  const cb_conv_turn *t = &ls->p.convs->items[id].turns[pick->turn];
+  const cb_conversation *conv = &ls->p.convs->items[id];
+  const cb_conv_turn *t = &conv->turns[pick->turn];
+  if (pick->turn == 0 && conv->system)
+    append_message(&pick->messages, "system", conv->system, conv->system_len);
   append_message(&pick->messages, "user", t->content, t->content_len);
   cb_buf_reset(&ls->body);
   cb_buf_append(&ls->body, pick->messages.data, pick->messages.len);

@@ -32,6 +32,8 @@ typedef struct source_ctx {
   cb_sim_prompt_ids *ids;        /* sim run's fast path: no body, ids from the entry */
   cb_schedule_entry entry;       /* ... of the item just given */
   const cb_runner_stats *stats;  /* live: the run's origin, for the source's clock */
+  int virtual_clock;             /* live in sim run: the clock is vnow, not the wall's */
+  uint64_t vnow;                 /* ... virtual ns, set by the virtual runner */
 } source_ctx;
 
 static int next_entry(source_ctx *s, cb_schedule_entry *e) {
@@ -125,15 +127,27 @@ static char *live_extra(const cb_session_config *cfg, const cb_session_live_requ
   return out;
 }
 
+/* The live source's times count from the run start as the records' do; sim run's
+ * records are CB_SIM_VRUN_T0_NS after its items' virtual times. */
+static uint64_t live_now(const source_ctx *s) {
+  if (s->virtual_clock) return CB_SIM_VRUN_T0_NS + s->vnow;
+  uint64_t now = cb_clock_now_ns(), origin = s->stats->origin_ns;
+  return now > origin ? now - origin : 0;
+}
+
+static uint64_t live_item_at(const source_ctx *s, uint64_t at_ns) {
+  if (!s->virtual_clock) return at_ns;
+  return at_ns > CB_SIM_VRUN_T0_NS ? at_ns - CB_SIM_VRUN_T0_NS : 0;
+}
+
 /* A live source's next request (cfg->live), its body encoded as source_next's. */
 static int live_next(void *ctx, cb_runner_item *out) {
   source_ctx *s = ctx;
   if (s->failed) return 0;
-  uint64_t now = cb_clock_now_ns(), origin = s->stats->origin_ns;
-  cb_session_live_request lr = {.max_tokens = -1, .now_ns = now > origin ? now - origin : 0};
+  cb_session_live_request lr = {.max_tokens = -1, .now_ns = live_now(s)};
   int got = s->cfg->live(s->cfg->live_ctx, &lr);
   if (got == CB_SESSION_LIVE_LATER) {
-    out->at_ns = lr.at_ns;
+    out->at_ns = live_item_at(s, lr.at_ns);
     return CB_RUNNER_SOURCE_LATER;
   }
   if (got != 1) return got == CB_SESSION_LIVE_WAIT ? CB_RUNNER_SOURCE_WAIT : 0;
@@ -166,7 +180,7 @@ static int live_next(void *ctx, cb_runner_item *out) {
     s->failed = 1;
     return 0;
   }
-  *out = (cb_runner_item){.index = lr.index, .at_ns = lr.at_ns, .class_name = "",
+  *out = (cb_runner_item){.index = lr.index, .at_ns = live_item_at(s, lr.at_ns), .class_name = "",
                           .body = s->body.data, .body_len = s->body.len, .prompt_tokens = -1,
                           .prompt_source = CB_TOKENS_UNKNOWN, .has_session = lr.has_session,
                           .session = lr.session, .turn = lr.turn};
@@ -469,12 +483,14 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   rc = CB_SESSION_FAILED;
   cb_status st;
   if (cfg->virtual_time) {
-    if (cb__session_virtual_fast_ok(cfg, wl, &wp) &&
+    if (!live && cb__session_virtual_fast_ok(cfg, wl, &wp) &&
         cb_sim_prompt_ids_new(wl, &wp, cfg->chat, (uint32_t)cfg->sim.engine.model.vocab_size,
                               &src.ids, err) != CB_OK)
       goto fail;
-    st = cb__session_virtual_run(cfg, &rp, src.ids ? fast_prompt : NULL, &src, source_next, &src,
-                                 on_record, &sink, &stats, err);
+    src.virtual_clock = live;
+    st = cb__session_virtual_run(cfg, &rp, src.ids ? fast_prompt : NULL, &src,
+                                 live ? live_next : source_next, &src, on_record, &sink,
+                                 live ? &src.vnow : NULL, &stats, err);
     if (src.failed) st = CB_OK; /* reported below, after the results are written */
   } else {
     st = cb_runner_run(&rp, live ? live_next : source_next, &src, on_record, &sink, &stats, err);
@@ -498,7 +514,8 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   summarized = 1;
   if (scrape) {
     uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
-    cb__session_scrape_window_json(scrape, a, b, &out->server_json);
+    cb__session_scrape_window_json(scrape, a, b, out->all.sessions.sessions ? &sink.set : NULL,
+                                   stats.origin_ns, &out->server_json);
     cb__session_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
     cb__session_scrape_free(scrape);
   }

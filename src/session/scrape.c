@@ -1,5 +1,6 @@
 /*
- * scrape.c - the telemetry thread and its window summary.
+ * scrape.c - the telemetry thread and its window summary; for live sessions, the
+ * prefix cache counters per turn index where the scrapes isolate it.
  */
 #include "session_internal.h"
 
@@ -17,7 +18,8 @@
 #include "calibench/secret.h"
 
 typedef struct scrape_point {
-  uint64_t t_ns;
+  uint64_t t_ns;       /* asked (the counters are some instant in [t_ns, t_done_ns]) */
+  uint64_t t_done_ns;  /* answered */
   cb_prom_server v;
 } scrape_point;
 
@@ -53,7 +55,7 @@ static int scrape_once(cb__session_scrape *s) {
   long status = 0;
   curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
   if (status != 200) return -1;
-  scrape_point p = {.t_ns = t};
+  scrape_point p = {.t_ns = t, .t_done_ns = cb_clock_now_ns()};
   cb_error err;
   if (cb_prom_server_extract(s->body.data ? s->body.data : "", s->body.len, &p.v, &err) != CB_OK ||
       !p.v.dialect[0])
@@ -200,7 +202,84 @@ static double delta(const window_stats *w, size_t off) {
   return b - a;
 }
 
-void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns, cb_buf *out) {
+/* ---- live sessions: prefix cache counters per turn index ------------------------------ */
+
+static size_t turn_row(const cb_record *r) {
+  return r->turn < CB_SESSION_TURNS ? r->turn : CB_SESSION_TURNS - 1;
+}
+
+/* Record times are from the run's origin; scrapes are monotonic. */
+static void span_of(const cb_record *r, uint64_t origin, uint64_t *a, uint64_t *b) {
+  *a = origin + r->sent_ns;
+  *b = origin + (r->end_ns > r->sent_ns ? r->end_ns : r->sent_ns);
+}
+
+/* Turn index row k's counters are exact when two scrapes enclose its requests and no
+ * other request ran between them: the counters' delta is then its requests' alone
+ * (the server serving nobody else). Else why not, in why. */
+static int turn_exact(const cb__session_scrape *s, const cb_record_set *set, uint64_t origin,
+                      size_t k, const scrape_point **from, const scrape_point **to, char *why,
+                      size_t n) {
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (!r->has_session || turn_row(r) != k) continue;
+    uint64_t a, b;
+    span_of(r, origin, &a, &b);
+    if (a < lo) lo = a;
+    if (b > hi) hi = b;
+  }
+  *from = *to = NULL;
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->pts[i].t_done_ns <= lo) *from = &s->pts[i];
+    if (!*to && s->pts[i].t_ns >= hi) *to = &s->pts[i];
+  }
+  if (!*from || !*to) {
+    snprintf(why, n, "no scrape %s its requests", *from ? "after" : "before");
+    return 0;
+  }
+  for (size_t i = 0; i < set->count; i++) {
+    const cb_record *r = &set->items[i];
+    if (r->has_session && turn_row(r) == k) continue;
+    uint64_t a, b;
+    span_of(r, origin, &a, &b);
+    if (b >= (*from)->t_ns && a <= (*to)->t_done_ns) {
+      if (r->has_session) snprintf(why, n, "turn %zu ran between its scrapes", turn_row(r));
+      else snprintf(why, n, "a request outside the sessions ran between its scrapes");
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static void turns_json(const cb__session_scrape *s, const cb_record_set *set, uint64_t origin,
+                       cb_buf *out) {
+  size_t rows = 0;
+  for (size_t i = 0; i < set->count; i++)
+    if (set->items[i].has_session && turn_row(&set->items[i]) + 1 > rows)
+      rows = turn_row(&set->items[i]) + 1;
+  if (!rows) return;
+  cb_buf_append_str(out, ",\"turns\":[");
+  for (size_t k = 0; k < rows; k++) {
+    const scrape_point *a, *b;
+    char why[96];
+    cb_buf_appendf(out, "%s{\"turn\":%zu", k ? "," : "", k);
+    if (turn_exact(s, set, origin, k, &a, &b, why, sizeof why)) {
+      num(out, "prefix_queries", b->v.prefix_queries - a->v.prefix_queries, 1);
+      num(out, "prefix_hits", b->v.prefix_hits - a->v.prefix_hits, 1);
+    } else {
+      cb_buf_append_str(out, ",\"prefix_queries\":null,\"prefix_hits\":null,\"not_exact\":\"");
+      cb_buf_append_json_string(out, why, strlen(why));
+      cb_buf_append_char(out, '"');
+    }
+    cb_buf_append_char(out, '}');
+  }
+  cb_buf_append_char(out, ']');
+}
+
+void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns,
+                                    uint64_t end_ns, const cb_record_set *set,
+                                    uint64_t origin_ns, cb_buf *out) {
   window_stats w;
   window_of(s, start_ns, end_ns, &w);
   char shown[2048];
@@ -228,7 +307,9 @@ void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_
   num(out, "preemptions", delta(&w, offsetof(cb_prom_server, preemptions)), 1);
   num(out, "prompt_tokens", delta(&w, offsetof(cb_prom_server, prompt_tokens)), 1);
   num(out, "generation_tokens", delta(&w, offsetof(cb_prom_server, generation_tokens)), 1);
-  cb_buf_append_str(out, "}}");
+  cb_buf_append_char(out, '}');
+  if (set) turns_json(s, set, origin_ns, out);
+  cb_buf_append_char(out, '}');
 }
 
 void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns, char *out, size_t n) {

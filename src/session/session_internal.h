@@ -135,9 +135,12 @@ cb_status cb__session_scrape_start(const char *url, double interval_s, const cha
                                    cb__session_scrape **out, cb_error *err);
 /* Take a last scrape and stop the thread. */
 void cb__session_scrape_stop(cb__session_scrape *s);
-/* Append `"server": {...}` for the window [start, end] (monotonic ns, absolute). */
+/* Append `"server": {...}` for the window [start, end] (monotonic ns, absolute).
+ * set: NULL, or a live sessions run's records (times from origin_ns): then "turns",
+ * each turn index's prefix cache counters where two scrapes isolate it. */
 void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns,
-                                    uint64_t end_ns, cb_buf *out);
+                                    uint64_t end_ns, const cb_record_set *set,
+                                    uint64_t origin_ns, cb_buf *out);
 /* One line for the terminal: "KV cache mean 34% max 80%, ...". */
 void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns,
                                  uint64_t end_ns, char *out, size_t n);
@@ -156,12 +159,13 @@ int cb__session_virtual_fast_ok(const cb_session_config *cfg, const cb_workload 
                                 const cb_workload_params *wp);
 
 /* cb_sim_run_virtual with cfg's deployment and rp's load (chat, run id, concurrency,
- * max_concurrency, duration, stop). prompt may be NULL (every item has a body). */
+ * max_concurrency, duration, stop). prompt may be NULL (every item has a body).
+ * now_ns: NULL, or where the virtual clock goes before each call of the source. */
 cb_status cb__session_virtual_run(const cb_session_config *cfg, const cb_runner_params *rp,
                                   cb_sim_vrun_prompt_fn prompt, void *prompt_ctx,
                                   cb_runner_source_fn source, void *source_ctx,
                                   cb_runner_record_fn on_record, void *record_ctx,
-                                  cb_runner_stats *stats, cb_error *err);
+                                  uint64_t *now_ns, cb_runner_stats *stats, cb_error *err);
 
 /* Manifest members of a predicted run (leading comma): "predicted": true, "clock":
  * "virtual", and "engine": the whole resolved profile with the replica count. */

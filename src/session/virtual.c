@@ -28,13 +28,14 @@ cb_status cb__session_virtual_run(const cb_session_config *cfg, const cb_runner_
                           cb_sim_vrun_prompt_fn prompt, void *prompt_ctx,
                           cb_runner_source_fn source, void *source_ctx,
                           cb_runner_record_fn on_record, void *record_ctx,
-                          cb_runner_stats *stats, cb_error *err) {
+                          uint64_t *now_ns, cb_runner_stats *stats, cb_error *err) {
   cb_sim_vrun_params vp;
   cb_sim_vrun_default_params(&vp);
   vp.sim = cfg->sim;
   vp.runner = *rp;
   vp.prompt = prompt;
   vp.prompt_ctx = prompt_ctx;
+  vp.now_ns = now_ns;
   return cb_sim_run_virtual(&vp, source, source_ctx, on_record, record_ctx, stats, err);
 }
 

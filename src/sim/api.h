@@ -137,6 +137,8 @@ typedef struct cb__sim_api_response {
   int top_logprobs;
   int64_t prompt_tokens;
   int64_t cached_tokens;   /* prompt tokens served from the prefix cache */
+  int64_t image_tokens;    /* vision tokens among prompt_tokens; -1: no images (not
+                              reported) */
   int refusal_field;       /* chat: the text goes in OpenAI's `refusal` (delta.refusal,
                               message.refusal), content null (a behaviour's refusal) */
   const cb__sim_api_tool_call *tool_call; /* chat: the answer is this call, or NULL */

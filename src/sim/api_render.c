@@ -235,12 +235,17 @@ void cb__sim_api_render_finish_chunk(cb_buf *out, const cb__sim_api_response *r,
                         "\"finish_reason\":\"%s\"}]}\n\n", finish_reason);
 }
 
+/* A request with images also reports their tokens, as vLLM does beside cached_tokens
+ * (usage.prompt_tokens_details.image_tokens: vllm-project/vllm#45458, after
+ * sgl-project/sglang#27122; an extension of OpenAI's schema). */
 static void append_usage(cb_buf *out, const cb__sim_api_response *r, int64_t completion) {
   cb_buf_appendf(out,
                  "\"usage\":{\"prompt_tokens\":%lld,\"completion_tokens\":%lld,"
-                 "\"total_tokens\":%lld,\"prompt_tokens_details\":{\"cached_tokens\":%lld}}",
+                 "\"total_tokens\":%lld,\"prompt_tokens_details\":{\"cached_tokens\":%lld",
                  (long long)r->prompt_tokens, (long long)completion,
                  (long long)(r->prompt_tokens + completion), (long long)r->cached_tokens);
+  if (r->image_tokens >= 0) cb_buf_appendf(out, ",\"image_tokens\":%lld", (long long)r->image_tokens);
+  cb_buf_append_str(out, "}}");
 }
 
 void cb__sim_api_render_usage_chunk(cb_buf *out, const cb__sim_api_response *r,

@@ -462,6 +462,7 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                                    .created = cb_clock_wall_ns() / CB_NS_PER_S,
                                    .logprobs = req.logprobs, .top_logprobs = req.top_logprobs,
                                    .prompt_tokens = prompt,
+                                   .image_tokens = req.num_images ? req.image_tokens : -1,
                                    .refusal_field = g->answer && g->answer->refusal &&
                                                     g->answer->mode == CB__SIM_REFUSAL_FIELD};
   if (plan.tool_name[0] && kind == CB__SIM_API_CHAT) { /* the agent behaviour's tool call */

@@ -41,7 +41,7 @@
 #include "sim/gen_plan.h"
 #include "sim/responses.h"
 
-#define T0_NS UINT64_C(1000)
+#define T0_NS CB_SIM_VRUN_T0_NS
 
 typedef struct vreq {
   struct vrun *vr;
@@ -87,6 +87,11 @@ typedef struct vrun {
   cb_runner_item next;            /* the next item from the source, if have_next */
   int have_next;
   int source_done;
+  /* A live source that had nothing ready: ask again at ask_at (its LATER time;
+   * UINT64_MAX: only after a record, as for WAIT), or once a record was delivered. */
+  int source_waits;
+  uint64_t ask_at;
+  int delivered;                  /* a record went out since the source last waited */
   int failed;                     /* the prompt callback failed: stop sending */
   uint64_t in_flight;
   uint64_t idle_users;            /* closed loop: users ready to send now */
@@ -176,6 +181,7 @@ static void deliver(vrun *v, vreq *q) {
   if (cb_record_ok(&q->rec)) s->completed++;
   else s->failed++;
   if (q->rec.end_ns > s->last_end_ns) s->last_end_ns = q->rec.end_ns;
+  v->delivered = 1;
   v->on_record(v->record_ctx, &q->rec);
   req_put(v, q);
 }
@@ -265,6 +271,9 @@ static void send_item(vrun *v) {
   r->has_target_rate = it->has_target_rate;
   r->target_rate = it->target_rate;
   r->image_bytes = it->image_bytes;
+  r->has_session = it->has_session;
+  r->session = it->session;
+  r->turn = it->turn;
   v->in_flight++;
   v->stats->sent++;
 
@@ -306,6 +315,7 @@ static void send_item(vrun *v) {
     req.seed = fr.seed;
     req.stream = req.include_usage = 1;
   }
+  int64_t image_tokens = req.num_images ? req.image_tokens : -1; /* as sim serve's usage */
   int64_t asked;
   if (cb__sim_gen_check(&v->gen, &req, &asked, &e) != CB_OK) {
     if (parsed) cb__sim_api_request_free(&req);
@@ -353,14 +363,30 @@ static void send_item(vrun *v) {
   r->prompt_source = CB_TOKENS_USAGE;
   r->output_source = CB_TOKENS_USAGE;
   r->cached_tokens = 0;
+  r->image_tokens = image_tokens;
   /* chunk_ns grows with the tokens (on_event); chunk_tokens stays NULL: one token per
    * chunk (4 bytes a token less to keep) */
 }
 
+/* Take the next item when there is none waiting, as the runner's pull() does: a
+ * live source that waits is asked again after the next record (WAIT) or at its time
+ * (LATER), and is done when it waits with nothing in flight. */
 static int fetch(vrun *v) {
-  if (!v->have_next && !v->source_done && !v->failed) {
-    if (v->source(v->source_ctx, &v->next)) v->have_next = 1;
-    else v->source_done = 1;
+  if (v->have_next || v->source_done || v->failed) return v->have_next;
+  if (v->source_waits && !v->delivered && v->now < v->ask_at) return 0;
+  if (v->p->now_ns) *v->p->now_ns = v->now;
+  v->source_waits = v->delivered = 0;
+  int got = v->source(v->source_ctx, &v->next);
+  if (got == 1) {
+    v->have_next = 1;
+  } else if (got == CB_RUNNER_SOURCE_LATER) {
+    v->source_waits = 1; /* a time not after now is asked again a nanosecond on */
+    v->ask_at = v->next.at_ns > v->now ? v->next.at_ns : v->now + 1;
+  } else if (got == CB_RUNNER_SOURCE_WAIT && v->in_flight) {
+    v->source_waits = 1;
+    v->ask_at = UINT64_MAX;
+  } else {
+    v->source_done = 1;
   }
   return v->have_next;
 }
@@ -373,9 +399,12 @@ static int stopped(const vrun *v) {
 static void send_due(vrun *v) {
   const cb_runner_params *rp = &v->p->runner;
   for (;;) {
-    if (stopped(v) || !fetch(v)) return;
+    if (stopped(v)) return;
+    /* closed loop: the source is asked only when a user is free (a live source's
+     * turn is built when it can go, as the runner's pull) */
+    if (rp->concurrency > 0 && !v->idle_users) return;
+    if (!fetch(v)) return;
     if (rp->concurrency > 0) {
-      if (!v->idle_users) return;
       if (rp->duration_s > 0 && (double)v->now >= rp->duration_s * 1e9) {
         v->stats->not_sent++; /* counted once: nothing more is taken from the source */
         v->source_done = 1;
@@ -392,11 +421,13 @@ static void send_due(vrun *v) {
   }
 }
 
-/* When the next send can happen (UINT64_MAX: only after a completion, or never). */
+/* When the next send can happen (UINT64_MAX: only after a completion, or never). A
+ * live source waiting for its time is asked again then. */
 static uint64_t next_send_ns(vrun *v) {
   const cb_runner_params *rp = &v->p->runner;
-  if (stopped(v) || !fetch(v)) return UINT64_MAX;
-  if (rp->concurrency > 0) return v->idle_users ? v->now : UINT64_MAX;
+  if (stopped(v) || (rp->concurrency > 0 && !v->idle_users)) return UINT64_MAX;
+  if (!fetch(v)) return v->source_waits && !v->source_done ? v->ask_at : UINT64_MAX;
+  if (rp->concurrency > 0) return v->now;
   if (rp->max_concurrency > 0 && v->in_flight >= (uint64_t)rp->max_concurrency) return UINT64_MAX;
   return v->next.at_ns > v->now ? v->next.at_ns : v->now;
 }

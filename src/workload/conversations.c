@@ -74,14 +74,21 @@ static cb_status parse_line(const json_t *o, const char *name, long line, cb_con
   const char *key;
   json_t *m;
   json_object_foreach((json_t *)o, key, m) {
-    if (strcmp(key, "id") && strcmp(key, "turns"))
-      return bad(err, name, line, key, "id or turns", m);
+    if (strcmp(key, "id") && strcmp(key, "system") && strcmp(key, "turns"))
+      return bad(err, name, line, key, "id, system or turns", m);
   }
   const json_t *id = json_object_get(o, "id");
   if (id && !json_is_string(id)) return bad(err, name, line, "id", "a string", id);
+  const json_t *system = json_object_get(o, "system");
+  if (system && (!json_is_string(system) || !json_string_length(system)))
+    return bad(err, name, line, "system", "a non-empty string (the system message)", system);
   char fallback[32];
   snprintf(fallback, sizeof fallback, "line %ld", line);
   c->id = cb_strdup(id ? json_string_value(id) : fallback);
+  if (system) {
+    c->system_len = json_string_length(system);
+    c->system = cb_strndup(json_string_value(system), c->system_len);
+  }
   const json_t *turns = json_object_get(o, "turns");
   if (!json_is_array(turns) || !json_array_size(turns))
     return bad(err, name, line, "turns", "a non-empty array of user turns", turns);
@@ -147,6 +154,7 @@ void cb_conversations_free(cb_conversations *c) {
     for (size_t k = 0; k < c->items[i].n_turns; k++) cb_free(c->items[i].turns[k].content);
     cb_free(c->items[i].turns);
     cb_free(c->items[i].id);
+    cb_free(c->items[i].system);
   }
   cb_free(c->items);
   cb_free(c->source);

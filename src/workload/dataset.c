@@ -315,6 +315,7 @@ void cb_dataset_free(cb_dataset *ds) {
   cb_buf_free(&ds->arena);
   cb_free(ds->items);
   cb_free(ds->hash_ids);
+  cb_free(ds->image_sets);
   cb_free(ds->prefix_off);
   cb_free(ds);
 }

@@ -2,7 +2,8 @@
  * ds_jsonl.c - the two one-object-per-line dataset formats.
  *
  *   jsonl: {"prompt": "...", "output_len": 128}   (field names configurable; the output
- *          length may be absent, or given as "max_tokens")
+ *          length may be absent, or given as "max_tokens"; "images": image files sent
+ *          with the prompt, ds_images.c)
  *   chat:  {"messages": [{"role": "user", "content": "..."}, ...], "max_tokens": 128}
  *          (OpenAI chat; "max_completion_tokens" is accepted too; content may be a
  *          string, an array of parts, or null for an assistant turn with tool calls)
@@ -148,8 +149,13 @@ static cb_status prompt_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_erro
   const char *text = json_string_value(prompt);
   size_t tlen = json_string_length(prompt);
   if (st == CB_OK) st = count_len(ds, text, tlen, lineno, pf, &in_len, err);
+  uint64_t images = 0;
+  json_t *files = json_object_get(o, "images");
+  if (st == CB_OK && files && !json_is_null(files))
+    st = cb__dataset_images(ds, files, lineno, &images, err);
   if (st != CB_OK) return st;
   cb__item *it = cb__dataset_push_item(ds);
+  it->images = images;
   it->text_off = cb__dataset_push_text(ds, text, tlen);
   it->text_len = (uint32_t)tlen;
   it->input_len = in_len;

@@ -99,6 +99,30 @@ static cb_status render_trace(const cb_dataset *ds, const cb__item *it, uint32_t
 
 #define CB__WL_STREAM_IMAGE UINT64_C(0x696d6167) /* "imag" */
 
+/* The rendered text as a user message's text part; image parts follow, then
+ * end_message closes it. */
+static void begin_message(cb_workload_prompt *out) {
+  cb_buf *m = &out->messages;
+  cb_buf_append_str(m, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"");
+  cb_buf_append_json_string(m, out->text.data, out->text.len);
+  cb_buf_append_str(m, "\"}");
+}
+
+static void end_message(cb_workload_prompt *out) {
+  cb_buf_append_str(&out->messages, "]}]");
+  cb_buf_reset(&out->text);
+}
+
+/* A jsonl item's own image files, read at load (ds_images.c). */
+static void add_dataset_images(const cb_dataset *ds, const cb__image_set *set,
+                               cb_workload_prompt *out) {
+  begin_message(out);
+  cb_buf_append(&out->messages, ds->arena.data + set->parts_off, set->parts_len);
+  out->num_images = set->count;
+  out->image_bytes = set->bytes;
+  end_message(out);
+}
+
 /* Moves the rendered text into a user message with the request's images after it. */
 static cb_status add_images(const cb_dataset *ds, uint64_t seed, cb_workload_prompt *out,
                             cb_error *err) {
@@ -106,9 +130,7 @@ static cb_status add_images(const cb_dataset *ds, uint64_t seed, cb_workload_pro
   const char *mime = p->image_format == CB_IMAGE_JPEG ? "image/jpeg" : "image/png";
   cb_buf *m = &out->messages, img;
   cb_buf_init(&img, 0);
-  cb_buf_append_str(m, "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"");
-  cb_buf_append_json_string(m, out->text.data, out->text.len);
-  cb_buf_append_str(m, "\"}");
+  begin_message(out);
   cb_status st = CB_OK;
   for (uint32_t k = 0; k < p->images_per_request && st == CB_OK; k++) {
     cb_buf_reset(&img);
@@ -121,9 +143,8 @@ static cb_status add_images(const cb_dataset *ds, uint64_t seed, cb_workload_pro
     out->num_images++;
     out->image_bytes += img.len;
   }
-  cb_buf_append_str(m, "]}]");
+  end_message(out);
   cb_buf_free(&img);
-  cb_buf_reset(&out->text);
   return st;
 }
 
@@ -140,7 +161,9 @@ cb_status cb_dataset_render(const cb_dataset *ds, uint64_t item, uint32_t input_
   out->num_images = 0;
   out->image_bytes = 0;
   cb_status st = render_text(ds, item, input_len, seed, prefix_id, out, err);
-  if (st == CB_OK && ds->params.images_per_request > 0 && out->messages.len == 0)
+  if (st == CB_OK && ds->kind == CB_DATASET_JSONL && ds->items[item].images)
+    add_dataset_images(ds, &ds->image_sets[ds->items[item].images - 1], out);
+  else if (st == CB_OK && ds->params.images_per_request > 0 && out->messages.len == 0)
     st = add_images(ds, seed, out, err);
   return st;
 }

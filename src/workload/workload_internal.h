@@ -96,6 +96,14 @@ cb_status cb__synth(const cb__textmodel *tm, cb_buf *out, uint32_t n_tokens, uin
 
 /* ---- datasets (dataset.c and the loaders) ----------------------------------------- */
 
+/* A jsonl line's image files, read at load: their image_url parts (",{...}" each) in
+ * ds->arena, ready to follow the prompt's text part. */
+typedef struct cb__image_set {
+  uint64_t parts_off, parts_len;
+  uint64_t bytes;      /* the files' bytes (records' image_bytes) */
+  uint32_t count;
+} cb__image_set;
+
 typedef struct cb__item {
   uint64_t text_off;   /* prompt text or messages JSON in ds->arena */
   uint32_t text_len;   /* messages (turns mode): bytes of the array without its ']' */
@@ -103,7 +111,10 @@ typedef struct cb__item {
   uint32_t output_len;
   uint32_t line;
   uint64_t ts_ns;      /* trace: raw timestamp, ns (made relative after loading) */
-  uint64_t hash_off;   /* trace: first hash id in ds->hash_ids */
+  union {
+    uint64_t hash_off; /* trace: first hash id in ds->hash_ids */
+    uint64_t images;   /* jsonl: 1 + its entry in ds->image_sets; 0: no images */
+  };
   uint32_t hash_count;
   uint32_t is_messages;
 } cb__item;
@@ -123,6 +134,9 @@ struct cb_dataset {
   size_t num_items, cap_items;
   int64_t *hash_ids;
   size_t num_hash_ids, cap_hash_ids;
+  cb__image_set *image_sets; /* jsonl: the images lines name (ds_images.c) */
+  size_t num_image_sets, cap_image_sets;
+  uint64_t image_file_bytes; /* all of them, against CB_LIMIT_DATASET_BYTES */
   size_t skipped;
   /* synthetic shared prefixes: text of prefix p at arena[prefix_off[p], prefix_off[p+1]) */
   uint64_t *prefix_off;
@@ -137,6 +151,44 @@ cb_status cb__load_jsonl(cb_dataset *ds, const char *data, size_t len, cb_error 
 cb_status cb__load_chat(cb_dataset *ds, const char *data, size_t len, cb_error *err);
 cb_status cb__load_sharegpt(cb_dataset *ds, const char *data, size_t len, cb_error *err);
 cb_status cb__load_trace(cb_dataset *ds, const char *data, size_t len, cb_error *err);
+/* A jsonl line's "images" (ds_images.c): each a file path relative to the dataset's
+ * directory, read (at most CB_LIMIT_IMAGE_BYTES), its format known from its header
+ * (PNG, JPEG, WebP, GIF), kept as an image_url part with a base64 data URL. *ref: 1 +
+ * the new set's index. Errors "FILE:LINE: field 'images[k]': ...". */
+struct json_t;
+cb_status cb__dataset_images(cb_dataset *ds, const struct json_t *images, uint32_t lineno,
+                             uint64_t *ref, cb_error *err);
+
+/* ---- ShareGPT files (sharegpt_scan.c) ---------------------------------------------- */
+
+enum { CB__SG_USER, CB__SG_ASSISTANT, CB__SG_SYSTEM };
+extern const char *const cb__sg_role_name[3]; /* "user", "assistant", "system" */
+
+typedef struct cb__sg_turn {
+  int role;         /* CB__SG_* */
+  const char *text; /* its value (UTF-8), text[len] == '\0' */
+  size_t len;
+  size_t tokens;    /* for the reader's own use (the dataset counts here) */
+} cb__sg_turn;
+
+typedef struct cb__sg_conv {
+  const char *path;
+  uint32_t line;       /* where the conversation starts */
+  size_t index;        /* its number in the file, from 0 */
+  const char *id;      /* its "id", or NULL */
+  cb__sg_turn *turns;  /* every turn, in order (valid during the callback) */
+  size_t n_turns;
+} cb__sg_conv;
+
+/* Called for each well-formed conversation; a status other than CB_OK stops the walk. */
+typedef cb_status (*cb__sg_fn)(void *ctx, cb__sg_conv *c, cb_error *err);
+/* Walk a ShareGPT file's bytes (data[0, len)); bad JSON, a bad role or a missing field
+ * stops it with "PATH:LINE: conversation N (id 'x'): ...". */
+cb_status cb__sharegpt_walk(const char *path, const char *data, size_t len, cb__sg_fn fn,
+                            void *ctx, cb_error *err);
+/* CB_ERR_PARSE "PATH:LINE: conversation N (id 'x'): MSG" for conversation c. */
+cb_status cb__sg_error(const cb__sg_conv *c, cb_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Next line of data[0, len) from *pos (advanced past it): the line without its '\n'
  * and a trailing '\r'. Returns 0 at the end. */

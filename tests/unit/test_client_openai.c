@@ -170,6 +170,12 @@ static void test_usage_only_chunk(void **state) {
   assert_int_equal(c.usage.total_tokens, 60);
   assert_int_equal(c.usage.cached_tokens, 32);
   assert_int_equal(c.usage.reasoning_tokens, 3);
+  assert_int_equal(c.usage.image_tokens, -1);
+  /* vLLM's and SGLang's image tokens beside the cached ones (vllm-project/vllm#45458). */
+  c = BOTH("{\"usage\":{\"prompt_tokens\":300,\"prompt_tokens_details\":{\"image_tokens\":256,"
+           "\"cached_tokens\":16}}}");
+  assert_int_equal(c.usage.image_tokens, 256);
+  assert_int_equal(c.usage.cached_tokens, 16);
   /* DeepSeek's cache-hit count when prompt_tokens_details is absent. */
   c = BOTH("{\"usage\":{\"prompt_tokens\":6,\"prompt_cache_hit_tokens\":4}}");
   assert_int_equal(c.usage.cached_tokens, 4);

@@ -122,7 +122,47 @@ static void test_image_header(void **state) {
   assert_int_equal(cb__image_header(b, 8, &info, why, sizeof why), -1);
   assert_non_null(strstr(why, "JPEG: truncated"));
   assert_int_equal(cb__image_header((const unsigned char *)"GIF89a", 6, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "not a PNG or JPEG image (6 bytes, starts with 47 49 46 38)"));
+  assert_non_null(strstr(why, "GIF: logical screen descriptor truncated"));
+  /* GIF: the logical screen, 16-bit little-endian */
+  static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 0x40, 0x01, 0xC8, 0x00, 0, 0, 0};
+  assert_int_equal(cb__image_header(gif, sizeof gif, &info, why, sizeof why), 0);
+  assert_int_equal(info.format, CB__IMAGE_GIF);
+  assert_int_equal(info.width, 320);
+  assert_int_equal(info.height, 200);
+  assert_string_equal(cb__image_mime(info.format), "image/gif");
+  /* WebP: lossless (VP8L: 14-bit width-1, height-1), lossy (VP8 : after the start code),
+   * extended (VP8X: 24-bit canvas width-1, height-1) */
+  unsigned char w[32] = "RIFF\x00\x00\x00\x00WEBPVP8L\x00\x00\x00\x00";
+  uint32_t v = 55u | 83u << 14 | 1u << 28;
+  w[20] = 0x2F;
+  for (int k = 0; k < 4; k++) w[21 + k] = (unsigned char)(v >> 8 * k);
+  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
+  assert_int_equal(info.format, CB__IMAGE_WEBP);
+  assert_int_equal(info.width, 56);
+  assert_int_equal(info.height, 84);
+  memcpy(w + 12, "VP8 ", 4);
+  memset(w + 20, 0, 12);
+  w[23] = 0x9D, w[24] = 0x01, w[25] = 0x2A;
+  w[26] = 0x80, w[27] = 0x02 | 0x40; /* 640, the top two bits a scale */
+  w[28] = 0xE0, w[29] = 0x01;        /* 480 */
+  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
+  assert_int_equal(info.width, 640);
+  assert_int_equal(info.height, 480);
+  w[24] = 0x02;
+  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), -1);
+  assert_non_null(strstr(why, "WebP: VP8 start code missing"));
+  memcpy(w + 12, "VP8X", 4);
+  memset(w + 20, 0, 12);
+  w[24] = 0xE7, w[25] = 0x03;        /* 1000 - 1 */
+  w[27] = 0xCF, w[28] = 0x07;        /* 2000 - 1 */
+  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
+  assert_int_equal(info.width, 1000);
+  assert_int_equal(info.height, 2000);
+  assert_string_equal(cb__image_mime(info.format), "image/webp");
+  assert_int_equal(cb__image_header(w, 20, &info, why, sizeof why), -1);
+  assert_non_null(strstr(why, "WebP: header truncated"));
+  assert_int_equal(cb__image_header((const unsigned char *)"BM6\0\0\0", 6, &info, why, sizeof why), -1);
+  assert_non_null(strstr(why, "not a PNG, JPEG, WebP or GIF image (6 bytes, starts with 42 4D 36 00)"));
 }
 
 static const cb__sim_tokens *vision_tokens(void) {
@@ -192,8 +232,8 @@ static void test_bad_images(void **state) {
   static const cb__sim_tokens text_only = {.tok = NULL, .vocab = 128256};
   expect_400(body, &text_only, "this model does not accept images");
   cb_free(body);
-  body = chat_with_images((const unsigned char *)"GIF89a....", 10, 1, "image/gif");
-  expect_400(body, vision_tokens(), "invalid image: not a PNG or JPEG image");
+  body = chat_with_images((const unsigned char *)"BM6.......", 10, 1, "image/bmp");
+  expect_400(body, vision_tokens(), "invalid image: not a PNG, JPEG, WebP or GIF image");
   cb_free(body);
   n = png_head(b, 70000, 100);
   body = chat_with_images(b, n, 1, "image/png");
