@@ -172,7 +172,16 @@ static void usage_shared(FILE *out, int virtual_time) {
             "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
             "                             TGI names) [the target's /metrics, when it answers]\n"
             "  --no-server-metrics        do not scrape\n"
-            "  --scrape-interval DUR      [1s]\n");
+            "  --scrape-interval DUR      [1s]\n"
+            "  --metrics-listen ADDR:PORT serve this run's own Prometheus metrics at\n"
+            "                             http://ADDR:PORT/metrics while it runs: requests\n"
+            "                             scheduled, sent, completed, failed and in flight per\n"
+            "                             class, send lag, TTFT/TPOT/ITL/E2E histograms (vLLM's\n"
+            "                             buckets), tokens, SLO attainment so far (docs/metrics.md);\n"
+            "                             a numeric address, e.g. 127.0.0.1:9464; port 0: any\n"
+            "                             free one, said on stderr\n"
+            "  --metrics-linger DUR       keep serving the final values DUR after the run, for a\n"
+            "                             last scrape (a signal ends it) [0]\n");
   fprintf(out,
           "\n"
           "output:\n"
@@ -204,7 +213,7 @@ enum {
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
   O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT,
-  O_RAMP_UP, O_RAMP_START, O_RAMP_DURATION,
+  O_RAMP_UP, O_RAMP_START, O_RAMP_DURATION, O_METRICS_LISTEN, O_METRICS_LINGER,
   /* the simulator's deployment options (sim_options.c): --sim-NAME at O_SIM_DEPLOY + i,
    * sim run's --NAME at O_DEPLOY + i */
   O_SIM_DEPLOY, O_DEPLOY = O_SIM_DEPLOY + SIM_OPTIONS_MAX
@@ -271,6 +280,8 @@ static const struct option options[] = {
     {"server-metrics", required_argument, NULL, O_SERVER_METRICS},
     {"no-server-metrics", no_argument, NULL, O_NO_SERVER_METRICS},
     {"scrape-interval", required_argument, NULL, O_SCRAPE_INTERVAL},
+    {"metrics-listen", required_argument, NULL, O_METRICS_LISTEN},
+    {"metrics-linger", required_argument, NULL, O_METRICS_LINGER},
     {"tokenizer", required_argument, NULL, O_TOKENIZER},
     {"no-report", no_argument, NULL, O_NO_REPORT},
     /* sim run only */
@@ -418,6 +429,8 @@ static const char *http_only_name(int c) {
     case O_DRAIN: return "--drain-timeout";
     case O_SERVER_METRICS: return "--server-metrics";
     case O_SCRAPE_INTERVAL: return "--scrape-interval";
+    case O_METRICS_LISTEN: return "--metrics-listen";
+    case O_METRICS_LINGER: return "--metrics-linger";
     default: return NULL;
   }
 }
@@ -764,6 +777,26 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         cfg->scrape_interval_s = (double)ns / 1e9;
         break;
       }
+      case O_METRICS_LISTEN: {
+        char host[64];
+        uint16_t port;
+        if (cb_session_listen_parse(optarg, host, &port, &err) != CB_OK) {
+          fprintf(stderr, "calibench: --metrics-listen: %s\n", err.msg);
+          return 2;
+        }
+        cfg->metrics_listen = optarg;
+        break;
+      }
+      case O_METRICS_LINGER: {
+        uint64_t ns;
+        if (cli_parse_duration("--metrics-linger", optarg, 1, 0, &ns)) return 2;
+        if (ns > 86400 * CB_NS_PER_S) {
+          fprintf(stderr, "calibench: --metrics-linger: expected at most 24h, got '%s'\n", optarg);
+          return 2;
+        }
+        cfg->metrics_linger_s = (double)ns / 1e9;
+        break;
+      }
       default:
         fprintf(stderr, "Run 'calibench %s --help' for the options.\n", command);
         return 2;
@@ -771,6 +804,11 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
   }
   if (optind < argc) {
     fprintf(stderr, "calibench: %s: unexpected argument '%s'\n", command, argv[optind]);
+    return 2;
+  }
+  if (cfg->metrics_linger_s > 0 && !cfg->metrics_listen) {
+    fprintf(stderr, "calibench: --metrics-linger: only with --metrics-listen (how long the final "
+                    "metrics stay up)\n");
     return 2;
   }
   if (virtual_time && g.http_only) {

@@ -198,6 +198,7 @@ static cb_status fast_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_
 
 typedef struct sink_ctx {
   const cb_session_config *cfg;
+  cb__live_metrics *live;  /* the session's tally, or NULL */
   cb_results_dir *dir;
   cb_record_set set;
   uint64_t *text_at;   /* per kept record: its line's offset in records.jsonl, or TEXT_KEPT */
@@ -220,6 +221,7 @@ static void on_record(void *ctx, cb_record *r) {
       cb__session_warn(k->cfg, "calibench: %s (records are no longer being written)\n", k->err.msg);
     }
   }
+  if (k->live) cb__live_metrics_record(k->live, r); /* with its chunk times, as written */
   if (k->cfg->on_record) k->cfg->on_record(k->cfg->record_ctx, r); /* with its output text */
   cb_free(r->choice_events); /* for on_record only: the set keeps no raw events */
   r->choice_events = NULL;
@@ -259,17 +261,31 @@ static cb_status restore_sample_texts(sink_ctx *k, cb_error *err) {
 typedef struct progress_ctx {
   char total[32];
   FILE *log;
+  cb__live_metrics *live;
 } progress_ctx;
 
+/* The progress line: the runner's clock and queue, every count from the live tally
+ * (the figures --metrics-listen serves). */
 static void on_progress(void *ctx, const cb_runner_progress *p) {
   const progress_ctx *pc = ctx;
-  char ttft[32] = "-";
-  if (isfinite(p->ttft_p50_ns)) snprintf(ttft, sizeof ttft, "%.1f ms", p->ttft_p50_ns / 1e6);
+  cb__live_totals t;
+  cb__live_metrics_totals(pc->live, &t);
+  char ttft[32] = "-", slos[256] = "";
+  if (isfinite(t.ttft_mean_s)) snprintf(ttft, sizeof ttft, "%.1f ms", t.ttft_mean_s * 1e3);
+  size_t used = 0;
+  for (size_t k = 0; k < t.n_slos && used < sizeof slos; k++) {
+    int n = isfinite(t.attainment[k])
+                ? snprintf(slos + used, sizeof slos - used, ", %s %.1f%%", t.slo_names[k],
+                           100 * t.attainment[k])
+                : snprintf(slos + used, sizeof slos - used, ", %s -", t.slo_names[k]);
+    used += n > 0 ? (size_t)n : 0;
+  }
   double secs = (double)p->elapsed_ns / 1e9;
-  fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, p50 TTFT %s   ",
-          secs, (unsigned long long)p->done, pc->total, (unsigned long long)p->failed,
-          secs > 0 ? (double)p->done / secs : 0.0, (unsigned long long)p->in_flight,
-          p->queued ? " (+queued)" : "", ttft);
+  uint64_t done = t.ok + t.failed;
+  fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, "
+          "TTFT mean %s%s   ", secs, (unsigned long long)done, pc->total,
+          (unsigned long long)t.failed, secs > 0 ? (double)done / secs : 0.0,
+          (unsigned long long)(t.sent - done), p->queued ? " (+queued)" : "", ttft, slos);
   fflush(pc->log);
 }
 
@@ -381,7 +397,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   cb_schedule schedule = {0};
   cb_results_dir *dir = NULL;
   source_ctx src = {0};
-  sink_ctx sink = {.cfg = cfg};
+  sink_ctx sink = {.cfg = cfg, .live = cfg->virtual_time ? NULL : s->live};
   cb_buf text;
   cb_buf_init(&text, 0);
   cb_record_set_init(&sink.set);
@@ -441,9 +457,13 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     rp.on_drain = on_drain;
     rp.drain_ctx = cfg->log;
   }
-  progress_ctx pc = {.log = cfg->log};
+  if (sink.live) {
+    rp.on_request = cb__live_metrics_request;
+    rp.request_ctx = sink.live;
+  }
+  progress_ctx pc = {.log = cfg->log, .live = s->live};
   snprintf(pc.total, sizeof pc.total, sched ? "%zu" : "?", schedule.count);
-  int tty = cfg->log && isatty(fileno(cfg->log)) && !cfg->quiet && !cfg->virtual_time;
+  int tty = cb__session_progress_shown(cfg);
   if (tty) {
     rp.progress = on_progress;
     rp.progress_ctx = &pc;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# run --metrics-listen: the run's own Prometheus metrics, scraped while a run against
+# `sim serve` goes (two classes, injected failures and retries, a warm-up, SLOs) and
+# after it (--metrics-linger); the last scrape must equal the records exactly
+# (metrics_scrape.py). A SIGINT ends the linger at once; a port in use, a bad
+# address, --metrics-linger alone and sim run are refused with exit 2.
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+need_peer python3
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cb-metrics-listen.XXXXXX")
+RUN_PID=
+cleanup() {
+  [ -n "$RUN_PID" ] && kill "$RUN_PID" 2>/dev/null || true
+  stop_sims
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+cd "$WORK"
+
+# Failures of two classes, some retried: the failed counter's error label and the
+# retries are checked too.
+start_sim --fault 500:p=0.08 --fault cut:p=0.05,after=4
+cat >scenario.yaml <<'EOF'
+classes:
+  - name: chat
+    share: 3
+    input_len: 256
+    output_len: 24
+  - name: "batch \"b\""
+    share: 1
+    input_len: 256
+    output_len: 40
+EOF
+
+# Start a run in the background and wait for its metrics URL on stderr.
+start_run() { # OUT ARGS...
+  local out=$1
+  shift
+  "$CALIBENCH" run --url "$SIM_URL/v1" --out "$out" --no-report --metrics-listen 127.0.0.1:0 \
+    "$@" >"$out.stdout" 2>"$out.stderr" </dev/null &
+  RUN_PID=$!
+  URL=
+  for _ in $(seq 1 200); do
+    URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/metrics' "$out.stderr" 2>/dev/null | head -1) || true
+    [ -n "$URL" ] && return 0
+    kill -0 "$RUN_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  cat "$out.stderr" >&2
+  fail "no metrics URL from the run"
+}
+
+SLO=ttft=40ms,itl=15ms,e2e=400ms
+CONC=4
+start_run r1 --scenario scenario.yaml --concurrency $CONC --num-requests 64 --warmup 4 \
+  --retries 1 --slo $SLO --metrics-linger 3s
+python3 "$SRC/tests/integration/metrics_scrape.py" "$URL" r1 $CONC $SLO || {
+  cat r1.stderr >&2
+  fail "the scrapes do not agree with the run"
+}
+status=0
+wait "$RUN_PID" || status=$?
+RUN_PID=
+[ "$status" -eq 0 ] || fail "run exited $status: $(cat r1.stderr)"
+grep -q "serving the final metrics for 3 s more" r1.stderr || fail "no linger note: $(cat r1.stderr)"
+# The listener is gone with the run.
+if python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=2)" "$URL" 2>/dev/null; then
+  fail "$URL still answers after the run exited"
+fi
+echo "ok - scraped during and after the run; the listener closed with it"
+
+# A stop signal during a long linger: the run ends at once (130), listener closed.
+start_run r2 --num-requests 8 --concurrency 2 --output-len 8 --metrics-linger 60s
+for _ in $(seq 1 200); do
+  grep -q "serving the final metrics" r2.stderr && break
+  sleep 0.05
+done
+grep -q "serving the final metrics for 60 s more" r2.stderr || fail "r2 never lingered: $(cat r2.stderr)"
+python3 -c "import urllib.request,sys; assert b'calibench_run_finished 1' in urllib.request.urlopen(sys.argv[1], timeout=5).read()" "$URL" ||
+  fail "r2: no final values while lingering"
+t0=$(date +%s%N)
+kill -INT "$RUN_PID"
+status=0
+wait "$RUN_PID" || status=$?
+RUN_PID=
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ "$status" -eq 0 ] || fail "r2: exit $status after SIGINT (the run itself had ended): $(cat r2.stderr)"
+[ "$ms" -lt 5000 ] || fail "r2: SIGINT during the linger took $ms ms to end the run"
+echo "ok - SIGINT ends the linger in $ms ms (exit $status)"
+
+# Refused before anything is sent, exit 2, saying what and where.
+expect 2 "metrics_listen 127\.0\.0\.1:$SIM_PORT: .*Address already in use" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r3 --metrics-listen "127.0.0.1:$SIM_PORT"
+[ ! -e r3/records.jsonl ] || fail "a run whose port was in use still sent requests"
+expect 2 "--metrics-listen: expected ADDR:PORT with a numeric address .*got 'localhost:9464'" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-listen localhost:9464
+expect 2 "--metrics-listen: expected ADDR:PORT.*got '127\.0\.0\.1:70000'" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-listen 127.0.0.1:70000
+expect 2 "--metrics-listen: expected ADDR:PORT.*got '127\.0\.0\.1'" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-listen 127.0.0.1
+expect 2 "--metrics-linger: only with --metrics-listen" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-linger 5s
+expect 2 "--metrics-linger: expected" -- \
+  run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-listen 127.0.0.1:0 --metrics-linger soon
+expect 2 "--metrics-listen" -- sim run --num-requests 2 --out r5 --metrics-listen 127.0.0.1:0
