@@ -401,6 +401,36 @@ static int parse_sweep(const char *spec, cb_session_config *cfg) {
 static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo,
                  run_config_extra *x);
 
+/* --metrics-listen ADDR:PORT and --metrics-linger DUR; 0, or -1 after saying why. */
+static int metrics_option(int c, const char *arg, const run_config_extra *extra,
+                          cb_session_config *cfg) {
+  if (extra && !extra->metrics_listen) {
+    fprintf(stderr, "calibench: %s: --metrics-listen and --metrics-linger are for run and eval "
+                    "run: %s runs a session per step (docs/metrics.md)\n",
+            extra->command, extra->command);
+    return -1;
+  }
+  if (c == O_METRICS_LINGER) {
+    uint64_t ns;
+    if (cli_parse_duration("--metrics-linger", arg, 1, 0, &ns)) return -1;
+    if (ns > 86400 * CB_NS_PER_S) {
+      fprintf(stderr, "calibench: --metrics-linger: expected at most 24h, got '%s'\n", arg);
+      return -1;
+    }
+    cfg->metrics_linger_s = (double)ns / 1e9;
+    return 0;
+  }
+  char host[64];
+  uint16_t port;
+  cb_error err;
+  if (cb_session_listen_parse(arg, host, &port, &err) != CB_OK) {
+    fprintf(stderr, "calibench: --metrics-listen: %s\n", err.msg);
+    return -1;
+  }
+  cfg->metrics_listen = arg;
+  return 0;
+}
+
 int run_config_parse(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
   return parse(argc, argv, cfg, 0, solo_baseline, NULL);
 }
@@ -777,26 +807,10 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         cfg->scrape_interval_s = (double)ns / 1e9;
         break;
       }
-      case O_METRICS_LISTEN: {
-        char host[64];
-        uint16_t port;
-        if (cb_session_listen_parse(optarg, host, &port, &err) != CB_OK) {
-          fprintf(stderr, "calibench: --metrics-listen: %s\n", err.msg);
-          return 2;
-        }
-        cfg->metrics_listen = optarg;
+      case O_METRICS_LISTEN:
+      case O_METRICS_LINGER:
+        if (metrics_option(c, optarg, extra, cfg)) return 2;
         break;
-      }
-      case O_METRICS_LINGER: {
-        uint64_t ns;
-        if (cli_parse_duration("--metrics-linger", optarg, 1, 0, &ns)) return 2;
-        if (ns > 86400 * CB_NS_PER_S) {
-          fprintf(stderr, "calibench: --metrics-linger: expected at most 24h, got '%s'\n", optarg);
-          return 2;
-        }
-        cfg->metrics_linger_s = (double)ns / 1e9;
-        break;
-      }
       default:
         fprintf(stderr, "Run 'calibench %s --help' for the options.\n", command);
         return 2;

@@ -104,3 +104,32 @@ expect 2 "--metrics-linger: only with --metrics-listen" -- \
 expect 2 "--metrics-linger: expected" -- \
   run --url "$SIM_URL/v1" --num-requests 2 --out r4 --metrics-listen 127.0.0.1:0 --metrics-linger soon
 expect 2 "--metrics-listen" -- sim run --num-requests 2 --out r5 --metrics-listen 127.0.0.1:0
+
+# eval run shares run's options and runs one session: its requests are served too.
+cat >ds.jsonl <<'JSON'
+{"id": "q1", "prompt": "Translate: il pleut", "reference": "it rains", "max_tokens": 8}
+{"id": "q2", "prompt": "Translate: merci", "reference": "thanks", "max_tokens": 8}
+{"id": "q3", "prompt": "Translate: bonjour", "reference": "hello", "max_tokens": 8}
+JSON
+"$CALIBENCH" eval run --dataset ds.jsonl --metrics bleu --url "$SIM_URL/v1" --concurrency 1 \
+  --out e1 --no-report --metrics-listen 127.0.0.1:0 --metrics-linger 10s >e1.stdout 2>e1.stderr </dev/null &
+RUN_PID=$!
+for _ in $(seq 1 400); do
+  grep -q "serving the final metrics" e1.stderr 2>/dev/null && break
+  sleep 0.05
+done
+URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/metrics' e1.stderr | head -1) || fail "eval run: no metrics URL: $(cat e1.stderr)"
+python3 - "$URL" e1/records.jsonl <<'PY' || fail "eval run's metrics do not match its records"
+import json, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+records = [json.loads(l) for l in open(sys.argv[2])]
+sent = sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith("calibench_requests_sent_total{"))
+assert "calibench_run_finished 1" in text, text
+assert sent == len(records) == 3, (sent, len(records))
+PY
+kill -TERM "$RUN_PID"
+wait "$RUN_PID" || true
+RUN_PID=
+echo "ok - eval run serves its requests' metrics"
+expect 2 "probe context: --metrics-listen and --metrics-linger are for run and eval run" -- \
+  probe context --metrics-listen 127.0.0.1:0
