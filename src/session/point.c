@@ -500,7 +500,12 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     st = cb_runner_run(&rp, live ? live_next : source_next, &src, on_record, &sink, &stats, err);
   }
   cb__session_scrape_stop(scrape);
-  if (tty) fputc('\n', cfg->log);
+  if (tty) { /* the last line shows the final figures, not those of the last tick */
+    uint64_t now = cb_clock_now_ns();
+    cb_runner_progress last = {.elapsed_ns = now > stats.origin_ns ? now - stats.origin_ns : 0};
+    if (stats.origin_ns) on_progress(&pc, &last);
+    fputc('\n', cfg->log);
+  }
   if (st != CB_OK) {
     cb__session_scrape_free(scrape);
     goto fail;

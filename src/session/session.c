@@ -93,6 +93,7 @@ const char *cb_session_model(const cb_session *s) {
 static void linger(const cb_session *s) {
   const cb_session_config *cfg = s->cfg;
   uint64_t until = cb_clock_now_ns() + (uint64_t)(cfg->metrics_linger_s * 1e9);
+  if (cfg->stop && *cfg->stop) return;
   if (cfg->metrics_linger_s > 0)
     cb__session_note(cfg, "calibench run: serving the final metrics for %g s more\n",
                      cfg->metrics_linger_s);

@@ -89,6 +89,49 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 [ "$ms" -lt 5000 ] || fail "r2: SIGINT during the linger took $ms ms to end the run"
 echo "ok - SIGINT ends the linger in $ms ms (exit $status)"
 
+# A stop signal during the run: drained, written, the linger skipped (130 at once).
+start_run r6 --num-requests 400 --concurrency 2 --output-len 64 --metrics-linger 60s
+sleep 0.5
+kill -INT "$RUN_PID"
+status=0
+wait "$RUN_PID" || status=$?
+RUN_PID=
+[ "$status" -eq 130 ] || fail "r6: exit $status after SIGINT during the run, want 130: $(cat r6.stderr)"
+grep -q "serving the final metrics" r6.stderr && fail "r6 lingered after a stop signal"
+[ -s r6/summary.json ] || fail "r6: no summary.json"
+echo "ok - SIGINT during the run: exit 130, no linger"
+
+# On a terminal, the progress line's last figures are the tally's final ones.
+need_peer script
+script -qfec "'$CALIBENCH' run --url '$SIM_URL/v1' --out t1 --no-report --num-requests 24 \
+  --concurrency 3 --output-len 16 --slo ttft=40ms --metrics-listen 127.0.0.1:0 \
+  --metrics-linger 10s" t1.typescript >/dev/null 2>&1 </dev/null &
+RUN_PID=$!
+for _ in $(seq 1 400); do
+  grep -q "serving the final metrics" t1.typescript 2>/dev/null && break
+  sleep 0.05
+done
+URL=$(grep -ao 'http://127\.0\.0\.1:[0-9]*/metrics' t1.typescript | head -1) || fail "t1: no URL: $(cat t1.typescript)"
+python3 - "$URL" t1.typescript <<'PY' || fail "the progress line does not show the tally's figures"
+import re, sys, urllib.request
+text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+def total(name):
+    return sum(float(l.split()[-1]) for l in text.splitlines() if l.startswith(name + "{"))
+lines = [l for l in open(sys.argv[2], encoding="utf-8", errors="replace").read().replace("\r", "\n").splitlines() if " done, " in l]
+m = re.search(r"\] (\d+)/24 done, (\d+) failed, .* in flight (\d+), TTFT mean .*, ttft<=0.04s ([0-9.]+)%", lines[-1])
+assert m, lines[-1]
+done, failed, in_flight, att = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4)
+ok, bad = total("calibench_requests_completed_total"), total("calibench_requests_failed_total")
+assert (done, failed, in_flight) == (ok + bad, bad, 0), (lines[-1], ok, bad)
+judged = total("calibench_slo_requests_total") / 2  # the SLO's and "all"'s
+met = [float(l.split()[-1]) for l in text.splitlines() if l.startswith('calibench_slo_met_total{slo="ttft')][0]
+assert att == "%.1f" % (100 * met / judged), (att, met, judged)
+print("ok - progress line %s" % lines[-1].strip())
+PY
+kill -TERM "$RUN_PID" 2>/dev/null || true
+wait "$RUN_PID" || true
+RUN_PID=
+
 # Refused before anything is sent, exit 2, saying what and where.
 expect 2 "metrics_listen 127\.0\.0\.1:$SIM_PORT: .*Address already in use" -- \
   run --url "$SIM_URL/v1" --num-requests 2 --out r3 --metrics-listen "127.0.0.1:$SIM_PORT"
