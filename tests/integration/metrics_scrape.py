@@ -2,7 +2,10 @@
 """Scrape `calibench run --metrics-listen` while it runs, then check its last scrape
 against the run's records.jsonl and summary.json (test_metrics_listen.sh).
 
-usage: metrics_scrape.py URL OUT_DIR CONCURRENCY SLO_SPEC
+usage: metrics_scrape.py URL OUT_DIR CONCURRENCY SLO_SPEC [queue]
+
+With "queue" (an open loop capped by --max-concurrency), some scrape during the run
+must show requests scheduled and not yet sent.
 
 During the run every counter and histogram bucket must never fall, and requests in
 flight stay within 0..CONCURRENCY. Once calibench_run_finished says 1 (the run has
@@ -19,6 +22,7 @@ import time
 import urllib.request
 
 URL, OUT, CONCURRENCY, SLO_SPEC = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+QUEUE = sys.argv[5:] == ["queue"]
 
 SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
@@ -64,7 +68,7 @@ def value(s, name, **labels):
 # ---- during the run ------------------------------------------------------------------
 
 MONOTONIC = re.compile(r"_total$|_bucket$|_count$")
-during, last, final = 0, None, None
+during, last, final, queued_seen = 0, None, None, 0
 deadline = time.monotonic() + 120
 while time.monotonic() < deadline:
     s = scrape()
@@ -78,6 +82,11 @@ while time.monotonic() < deadline:
     total = sum(v for (n, _), v in s.items() if n == "calibench_requests_in_flight")
     if total > CONCURRENCY:
         fail("in flight %g in all, over %d" % (total, CONCURRENCY))
+    due = sum(v for (n, _), v in s.items() if n == "calibench_requests_scheduled_total")
+    sent = sum(v for (n, _), v in s.items() if n == "calibench_requests_sent_total")
+    if sent > due:
+        fail("%g sent but only %g scheduled" % (sent, due))
+    queued_seen = max(queued_seen, due - sent)
     last = s
     if value(s, "calibench_run_finished") == 1:
         final = s
@@ -88,6 +97,8 @@ if final is None:
     fail("the run did not finish within 120 s")
 if during < 3:
     fail("only %d scrapes while the run was going: the test is too short to watch it" % during)
+if QUEUE and not queued_seen:
+    fail("no scrape saw a request scheduled and not yet sent")
 
 # ---- the last scrape against the records ---------------------------------------------
 
@@ -158,7 +169,7 @@ for cls in classes:
     rs = [r for r in records if r["class"] == cls]
     L = {"class": cls}
     for name, want in [
-        ("calibench_requests_scheduled_total", len(rs)),  # a closed loop ran to its end
+        ("calibench_requests_scheduled_total", len(rs)),  # the run went to its end
         ("calibench_requests_sent_total", len(rs)),
         ("calibench_requests_completed_total", sum(1 for r in rs if ok(r))),
         ("calibench_requests_in_flight", 0),
@@ -205,5 +216,7 @@ for s in slos:
     if s["met"] == s["n"] or s["met"] == 0:
         print("note: SLO %s met by all or none (%d of %d)" % (name, s["met"], s["n"]))
 
-print("ok - %d scrapes during the run, the last one equals %d records of %s (classes %s, errors %s)"
-      % (during, len(records), OUT, classes, sorted(errors_seen)))
+lags = [r["sent_ns"] - r["scheduled_ns"] for r in records]
+print("ok - %d scrapes during the run (at most %d queued), the last one equals %d records of %s "
+      "(classes %s, errors %s, lag max %.3f ms)"
+      % (during, queued_seen, len(records), OUT, classes, sorted(errors_seen), max(lags) / 1e6))

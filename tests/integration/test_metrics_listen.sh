@@ -70,6 +70,17 @@ if python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], ti
 fi
 echo "ok - scraped during and after the run; the listener closed with it"
 
+# An open loop capped at 2 in flight: requests queue (scheduled, not yet sent) and
+# are sent late, so the send lag histogram holds real values to check exactly.
+start_run o1 --rate 40 --arrival constant --num-requests 60 --max-concurrency 2 \
+  --output-len 24 --slo e2e=300ms --metrics-linger 3s
+python3 "$SRC/tests/integration/metrics_scrape.py" "$URL" o1 2 e2e=300ms queue || {
+  cat o1.stderr >&2
+  fail "the open loop's scrapes do not agree with the run"
+}
+wait "$RUN_PID" || fail "o1 exited $?: $(cat o1.stderr)"
+RUN_PID=
+
 # A stop signal during a long linger: the run ends at once (130), listener closed.
 start_run r2 --num-requests 8 --concurrency 2 --output-len 8 --metrics-linger 60s
 for _ in $(seq 1 200); do
