@@ -49,8 +49,12 @@ struct cb__live_metrics {
   int finished;
 };
 
+/* "ttft<=0.5s", and "@p95" when the verdict's percentile is not the default 99 (two
+ * SLOs that differ only there would otherwise share a label). */
 static void slo_name(const cb_slo *slo, char *out, size_t n) {
-  snprintf(out, n, "%s<=%gs", cb_metric_name(slo->metric), slo->bound_ns / 1e9);
+  int len = snprintf(out, n, "%s<=%gs", cb_metric_name(slo->metric), slo->bound_ns / 1e9);
+  if (slo->percentile != 99 && len > 0 && (size_t)len < n)
+    snprintf(out + len, n - (size_t)len, "@p%g", slo->percentile);
 }
 
 cb__live_metrics *cb__live_metrics_new(const cb_slo *slos, size_t n_slos) {

@@ -74,10 +74,10 @@ static void success(cb_record *r, const char *cls, uint64_t sent, uint64_t ttft,
 
 static void test_tally(void **state) {
   (void)state;
-  cb_slo slos[2];
+  cb_slo slos[3];
   size_t n = 0;
   cb_error err;
-  assert_int_equal(cb_slo_parse("ttft=100ms,e2e=1s", slos, &n, &err), CB_OK);
+  assert_int_equal(cb_slo_parse("ttft=100ms,e2e=1s,e2e=1s@p95", slos, &n, &err), CB_OK);
   cb__live_metrics *m = cb__live_metrics_new(slos, n);
   cb__live_metrics_request(m, CB_RUNNER_REQUEST_DUE, "a", 0);
   cb__live_metrics_request(m, CB_RUNNER_REQUEST_SENT, "a", 2000000); /* 2 ms late */
@@ -137,6 +137,7 @@ static void test_tally(void **state) {
   expect(T, "calibench_slo_met_total", "slo=\"e2e<=1s\"", 2);
   expect(T, "calibench_slo_met_total", "slo=\"all\"", 1);
   expect(T, "calibench_slo_attainment", "slo=\"e2e<=1s\"", 2.0 / 3);
+  expect(T, "calibench_slo_met_total", "slo=\"e2e<=1s@p95\"", 2);
   expect(T, "calibench_run_finished", "", 0);
   cb__live_totals t;
   cb__live_metrics_totals(m, &t);
