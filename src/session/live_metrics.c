@@ -190,23 +190,20 @@ void cb__live_metrics_totals(cb__live_metrics *m, cb__live_totals *out) {
   snapshot s;
   take(m, &s);
   memset(out, 0, sizeof *out);
-  out->ttft_mean_s = NAN;
-  double ttft_sum = 0;
-  uint64_t ttft_n = 0;
   for (size_t i = 0; i < s.n_classes; i++) {
     const live_class *c = &s.classes[i];
     out->due += c->due;
     out->sent += c->sent;
     out->ok += c->ok;
     out->failed += c->failed;
-    ttft_sum += c->ttft.sum;
-    ttft_n += c->ttft.count;
+    out->ttft_sum_s += c->ttft.sum;
+    out->ttft_count += c->ttft.count;
   }
-  if (ttft_n) out->ttft_mean_s = ttft_sum / (double)ttft_n;
+  out->judged = s.judged;
   out->n_slos = m->n_slos;
   for (size_t k = 0; k < m->n_slos; k++) {
+    out->met[k] = s.met[k];
     snprintf(out->slo_names[k], sizeof out->slo_names[k], "%s", m->slo_names[k]);
-    out->attainment[k] = s.judged ? (double)s.met[k] / (double)s.judged : NAN;
   }
   cb_free(s.classes);
 }

@@ -262,30 +262,34 @@ typedef struct progress_ctx {
   char total[32];
   FILE *log;
   cb__live_metrics *live;
+  cb__live_totals start;  /* the tally when the point began: a sweep's earlier points */
 } progress_ctx;
 
 /* The progress line: the runner's clock and queue, every count from the live tally
- * (the figures --metrics-listen serves). */
+ * (the figures --metrics-listen serves), this point's share of it. */
 static void on_progress(void *ctx, const cb_runner_progress *p) {
   const progress_ctx *pc = ctx;
   cb__live_totals t;
   cb__live_metrics_totals(pc->live, &t);
+  const cb__live_totals *a = &pc->start;
+  uint64_t done = t.ok + t.failed - a->ok - a->failed, failed = t.failed - a->failed;
+  uint64_t in_flight = t.sent - t.ok - t.failed - (a->sent - a->ok - a->failed);
+  uint64_t ttft_n = t.ttft_count - a->ttft_count, judged = t.judged - a->judged;
   char ttft[32] = "-", slos[256] = "";
-  if (isfinite(t.ttft_mean_s)) snprintf(ttft, sizeof ttft, "%.1f ms", t.ttft_mean_s * 1e3);
+  if (ttft_n)
+    snprintf(ttft, sizeof ttft, "%.1f ms", (t.ttft_sum_s - a->ttft_sum_s) / (double)ttft_n * 1e3);
   size_t used = 0;
   for (size_t k = 0; k < t.n_slos && used < sizeof slos; k++) {
-    int n = isfinite(t.attainment[k])
-                ? snprintf(slos + used, sizeof slos - used, ", %s %.1f%%", t.slo_names[k],
-                           100 * t.attainment[k])
-                : snprintf(slos + used, sizeof slos - used, ", %s -", t.slo_names[k]);
+    int n = judged ? snprintf(slos + used, sizeof slos - used, ", %s %.1f%%", t.slo_names[k],
+                              100 * (double)(t.met[k] - a->met[k]) / (double)judged)
+                   : snprintf(slos + used, sizeof slos - used, ", %s -", t.slo_names[k]);
     used += n > 0 ? (size_t)n : 0;
   }
   double secs = (double)p->elapsed_ns / 1e9;
-  uint64_t done = t.ok + t.failed;
   fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, "
           "TTFT mean %s%s   ", secs, (unsigned long long)done, pc->total,
-          (unsigned long long)t.failed, secs > 0 ? (double)done / secs : 0.0,
-          (unsigned long long)(t.sent - done), p->queued ? " (+queued)" : "", ttft, slos);
+          (unsigned long long)failed, secs > 0 ? (double)done / secs : 0.0,
+          (unsigned long long)in_flight, p->queued ? " (+queued)" : "", ttft, slos);
   fflush(pc->log);
 }
 
@@ -465,6 +469,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   snprintf(pc.total, sizeof pc.total, sched ? "%zu" : "?", schedule.count);
   int tty = cb__session_progress_shown(cfg);
   if (tty) {
+    cb__live_metrics_totals(s->live, &pc.start);
     rp.progress = on_progress;
     rp.progress_ctx = &pc;
   }

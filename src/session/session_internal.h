@@ -164,13 +164,15 @@ void cb__live_metrics_finish(cb__live_metrics *m);
 /* Append the exposition text (Prometheus format 0.0.4) of the tally as it is now. */
 void cb__live_metrics_render(cb__live_metrics *m, cb_buf *out);
 
-/* What the progress line shows, from the same tally. */
+/* What the progress line shows, from the same tally: sums over the classes, so that
+ * a point's own figures are the difference from those at its start. */
 typedef struct cb__live_totals {
   uint64_t due, sent, ok, failed;
-  double ttft_mean_s;                /* NAN before the first measured success */
+  double ttft_sum_s;                 /* over ttft_count measured successes */
+  uint64_t ttft_count;
+  uint64_t judged, met[CB_MAX_SLOS]; /* measured requests, and those meeting each SLO */
   size_t n_slos;
   char slo_names[CB_MAX_SLOS][48];   /* "ttft<=0.5s" */
-  double attainment[CB_MAX_SLOS];    /* NAN before the first measured request */
 } cb__live_totals;
 void cb__live_metrics_totals(cb__live_metrics *m, cb__live_totals *out);
 

@@ -142,6 +142,16 @@ PY
 kill -TERM "$RUN_PID" 2>/dev/null || true
 wait "$RUN_PID" || true
 RUN_PID=
+# A sweep (no listener: the tally is there for the progress line alone): each point's
+# line counts that point's requests, not the sweep's so far.
+script -qfec "'$CALIBENCH' run --url '$SIM_URL/v1' --out t2 --no-report --num-requests 6 \
+  --sweep concurrency=1,2 --output-len 8" t2.typescript >/dev/null 2>&1 </dev/null ||
+  fail "t2: the sweep failed: $(cat t2.typescript)"
+counts=$(tr '\r' '\n' <t2.typescript | grep -aoE '[0-9]+/6 done' | cut -d/ -f1 | sort -n | uniq -c)
+[ "$(grep -c . <<<"$counts")" -ge 1 ] && ! grep -qE ' ([7-9]|[1-9][0-9]+)$' <<<"$counts" &&
+  [ "$(grep -E ' 6$' <<<"$counts" | awk '{print $1}')" -ge 2 ] ||
+  fail "t2: each sweep point's progress should reach 6/6 done and never pass it, got: $counts"
+echo "ok - a sweep's progress lines count each point's requests"
 
 # Refused before anything is sent, exit 2, saying what and where.
 expect 2 "metrics_listen 127\.0\.0\.1:$SIM_PORT: .*Address already in use" -- \

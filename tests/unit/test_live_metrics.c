@@ -146,7 +146,10 @@ static void test_tally(void **state) {
   assert_int_equal(t.sent, 5);
   assert_int_equal(t.ok, 3);
   assert_int_equal(t.failed, 1);
-  assert_true(fabs(t.ttft_mean_s - 0.125) < 1e-12);
+  assert_int_equal(t.ttft_count, 2);
+  assert_true(fabs(t.ttft_sum_s - 0.25) < 1e-12);
+  assert_int_equal(t.judged, 3);
+  assert_int_equal(t.met[1], 2);
   assert_string_equal(t.slo_names[0], "ttft<=0.1s");
   cb__live_metrics_finish(m);
   cb_buf_reset(&b);
