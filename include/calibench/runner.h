@@ -91,7 +91,9 @@ typedef enum {
 
 /* class_name: the item's ("" none); lag_ns, for SENT: the record's sent_ns -
  * scheduled_ns, exactly (0 in a closed loop, which schedules at the send). Called on
- * the runner's thread between sends: it must be quick and never block. */
+ * the runner's thread, SENT between taking the send time and handing the request to
+ * the transport (after the hand-over a failure may already have ended it): it must be
+ * a few additions, never I/O or a wait. */
 typedef void (*cb_runner_request_fn)(void *ctx, cb_runner_request_step step,
                                      const char *class_name, uint64_t lag_ns);
 

@@ -174,10 +174,20 @@ typedef struct snapshot {
   int finished;
 } snapshot;
 
+/* A copy of the tally. The lock is held for the copy alone: the room for it is
+ * allocated before (again, should a class appear meanwhile). */
 static void take(cb__live_metrics *m, snapshot *s) {
-  pthread_mutex_lock(&m->lock);
+  size_t room = 0;
+  s->classes = NULL;
+  for (;;) {
+    pthread_mutex_lock(&m->lock);
+    if (m->n_classes <= room) break;
+    size_t need = m->n_classes;
+    pthread_mutex_unlock(&m->lock);
+    s->classes = cb_reallocarray(s->classes, need, sizeof *s->classes);
+    room = need;
+  }
   s->n_classes = m->n_classes;
-  s->classes = cb_reallocarray(NULL, s->n_classes ? s->n_classes : 1, sizeof *s->classes);
   if (s->n_classes) memcpy(s->classes, m->classes, s->n_classes * sizeof *s->classes);
   s->judged = m->judged;
   memcpy(s->met, m->met, sizeof s->met);
