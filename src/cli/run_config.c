@@ -17,9 +17,9 @@
 #include "calibench/runner.h"
 #include "sim_options.h"
 
-static void usage_shared(FILE *out, int virtual_time);
+static void usage_shared(FILE *out, int virtual_time, int metrics_listen);
 
-static void usage_target(FILE *out);
+static void usage_target(FILE *out, int metrics_listen);
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -29,10 +29,11 @@ static void usage(FILE *out) {
           "result directory (records.jsonl, summary.json, manifest.json). Without --url, the\n"
           "built-in simulator is started on 127.0.0.1 and measured.\n"
           "\n");
-  usage_target(out);
+  usage_target(out, 1);
 }
 
-static void usage_target(FILE *out) {
+/* metrics_listen: the command takes --metrics-listen (run, eval run; not the probes). */
+static void usage_target(FILE *out, int metrics_listen) {
   fprintf(out,
           "target:\n"
           "  --url BASE                 e.g. http://127.0.0.1:8000/v1 (default: the built-in simulator)\n"
@@ -63,7 +64,7 @@ static void usage_target(FILE *out) {
           "  --sim-time-scale X         wall seconds per simulated second [1]\n");
   sim_options_usage(out, 1, 29);
   fprintf(out, "\n");
-  usage_shared(out, 0);
+  usage_shared(out, 0, metrics_listen);
 }
 
 /* `sim run`: the engine in virtual time (docs/sim-run.md). */
@@ -87,10 +88,10 @@ static void usage_virtual(FILE *out) {
           "                             also where token ids straight from the workload suffice\n"
           "                             (slower; docs/sim-run.md)\n"
           "\n");
-  usage_shared(out, 1);
+  usage_shared(out, 1, 0);
 }
 
-static void usage_shared(FILE *out, int virtual_time) {
+static void usage_shared(FILE *out, int virtual_time, int metrics_listen) {
   fprintf(out,
           "workload (docs/workload.md):\n"
           "  --dataset SPEC             synthetic | jsonl:PATH | sharegpt:PATH | chat:PATH | trace:PATH\n"
@@ -172,7 +173,9 @@ static void usage_shared(FILE *out, int virtual_time) {
             "  --server-metrics URL       scrape this Prometheus endpoint during the run (vLLM, SGLang,\n"
             "                             TGI names) [the target's /metrics, when it answers]\n"
             "  --no-server-metrics        do not scrape\n"
-            "  --scrape-interval DUR      [1s]\n"
+            "  --scrape-interval DUR      [1s]\n");
+  if (metrics_listen)
+    fprintf(out,
             "  --metrics-listen ADDR:PORT serve this run's own Prometheus metrics at\n"
             "                             http://ADDR:PORT/metrics while it runs: requests\n"
             "                             scheduled, sent, completed, failed and in flight per\n"
@@ -609,7 +612,7 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       case 'h':
         if (extra) {
           extra->usage(extra->ctx, stdout);
-          usage_target(stdout);
+          usage_target(stdout, extra->metrics_listen);
         } else {
           virtual_time ? usage_virtual(stdout) : usage(stdout);
         }

@@ -197,3 +197,13 @@ RUN_PID=
 echo "ok - eval run serves its requests' metrics"
 expect 2 "probe context: --metrics-listen and --metrics-linger are for run and eval run" -- \
   probe context --metrics-listen 127.0.0.1:0
+# The help of each command lists the options where they apply, and only there.
+for cmd in "run" "eval run"; do
+  # shellcheck disable=SC2086
+  "$CALIBENCH" $cmd --help | grep -q -- "--metrics-listen ADDR:PORT" || fail "$cmd --help lacks --metrics-listen"
+done
+for cmd in "sim run" "probe context" "probe agent"; do
+  # shellcheck disable=SC2086
+  if "$CALIBENCH" $cmd --help | grep -q -- "--metrics-l"; then fail "$cmd --help lists --metrics-listen"; fi
+done
+echo "ok - --help lists --metrics-listen for run and eval run only"
