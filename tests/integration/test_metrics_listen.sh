@@ -102,7 +102,16 @@ echo "ok - SIGINT ends the linger in $ms ms (exit $status)"
 
 # A stop signal during the run: drained, written, the linger skipped (130 at once).
 start_run r6 --num-requests 400 --concurrency 2 --output-len 64 --metrics-linger 60s
-sleep 0.5
+# once requests are going (the signal handler is in place by then)
+python3 - "$URL" <<'PY' || fail "r6: no request sent within 30 s"
+import sys, time, urllib.request
+for _ in range(300):
+    text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
+    if any(l.startswith("calibench_requests_sent_total{") for l in text.splitlines()):
+        sys.exit(0)
+    time.sleep(0.1)
+sys.exit(1)
+PY
 kill -INT "$RUN_PID"
 status=0
 wait "$RUN_PID" || status=$?
