@@ -181,6 +181,15 @@ typedef struct cb_slo {
  * Optional "@p95" after a bound sets the verdict percentile. Errors name the item. */
 cb_status cb_slo_parse(const char *spec, cb_slo *out, size_t *n, cb_error *err);
 
+/* One request's value of a per-request metric, ns, as summaries count it; NAN where
+ * it does not apply (TTFT without content, TPOT with one output token or none, ITL:
+ * its values are the gaps between content chunks, several per request). */
+double cb_record_value(const cb_record *r, cb_metric m);
+/* 1 when r meets slo (a failure never does; a metric that does not apply does): the
+ * per-request judgement behind attainment, for a tally kept as records complete. An
+ * ITL SLO reads r's chunk times (or max_gap_ns once a set dropped them). */
+int cb_slo_meets(const cb_record *r, const cb_slo *slo);
+
 typedef struct cb_dist {
   size_t count;
   double mean, std, cv, min, p50, p90, p95, p99, p999, max; /* ns; NAN when count 0 */

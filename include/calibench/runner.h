@@ -74,13 +74,30 @@ typedef void (*cb_runner_record_fn)(void *ctx, cb_record *rec);
 /* Text -> tokens, used for output tokens when the server sends no usage. */
 typedef size_t (*cb_runner_count_fn)(void *ctx, const char *text, size_t len);
 
+/* What only the runner knows, for a progress line (the counts come from the caller's
+ * own tally of on_request and on_record: one source for every figure shown). */
 typedef struct cb_runner_progress {
   uint64_t elapsed_ns;
-  uint64_t sent, done, failed, in_flight, queued;
-  double ttft_p50_ns;          /* over the last completions (NAN when none) */
+  uint64_t queued;             /* open loop: due, waiting for a slot (--max-concurrency) */
 } cb_runner_progress;
 
 typedef void (*cb_runner_progress_fn)(void *ctx, const cb_runner_progress *p);
+
+/* A request's steps before its record, for live counters (on_request). */
+typedef enum {
+  CB_RUNNER_REQUEST_DUE = 0, /* its time came: an open loop sends or queues it, a closed
+                                loop sends it (items a stop leaves in the source never
+                                come due) */
+  CB_RUNNER_REQUEST_SENT     /* its first attempt was handed to the transport */
+} cb_runner_request_step;
+
+/* class_name: the item's ("" none); lag_ns, for SENT: the record's sent_ns -
+ * scheduled_ns, exactly (0 in a closed loop, which schedules at the send). Called on
+ * the runner's thread, SENT between taking the send time and handing the request to
+ * the transport (after the hand-over a failure may already have ended it): it must be
+ * a few additions, never I/O or a wait. */
+typedef void (*cb_runner_request_fn)(void *ctx, cb_runner_request_step step,
+                                     const char *class_name, uint64_t lag_ns);
 
 typedef struct cb_runner_params {
   const char *url;            /* endpoint URL, e.g. http://127.0.0.1:8000/v1/chat/completions */
@@ -127,6 +144,8 @@ typedef struct cb_runner_params {
   cb_runner_progress_fn progress; /* every progress_interval_s; NULL = none */
   void *progress_ctx;
   double progress_interval_s; /* 1 */
+  cb_runner_request_fn on_request; /* each request coming due and being sent; NULL = none */
+  void *request_ctx;
 } cb_runner_params;
 
 /* The defaults as an initializer: the runner's contract (these types) is shared with

@@ -177,6 +177,13 @@ typedef struct cb_session_config {
   const char *server_metrics;      /* URL; NULL: the target's /metrics when it answers */
   int no_server_metrics;
   double scrape_interval_s;        /* 1 */
+  /* the run's own metrics, live (real time only: docs/metrics.md) */
+  const char *metrics_listen;      /* "ADDR:PORT" (a numeric IPv4 address, or [IPv6]; port 0:
+                                      any free one, said in a note) to serve the run's own
+                                      Prometheus metrics on, from cb_session_open to
+                                      cb_session_close; NULL: none */
+  double metrics_linger_s;         /* cb_session_close keeps serving the final values this
+                                      long (0), unless *stop was set */
   /* measurement */
   cb_slo slos[CB_MAX_SLOS];
   size_t n_slos;
@@ -238,11 +245,22 @@ typedef struct cb_session cb_session;
  */
 cb_session_outcome cb_session_open(const cb_session_config *cfg, cb_session **out,
                                    cb_error *err);
+/* cfg.metrics_listen's "ADDR:PORT": a numeric IPv4 address or a bracketed IPv6 one
+ * ("[::1]:9464"), and a port 0..65535. host gets the address (without brackets).
+ * CB_ERR_INVALID "expected ADDR:PORT ..., got '...'" otherwise (no names: what is
+ * bound is what was asked). */
+cb_status cb_session_listen_parse(const char *spec, char host[64], uint16_t *port,
+                                  cb_error *err);
+/* Where the run's metrics are served ("http://127.0.0.1:9464/metrics", the port the
+ * system gave for port 0), or "" without cfg.metrics_listen. */
+const char *cb_session_metrics_url(const cb_session *s);
 /* The checked target (for messages): its base URL and model, or for the built-in
  * simulator "the built-in simulator" / "PREDICTED by the simulator in virtual
  * time" and the simulated model. */
 const char *cb_session_target(const cb_session *s);
 const char *cb_session_model(const cb_session *s);
+/* With cfg.metrics_listen: marks the run finished, serves the final values for
+ * cfg.metrics_linger_s (cut short by *cfg.stop), then stops the listener. */
 void cb_session_close(cb_session *s);
 
 /* One point's result directory and its summaries. */

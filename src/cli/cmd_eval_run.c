@@ -264,7 +264,8 @@ int cli_eval_run_main(int argc, char **argv) {
   ctx.opts = calloc((size_t)argc + 1, sizeof *ctx.opts);
   ctx.params.opts = ctx.opts;
   run_config_extra extra = {.command = "eval run", .options = ctx.options,
-                            .option = eval_run_option, .usage = eval_run_usage, .ctx = &ctx};
+                            .option = eval_run_option, .usage = eval_run_usage, .ctx = &ctx,
+                            .metrics_listen = 1};
   cb_session_config cfg;
   int solo = 0;
   cb_error err;

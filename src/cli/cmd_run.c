@@ -135,6 +135,8 @@ static int run_main(int argc, char **argv, int virtual_time) {
     cli_stop_handlers stop_handlers;
     cli_stop_catch(&stop_handlers);
     rc = cfg.sweep ? run_sweep(s, &cfg) : run_plain(s, &cfg, solo_baseline);
+    cb_session_close(s); /* --metrics-linger waits in it: a signal cuts it short */
+    s = NULL;
     cli_stop_release(&stop_handlers);
   }
 out:

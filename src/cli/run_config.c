@@ -17,9 +17,9 @@
 #include "calibench/runner.h"
 #include "sim_options.h"
 
-static void usage_shared(FILE *out, int virtual_time);
+static void usage_shared(FILE *out, int virtual_time, int metrics_listen);
 
-static void usage_target(FILE *out);
+static void usage_target(FILE *out, int metrics_listen);
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -29,10 +29,11 @@ static void usage(FILE *out) {
           "result directory (records.jsonl, summary.json, manifest.json). Without --url, the\n"
           "built-in simulator is started on 127.0.0.1 and measured.\n"
           "\n");
-  usage_target(out);
+  usage_target(out, 1);
 }
 
-static void usage_target(FILE *out) {
+/* metrics_listen: the command takes --metrics-listen (run, eval run; not the probes). */
+static void usage_target(FILE *out, int metrics_listen) {
   fprintf(out,
           "target:\n"
           "  --url BASE                 e.g. http://127.0.0.1:8000/v1 (default: the built-in simulator)\n"
@@ -68,7 +69,7 @@ static void usage_target(FILE *out) {
           "  --sim-time-scale X         wall seconds per simulated second [1]\n");
   sim_options_usage(out, 1, 29);
   fprintf(out, "\n");
-  usage_shared(out, 0);
+  usage_shared(out, 0, metrics_listen);
 }
 
 /* `sim run`: the engine in virtual time (docs/sim-run.md). */
@@ -92,10 +93,10 @@ static void usage_virtual(FILE *out) {
           "                             also where token ids straight from the workload suffice\n"
           "                             (slower; docs/sim-run.md)\n"
           "\n");
-  usage_shared(out, 1);
+  usage_shared(out, 1, 0);
 }
 
-static void usage_shared(FILE *out, int virtual_time) {
+static void usage_shared(FILE *out, int virtual_time, int metrics_listen) {
   fprintf(out,
           "workload (docs/workload.md):\n"
           "  --dataset SPEC             synthetic | jsonl:PATH | sharegpt:PATH | chat:PATH | trace:PATH\n"
@@ -184,6 +185,17 @@ static void usage_shared(FILE *out, int virtual_time) {
             "                             TGI names) [the target's /metrics, when it answers]\n"
             "  --no-server-metrics        do not scrape\n"
             "  --scrape-interval DUR      [1s]\n");
+  if (metrics_listen)
+    fprintf(out,
+            "  --metrics-listen ADDR:PORT serve this run's own Prometheus metrics at\n"
+            "                             http://ADDR:PORT/metrics while it runs: requests\n"
+            "                             scheduled, sent, completed, failed and in flight per\n"
+            "                             class, send lag, TTFT/TPOT/ITL/E2E histograms (vLLM's\n"
+            "                             buckets), tokens, SLO attainment so far (docs/metrics.md);\n"
+            "                             a numeric address, e.g. 127.0.0.1:9464; port 0: any\n"
+            "                             free one, said on stderr\n"
+            "  --metrics-linger DUR       keep serving the final values DUR after the run, for a\n"
+            "                             last scrape (a signal ends it) [0]\n");
   fprintf(out,
           "\n"
           "output:\n"
@@ -216,7 +228,7 @@ enum {
   O_SCENARIO, O_SLO, O_CONFIDENCE, O_DRAIN, O_OUT, O_VLLM_JSON, O_LABEL, O_QUIET, O_SWEEP,
   O_SWEEP_POINTS, O_SWEEP_MAX_CONC, O_SLO_ATTAIN, O_SOLO, O_SERVER_METRICS, O_NO_SERVER_METRICS,
   O_SCRAPE_INTERVAL, O_TOKENIZER, O_PROFILE, O_GPU, O_REPLICAS, O_EXACT_PROMPTS, O_NO_REPORT,
-  O_RAMP_UP, O_RAMP_START, O_RAMP_DURATION,
+  O_RAMP_UP, O_RAMP_START, O_RAMP_DURATION, O_METRICS_LISTEN, O_METRICS_LINGER,
   /* the simulator's deployment options (sim_options.c): --sim-NAME at O_SIM_DEPLOY + i,
    * sim run's --NAME at O_DEPLOY + i */
   O_SIM_DEPLOY, O_DEPLOY = O_SIM_DEPLOY + SIM_OPTIONS_MAX
@@ -284,6 +296,8 @@ static const struct option options[] = {
     {"server-metrics", required_argument, NULL, O_SERVER_METRICS},
     {"no-server-metrics", no_argument, NULL, O_NO_SERVER_METRICS},
     {"scrape-interval", required_argument, NULL, O_SCRAPE_INTERVAL},
+    {"metrics-listen", required_argument, NULL, O_METRICS_LISTEN},
+    {"metrics-linger", required_argument, NULL, O_METRICS_LINGER},
     {"tokenizer", required_argument, NULL, O_TOKENIZER},
     {"no-report", no_argument, NULL, O_NO_REPORT},
     /* sim run only */
@@ -406,6 +420,36 @@ static int parse_sweep(const char *spec, cb_session_config *cfg) {
 static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time, int *solo,
                  run_config_extra *x);
 
+/* --metrics-listen ADDR:PORT and --metrics-linger DUR; 0, or -1 after saying why. */
+static int metrics_option(int c, const char *arg, const run_config_extra *extra,
+                          cb_session_config *cfg) {
+  if (extra && !extra->metrics_listen) {
+    fprintf(stderr, "calibench: %s: --metrics-listen and --metrics-linger are for run and eval "
+                    "run: %s runs a session per step (docs/metrics.md)\n",
+            extra->command, extra->command);
+    return -1;
+  }
+  if (c == O_METRICS_LINGER) {
+    uint64_t ns;
+    if (cli_parse_duration("--metrics-linger", arg, 1, 0, &ns)) return -1;
+    if (ns > 86400 * CB_NS_PER_S) {
+      fprintf(stderr, "calibench: --metrics-linger: expected at most 24h, got '%s'\n", arg);
+      return -1;
+    }
+    cfg->metrics_linger_s = (double)ns / 1e9;
+    return 0;
+  }
+  char host[64];
+  uint16_t port;
+  cb_error err;
+  if (cb_session_listen_parse(arg, host, &port, &err) != CB_OK) {
+    fprintf(stderr, "calibench: --metrics-listen: %s\n", err.msg);
+    return -1;
+  }
+  cfg->metrics_listen = arg;
+  return 0;
+}
+
 int run_config_parse(int argc, char **argv, cb_session_config *cfg, int *solo_baseline) {
   return parse(argc, argv, cfg, 0, solo_baseline, NULL);
 }
@@ -440,6 +484,8 @@ static const char *http_only_name(int c) {
     case O_DRAIN: return "--drain-timeout";
     case O_SERVER_METRICS: return "--server-metrics";
     case O_SCRAPE_INTERVAL: return "--scrape-interval";
+    case O_METRICS_LISTEN: return "--metrics-listen";
+    case O_METRICS_LINGER: return "--metrics-linger";
     default: return NULL;
   }
 }
@@ -592,7 +638,7 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
       case 'h':
         if (extra) {
           extra->usage(extra->ctx, stdout);
-          usage_target(stdout);
+          usage_target(stdout, extra->metrics_listen);
         } else {
           virtual_time ? usage_virtual(stdout) : usage(stdout);
         }
@@ -797,6 +843,10 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
         cfg->scrape_interval_s = (double)ns / 1e9;
         break;
       }
+      case O_METRICS_LISTEN:
+      case O_METRICS_LINGER:
+        if (metrics_option(c, optarg, extra, cfg)) return 2;
+        break;
       default:
         fprintf(stderr, "Run 'calibench %s --help' for the options.\n", command);
         return 2;
@@ -804,6 +854,11 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
   }
   if (optind < argc) {
     fprintf(stderr, "calibench: %s: unexpected argument '%s'\n", command, argv[optind]);
+    return 2;
+  }
+  if (cfg->metrics_linger_s > 0 && !cfg->metrics_listen) {
+    fprintf(stderr, "calibench: --metrics-linger: only with --metrics-listen (how long the final "
+                    "metrics stay up)\n");
     return 2;
   }
   if (virtual_time && g.http_only) {

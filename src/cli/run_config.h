@@ -22,6 +22,9 @@ typedef struct run_config_extra {
   /* Its usage line, what it does and its own options; run's follow. */
   void (*usage)(void *ctx, FILE *out);
   void *ctx;
+  int metrics_listen;           /* 1: --metrics-listen and --metrics-linger apply (the command
+                                   runs one session); 0: refused (a session per step would
+                                   restart the listener and its counts) */
   int load_count_given;         /* out: --num-requests or --duration was given */
 } run_config_extra;
 

@@ -109,23 +109,30 @@ static double max_gap(const cb_record *r) {
   return m;
 }
 
-/* The value a request's SLO is judged on; NAN = not applicable (counts as met). */
-static double slo_value(const cb_record *r, cb_metric m) {
+double cb_record_value(const cb_record *r, cb_metric m) {
   switch (m) {
     case CB_METRIC_TTFT: return ttft_of(r);
-    case CB_METRIC_TPOT: return r->output_tokens <= 1 ? 0 : tpot_of(r);
-    case CB_METRIC_ITL:
-    case CB_METRIC_ITL_TOKEN: return max_gap(r);
+    case CB_METRIC_TPOT: return tpot_of(r);
     case CB_METRIC_E2E: return e2e_of(r);
     case CB_METRIC_E2E_SCHED: return cb_clock_span_ns(r->scheduled_ns, r->end_ns);
     case CB_METRIC_TTFT_SCHED:
       return r->first_content_ns ? cb_clock_span_ns(r->scheduled_ns, r->first_content_ns) : NAN;
     case CB_METRIC_LAG: return cb_clock_span_ns(r->scheduled_ns, r->sent_ns);
-    default: return NAN;
+    default: return NAN; /* ITL: one value per gap, not per request */
   }
 }
 
-int cb__summary_meets(const cb_record *r, const cb_slo *slo) {
+/* The value a request's SLO is judged on; NAN = not applicable (counts as met). */
+static double slo_value(const cb_record *r, cb_metric m) {
+  switch (m) {
+    case CB_METRIC_TPOT: return r->output_tokens <= 1 ? 0 : tpot_of(r);
+    case CB_METRIC_ITL:
+    case CB_METRIC_ITL_TOKEN: return max_gap(r);
+    default: return cb_record_value(r, m);
+  }
+}
+
+int cb_slo_meets(const cb_record *r, const cb_slo *slo) {
   if (!cb_record_ok(r)) return 0;
   double v = slo_value(r, slo->metric);
   return isnan(v) || v <= slo->bound_ns;
@@ -184,7 +191,7 @@ static void compute_slos(const cb_record_set *set, const unsigned char *valid,
     if (r->warmup || !valid[i]) continue;
     int all = 1;
     for (size_t k = 0; k < p->n_slos; k++) {
-      int ok = cb__summary_meets(r, &p->slos[k]);
+      int ok = cb_slo_meets(r, &p->slos[k]);
       s->slos[k].n++;
       s->slos[k].met += ok;
       all &= ok;
@@ -259,7 +266,7 @@ static void compute_ramp(const cb_record_set *set, const unsigned char *valid,
     if (r->warmup || !valid[i] || !r->has_target_rate) continue;
     int bin = cb_ramp_bin_of(b, r->target_rate);
     b->count[bin]++;
-    for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += cb__summary_meets(r, &p->slos[k]);
+    for (size_t k = 0; k < p->n_slos; k++) b->met[k][bin] += cb_slo_meets(r, &p->slos[k]);
   }
   for (size_t k = 0; k < p->n_slos; k++) {
     cb_slo_result *res = &s->slos[k];
@@ -298,7 +305,7 @@ static void compute_throughput(const cb_record_set *set, const unsigned char *va
     done++;
     if (r->prompt_tokens > 0) in_tokens += (double)r->prompt_tokens;
     int all = 1;
-    for (size_t k = 0; k < p->n_slos; k++) all &= cb__summary_meets(r, &p->slos[k]);
+    for (size_t k = 0; k < p->n_slos; k++) all &= cb_slo_meets(r, &p->slos[k]);
     good += all;
   }
   s->request_throughput = done / s->window_s;

@@ -6,9 +6,6 @@
 
 #include "calibench/results.h"
 
-/* 1 when r meets slo (a failure never does; a metric that does not apply does). */
-int cb__summary_meets(const cb_record *r, const cb_slo *slo);
-
 /* Live sessions' statistics (summary_sessions.c) over the measured, valid records. */
 void cb__summary_sessions(const cb_record_set *set, const unsigned char *valid,
                           const cb_summary_params *p, cb_session_stats *out);

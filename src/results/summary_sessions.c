@@ -54,7 +54,7 @@ void cb__summary_sessions(const cb_record_set *set, const unsigned char *valid,
       if (row != t) continue;
       ts->count++;
       for (size_t s = 0; s < p->n_slos; s++)
-        ts->met[s] += (size_t)cb__summary_meets(r, &p->slos[s]);
+        ts->met[s] += (size_t)cb_slo_meets(r, &p->slos[s]);
       refs[k++] = (turn_ref){.session = r->session, .sent = r->sent_ns, .end = r->end_ns,
                              .ok = cb_record_ok(r)};
       if (!cb_record_ok(r)) continue;

@@ -10,7 +10,6 @@
  * transport.
  */
 #include <event2/event.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,8 +51,6 @@ struct cb__runner {
   char *auth_line;            /* "Authorization: Bearer KEY" for requests without their own
                                  Authorization, or NULL; wiped when the run ends */
   cb_secrets secrets;         /* the run's secrets, redacted from what servers say */
-  double recent_ttft[64];     /* ring of recent TTFTs for the progress line */
-  size_t n_recent;
 };
 
 void cb_runner_default_params(cb_runner_params *p) { *p = (cb_runner_params)CB_RUNNER_PARAMS_DEFAULT; }
@@ -125,13 +122,25 @@ static void req_recycle(cb__runner *rn, cb__runner_req *q) {
 
 static void live_add(cb__runner *rn, cb__runner_req *q);
 
+static void came_due(const cb__runner *rn, const cb__runner_req *q) {
+  if (rn->p->on_request)
+    rn->p->on_request(rn->p->request_ctx, CB_RUNNER_REQUEST_DUE, q->rec.class_name, 0);
+}
+
 /* Hand a request to the transport. The send time is taken here. */
 static void send_req(cb__runner *rn, cb__runner_req *q) {
   cb__runner_stream_begin(q, rn->p, &rn->secrets);
   q->attempts++;
   uint64_t now = cb_clock_now_ns();
-  if (q->attempts == 1) q->rec.sent_ns = now;
-  if (q->attempts == 1) rn->stats->sent++;
+  if (q->attempts == 1) {
+    q->rec.sent_ns = now;
+    rn->stats->sent++;
+    /* a closed loop schedules at the send: scheduled_ns is still 0 here */
+    uint64_t sched = q->rec.scheduled_ns;
+    if (rn->p->on_request)
+      rn->p->on_request(rn->p->request_ctx, CB_RUNNER_REQUEST_SENT, q->rec.class_name,
+                        sched && now > sched ? now - sched : 0);
+  }
   live_add(rn, q);
   rn->tx->send(rn->tx, q);
 }
@@ -209,6 +218,7 @@ static void dispatch(cb__runner *rn) {
       cb__runner_req *q = req_new(rn, &rn->next);
       rn->have_next = 0;
       q->rec.scheduled_ns = 0; /* set to the send time below */
+      came_due(rn, q);
       send_req(rn, q);
       q->rec.scheduled_ns = q->rec.sent_ns;
     }
@@ -236,6 +246,7 @@ static void dispatch(cb__runner *rn) {
     cb__runner_req *q = req_new(rn, &rn->next);
     rn->have_next = 0;
     q->rec.scheduled_ns = due;
+    came_due(rn, q);
     if (slot_free(rn) && !rn->queue_head) {
       send_req(rn, q);
     } else {
@@ -255,12 +266,6 @@ static void on_send_timer(evutil_socket_t fd, short what, void *arg) {
 }
 
 /* ---- completion -------------------------------------------------------------------------- */
-
-static void remember_ttft(cb__runner *rn, const cb_record *r) {
-  if (!cb_record_ok(r) || !r->first_content_ns) return;
-  rn->recent_ttft[rn->n_recent++ % (sizeof rn->recent_ttft / sizeof rn->recent_ttft[0])] =
-      cb_clock_span_ns(r->sent_ns, r->first_content_ns);
-}
 
 static void live_add(cb__runner *rn, cb__runner_req *q) {
   rn->in_flight++;
@@ -283,7 +288,6 @@ static void finish(cb__runner *rn, cb__runner_req *q) {
   else rn->stats->failed++;
   uint64_t end = q->rec.end_ns;
   if (end > rn->stats->last_end_ns) rn->stats->last_end_ns = end;
-  remember_ttft(rn, &q->rec);
   rn->on_record(rn->record_ctx, &q->rec);
   req_recycle(rn, q);
 }
@@ -396,20 +400,6 @@ static void abort_in_flight(cb__runner *rn, const char *why) {
 
 static const char DRAIN_RAN_OUT[] = "still in flight when the drain timeout ran out";
 
-static double median_recent(const cb__runner *rn) {
-  size_t n = rn->n_recent < 64 ? rn->n_recent : 64;
-  if (!n) return NAN;
-  double v[64];
-  memcpy(v, rn->recent_ttft, n * sizeof *v);
-  for (size_t i = 1; i < n; i++)
-    for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-      double t = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = t;
-    }
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void on_tick(evutil_socket_t fd, short what, void *arg) {
   (void)fd;
   (void)what;
@@ -438,10 +428,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
   if (rn->p->progress &&
       now - rn->last_progress_ns >= (uint64_t)(rn->p->progress_interval_s * 1e9)) {
     rn->last_progress_ns = now;
-    cb_runner_progress pr = {.elapsed_ns = since_origin(rn, now), .sent = rn->stats->sent,
-                             .done = rn->stats->completed + rn->stats->failed,
-                             .failed = rn->stats->failed, .in_flight = rn->in_flight,
-                             .queued = rn->queued, .ttft_p50_ns = median_recent(rn)};
+    cb_runner_progress pr = {.elapsed_ns = since_origin(rn, now), .queued = rn->queued};
     rn->p->progress(rn->p->progress_ctx, &pr);
   }
   cb__runner_after_io(rn);

@@ -137,6 +137,18 @@ cb_status cb_session_config_check(const cb_session_config *cfg, cb_error *err) {
     return cb_error_set(err, CB_ERR_INVALID, "session: server_metrics: expected an http(s):// URL");
   if (!cfg->no_server_metrics && !cfg->virtual_time && !(cfg->scrape_interval_s >= 0.01))
     return bad(err, "scrape_interval_s", ">= 0.01", cfg->scrape_interval_s);
+  if (cfg->metrics_listen) {
+    char host[64];
+    uint16_t port;
+    cb_error perr;
+    if (cfg->virtual_time)
+      return cb_error_set(err, CB_ERR_INVALID, "session: metrics_listen: a run in virtual time "
+                          "has no live metrics: expected NULL with virtual_time");
+    if (cb_session_listen_parse(cfg->metrics_listen, host, &port, &perr) != CB_OK)
+      return cb_error_set(err, CB_ERR_INVALID, "session: metrics_listen: %s", perr.msg);
+  }
+  if (!(cfg->metrics_linger_s >= 0 && cfg->metrics_linger_s <= 86400))
+    return bad(err, "metrics_linger_s", "0 to 86400 s", cfg->metrics_linger_s);
   if (!cfg->out_dir[0])
     return cb_error_set(err, CB_ERR_INVALID, "session: out_dir: expected a directory, got \"\"");
   return CB_OK;

@@ -212,6 +212,7 @@ static cb_status fast_prompt(void *ctx, const cb_runner_item *item, cb_sim_vrun_
 
 typedef struct sink_ctx {
   const cb_session_config *cfg;
+  cb__live_metrics *live;  /* the session's tally, or NULL */
   cb_results_dir *dir;
   cb_record_set set;
   uint64_t *text_at;   /* per kept record: its line's offset in records.jsonl, or TEXT_KEPT */
@@ -234,6 +235,7 @@ static void on_record(void *ctx, cb_record *r) {
       cb__session_warn(k->cfg, "calibench: %s (records are no longer being written)\n", k->err.msg);
     }
   }
+  if (k->live) cb__live_metrics_record(k->live, r); /* with its chunk times, as written */
   if (k->cfg->on_record) k->cfg->on_record(k->cfg->record_ctx, r); /* with its output text */
   cb_free(r->choice_events); /* for on_record only: the set keeps no raw events */
   r->choice_events = NULL;
@@ -273,17 +275,35 @@ static cb_status restore_sample_texts(sink_ctx *k, cb_error *err) {
 typedef struct progress_ctx {
   char total[32];
   FILE *log;
+  cb__live_metrics *live;
+  cb__live_totals start;  /* the tally when the point began: a sweep's earlier points */
 } progress_ctx;
 
+/* The progress line: the runner's clock and queue, every count from the live tally
+ * (the figures --metrics-listen serves), this point's share of it. */
 static void on_progress(void *ctx, const cb_runner_progress *p) {
   const progress_ctx *pc = ctx;
-  char ttft[32] = "-";
-  if (isfinite(p->ttft_p50_ns)) snprintf(ttft, sizeof ttft, "%.1f ms", p->ttft_p50_ns / 1e6);
+  cb__live_totals t;
+  cb__live_metrics_totals(pc->live, &t);
+  const cb__live_totals *a = &pc->start;
+  uint64_t done = t.ok + t.failed - a->ok - a->failed, failed = t.failed - a->failed;
+  uint64_t in_flight = t.sent - t.ok - t.failed - (a->sent - a->ok - a->failed);
+  uint64_t ttft_n = t.ttft_count - a->ttft_count, judged = t.judged - a->judged;
+  char ttft[32] = "-", slos[256] = "";
+  if (ttft_n)
+    snprintf(ttft, sizeof ttft, "%.1f ms", (t.ttft_sum_s - a->ttft_sum_s) / (double)ttft_n * 1e3);
+  size_t used = 0;
+  for (size_t k = 0; k < t.n_slos && used < sizeof slos; k++) {
+    int n = judged ? snprintf(slos + used, sizeof slos - used, ", %s %.1f%%", t.slo_names[k],
+                              100 * (double)(t.met[k] - a->met[k]) / (double)judged)
+                   : snprintf(slos + used, sizeof slos - used, ", %s -", t.slo_names[k]);
+    used += n > 0 ? (size_t)n : 0;
+  }
   double secs = (double)p->elapsed_ns / 1e9;
-  fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, p50 TTFT %s   ",
-          secs, (unsigned long long)p->done, pc->total, (unsigned long long)p->failed,
-          secs > 0 ? (double)p->done / secs : 0.0, (unsigned long long)p->in_flight,
-          p->queued ? " (+queued)" : "", ttft);
+  fprintf(pc->log, "\r[%6.1fs] %llu/%s done, %llu failed, %.1f req/s, in flight %llu%s, "
+          "TTFT mean %s%s   ", secs, (unsigned long long)done, pc->total,
+          (unsigned long long)failed, secs > 0 ? (double)done / secs : 0.0,
+          (unsigned long long)in_flight, p->queued ? " (+queued)" : "", ttft, slos);
   fflush(pc->log);
 }
 
@@ -395,7 +415,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   cb_schedule schedule = {0};
   cb_results_dir *dir = NULL;
   source_ctx src = {0};
-  sink_ctx sink = {.cfg = cfg};
+  sink_ctx sink = {.cfg = cfg, .live = cfg->virtual_time ? NULL : s->live};
   cb_buf text;
   cb_buf_init(&text, 0);
   cb_record_set_init(&sink.set);
@@ -455,10 +475,15 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     rp.on_drain = on_drain;
     rp.drain_ctx = cfg->log;
   }
-  progress_ctx pc = {.log = cfg->log};
+  if (sink.live) {
+    rp.on_request = cb__live_metrics_request;
+    rp.request_ctx = sink.live;
+  }
+  progress_ctx pc = {.log = cfg->log, .live = s->live};
   snprintf(pc.total, sizeof pc.total, sched ? "%zu" : "?", schedule.count);
-  int tty = cfg->log && isatty(fileno(cfg->log)) && !cfg->quiet && !cfg->virtual_time;
+  int tty = cb__session_progress_shown(cfg);
   if (tty) {
+    cb__live_metrics_totals(s->live, &pc.start);
     rp.progress = on_progress;
     rp.progress_ctx = &pc;
   }
@@ -496,7 +521,12 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
     st = cb_runner_run(&rp, live ? live_next : source_next, &src, on_record, &sink, &stats, err);
   }
   cb__session_scrape_stop(scrape);
-  if (tty) fputc('\n', cfg->log);
+  if (tty) { /* the last line shows the final figures, not those of the last tick */
+    uint64_t now = cb_clock_now_ns();
+    cb_runner_progress last = {.elapsed_ns = now > stats.origin_ns ? now - stats.origin_ns : 0};
+    if (stats.origin_ns) on_progress(&pc, &last);
+    fputc('\n', cfg->log);
+  }
   if (st != CB_OK) {
     cb__session_scrape_free(scrape);
     goto fail;

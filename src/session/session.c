@@ -6,8 +6,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "calibench/alloc.h"
+#include "calibench/clock.h"
 #include "session_internal.h"
 
 static void vlog(const cb_session_config *cfg, const char *fmt, va_list ap) {
@@ -29,6 +32,10 @@ void cb__session_warn(const cb_session_config *cfg, const char *fmt, ...) {
   va_start(ap, fmt);
   vlog(cfg, fmt, ap);
   va_end(ap);
+}
+
+int cb__session_progress_shown(const cb_session_config *cfg) {
+  return cfg->log && isatty(fileno(cfg->log)) && !cfg->quiet && !cfg->virtual_time;
 }
 
 cb_session_outcome cb_session_open(const cb_session_config *cfg, cb_session **out,
@@ -55,9 +62,24 @@ cb_session_outcome cb_session_open(const cb_session_config *cfg, cb_session **ou
       return CB_SESSION_FAILED;
     }
   }
+  if (cb__session_progress_shown(cfg) || cfg->metrics_listen)
+    s->live = cb__live_metrics_new(cfg->slos, cfg->n_slos);
+  if (cfg->metrics_listen) {
+    if (cb__metrics_listener_start(cfg->metrics_listen, s->live, &s->listener, s->metrics_url,
+                                   sizeof s->metrics_url, err) != CB_OK) {
+      char why[sizeof err->msg];
+      snprintf(why, sizeof why, "%s", err->msg);
+      cb_error_set(err, CB_ERR_INVALID, "metrics_listen %s: %s", cfg->metrics_listen, why);
+      cb_session_close(s);
+      return CB_SESSION_BAD_INPUT;
+    }
+    cb__session_note(cfg, "calibench run: the run's metrics at %s\n", s->metrics_url);
+  }
   *out = s;
   return CB_SESSION_OK;
 }
+
+const char *cb_session_metrics_url(const cb_session *s) { return s->metrics_url; }
 
 const char *cb_session_target(const cb_session *s) {
   if (s->cfg->url) return s->target.url;
@@ -68,8 +90,26 @@ const char *cb_session_model(const cb_session *s) {
   return s->cfg->url ? s->target.model : s->cfg->sim.engine.model.name;
 }
 
+/* The final values stay up for a last scrape, unless a signal stopped the run. */
+static void linger(const cb_session *s) {
+  const cb_session_config *cfg = s->cfg;
+  uint64_t until = cb_clock_now_ns() + (uint64_t)(cfg->metrics_linger_s * 1e9);
+  if (cfg->stop && *cfg->stop) return;
+  if (cfg->metrics_linger_s > 0)
+    cb__session_note(cfg, "calibench run: serving the final metrics for %g s more\n",
+                     cfg->metrics_linger_s);
+  while (!(cfg->stop && *cfg->stop) && cb_clock_now_ns() < until) {
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    nanosleep(&tick, NULL);
+  }
+}
+
 void cb_session_close(cb_session *s) {
   if (!s) return;
+  if (s->live) cb__live_metrics_finish(s->live);
+  if (s->listener) linger(s);
+  cb__metrics_listener_stop(s->listener);
+  cb__live_metrics_free(s->live);
   cb_buf_free(&s->target.models);
   cb_free(s);
 }

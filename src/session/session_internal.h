@@ -23,6 +23,9 @@ typedef struct cb__session_target {
 struct cb_session {
   const cb_session_config *cfg;
   cb__session_target target; /* checked once with a url; else each point has its own */
+  struct cb__live_metrics *live; /* every point's tally: with metrics_listen or a progress line */
+  struct cb__metrics_listener *listener;
+  char metrics_url[128];     /* "" without a listener */
 };
 
 /* Notes (not with cfg->quiet) and warnings, to cfg->log when there is one. */
@@ -30,6 +33,9 @@ void cb__session_note(const cb_session_config *cfg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void cb__session_warn(const cb_session_config *cfg, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* 1 when a point shows a progress line: cfg->log is a terminal, not quiet, real time. */
+int cb__session_progress_shown(const cb_session_config *cfg);
 
 /* ---- a point (point.c) ------------------------------------------------------------- */
 
@@ -145,6 +151,48 @@ void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_
 void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns,
                                  uint64_t end_ns, char *out, size_t n);
 void cb__session_scrape_free(cb__session_scrape *s);
+
+/* ---- the run's own metrics, live (live_metrics.c, metrics_listen.c) --------------------- */
+
+/* The tally of the requests of every point the session runs (docs/metrics.md). */
+typedef struct cb__live_metrics cb__live_metrics;
+
+/* A tally for these SLOs (the run's; copied). */
+cb__live_metrics *cb__live_metrics_new(const cb_slo *slos, size_t n_slos);
+void cb__live_metrics_free(cb__live_metrics *m);
+/* cb_runner_request_fn over a tally (ctx): a request came due or was sent. */
+void cb__live_metrics_request(void *ctx, cb_runner_request_step step, const char *class_name,
+                              uint64_t lag_ns);
+/* A request ended: its record, with its chunk times, as records.jsonl gets it. */
+void cb__live_metrics_record(cb__live_metrics *m, const cb_record *r);
+/* The run has ended: calibench_run_finished says 1 from now on. */
+void cb__live_metrics_finish(cb__live_metrics *m);
+/* Append the exposition text (Prometheus format 0.0.4) of the tally as it is now. */
+void cb__live_metrics_render(cb__live_metrics *m, cb_buf *out);
+
+/* What the progress line shows, from the same tally: sums over the classes, so that
+ * a point's own figures are the difference from those at its start. */
+typedef struct cb__live_totals {
+  uint64_t due, sent, ok, failed;
+  double ttft_sum_s;                 /* over ttft_count measured successes */
+  uint64_t ttft_count;
+  uint64_t judged, met[CB_MAX_SLOS]; /* measured requests, and those meeting each SLO */
+  size_t n_slos;
+  char slo_names[CB_MAX_SLOS][48];   /* "ttft<=0.5s" */
+} cb__live_totals;
+void cb__live_metrics_totals(cb__live_metrics *m, cb__live_totals *out);
+
+/* An HTTP server on a thread of its own answering GET /metrics with the tally. */
+typedef struct cb__metrics_listener cb__metrics_listener;
+
+/* Bind spec ("ADDR:PORT", cb_session_listen_parse) and serve m from a new thread;
+ * url gets "http://ADDR:PORT/metrics" with the port bound. CB_ERR_INVALID for a bad
+ * spec, CB_ERR_NETWORK when the address cannot be bound (in use, not local). */
+cb_status cb__metrics_listener_start(const char *spec, cb__live_metrics *m,
+                                     cb__metrics_listener **out, char *url, size_t url_size,
+                                     cb_error *err);
+/* Close the listener and its connections, join the thread. NULL is a no-op. */
+void cb__metrics_listener_stop(cb__metrics_listener *l);
 
 /* ---- sim run: the engine in virtual time (virtual.c) ------------------------------------ */
 

@@ -3,72 +3,32 @@
  *
  * Names, help texts and buckets follow vLLM V1 (vllm/v1/metrics/loggers.py):
  * counters carry the _total suffix the Python client adds; every series has the
- * labels model_name and engine (one engine per data-parallel replica).
+ * labels model_name and engine (one engine per data-parallel replica). The format
+ * itself (buckets, escaping, numbers) is the client module's writer (prom.h).
  */
 #include "sim/metrics.h"
 
 #include <stddef.h>
 #include <string.h>
 
-static const double ttft_buckets[] = {0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1,
-                                      0.25,  0.5,   0.75, 1.0,  2.5,  5.0,  7.5,  10.0,
-                                      20.0,  40.0,  80.0, 160.0, 640.0, 2560.0};
-static const double tpot_buckets[] = {0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2,
-                                      0.3,  0.4,   0.5,  0.75,  1.0, 2.5,  5.0,
-                                      7.5,  10.0,  20.0, 40.0,  80.0};
-static const double request_buckets[] = {0.3,  0.5,  0.8,  1.0,  1.5,   2.0,   2.5,
-                                         5.0,  10.0, 15.0, 20.0, 30.0,  40.0,  50.0,
-                                         60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0};
-static const double lateness_buckets[] = {0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075,
-                                          0.001,   0.0015, 0.002,  0.003,  0.005,  0.0075,
-                                          0.01,    0.02,   0.05,   0.1,    0.25,   1.0};
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-static void hist_init(cb__sim_prom_hist *h, const double *bounds, size_t n) {
-  memset(h, 0, sizeof *h);
-  h->bounds = bounds;
-  h->num_bounds = n;
-}
 
 void cb__sim_metrics_init(cb__sim_metrics *m) {
   memset(m, 0, sizeof *m);
-  hist_init(&m->ttft, ttft_buckets, LEN(ttft_buckets));
-  hist_init(&m->itl, tpot_buckets, LEN(tpot_buckets));
-  hist_init(&m->tpot, tpot_buckets, LEN(tpot_buckets));
-  hist_init(&m->e2e, request_buckets, LEN(request_buckets));
-  hist_init(&m->queue, request_buckets, LEN(request_buckets));
-  hist_init(&m->prefill, request_buckets, LEN(request_buckets));
-  hist_init(&m->decode, request_buckets, LEN(request_buckets));
+  cb_prom_hist_init(&m->ttft, CB_PROM_BUCKETS_TTFT);
+  cb_prom_hist_init(&m->itl, CB_PROM_BUCKETS_TPOT);
+  cb_prom_hist_init(&m->tpot, CB_PROM_BUCKETS_TPOT);
+  cb_prom_hist_init(&m->e2e, CB_PROM_BUCKETS_REQUEST);
+  cb_prom_hist_init(&m->queue, CB_PROM_BUCKETS_REQUEST);
+  cb_prom_hist_init(&m->prefill, CB_PROM_BUCKETS_REQUEST);
+  cb_prom_hist_init(&m->decode, CB_PROM_BUCKETS_REQUEST);
 }
 
-void cb__sim_lateness_init(cb__sim_prom_hist *h) {
-  hist_init(h, lateness_buckets, LEN(lateness_buckets));
-}
-
-void cb__sim_prom_observe(cb__sim_prom_hist *h, double seconds) {
-  size_t i = 0;
-  while (i < h->num_bounds && seconds > h->bounds[i]) i++;
-  h->counts[i]++; /* i == num_bounds: the +Inf bucket */
-  h->count++;
-  h->sum += seconds;
-}
-
+/* model_name="...",engine="N" */
 static void labels(cb_buf *out, const char *model, size_t engine) {
-  cb_buf_append_str(out, "{model_name=\"");
-  /* Label values escape backslash, quote and newline. */
-  for (const char *p = model; *p; p++) {
-    if (*p == '\\' || *p == '"') cb_buf_append_char(out, '\\');
-    if (*p == '\n') {
-      cb_buf_append_str(out, "\\n");
-      continue;
-    }
-    cb_buf_append_char(out, *p);
-  }
-  cb_buf_appendf(out, "\",engine=\"%zu\"", engine);
-}
-
-static void header(cb_buf *out, const char *name, const char *type, const char *help) {
-  cb_buf_appendf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+  cb_buf_reset(out);
+  cb_prom_write_label(out, "model_name", model);
+  cb_buf_appendf(out, ",engine=\"%zu\"", engine);
 }
 
 typedef double (*stat_fn)(const cb_sim_engine_stats *s);
@@ -100,61 +60,37 @@ static const struct {
     {"vllm:generation_tokens_total", "counter", "Number of generation tokens processed.", st_gen},
 };
 
-/* A histogram's series; model NULL: no labels. */
-static void render_hist(cb_buf *out, const char *name, const char *model, size_t engine,
-                        const cb__sim_prom_hist *h) {
-  uint64_t cum = 0;
-  for (size_t i = 0; i <= h->num_bounds; i++) {
-    cum += h->counts[i];
-    cb_buf_appendf(out, "%s_bucket", name);
-    if (model) {
-      labels(out, model, engine);
-      cb_buf_append_char(out, ',');
-    } else {
-      cb_buf_append_char(out, '{');
-    }
-    if (i < h->num_bounds) cb_buf_appendf(out, "le=\"%g\"} %llu\n", h->bounds[i], (unsigned long long)cum);
-    else cb_buf_appendf(out, "le=\"+Inf\"} %llu\n", (unsigned long long)cum);
-  }
-  cb_buf_appendf(out, "%s_sum", name);
-  if (model) {
-    labels(out, model, engine);
-    cb_buf_append_char(out, '}');
-  }
-  cb_buf_appendf(out, " %.9g\n%s_count", h->sum, name);
-  if (model) {
-    labels(out, model, engine);
-    cb_buf_append_char(out, '}');
-  }
-  cb_buf_appendf(out, " %llu\n", (unsigned long long)h->count);
-}
-
-void cb__sim_lateness_render(cb_buf *out, const cb__sim_prom_hist *h) {
+void cb__sim_lateness_render(cb_buf *out, const cb_prom_hist *h) {
   const char *name = "calibench:sim_emit_lateness_seconds";
-  header(out, name, "histogram",
-         "Wall time from the end of a simulated step to its tokens being handed to their "
-         "connections.");
-  render_hist(out, name, NULL, 0, h);
+  cb_prom_write_header(out, name, "histogram",
+                       "Wall time from the end of a simulated step to its tokens being handed "
+                       "to their connections.");
+  cb_prom_write_hist(out, name, "", h);
 }
 
 void cb__sim_metrics_render(cb_buf *out, const char *model_name, size_t n,
                             const cb_sim_engine_stats *stats, const cb__sim_metrics *metrics) {
+  cb_buf lb;
+  cb_buf_init(&lb, 0);
   for (size_t k = 0; k < LEN(scalar_metrics); k++) {
-    header(out, scalar_metrics[k].name, scalar_metrics[k].type, scalar_metrics[k].help);
+    cb_prom_write_header(out, scalar_metrics[k].name, scalar_metrics[k].type,
+                         scalar_metrics[k].help);
     for (size_t e = 0; e < n; e++) {
-      cb_buf_append_str(out, scalar_metrics[k].name);
-      labels(out, model_name, e);
-      cb_buf_appendf(out, "} %.9g\n", scalar_metrics[k].value(&stats[e]));
+      labels(&lb, model_name, e);
+      cb_prom_write_sample(out, scalar_metrics[k].name, lb.data,
+                           scalar_metrics[k].value(&stats[e]));
     }
   }
   static const char *const reasons[] = {"stop", "length", "abort"};
-  header(out, "vllm:request_success_total", "counter", "Count of successfully processed requests.");
+  cb_prom_write_header(out, "vllm:request_success_total", "counter",
+                       "Count of successfully processed requests.");
   for (size_t e = 0; e < n; e++)
     for (int r = 0; r < CB__SIM_FINISH_COUNT_; r++) {
-      cb_buf_append_str(out, "vllm:request_success_total");
-      labels(out, model_name, e);
-      cb_buf_appendf(out, ",finished_reason=\"%s\"} %llu\n", reasons[r],
-                     (unsigned long long)metrics[e].success[r]);
+      labels(&lb, model_name, e);
+      cb_buf_append_char(&lb, ',');
+      cb_prom_write_label(&lb, "finished_reason", reasons[r]);
+      cb_prom_write_sample(out, "vllm:request_success_total", lb.data,
+                           (double)metrics[e].success[r]);
     }
   static const struct {
     const char *name, *help;
@@ -176,11 +112,12 @@ void cb__sim_metrics_render(cb_buf *out, const char *model_name, size_t n,
        offsetof(cb__sim_metrics, decode)},
   };
   for (size_t k = 0; k < LEN(hists); k++) {
-    header(out, hists[k].name, "histogram", hists[k].help);
+    cb_prom_write_header(out, hists[k].name, "histogram", hists[k].help);
     for (size_t e = 0; e < n; e++) {
-      const cb__sim_prom_hist *h =
-          (const cb__sim_prom_hist *)((const char *)&metrics[e] + hists[k].offset);
-      render_hist(out, hists[k].name, model_name, e, h);
+      const cb_prom_hist *h = (const cb_prom_hist *)((const char *)&metrics[e] + hists[k].offset);
+      labels(&lb, model_name, e);
+      cb_prom_write_hist(out, hists[k].name, lb.data, h);
     }
   }
+  cb_buf_free(&lb);
 }

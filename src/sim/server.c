@@ -358,7 +358,7 @@ cb_status cb_sim_server_start(struct event_base *base, const cb_sim_server_param
   s->p.faults = s->faults;
   s->model = s->p.engine.model.name;
   cb_buf_init(&s->scratch, 0);
-  cb__sim_lateness_init(&s->lateness);
+  cb_prom_hist_init(&s->lateness, CB_PROM_BUCKETS_LATENESS);
 
   s->replicas = cb_calloc((size_t)p->replicas, sizeof *s->replicas);
   for (int i = 0; i < p->replicas && st == CB_OK; i++) {

@@ -52,7 +52,7 @@ struct cb_sim_server {
   cb_buf scratch;            /* rendering buffer reused for every chunk */
   /* Emission lateness: when a token was handed to its connection minus when its
    * step ended. Shows whether the simulator kept up (served on /metrics). */
-  cb__sim_prom_hist lateness;
+  cb_prom_hist lateness;
 };
 
 /* Clocks: virtual engine time <-> monotonic wall time (time_scale wall s per sim s). */

@@ -117,13 +117,13 @@ static void observe_metrics(gen_stream *g, cb__sim_finish reason) {
   cb__sim_metrics *m = &g->rep->metrics;
   m->success[reason]++;
   if (!g->first_token_ns) return;
-  cb__sim_prom_observe(&m->ttft, secs(g->arrival_ns, g->first_token_ns));
-  cb__sim_prom_observe(&m->e2e, secs(g->arrival_ns, g->end_ns));
-  cb__sim_prom_observe(&m->queue, secs(g->arrival_ns, g->first_scheduled_ns));
-  cb__sim_prom_observe(&m->prefill, secs(g->first_scheduled_ns, g->first_token_ns));
-  cb__sim_prom_observe(&m->decode, secs(g->first_token_ns, g->last_token_ns));
+  cb_prom_hist_observe(&m->ttft, secs(g->arrival_ns, g->first_token_ns));
+  cb_prom_hist_observe(&m->e2e, secs(g->arrival_ns, g->end_ns));
+  cb_prom_hist_observe(&m->queue, secs(g->arrival_ns, g->first_scheduled_ns));
+  cb_prom_hist_observe(&m->prefill, secs(g->first_scheduled_ns, g->first_token_ns));
+  cb_prom_hist_observe(&m->decode, secs(g->first_token_ns, g->last_token_ns));
   if (g->sent > 1)
-    cb__sim_prom_observe(&m->tpot, secs(g->first_token_ns, g->last_token_ns) / (double)(g->sent - 1));
+    cb_prom_hist_observe(&m->tpot, secs(g->first_token_ns, g->last_token_ns) / (double)(g->sent - 1));
 }
 
 static void write_trace(gen_stream *g, const char *finish) {
@@ -330,10 +330,10 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
       if (g->token_end) g->token_end[g->sent] = cb__sim_http_queued_total(g->ex);
     }
-    if (due_ns) cb__sim_prom_observe(&s->lateness, secs(due_ns, now));
+    if (due_ns) cb_prom_hist_observe(&s->lateness, secs(due_ns, now));
     if (g->token_ns) g->token_ns[g->sent] = now;
     if (!g->first_token_ns) g->first_token_ns = now;
-    else cb__sim_prom_observe(&g->rep->metrics.itl, secs(g->last_token_ns, now));
+    else cb_prom_hist_observe(&g->rep->metrics.itl, secs(g->last_token_ns, now));
     g->last_token_ns = now;
     g->sent++;
   }

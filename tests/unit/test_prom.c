@@ -1,6 +1,7 @@
 /*
  * test_prom.c - Prometheus exposition parsing and the server-quantity extraction,
- * on real /metrics samples (tests/data/prom/SOURCES.md) and on the simulator's own.
+ * on real /metrics samples (tests/data/prom/SOURCES.md) and on the simulator's own;
+ * the exposition writer the simulator and `run --metrics-listen` share.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -139,10 +140,89 @@ static void test_parse_edge_cases(void **state) {
   }
 }
 
+/* The writer: buckets by "less or equal", cumulative counts, escaped labels, and
+ * numbers that read back as the same doubles (through the parser above). */
+typedef struct found {
+  const char *name;
+  const char *labels;
+  double value;
+  int hits;
+} found;
+
+static int find_cb(void *ctx, const cb_prom_sample *s) {
+  found *f = ctx;
+  if (s->name_len == strlen(f->name) && !memcmp(s->name, f->name, s->name_len) &&
+      s->labels_len == strlen(f->labels) && !memcmp(s->labels, f->labels, s->labels_len)) {
+    f->value = s->value;
+    f->hits++;
+  }
+  return 0;
+}
+
+static double sample_of(const cb_buf *b, const char *name, const char *labels) {
+  found f = {.name = name, .labels = labels, .value = NAN};
+  cb_error err;
+  assert_int_equal(cb_prom_parse(b->data, b->len, find_cb, &f, &err), CB_OK);
+  if (f.hits != 1) fail_msg("%s{%s}: %d samples, want 1 in:\n%s", name, labels, f.hits, b->data);
+  return f.value;
+}
+
+static void test_write_exposition(void **state) {
+  (void)state;
+  cb_prom_hist h;
+  cb_prom_hist_init(&h, CB_PROM_BUCKETS_TTFT);
+  assert_int_equal(h.num_bounds, 22);
+  const double values[] = {0.001, 0.0010000000000000002, 0.1, 0.3, 2560, 2561, 0.1 + 0.2};
+  double sum = 0;
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+    cb_prom_hist_observe(&h, values[i]);
+    sum += values[i];
+  }
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  cb_buf lb;
+  cb_buf_init(&lb, 0);
+  cb_prom_write_label(&lb, "class", "a\\b\"c\nd\x01\xc2\x85\xff\xe2\x82\xac");
+  assert_string_equal(lb.data, "class=\"a\\\\b\\\"c\\nd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xe2\x82\xac\"");
+  cb_prom_write_header(&b, "t_seconds", "histogram", "Test.");
+  cb_prom_write_hist(&b, "t_seconds", lb.data, &h);
+  cb_prom_write_sample(&b, "g", "", 0.1);
+  cb_prom_write_sample(&b, "c_total", "", 9007199254740993.0);
+  cb_prom_write_sample(&b, "n", "", NAN);
+  cb_prom_write_sample(&b, "i", "", INFINITY);
+  assert_non_null(strstr(b.data, "# HELP t_seconds Test.\n# TYPE t_seconds histogram\n"));
+  const char *L = lb.data;
+  char want[256];
+  /* 0.001 is in le="0.001" (less or equal); the next double above it is not */
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"0.001\"} 1\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s in\n%s", want, b.data);
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"0.005\"} 2\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s", want);
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"0.1\"} 3\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s", want);
+  /* 0.1 + 0.2 = 0.30000000000000004 > 0.25, <= 0.5, as 0.3 */
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"0.5\"} 5\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s", want);
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"2560\"} 6\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s", want);
+  snprintf(want, sizeof want, "t_seconds_bucket{%s,le=\"+Inf\"} 7\n", L);
+  if (!strstr(b.data, want)) fail_msg("lacks %s", want);
+  assert_true(sample_of(&b, "t_seconds_sum", L) == sum); /* exactly */
+  assert_true(sample_of(&b, "t_seconds_count", L) == 7);
+  assert_true(sample_of(&b, "g", "") == 0.1);
+  assert_non_null(strstr(b.data, "\ng 0.1\n"));
+  assert_true(sample_of(&b, "c_total", "") == 9007199254740992.0); /* the double given */
+  assert_true(isnan(sample_of(&b, "n", "")));
+  assert_true(isinf(sample_of(&b, "i", "")));
+  cb_buf_free(&lb);
+  cb_buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_samples),
       cmocka_unit_test(test_simulator_exposition), cmocka_unit_test(test_parse_edge_cases),
+      cmocka_unit_test(test_write_exposition),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,10 +80,15 @@ static void test_point(void **state) {
   seen s = {0};
   cfg.on_record = on_record;
   cfg.record_ctx = &s;
+  cfg.metrics_listen = "127.0.0.1:0";
   cb_session *ses;
   cb_error err;
   assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
   assert_string_equal(cb_session_model(ses), "llama-3.1-8b");
+  /* the port the system gave, bound from open on */
+  unsigned port = 0;
+  assert_int_equal(sscanf(cb_session_metrics_url(ses), "http://127.0.0.1:%u/metrics", &port), 1);
+  assert_true(port > 0);
   cb_session_result r;
   cb_session_outcome o = cb_session_run(ses, &r, &err);
   if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
@@ -387,6 +392,21 @@ static void test_bad_config(void **state) {
   cfg.sweep_values[0] = 1;
   cfg.n_sweep = 1;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: live: runs one point");
+  cb_session_config_free(&cfg);
+
+  /* live metrics: a numeric address, real time, a linger in range */
+  small_config(&cfg, "bad", 5);
+  cfg.metrics_listen = "localhost:9464";
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_listen: expected ADDR:PORT with a numeric address");
+  cb_session_config_free(&cfg);
+  small_config(&cfg, "bad", 5);
+  cfg.metrics_listen = "127.0.0.1:0";
+  cfg.virtual_time = 1;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_listen: a run in virtual time has no live metrics");
+  cb_session_config_free(&cfg);
+  small_config(&cfg, "bad", 5);
+  cfg.metrics_linger_s = -1;
+  refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_linger_s: expected 0 to 86400 s, got -1");
   cb_session_config_free(&cfg);
 
   /* nothing listens on port 1: the target check fails, as FAILED (not bad input) */

@@ -386,9 +386,9 @@ static void test_metrics_exposition(void **state) {
   cb__sim_metrics m[2];
   cb__sim_metrics_init(&m[0]);
   cb__sim_metrics_init(&m[1]);
-  cb__sim_prom_observe(&m[0].ttft, 0.003);
-  cb__sim_prom_observe(&m[0].ttft, 0.05);
-  cb__sim_prom_observe(&m[0].ttft, 5000);
+  cb_prom_hist_observe(&m[0].ttft, 0.003);
+  cb_prom_hist_observe(&m[0].ttft, 0.05);
+  cb_prom_hist_observe(&m[0].ttft, 5000);
   m[1].success[CB__SIM_FINISH_LENGTH] = 7;
   cb_sim_engine_stats st[2] = {{.running = 3, .waiting = 1, .kv_usage = 0.25, .prefix_hits = 48},
                                {.running = 0}};
