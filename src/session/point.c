@@ -544,9 +544,13 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   summarized = 1;
   if (scrape) {
     uint64_t a = stats.origin_ns + out->all.window_start_ns, b = stats.origin_ns + out->all.window_end_ns;
-    cb__session_scrape_window_json(scrape, a, b, out->all.sessions.sessions ? &sink.set : NULL,
+    uint64_t done = b; /* the last measured reply */
+    for (size_t i = 0; i < sink.set.count; i++)
+      if (!sink.set.items[i].warmup && stats.origin_ns + sink.set.items[i].end_ns > done)
+        done = stats.origin_ns + sink.set.items[i].end_ns;
+    cb__session_scrape_window_json(scrape, a, b, done, out->all.sessions.sessions ? &sink.set : NULL,
                                    stats.origin_ns, &out->server_json);
-    cb__session_scrape_describe(scrape, a, b, out->server_line, sizeof out->server_line);
+    cb__session_scrape_describe(scrape, a, b, done, out->server_line, sizeof out->server_line);
     cb__session_scrape_free(scrape);
   }
   core_tried = 1;

@@ -162,16 +162,20 @@ typedef struct window_stats {
   const scrape_point *from, *to;   /* counter baseline and end */
 } window_stats;
 
-static void window_of(const cb__session_scrape *s, uint64_t a, uint64_t b, window_stats *w) {
+/* Gauges over the measured window [a, b]; counters from the last scrape answered by
+ * the first send a to the first asked after the last reply `done`: every measured
+ * request is admitted (and counted) between the two, whatever the server's delay. */
+static void window_of(const cb__session_scrape *s, uint64_t a, uint64_t b, uint64_t done,
+                      window_stats *w) {
   memset(w, 0, sizeof *w);
   for (int k = 0; k < 3; k++) w->max[k] = NAN;
   if (!s->n) return;
-  /* Baseline: the last scrape at or before the start; end: the first at or after it. */
+  if (done < b) done = b;
   w->from = &s->pts[0];
   w->to = &s->pts[s->n - 1];
   for (size_t i = 0; i < s->n; i++) {
-    if (s->pts[i].t_ns <= a) w->from = &s->pts[i];
-    if (s->pts[i].t_ns >= b) {
+    if (s->pts[i].t_done_ns <= a) w->from = &s->pts[i];
+    if (s->pts[i].t_ns >= done) {
       w->to = &s->pts[i];
       break;
     }
@@ -278,10 +282,10 @@ static void turns_json(const cb__session_scrape *s, const cb_record_set *set, ui
 }
 
 void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns,
-                                    uint64_t end_ns, const cb_record_set *set,
+                                    uint64_t end_ns, uint64_t done_ns, const cb_record_set *set,
                                     uint64_t origin_ns, cb_buf *out) {
   window_stats w;
-  window_of(s, start_ns, end_ns, &w);
+  window_of(s, start_ns, end_ns, done_ns, &w);
   char shown[2048];
   cb_secret_mask_url(s->url, shown, sizeof shown);
   cb_buf_append_str(out, "\"server\":{\"url\":\"");
@@ -312,9 +316,10 @@ void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_
   cb_buf_append_char(out, '}');
 }
 
-void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns, char *out, size_t n) {
+void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns, uint64_t end_ns,
+                                 uint64_t done_ns, char *out, size_t n) {
   window_stats w;
-  window_of(s, start_ns, end_ns, &w);
+  window_of(s, start_ns, end_ns, done_ns, &w);
   double q = delta(&w, offsetof(cb_prom_server, prefix_queries));
   double h = delta(&w, offsetof(cb_prom_server, prefix_hits));
   double rate = q > 0 ? h / q : w.to ? w.to->v.prefix_hit_rate : NAN;

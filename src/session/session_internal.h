@@ -141,15 +141,16 @@ cb_status cb__session_scrape_start(const char *url, double interval_s, const cha
                                    cb__session_scrape **out, cb_error *err);
 /* Take a last scrape and stop the thread. */
 void cb__session_scrape_stop(cb__session_scrape *s);
-/* Append `"server": {...}` for the window [start, end] (monotonic ns, absolute).
+/* Append `"server": {...}`: gauges over the window [start, end], counter deltas from
+ * the first send to the last measured reply done_ns (monotonic ns, absolute).
  * set: NULL, or a live sessions run's records (times from origin_ns): then "turns",
  * each turn index's prefix cache counters where two scrapes isolate it. */
 void cb__session_scrape_window_json(const cb__session_scrape *s, uint64_t start_ns,
-                                    uint64_t end_ns, const cb_record_set *set,
+                                    uint64_t end_ns, uint64_t done_ns, const cb_record_set *set,
                                     uint64_t origin_ns, cb_buf *out);
 /* One line for the terminal: "KV cache mean 34% max 80%, ...". */
 void cb__session_scrape_describe(const cb__session_scrape *s, uint64_t start_ns,
-                                 uint64_t end_ns, char *out, size_t n);
+                                 uint64_t end_ns, uint64_t done_ns, char *out, size_t n);
 void cb__session_scrape_free(cb__session_scrape *s);
 
 /* ---- the run's own metrics, live (live_metrics.c, metrics_listen.c) --------------------- */
