@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# deploy/k8s: every manifest, as written and as `kubectl kustomize` renders it, is
+# deploy/k8s: every manifest, as written and as rendered from kustomization.yaml, is
 # valid against the committed Kubernetes (v1.30) and kustomization JSON schemas
 # (tests/data/k8s/SOURCES.md), and a broken one is refused with its file and line;
-# kustomization.yaml's shards is the one place N is set. Then the commands the pods
-# run, taken from the rendered Jobs ($(VAR) expanded from their env, the ConfigMaps
-# and the Secret; JOB_COMPLETION_INDEX as the Job controller sets it; each volume's
-# mountPath mapped to a local directory) are run for real: N shard pods, each in its
-# own network namespace, against one `sim serve` in another at one address (as a
-# Service), then the merge pod's merge, gate and store against a private PostgreSQL
-# registry whose DSN (with a password) comes from the Secret and reaches no output.
-# Needs root and `ip netns`, kubectl (its built-in kustomize), Debian's python3-yaml
-# and python3-jsonschema: without them it fails in CI and is skipped elsewhere.
+# kustomization.yaml's shards is the one place N is set. The rendering is
+# k8s_manifests.py's `render`, the subset of kustomize that kustomization.yaml uses,
+# checked here on the real kustomization (kinds, names, namespace, image, N) and on
+# edits it must refuse; where a kubectl whose kustomize knows `replacements` is on
+# PATH, each rendering is also compared with `kubectl kustomize`'s (the same objects,
+# JSON-equal): a cross-check that is reported, never required (CI's Debian 12 has
+# only kubectl 1.20, whose kustomize predates replacements). Then the commands the
+# pods run, taken from the rendered Jobs ($(VAR) expanded from their env, the
+# ConfigMaps and the Secret; JOB_COMPLETION_INDEX as the Job controller sets it; each
+# volume's mountPath mapped to a local directory) are run for real: N shard pods,
+# each in its own network namespace, against one `sim serve` in another at one
+# address (as a Service), then the merge pod's merge, gate and store against a
+# private PostgreSQL registry whose DSN (with a password) comes from the Secret and
+# reaches no output.
+# Needs root and `ip netns`, PostgreSQL's server, jq, Debian's python3-yaml and
+# python3-jsonschema: without them it fails in CI and is skipped elsewhere.
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer jq
-need_peer kubectl
 PY=/usr/bin/python3
 "$PY" -c 'import jsonschema, yaml' 2>/dev/null ||
   missing_peer "Debian's python3-jsonschema and python3-yaml (make deps)"
@@ -36,10 +42,45 @@ trap cleanup EXIT
 $K8S validate "$SCHEMAS" "$SRC"/deploy/k8s/*.yaml >/dev/null || fail "deploy/k8s: not valid (above)"
 echo "ok - deploy/k8s/*.yaml valid against the committed schemas"
 
-# render: a copy of deploy/k8s with the Secret's source file (not committed) written
-render() { # DIR OUT
-  kubectl kustomize "$1" >"$2" 2>"$work/kustomize.err" || fail "kubectl kustomize $1: $(cat "$work/kustomize.err")"
+# kubectl's kustomize as a cross-check, where it knows replacements (kubectl 1.20's
+# kustomize 2.0.3 does not): a probe whose replacement must show in the output.
+kubectl_kustomize=""
+if command -v kubectl >/dev/null; then
+  mkdir "$work/probe"
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {n: "1"}\n' >"$work/probe/a.yaml"
+  printf '%s\n' 'resources: [a.yaml]' 'generatorOptions: {disableNameSuffixHash: true}' \
+    'configMapGenerator: [{name: b, literals: [n=7]}]' \
+    'replacements: [{source: {kind: ConfigMap, name: b, fieldPath: data.n},' \
+    '  targets: [{select: {kind: ConfigMap, name: a}, fieldPaths: [data.n]}]}]' >"$work/probe/kustomization.yaml"
+  kubectl_version=$(kubectl version --client 2>/dev/null | tr '\n' ' ' | sed 's/ *$//')
+  if kubectl kustomize "$work/probe" 2>/dev/null >"$work/probe.yaml" &&
+    [ "$($K8S json "$work/probe.yaml" | jq -r '.[] | select(.metadata.name == "a") | .data.n')" = 7 ]; then
+    kubectl_kustomize=yes
+    echo "# cross-check: each rendering is compared with kubectl kustomize's ($kubectl_version)"
+  else
+    echo "# no cross-check: this kubectl's kustomize has no replacements ($kubectl_version); k8s_manifests.py render alone"
+  fi
+else
+  echo "# no cross-check: no kubectl on PATH; k8s_manifests.py render alone"
+fi
+cross_checked=0
+
+# render DIR OUT: k8s_manifests.py's rendering of DIR into OUT (and OUT.json), and
+# kubectl kustomize's, where there is one, the same objects (sorted by kind and name,
+# JSON-equal). A difference is shown with the Secrets' values masked.
+render() {
+  $K8S render "$1" >"$2" 2>"$work/render.err" || fail "k8s_manifests.py render $1: $(cat "$work/render.err")"
   $K8S json "$2" >"$2.json"
+  [ -n "$kubectl_kustomize" ] || return 0
+  kubectl kustomize "$1" >"$2.kubectl" 2>"$work/kustomize.err" || fail "kubectl kustomize $1: $(cat "$work/kustomize.err")"
+  $K8S json "$2.kubectl" >"$2.kubectl.json"
+  local norm='sort_by(.kind, .metadata.name)' mask='map(if .kind == "Secret" then .data |= map_values("(masked)") else . end)'
+  if ! cmp -s <(jq -S "$norm" "$2.json") <(jq -S "$norm" "$2.kubectl.json"); then
+    fail "k8s_manifests.py render and kubectl kustomize differ on $1 (< render, > kubectl; Secret values masked, so an empty diff means one of them):
+$(diff <(jq -S "$norm | $mask" "$2.json") <(jq -S "$norm | $mask" "$2.kubectl.json") || true)"
+  fi
+  cross_checked=$((cross_checked + 1))
+  echo "ok - kubectl kustomize renders the same $(jq length "$2.json") objects as k8s_manifests.py render: ${2#"$work/"}"
 }
 cp -r "$SRC/deploy/k8s" "$work/k8s"
 echo "dsn=postgresql://calibench:never-shown-7Qx@/postgres?host=/nowhere" >"$work/k8s/registry.env"
@@ -47,7 +88,50 @@ render "$work/k8s" "$work/rendered.yaml"
 $K8S validate "$SCHEMAS" "$work/rendered.yaml" >/dev/null || fail "rendered manifests: not valid (above)"
 kinds=$(jq -c 'map(.kind) | sort' "$work/rendered.yaml.json")
 [ "$kinds" = '["ConfigMap","ConfigMap","Job","Job","PersistentVolumeClaim","Secret"]' ] || fail "rendered kinds: $kinds"
-echo "ok - kubectl kustomize's output valid too: $kinds"
+echo "ok - the rendering is valid too: $kinds"
+names=$(jq -c 'map(.kind + "/" + .metadata.name) | sort' "$work/rendered.yaml.json")
+[ "$names" = '["ConfigMap/calibench-run","ConfigMap/calibench-workload","Job/calibench-merge","Job/calibench-shards","PersistentVolumeClaim/calibench-results","Secret/calibench-registry"]' ] ||
+  fail "rendered names: $names"
+jq -e 'all(.metadata.namespace == "calibench")' "$work/rendered.yaml.json" >/dev/null ||
+  fail "namespace: $(jq -c 'map([.kind, .metadata.name, .metadata.namespace])' "$work/rendered.yaml.json")"
+images=$(jq -c '[.[] | select(.kind == "Job") | .spec.template.spec | (.initContainers // []) + .containers | .[].image]' \
+  "$work/rendered.yaml.json")
+[ "$images" = '["registry.example.com/calibench:latest","registry.example.com/calibench:latest","registry.example.com/calibench:latest","registry.example.com/calibench:latest"]' ] ||
+  fail "images: $images"
+jq -e '.[] | select(.kind == "ConfigMap" and .metadata.name == "calibench-run") | .data == {"shards": "4", "run_id": "run-1"}' \
+  "$work/rendered.yaml.json" >/dev/null || fail "ConfigMap calibench-run: $(jq -c '.[] | select(.metadata.name == "calibench-run")' "$work/rendered.yaml.json")"
+if [ "$(jq -r '.[] | select(.kind == "Secret" and .type == "Opaque") | .data | keys | join(",")' "$work/rendered.yaml.json")" != dsn ] ||
+  [ "$(jq -r '.[] | select(.kind == "Secret") | .data.dsn' "$work/rendered.yaml.json" | base64 -d)" != \
+    "postgresql://calibench:never-shown-7Qx@/postgres?host=/nowhere" ]; then
+  fail "Secret calibench-registry: not an Opaque Secret of registry.env's dsn alone"
+fi
+# kustomize writes base64 of 70 characters or more in lines of 70 (84 here: 70 + 14)
+jq -e '.[] | select(.kind == "Secret") | .data.dsn | test("^[A-Za-z0-9+/]{70}\n[A-Za-z0-9+/=]{14}\n$")' \
+  "$work/rendered.yaml.json" >/dev/null || fail "Secret calibench-registry: dsn not in base64 lines of 70"
+echo "ok - rendered: names $names, all in namespace calibench, the 4 containers' image registry.example.com/calibench:latest, the Secret's dsn registry.env's (base64 in lines of 70)"
+
+# Edits of kustomization.yaml the renderer cannot render exactly are refused, naming
+# the file, the edited line (@LINE@) and the field.
+refused() { # NAME SED PATTERN
+  local d=$work/refused/$1 line out status=0 want
+  mkdir -p "$work/refused" && cp -r "$work/k8s" "$d"
+  sed -i "$2" "$d/kustomization.yaml"
+  line=$(cmp "$work/k8s/kustomization.yaml" "$d/kustomization.yaml" | sed -nE 's/.* line ([0-9]+)$/\1/p' || true)
+  [ -n "$line" ] || fail "the edit '$2' changed nothing in kustomization.yaml"
+  want=${3//@LINE@/$line}
+  out=$($K8S render "$d" 2>&1 >/dev/null) || status=$?
+  [ "$status" = 2 ] || fail "render of kustomization.yaml with '$2': exit $status, want 2: $out"
+  grep -Eq -- "$want" <<<"$out" || fail "render of kustomization.yaml with '$2': output lacks /$want/: $out"
+  echo "ok - render refused: ${out//"$work/"/}"
+}
+refused unknown 's/^namespace: calibench$/namespaces: calibench/' \
+  "kustomization.yaml:@LINE@: namespaces: unknown key 'namespaces': this renderer knows only apiVersion, kind, namespace, resources,"
+refused hash 's/^  disableNameSuffixHash: true$/  disableNameSuffixHash: false/' \
+  "kustomization.yaml:[0-9]+: generatorOptions: expected \{disableNameSuffixHash: true\}"
+refused target 's/^          - spec.parallelism$/          - spec.paralelism/' \
+  "kustomization.yaml:@LINE@: replacements.0.targets.0.fieldPaths.1: Job calibench-shards has no field spec.paralelism"
+refused four 's/- shards=4 /- shards=four /' \
+  "kustomization.yaml:[0-9]+: replacements.0.targets.0.fieldPaths.0: spec.completions is an integer: the source's 'four' is not a decimal integer"
 
 # Broken manifests are refused, each naming the file, the edited line (@LINE@) and the
 # field.
@@ -161,4 +245,9 @@ stored=$("$CALIBENCH" history --metric requests --format json --registry "$PG_UR
 echo "ok - merge pod: 120 records of 3 shards merged, gate PASS, stored in PostgreSQL"
 if grep -rl -- "$secret" "$work"/*.out "$R" 2>/dev/null; then fail "the DSN's password reached a file or an output"; fi
 echo "ok - the registry password is in no output and no result file"
-echo "PASS"
+[ -z "$kubectl_kustomize" ] || [ "$cross_checked" = 3 ] || fail "cross-checked $cross_checked renderings, want 3"
+if [ -n "$kubectl_kustomize" ]; then
+  echo "PASS (all $cross_checked renderings cross-checked with kubectl kustomize: $kubectl_version)"
+else
+  echo "PASS (rendered by k8s_manifests.py alone: no kubectl kustomize with replacements to cross-check)"
+fi
