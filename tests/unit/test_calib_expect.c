@@ -311,67 +311,64 @@ static void test_task_from_probe(void **state) {
   rmdir(dir);
 }
 
-static void test_errors(void **state) {
-  (void)state;
+/* The defaults and the one required input, --paper 0.9. */
+static cb_calib_expect_params paper_only(void) {
   cb_calib_expect_params p;
+  cb_calib_expect_default_params(&p);
+  p.paper = 0.9;
+  return p;
+}
+
+/* p is refused with code and a message holding want. */
+static void refused(const cb_calib_expect_params *p, cb_status code, const char *want) {
   cb_calib_expect_result r;
   cb_error err;
   cb_error_clear(&err);
+  expect_error(cb_calib_expect_compute(p, &r, &err), code, &err, want);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  cb_calib_expect_params p;
   cb_calib_expect_default_params(&p);
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--paper must be a number > 0");
+  refused(&p, CB_ERR_INVALID, "--paper must be a number > 0");
   p.paper = 0.9;
   p.js_bits = 0.1;
   p.data_factor = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "data factor: give one of --data-factor, --drift and --js");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "data factor: give one of --data-factor, --drift and --js");
+  p = paper_only();
   p.margin = 1.2;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--margin must be in (0, 1], got 1.2");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "--margin must be in (0, 1], got 1.2");
+  p = paper_only();
   p.concurrency = 10;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--concurrency and --capacity go together");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "--concurrency and --capacity go together");
+  p = paper_only();
   p.results_dir = data("run_measured");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--results needs the paper's output_tokens_per_s to compare with");
+  refused(&p, CB_ERR_INVALID, "--results needs the paper's output_tokens_per_s to compare with");
   p.env_paper = 5000;
   p.env_metric = "goodput_requests_per_s";
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "summary.json: key 'summary.throughput.goodput_requests_per_s' is null (goodput "
-               "needs a run with --slo)");
+  refused(&p, CB_ERR_INVALID,
+          "summary.json: key 'summary.throughput.goodput_requests_per_s' is null (goodput needs a "
+          "run with --slo)");
   p.env_metric = "tokens";
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "unknown environment metric 'tokens'");
+  refused(&p, CB_ERR_INVALID, "unknown environment metric 'tokens'");
   p.env_metric = NULL;
   p.results_dir = data("no-such-dir");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_IO, &err, "no-such-dir/summary.json");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_IO, "no-such-dir/summary.json");
+  p = paper_only();
   p.drift_path = data("run_measured/summary.json");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_PARSE, &err,
-               "summary.json: key 'kind': expected \"calibrate.drift\"");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_PARSE, "summary.json: key 'kind': expected \"calibrate.drift\"");
+  p = paper_only();
   p.step_success = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--step-success applies to --tool-calls");
+  refused(&p, CB_ERR_INVALID, "--step-success applies to --tool-calls");
   p.tool_calls = 2;
   p.task_factor = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "task factor: give one of --task-factor, --steps and --tool-calls");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "task factor: give one of --task-factor, --steps and --tool-calls");
+  p = paper_only();
   const double bad[] = {0.9, 1.5};
   p.steps = bad;
   p.n_steps = 2;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "step 2's success rate must be in (0, 1], got 1.5");
+  refused(&p, CB_ERR_INVALID, "step 2's success rate must be in (0, 1], got 1.5");
 }
 
 int main(void) {
