@@ -50,7 +50,8 @@ static cb_status read_key(const cb__yaml_ctx *y, const yaml_node_t *v, const cha
   dialog_behavior *d = ctx;
   if (!strcmp(name, "recall")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->recall, y->err);
   if (!strcmp(name, "decay")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->decay, y->err);
-  if (!strcmp(name, "clarify")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->clarify, y->err);
+  if (!strcmp(name, "clarify"))
+    return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->clarify, y->err);
   return cb__yaml_bool(y->path, v, key, &d->thread_tag, y->err); /* thread_tag, KEYS' last */
 }
 

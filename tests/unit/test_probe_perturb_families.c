@@ -218,8 +218,9 @@ static void test_word_families_pinned(void **state) {
     size_t e;
     char *a = apply(&p, cases[i].f, text, cases[i].seed, &e);
     if (e != cases[i].edits || strcmp(a, cases[i].want))
-      fail_msg("%s seed %llu: %zu edits \"%s\", want %zu \"%s\"", cb__perturb_family_name(cases[i].f),
-               (unsigned long long)cases[i].seed, e, a, cases[i].edits, cases[i].want);
+      fail_msg("%s seed %llu: %zu edits \"%s\", want %zu \"%s\"",
+               cb__perturb_family_name(cases[i].f), (unsigned long long)cases[i].seed, e, a,
+               cases[i].edits, cases[i].want);
     cb_free(a);
   }
   cb__perturber_free(&p);

@@ -1,7 +1,8 @@
 /*
  * test_workload_common.h - what test_workload_*.c share: the path of a test's data file
- * (tests/data/workload), a small one-class workload and a schedule built from parameters. Header-only (each test is
- * its own executable); include after <cmocka.h> and calibench/workload.h.
+ * (tests/data/workload), a small one-class workload and a schedule built from
+ * parameters. Header-only (each test is its own executable); include after <cmocka.h>
+ * and calibench/workload.h.
  */
 #ifndef CALIBENCH_TEST_WORKLOAD_COMMON_H
 #define CALIBENCH_TEST_WORKLOAD_COMMON_H
