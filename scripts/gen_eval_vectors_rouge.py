@@ -32,6 +32,8 @@ import random
 import re
 import sys
 
+from eval_vectors_words import vary_words
+
 TYPES = ['rouge%d' % n for n in range(1, 10)] + ['rougeL', 'rougeLsum']
 
 # ---- calibench's unicode tokenizer, defined here for the vectors (docs/eval.md)
@@ -126,17 +128,7 @@ def script_text(rng, alphabet, n, marks=None, digits=None, spaced=True):
 
 def mutate(rng, text, vocab):
     """A hypothesis near a reference: words dropped, swapped, replaced, inserted."""
-    words = text.split(' ')
-    out = []
-    for w in words:
-        r = rng.random()
-        if r < 0.15:
-            continue
-        if r < 0.3:
-            w = rng.choice(vocab)
-        out.append(w)
-        if rng.random() < 0.08:
-            out.append(rng.choice(vocab))
+    out = vary_words(rng, text, lambda: rng.choice(vocab), 0.08, lambda: rng.choice(vocab))
     if len(out) > 3 and rng.random() < 0.5:
         i = rng.randrange(len(out) - 1)
         out[i], out[i + 1] = out[i + 1], out[i]

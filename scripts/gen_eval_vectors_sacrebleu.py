@@ -37,6 +37,8 @@ import os
 import random
 import sys
 
+from eval_vectors_words import vary_words
+
 SEED = 20261203
 
 
@@ -450,18 +452,10 @@ def rand_text(rng, kind, long=False):
 
 def perturb(rng, text, kind):
     """A reference-like variant: words dropped, swapped, replaced."""
-    words = text.split(' ')
-    out = []
-    for w in words:
-        r = rng.random()
-        if r < 0.15:
-            continue
-        if r < 0.3:
-            w = rand_text(rng, kind).split(' ')[0] if kind != 'cjk' else rng.choice(CJK)
-        out.append(w)
-        if rng.random() < 0.05:
-            out.append(rng.choice(PROSE))
-    return " ".join(out)
+    def replace():
+        return rand_text(rng, kind).split(' ')[0] if kind != 'cjk' else rng.choice(CJK)
+
+    return " ".join(vary_words(rng, text, replace, 0.05, lambda: rng.choice(PROSE)))
 
 
 def random_corpus(rng, kind, nseg, nrefs, var_refs=False, long_lines=0, newlines=False):

@@ -12,8 +12,8 @@
 #include "calibench/report.h"
 #include "args.h"
 #include "cli.h"
+#include "probe_session.h"
 #include "run_config.h"
-#include "run_output.h"
 
 enum { O_SCENARIOS = RUN_CONFIG_EXTRA_OPT, O_REPETITIONS, O_NO_SEED };
 
@@ -143,24 +143,9 @@ int cli_probe_dialog_main(int argc, char **argv) {
     fprintf(stderr, "calibench probe dialog: %zu conversations, %zu turns, %u at a time\n",
             cb_probe_dialog_conversations(pd), cb_probe_dialog_turns(pd), cfg.workload.concurrency);
   cb_probe_dialog_attach(pd, &cfg);
-  cfg.stop = &cli_stop_signals;
   cb_session *s = NULL;
-  cb_session_outcome o = cb_session_open(&cfg, &s, &err);
-  rc = (int)o;
-  if (o != CB_SESSION_OK) {
-    fprintf(stderr, "calibench: probe dialog: %s\n", err.msg);
-    cb_session_close(s);
-    goto out;
-  }
-  cli_stop_handlers stop_handlers;
-  cli_stop_catch(&stop_handlers);
   cb_session_result r;
-  o = cb_session_run(s, &r, &err);
-  cli_stop_release(&stop_handlers);
-  rc = (int)o;
-  if (o != CB_SESSION_OK) fprintf(stderr, "calibench: probe dialog: %s\n", err.msg);
-  if ((o == CB_SESSION_OK || r.all.requests) && !cfg.quiet)
-    run_print_summary(stdout, &r, cb_session_target(s), cb_session_model(s), cfg.out_dir);
+  rc = (int)probe_session_run("dialog", &cfg, &s, &r, &err);
   if (r.ran) {
     json_t *doc = NULL;
     if (cb_probe_dialog_write(pd, r.dir, &doc, &err) != CB_OK) {

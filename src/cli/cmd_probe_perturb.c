@@ -14,8 +14,8 @@
 #include "calibench/report.h"
 #include "cli.h"
 #include "metric_options.h"
+#include "probe_session.h"
 #include "run_config.h"
-#include "run_output.h"
 
 enum { O_FAMILIES = RUN_CONFIG_EXTRA_OPT, O_RATE, O_VARIANTS, O_INDUCEMENTS, O_PATTERNS,
        O_WORDNET, O_UNIHAN, O_AGREEMENT, O_SIMILARITY, O_TOP_LOGPROBS, O_ANSWER_TOKENS,
@@ -205,24 +205,9 @@ int cli_probe_perturb_main(int argc, char **argv) {
     goto out;
   }
   cb_probe_perturb_session(pp, &cfg);
-  cfg.stop = &cli_stop_signals;
-  cb_session_outcome o = cb_session_open(&cfg, &s, &err);
-  rc = (int)o;
-  if (o != CB_SESSION_OK) {
-    fprintf(stderr, "calibench: probe perturb: %s\n", err.msg);
-    goto out;
-  }
-  cli_stop_handlers stop_handlers;
-  cli_stop_catch(&stop_handlers);
   cb_session_result r;
-  o = cb_session_run(s, &r, &err);
-  cli_stop_release(&stop_handlers);
-  rc = (int)o;
-  if ((o == CB_SESSION_OK || r.all.requests) && !cfg.quiet)
-    run_print_summary(stdout, &r, cb_session_target(s), cb_session_model(s), cfg.out_dir);
-  if (o != CB_SESSION_OK) {
-    fprintf(stderr, "calibench: probe perturb: %s\n", err.msg);
-  } else {
+  rc = (int)probe_session_run("perturb", &cfg, &s, &r, &err);
+  if (rc == CB_SESSION_OK) {
     json_t *doc = NULL;
     if (cb_probe_perturb_finish(pp, &cfg.workload, r.dir, &doc, &err) != CB_OK) {
       fprintf(stderr, "calibench: probe perturb: %s\n", err.msg);

@@ -69,39 +69,37 @@ static void other_member(int g, const char *w, size_t n, cb_rng *rng, char *buf,
   snprintf(buf, cap, "%.*s", (int)lens[k], members[k]);
 }
 
+/* word lowercased into low (an apostrophe kept); 0 when it does not fit. */
+static int lower_word(const char *word, size_t n, char low[32]) {
+  if (n >= 32) return 0;
+  for (size_t i = 0; i < n; i++) low[i] = (char)(word[i] | (word[i] == '\'' ? 0 : 0x20));
+  return 1;
+}
+
+/* A word with a homophone: its group is the tag. */
+static int find_homophone(void *ctx, const char *word, size_t n, size_t *tag) {
+  (void)ctx;
+  char low[32];
+  if (!lower_word(word, n, low)) return 0;
+  int g = group_of(low, n);
+  if (g < 0) return 0;
+  *tag = (size_t)g;
+  return 1;
+}
+
+static const char *replace_homophone(void *ctx, const char *word, size_t n, size_t tag,
+                                     cb_rng *rng) {
+  char *repl = ctx, low[32];
+  lower_word(word, n, low);
+  other_member((int)tag, low, n, rng, repl, 32);
+  return repl;
+}
+
 size_t cb__perturb_english_homophones(double rate, const char *text, size_t len, cb_rng *rng,
                                       cb_buf *out) {
-  /* Words with a homophone: start, length, group. */
-  size_t cap = 16, count = 0, pos = 0, start, n;
-  size_t *at = cb_reallocarray(NULL, cap, 3 * sizeof *at);
-  while (cb__perturb_next_word(text, len, &pos, &start, &n)) {
-    char low[32];
-    if (n >= sizeof low) continue;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(text[start + i] | (text[start + i] == '\'' ? 0 : 0x20));
-    int g = group_of(low, n);
-    if (g < 0) continue;
-    if (count == cap) at = cb_reallocarray(at, cap *= 2, 3 * sizeof *at);
-    at[3 * count] = start;
-    at[3 * count + 1] = n;
-    at[3 * count + 2] = (size_t)g;
-    count++;
-  }
-  unsigned char *chosen = count ? cb_calloc(count, 1) : NULL;
-  size_t edits = cb__perturb_choose(count, rate, rng, chosen), done = 0;
-  for (size_t k = 0; k < count; k++) {
-    if (!chosen[k]) continue;
-    size_t s = at[3 * k], m = at[3 * k + 1];
-    char low[32], repl[32];
-    for (size_t i = 0; i < m; i++) low[i] = (char)(text[s + i] | (text[s + i] == '\'' ? 0 : 0x20));
-    other_member((int)at[3 * k + 2], low, m, rng, repl, sizeof repl);
-    cb_buf_append(out, text + done, s - done);
-    cb__perturb_append_cased(out, text + s, m, repl);
-    done = s + m;
-  }
-  cb_buf_append(out, text + done, len - done);
-  cb_free(chosen);
-  cb_free(at);
-  return edits;
+  char repl[32];
+  const cb__perturb_words w = {find_homophone, replace_homophone, repl};
+  return cb__perturb_replace_words(&w, rate, text, len, rng, out);
 }
 
 /* The code point at text[*i] (well-formed UTF-8 assumed; a bad byte is itself), *i

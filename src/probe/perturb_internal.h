@@ -102,6 +102,18 @@ void cb__perturb_append_cased(cb_buf *out, const char *orig, size_t orig_n, cons
  * when any exists: each is chosen with probability rate, then one at random if
  * none was. chosen[] gets 0/1. Returns how many were chosen. */
 size_t cb__perturb_choose(size_t n, double rate, cb_rng *rng, unsigned char *chosen);
+/* A family that swaps whole words (English homophones, synonyms): find says whether
+ * the word (n bytes) can change, keeping in *tag what replace needs; replace gives
+ * the chosen word's replacement, valid until its next call. */
+typedef struct cb__perturb_words {
+  int (*find)(void *ctx, const char *word, size_t n, size_t *tag);
+  const char *(*replace)(void *ctx, const char *word, size_t n, size_t tag, cb_rng *rng);
+  void *ctx;
+} cb__perturb_words;
+/* text into out with the words w->find accepts chosen as cb__perturb_choose chooses at
+ * rate, each replaced (in its own case pattern) by w->replace. Returns the edits. */
+size_t cb__perturb_replace_words(const cb__perturb_words *w, double rate, const char *text,
+                                 size_t len, cb_rng *rng, cb_buf *out);
 
 
 /* ---- comparing a clean and a perturbed answer (perturb_compare.c) ---------------- */

@@ -6,7 +6,6 @@
  */
 #include <string.h>
 
-#include "calibench/alloc.h"
 #include "probe/perturb_internal.h"
 
 /* Words whose WordNet entries are rare senses ("can" the container, "will" the
@@ -26,44 +25,49 @@ static int is_function_word(const char *w) {
   return 0;
 }
 
+typedef struct synonyms {
+  cb__wordnet *wn;
+  cb_buf syn; /* the last word's synonyms, each NUL-ended */
+} synonyms;
+
+/* word lowercased into low, NUL-ended; 0 when it does not fit. */
+static int lower_word(const char *word, size_t n, char low[48]) {
+  if (n >= 48) return 0;
+  for (size_t i = 0; i < n; i++) low[i] = (char)(word[i] | 0x20);
+  low[n] = '\0';
+  return 1;
+}
+
+/* A content word of three letters or more that WordNet has a synonym for. */
+static int find_synonym(void *ctx, const char *word, size_t n, size_t *tag) {
+  synonyms *sy = ctx;
+  char low[48];
+  *tag = 0;
+  if (n < 3 || !lower_word(word, n, low)) return 0;
+  if (strchr(low, '\'') || is_function_word(low)) return 0;
+  cb_buf_reset(&sy->syn);
+  return cb__wordnet_synonyms(sy->wn, low, &sy->syn) > 0;
+}
+
+static const char *replace_synonym(void *ctx, const char *word, size_t n, size_t tag,
+                                   cb_rng *rng) {
+  (void)tag;
+  synonyms *sy = ctx;
+  char low[48];
+  lower_word(word, n, low);
+  cb_buf_reset(&sy->syn);
+  size_t ns = cb__wordnet_synonyms(sy->wn, low, &sy->syn), pick = cb_rng_below(rng, ns);
+  const char *w = sy->syn.data;
+  while (pick--) w += strlen(w) + 1;
+  return w;
+}
+
 size_t cb__perturb_synonyms(cb__wordnet *wn, double rate, const char *text, size_t len,
                             cb_rng *rng, cb_buf *out) {
-  size_t cap = 16, count = 0, pos = 0, start, n;
-  size_t *at = cb_reallocarray(NULL, cap, 2 * sizeof *at);
-  cb_buf syn;
-  cb_buf_init(&syn, 0);
-  while (cb__perturb_next_word(text, len, &pos, &start, &n)) {
-    char low[48];
-    if (n < 3 || n >= sizeof low) continue;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(text[start + i] | 0x20);
-    low[n] = '\0';
-    if (strchr(low, '\'') || is_function_word(low)) continue;
-    cb_buf_reset(&syn);
-    if (!cb__wordnet_synonyms(wn, low, &syn)) continue;
-    if (count == cap) at = cb_reallocarray(at, cap *= 2, 2 * sizeof *at);
-    at[2 * count] = start;
-    at[2 * count + 1] = n;
-    count++;
-  }
-  unsigned char *chosen = count ? cb_calloc(count, 1) : NULL;
-  size_t edits = cb__perturb_choose(count, rate, rng, chosen), done = 0;
-  for (size_t k = 0; k < count; k++) {
-    if (!chosen[k]) continue;
-    size_t s = at[2 * k], m = at[2 * k + 1];
-    char low[48];
-    for (size_t i = 0; i < m; i++) low[i] = (char)(text[s + i] | 0x20);
-    low[m] = '\0';
-    cb_buf_reset(&syn);
-    size_t ns = cb__wordnet_synonyms(wn, low, &syn), pick = cb_rng_below(rng, ns);
-    const char *w = syn.data;
-    while (pick--) w += strlen(w) + 1;
-    cb_buf_append(out, text + done, s - done);
-    cb__perturb_append_cased(out, text + s, m, w);
-    done = s + m;
-  }
-  cb_buf_append(out, text + done, len - done);
-  cb_buf_free(&syn);
-  cb_free(chosen);
-  cb_free(at);
+  synonyms sy = {.wn = wn};
+  cb_buf_init(&sy.syn, 0);
+  const cb__perturb_words w = {find_synonym, replace_synonym, &sy};
+  size_t edits = cb__perturb_replace_words(&w, rate, text, len, rng, out);
+  cb_buf_free(&sy.syn);
   return edits;
 }

@@ -1,9 +1,10 @@
 /*
  * perturb_words.c - what the word-level families share: finding words, keeping their
- * case, and choosing which to edit.
+ * case, choosing which to edit, and swapping the chosen words.
  */
 #include <string.h>
 
+#include "calibench/alloc.h"
 #include "probe/perturb_internal.h"
 
 static int is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -44,4 +45,33 @@ size_t cb__perturb_choose(size_t n, double rate, cb_rng *rng, unsigned char *cho
     count = 1;
   }
   return count;
+}
+
+size_t cb__perturb_replace_words(const cb__perturb_words *w, double rate, const char *text,
+                                 size_t len, cb_rng *rng, cb_buf *out) {
+  /* The candidates: start, length, tag. */
+  size_t cap = 16, count = 0, pos = 0, start, n, tag;
+  size_t *at = cb_reallocarray(NULL, cap, 3 * sizeof *at);
+  while (cb__perturb_next_word(text, len, &pos, &start, &n)) {
+    if (!w->find(w->ctx, text + start, n, &tag)) continue;
+    if (count == cap) at = cb_reallocarray(at, cap *= 2, 3 * sizeof *at);
+    at[3 * count] = start;
+    at[3 * count + 1] = n;
+    at[3 * count + 2] = tag;
+    count++;
+  }
+  unsigned char *chosen = count ? cb_calloc(count, 1) : NULL;
+  size_t edits = cb__perturb_choose(count, rate, rng, chosen), done = 0;
+  for (size_t k = 0; k < count; k++) {
+    if (!chosen[k]) continue;
+    size_t s = at[3 * k], m = at[3 * k + 1];
+    const char *repl = w->replace(w->ctx, text + s, m, at[3 * k + 2], rng);
+    cb_buf_append(out, text + done, s - done);
+    cb__perturb_append_cased(out, text + s, m, repl);
+    done = s + m;
+  }
+  cb_buf_append(out, text + done, len - done);
+  cb_free(chosen);
+  cb_free(at);
+  return edits;
 }

@@ -37,38 +37,28 @@ static const char *const KEYS[] = {"breakpoint_tokens", "width_tokens", "recall"
 
 void cb__sim_behavior_context_free(void *section) { cb_free(section); }
 
+static cb_status read_key(const cb__yaml_ctx *y, const yaml_node_t *v, const char *name,
+                          const char *key, void *ctx) {
+  context_behavior *c = ctx;
+  if (!strcmp(name, "breakpoint_tokens"))
+    return cb__yaml_number(y->path, v, key, 1, 0, 1e9, &c->breakpoint_tokens, y->err);
+  if (!strcmp(name, "width_tokens"))
+    return cb__yaml_number(y->path, v, key, 0, 1, 1e9, &c->width_tokens, y->err);
+  if (!strcmp(name, "recall")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &c->recall, y->err);
+  if (!strcmp(name, "middle_dip"))
+    return cb__yaml_number(y->path, v, key, 0, 0, 1, &c->middle_dip, y->err);
+  if (!strcmp(name, "distractor_penalty"))
+    return cb__yaml_number(y->path, v, key, 0, 0, 1, &c->distractor_penalty, y->err);
+  /* distractor_window_tokens, the last of KEYS */
+  return cb__yaml_number(y->path, v, key, 0, 1, 1e9, &c->distractor_window_tokens, y->err);
+}
+
 cb_status cb__sim_behavior_context_parse(const cb__yaml_ctx *y, const yaml_node_t *map,
                                          void **out) {
   context_behavior *c = cb_calloc(1, sizeof *c);
   *c = (context_behavior){.breakpoint_tokens = -1, .width_tokens = 1, .recall = 1,
                           .distractor_window_tokens = 256};
-  cb_status st = CB_OK;
-  for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-       st == CB_OK && pr < map->data.mapping.pairs.top; pr++) {
-    yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
-    yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
-    const char *name = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
-    char key[64];
-    snprintf(key, sizeof key, "context.%s", name);
-    if (!strcmp(name, "breakpoint_tokens"))
-      st = cb__yaml_number(y->path, v, key, 1, 0, 1e9, &c->breakpoint_tokens, y->err);
-    else if (!strcmp(name, "width_tokens"))
-      st = cb__yaml_number(y->path, v, key, 0, 1, 1e9, &c->width_tokens, y->err);
-    else if (!strcmp(name, "recall"))
-      st = cb__yaml_number(y->path, v, key, 0, 0, 1, &c->recall, y->err);
-    else if (!strcmp(name, "middle_dip"))
-      st = cb__yaml_number(y->path, v, key, 0, 0, 1, &c->middle_dip, y->err);
-    else if (!strcmp(name, "distractor_penalty"))
-      st = cb__yaml_number(y->path, v, key, 0, 0, 1, &c->distractor_penalty, y->err);
-    else if (!strcmp(name, "distractor_window_tokens"))
-      st = cb__yaml_number(y->path, v, key, 0, 1, 1e9, &c->distractor_window_tokens, y->err);
-    else {
-      char list[160] = "";
-      for (int i = 0; KEYS[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", KEYS[i]);
-      st = cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: %s)", key, list);
-    }
-  }
+  cb_status st = cb__yaml_section(y, map, "context", KEYS, read_key, c);
   if (st == CB_OK && c->breakpoint_tokens < 0)
     st = cb__yaml_at(y, map, CB_ERR_PARSE, "section 'context': key 'breakpoint_tokens' is required");
   if (st != CB_OK) {

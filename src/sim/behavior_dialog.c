@@ -45,28 +45,20 @@ static const char *const KEYS[] = {"recall", "decay", "clarify", "thread_tag", N
 
 void cb__sim_behavior_dialog_free(void *section) { cb_free(section); }
 
+static cb_status read_key(const cb__yaml_ctx *y, const yaml_node_t *v, const char *name,
+                          const char *key, void *ctx) {
+  dialog_behavior *d = ctx;
+  if (!strcmp(name, "recall")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->recall, y->err);
+  if (!strcmp(name, "decay")) return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->decay, y->err);
+  if (!strcmp(name, "clarify"))
+    return cb__yaml_number(y->path, v, key, 0, 0, 1, &d->clarify, y->err);
+  return cb__yaml_bool(y->path, v, key, &d->thread_tag, y->err); /* thread_tag, KEYS' last */
+}
+
 cb_status cb__sim_behavior_dialog_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   dialog_behavior *d = cb_calloc(1, sizeof *d);
   *d = (dialog_behavior){.recall = 1, .decay = 1, .clarify = 0};
-  cb_status st = CB_OK;
-  for (yaml_node_pair_t *pr = map->data.mapping.pairs.start;
-       st == CB_OK && pr < map->data.mapping.pairs.top; pr++) {
-    yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
-    yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
-    const char *name = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
-    char key[64];
-    snprintf(key, sizeof key, "dialog.%s", name);
-    if (!strcmp(name, "recall")) st = cb__yaml_number(y->path, v, key, 0, 0, 1, &d->recall, y->err);
-    else if (!strcmp(name, "decay")) st = cb__yaml_number(y->path, v, key, 0, 0, 1, &d->decay, y->err);
-    else if (!strcmp(name, "clarify")) st = cb__yaml_number(y->path, v, key, 0, 0, 1, &d->clarify, y->err);
-    else if (!strcmp(name, "thread_tag")) st = cb__yaml_bool(y->path, v, key, &d->thread_tag, y->err);
-    else {
-      char list[96] = "";
-      for (int i = 0; KEYS[i]; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", KEYS[i]);
-      st = cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: %s)", key, list);
-    }
-  }
+  cb_status st = cb__yaml_section(y, map, "dialog", KEYS, read_key, d);
   if (st != CB_OK) {
     cb_free(d);
     return st;

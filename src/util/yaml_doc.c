@@ -182,6 +182,31 @@ cb_status cb__yaml_key_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status
   return st;
 }
 
+cb_status cb__yaml_section(const cb__yaml_ctx *y, const yaml_node_t *map, const char *section,
+                           const char *const *known, cb__yaml_key_fn read, void *ctx) {
+  for (yaml_node_pair_t *pr = map->data.mapping.pairs.start; pr < map->data.mapping.pairs.top;
+       pr++) {
+    yaml_node_t *k = yaml_document_get_node(y->doc, pr->key);
+    yaml_node_t *v = yaml_document_get_node(y->doc, pr->value);
+    const char *name = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+    char key[64];
+    snprintf(key, sizeof key, "%s.%s", section, name);
+    size_t i = 0;
+    while (known[i] && strcmp(known[i], name)) i++;
+    cb_status st;
+    if (known[i]) {
+      st = read(y, v, name, key, ctx);
+    } else {
+      char list[256] = "";
+      for (i = 0; known[i]; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", known[i]);
+      st = cb__yaml_at(y, k, CB_ERR_PARSE, "unknown key '%s' (known: %s)", key, list);
+    }
+    if (st != CB_OK) return st;
+  }
+  return CB_OK;
+}
+
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err) {
   if (n->type != YAML_SCALAR_NODE)

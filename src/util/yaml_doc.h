@@ -46,6 +46,15 @@ cb_status cb__yaml_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status cod
 cb_status cb__yaml_key_at(const cb__yaml_ctx *y, const yaml_node_t *n, cb_status code,
                           const char *key, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* Reads one key of a section's mapping: its value node, its name and "SECTION.NAME"
+ * (for errors); ctx is the section's object. */
+typedef cb_status (*cb__yaml_key_fn)(const cb__yaml_ctx *y, const yaml_node_t *value,
+                                     const char *name, const char *key, void *ctx);
+/* The keys of mapping `map` (section `section`'s) in file order, until one fails: a key
+ * not among `known` (NULL-ended; a non-scalar key counts as "") fails with "unknown key
+ * 'SECTION.K' (known: a, b, ...)" at the key, the others go to read. */
+cb_status cb__yaml_section(const cb__yaml_ctx *y, const yaml_node_t *map, const char *section,
+                           const char *const *known, cb__yaml_key_fn read, void *ctx);
 /* A scalar's text, or "key 'K': expected a single value, got a mapping" (or list). */
 cb_status cb__yaml_scalar(const char *name, const yaml_node_t *n, const char *key,
                           const char **out, cb_error *err);

@@ -183,5 +183,8 @@ expect 2 "closed loop" -- probe dialog --scenarios "$TMP/scenarios.yaml" --rate 
 expect 2 "chat messages: --api chat" -- probe dialog --scenarios "$TMP/scenarios.yaml" --api completions
 printf 'dialog:\n  decay: 2\n' >"$TMP/badb.yaml"
 expect 2 "badb.yaml:2: key 'dialog.decay'" -- sim serve --behavior "$TMP/badb.yaml"
+# A target that cannot be reached: the session does not open, the probe says why, exit 1.
+expect 1 "^calibench: probe dialog: cannot reach http://127.0.0.1:9/v1/models" -- probe dialog \
+  --scenarios "$TMP/scenarios.yaml" --url http://127.0.0.1:9/v1 --model m --out "$TMP/down"
 expect 0 "probe dialog --scenarios FILE" -- probe dialog --help
 expect 0 "dialog" -- probe --help

@@ -57,6 +57,29 @@ static int remove_drift(void **state) {
   return 0;
 }
 
+/* The defaults and the one required input, --paper. */
+static cb_calib_expect_params with_paper(double paper) {
+  cb_calib_expect_params p;
+  cb_calib_expect_default_params(&p);
+  p.paper = paper;
+  return p;
+}
+
+/* p computes into *r. */
+static void computes(const cb_calib_expect_params *p, cb_calib_expect_result *r) {
+  cb_error err;
+  cb_error_clear(&err);
+  if (cb_calib_expect_compute(p, r, &err) != CB_OK) fail_msg("%s", err.msg);
+}
+
+/* p is refused with code and a message holding want. */
+static void refused(const cb_calib_expect_params *p, cb_status code, const char *want) {
+  cb_calib_expect_result r;
+  cb_error err;
+  cb_error_clear(&err);
+  expect_error(cb_calib_expect_compute(p, &r, &err), code, &err, want);
+}
+
 /*
  * The classic chain: an intent classifier at 92% on its balanced benchmark.
  *   data:        drift result with per-intent accuracies: 0.8675 / 0.92 = 0.942935 (measured)
@@ -69,17 +92,13 @@ static int remove_drift(void **state) {
  */
 static void test_classic_chain(void **state) {
   (void)state;
-  cb_calib_expect_params p;
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.92;
+  cb_calib_expect_params p = with_paper(0.92);
   p.drift_path = drift_path;
   p.concurrency = 64;
   p.capacity = 48;
   p.tool_calls = 3;
   cb_calib_expect_result r;
-  cb_error err;
-  cb_error_clear(&err);
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("data", r.data.value, 0.8675 / 0.92, 1e-12);
   assert_int_equal(r.data.source, CB_CALIB_FROM_MEASURED);
   check_close("environment", r.environment.value, 0.75, 1e-15);
@@ -107,11 +126,10 @@ static void test_classic_chain(void **state) {
   cb_buf_free(&out);
 
   /* the same with the JS model instead (--js, classification): exp(-2.5 x 0.110852) */
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.92;
+  p = with_paper(0.92);
   p.js_bits = 0.11085192172164743;
   p.task = CB_CALIB_TASK_CLASSIFICATION;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("JS data factor", r.data.value, exp(-2.5 * 0.11085192172164743), 1e-12);
   assert_int_equal(r.data.source, CB_CALIB_FROM_INPUT);
   /* 0.92 x 0.757956 x 0.95 (default environment) x 1 x 0.85 = 0.563086 */
@@ -148,22 +166,20 @@ static void test_drift_js_model(void **state) {
   cb_calib_dist_free(&bench);
   cb_calib_dist_free(&prod);
 
-  cb_calib_expect_params p;
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.92;
+  cb_calib_expect_params p = with_paper(0.92);
   p.drift_path = path;
   cb_calib_expect_result r;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("file's s", r.data.value, exp(-2.5 * CLASSIC_JS), 1e-12);
   assert_int_equal(r.data.source, CB_CALIB_FROM_MEASURED);
   assert_string_equal(r.data.formula, "max(0.5, exp(-2.5 * 0.110852)) = 0.7580");
   assert_non_null(strstr(r.data.note, "as in the drift result"));
   p.task = CB_CALIB_TASK_GENERATION;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("task's s", r.data.value, 0.846811, 1e-6);
   assert_non_null(strstr(r.data.note, "from task generation"));
   p.sensitivity = 2;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("given s", r.data.value, 0.801153, 1e-6);
   cb_buf_reset(&out);
   cb_calib_expect_write_json(&r, &out);
@@ -171,7 +187,7 @@ static void test_drift_js_model(void **state) {
   remove(path);
   /* the reweighted file: measured accuracies, s does not apply */
   p.drift_path = drift_path;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("reweighted wins", r.data.value, 0.8675 / 0.92, 1e-12);
   cb_buf_free(&out);
 }
@@ -179,13 +195,9 @@ static void test_drift_js_model(void **state) {
 /* Nothing but the paper: 0.92 x 1 x 0.95 x 1 x 0.85 = 0.7429, every factor a default. */
 static void test_defaults(void **state) {
   (void)state;
-  cb_calib_expect_params p;
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.92;
+  cb_calib_expect_params p = with_paper(0.92);
   cb_calib_expect_result r;
-  cb_error err;
-  cb_error_clear(&err);
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("expected", r.expected, 0.7429, 1e-12);
   assert_int_equal(r.data.source, CB_CALIB_FROM_DEFAULT);
   assert_int_equal(r.environment.source, CB_CALIB_FROM_DEFAULT);
@@ -200,34 +212,31 @@ static void test_environment_rules(void **state) {
   cb_calib_expect_result r;
   cb_error err;
   cb_error_clear(&err);
-  cb_calib_expect_default_params(&p);
-  p.paper = 1;
+  p = with_paper(1);
   p.concurrency = 48;
   p.capacity = 48; /* at capacity: within */
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("within", r.environment.value, 0.95, 0);
   p.concurrency = 1000;
   p.capacity = 100; /* 0.1 -> the floor */
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("floor", r.environment.value, 0.3, 0);
 
   /* a measured run at the production load: 3100 tokens/s against the paper's 5000 */
-  cb_calib_expect_default_params(&p);
-  p.paper = 5000;
+  p = with_paper(5000);
   p.metric = "output_tokens_per_s";
   p.results_dir = data("run_measured");
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("measured", r.environment.value, 0.62, 1e-15);
   assert_int_equal(r.environment.source, CB_CALIB_FROM_MEASURED);
   /* 5000 x 1 x 0.62 x 1 x 0.85 = 2635 tokens/s */
   check_close("throughput expected", r.expected, 2635, 1e-12);
   /* a predicted run (sim run), compared on requests/s with the paper's 5 */
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.92;
+  p = with_paper(0.92);
   p.results_dir = data("run_predicted");
   p.env_metric = "requests_per_s";
   p.env_paper = 5;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("simulated", r.environment.value, 4.1 / 5, 1e-15);
   assert_int_equal(r.environment.source, CB_CALIB_FROM_SIMULATED);
   cb_calib_factor f;
@@ -242,29 +251,25 @@ static void test_task_rules(void **state) {
   (void)state;
   cb_calib_expect_params p;
   cb_calib_expect_result r;
-  cb_error err;
-  cb_error_clear(&err);
-  cb_calib_expect_default_params(&p);
-  p.paper = 1;
+  p = with_paper(1);
   const double steps[] = {0.98, 0.9, 0.95};
   p.steps = steps;
   p.n_steps = 3;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("steps", r.task.value, 0.8379, 1e-12);
   assert_string_equal(r.task.formula, "0.98 * 0.9 * 0.95 = 0.8379");
-  cb_calib_expect_default_params(&p);
-  p.paper = 1;
+  p = with_paper(1);
   p.tool_calls = 0; /* a single step */
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("single step", r.task.value, 1.0, 0);
   p.tool_calls = 5;
   p.step_success = 0.9;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("0.9^5", r.task.value, pow(0.9, 5), 1e-15);
   p.margin = 0.9;
   p.data_factor = 0.8;
   p.env_factor = 1.1;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("stated", r.expected, 0.8 * 1.1 * pow(0.9, 5) * 0.9, 1e-12);
   assert_int_equal(r.margin.source, CB_CALIB_FROM_INPUT);
 }
@@ -284,15 +289,14 @@ static void test_task_from_probe(void **state) {
   cb_calib_expect_params p;
   cb_calib_expect_result r;
   cb_error err;
-  cb_calib_expect_default_params(&p);
-  p.paper = 1;
+  p = with_paper(1);
   p.task_factor_from = dir; /* the directory: its probe.json */
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("0.8^2.5 (the runs' mean calls)", r.task.value, pow(0.8, 2.5), 1e-12);
   assert_int_equal(r.task.source, CB_CALIB_FROM_MEASURED);
   p.task_factor_from = path;
   p.tool_calls = 3;
-  assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_OK);
+  computes(&p, &r);
   check_close("0.8^3", r.task.value, 0.512, 1e-12);
   p.step_success = 0.9; /* the constant and the measurement exclude each other */
   assert_int_equal(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID);
@@ -314,64 +318,45 @@ static void test_task_from_probe(void **state) {
 static void test_errors(void **state) {
   (void)state;
   cb_calib_expect_params p;
-  cb_calib_expect_result r;
-  cb_error err;
-  cb_error_clear(&err);
   cb_calib_expect_default_params(&p);
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--paper must be a number > 0");
+  refused(&p, CB_ERR_INVALID, "--paper must be a number > 0");
   p.paper = 0.9;
   p.js_bits = 0.1;
   p.data_factor = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "data factor: give one of --data-factor, --drift and --js");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "data factor: give one of --data-factor, --drift and --js");
+  p = with_paper(0.9);
   p.margin = 1.2;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--margin must be in (0, 1], got 1.2");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "--margin must be in (0, 1], got 1.2");
+  p = with_paper(0.9);
   p.concurrency = 10;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--concurrency and --capacity go together");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "--concurrency and --capacity go together");
+  p = with_paper(0.9);
   p.results_dir = data("run_measured");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--results needs the paper's output_tokens_per_s to compare with");
+  refused(&p, CB_ERR_INVALID, "--results needs the paper's output_tokens_per_s to compare with");
   p.env_paper = 5000;
   p.env_metric = "goodput_requests_per_s";
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "summary.json: key 'summary.throughput.goodput_requests_per_s' is null (goodput "
-               "needs a run with --slo)");
+  refused(&p, CB_ERR_INVALID,
+          "summary.json: key 'summary.throughput.goodput_requests_per_s' is null (goodput needs a "
+          "run with --slo)");
   p.env_metric = "tokens";
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "unknown environment metric 'tokens'");
+  refused(&p, CB_ERR_INVALID, "unknown environment metric 'tokens'");
   p.env_metric = NULL;
   p.results_dir = data("no-such-dir");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_IO, &err, "no-such-dir/summary.json");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_IO, "no-such-dir/summary.json");
+  p = with_paper(0.9);
   p.drift_path = data("run_measured/summary.json");
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_PARSE, &err,
-               "summary.json: key 'kind': expected \"calibrate.drift\"");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_PARSE, "summary.json: key 'kind': expected \"calibrate.drift\"");
+  p = with_paper(0.9);
   p.step_success = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "--step-success applies to --tool-calls");
+  refused(&p, CB_ERR_INVALID, "--step-success applies to --tool-calls");
   p.tool_calls = 2;
   p.task_factor = 0.9;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "task factor: give one of --task-factor, --steps and --tool-calls");
-  cb_calib_expect_default_params(&p);
-  p.paper = 0.9;
+  refused(&p, CB_ERR_INVALID, "task factor: give one of --task-factor, --steps and --tool-calls");
+  p = with_paper(0.9);
   const double bad[] = {0.9, 1.5};
   p.steps = bad;
   p.n_steps = 2;
-  expect_error(cb_calib_expect_compute(&p, &r, &err), CB_ERR_INVALID, &err,
-               "step 2's success rate must be in (0, 1], got 1.5");
+  refused(&p, CB_ERR_INVALID, "step 2's success rate must be in (0, 1], got 1.5");
 }
 
 int main(void) {

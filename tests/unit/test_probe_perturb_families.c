@@ -189,6 +189,43 @@ static void test_synonyms(void **state) {
   assert_non_null(strstr(err.msg, "wordnet-base"));
 }
 
+/* At rate 0.5, which words change and to what follows the seed: pinned per seed (the
+ * English homophones and the synonyms share one word replacer, whose draws these hold). */
+static void test_word_families_pinned(void **state) {
+  (void)state;
+  static const char *text = "Here I know the car was quick; their dog ate eight pears over there.";
+  static const struct {
+    cb__perturb_family f;
+    uint64_t seed;
+    size_t edits;
+    const char *want;
+  } cases[] = {
+      {CB__PERTURB_HOMOPHONE, 1, 2,
+       "Here I know the car was quick; their dog eight eight pears over they're."},
+      {CB__PERTURB_HOMOPHONE, 2, 3,
+       "Hear I know the car was quick; they're dog ate eight pears over their."},
+      {CB__PERTURB_HOMOPHONE, 3, 3,
+       "Here I know the car was quick; there dog ate ate pears over they're."},
+      {CB__PERTURB_SYNONYM, 1, 1,
+       "Here I know the car was quick; their domestic dog ate eight pears over there."},
+      {CB__PERTURB_SYNONYM, 2, 2,
+       "Here I cognize the car was speedy; their dog ate eight pears over there."},
+      {CB__PERTURB_SYNONYM, 3, 2,
+       "Here I know the car was speedy; their dog ate 8 pears over there."},
+  };
+  cb__perturber p = {.rate = 0.5};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t e;
+    char *a = apply(&p, cases[i].f, text, cases[i].seed, &e);
+    if (e != cases[i].edits || strcmp(a, cases[i].want))
+      fail_msg("%s seed %llu: %zu edits \"%s\", want %zu \"%s\"",
+               cb__perturb_family_name(cases[i].f), (unsigned long long)cases[i].seed, e, a,
+               cases[i].edits, cases[i].want);
+    cb_free(a);
+  }
+  cb__perturber_free(&p);
+}
+
 static void test_noise_paraphrase_inducement(void **state) {
   (void)state;
   cb__perturber p = {.rate = 0.1};
@@ -243,6 +280,7 @@ int main(void) {
       cmocka_unit_test(test_typo_rate),
       cmocka_unit_test(test_homophones),
       cmocka_unit_test(test_synonyms),
+      cmocka_unit_test(test_word_families_pinned),
       cmocka_unit_test(test_noise_paraphrase_inducement),
       cmocka_unit_test(test_family_names),
   };

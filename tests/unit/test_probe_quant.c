@@ -30,6 +30,17 @@ static void top(const double *p, const int64_t *order, size_t k, cb_quant_entry 
   for (size_t i = 0; i < k; i++) out[i] = (cb_quant_entry){order[i], log(p[order[i]])};
 }
 
+/* The score of P6's first k tokens in p_order against Q6's first k in q_order. */
+static cb_quant_position score_p6_q6(const int64_t *p_order, const int64_t *q_order, size_t k) {
+  cb_quant_entry p[6], q[6];
+  top(P6, p_order, k, p);
+  top(Q6, q_order, k, q);
+  cb_quant_position r;
+  cb_error err = {0};
+  assert_int_equal(cb_quant_position_score(p, k, q, k, &r, &err), CB_OK);
+  return r;
+}
+
 static void test_identical_lists(void **state) {
   (void)state;
   cb_quant_entry l[3] = {{5, log(0.5)}, {9, log(0.3)}, {2, log(0.1)}};
@@ -46,12 +57,7 @@ static void test_identical_lists(void **state) {
 static void test_complete_lists_are_exact(void **state) {
   (void)state;
   const int64_t order[6] = {0, 1, 2, 3, 4, 5};
-  cb_quant_entry p[6], q[6];
-  top(P6, order, 6, p);
-  top(Q6, order, 6, q);
-  cb_quant_position r;
-  cb_error err = {0};
-  assert_int_equal(cb_quant_position_score(p, 6, q, 6, &r, &err), CB_OK);
+  cb_quant_position r = score_p6_q6(order, order, 6);
   assert_true(fabs(r.kld - exact_kl(P6, Q6, 6)) < 1e-12);
   assert_true(r.tail_ref < 1e-12 && r.tail_cand < 1e-12);
   assert_true(r.top1_same); /* Q6 ties 0 and 1: the first listed wins */
@@ -65,12 +71,7 @@ static void test_truncation_bounds_from_below(void **state) {
   const int64_t q_order[6] = {0, 1, 3, 4, 2, 5}; /* Q6 by probability */
   double last = -1;
   for (size_t k = 1; k <= 6; k++) {
-    cb_quant_entry p[6], q[6];
-    top(P6, p_order, k, p);
-    top(Q6, q_order, k, q);
-    cb_quant_position r;
-    cb_error err = {0};
-    assert_int_equal(cb_quant_position_score(p, k, q, k, &r, &err), CB_OK);
+    cb_quant_position r = score_p6_q6(p_order, q_order, k);
     assert_true(r.kld <= full + 1e-12);
     /* Here each k's shared set contains the last one's: the estimate never falls. */
     assert_true(r.kld >= last - 1e-12);
@@ -78,12 +79,7 @@ static void test_truncation_bounds_from_below(void **state) {
   }
   assert_true(fabs(last - full) < 1e-12);
   /* k = 2: shared {0, 1}; buckets (0.40, 0.25, tail 0.35) vs (0.30, 0.30, 0.40). */
-  cb_quant_entry p[2], q[2];
-  top(P6, p_order, 2, p);
-  top(Q6, q_order, 2, q);
-  cb_quant_position r;
-  cb_error err = {0};
-  assert_int_equal(cb_quant_position_score(p, 2, q, 2, &r, &err), CB_OK);
+  cb_quant_position r = score_p6_q6(p_order, q_order, 2);
   double want = 0.40 * log(0.40 / 0.30) + 0.25 * log(0.25 / 0.30) + 0.35 * log(0.35 / 0.40);
   assert_true(fabs(r.kld - want) < 1e-12);
 }

@@ -76,16 +76,22 @@ static int silent_server(int *port) {
   return fd;
 }
 
+/* The defaults, aimed at url through libcurl (1) or calibench's own client (0). */
+static cb_runner_params params_for(const char *url, int libcurl, int concurrency) {
+  cb_runner_params p;
+  cb_runner_default_params(&p);
+  p.url = url;
+  p.use_libcurl = libcurl;
+  p.concurrency = concurrency;
+  return p;
+}
+
 /* Which client serves: libcurl when asked, else calibench's own unless a proxy is set. */
 static const char *want_client = NULL;
 
 static void run_body(const char *url, int libcurl, double request_timeout, double drain, int n,
                      const char *body, size_t body_len, sink *k, cb_runner_stats *st) {
-  cb_runner_params p;
-  cb_runner_default_params(&p);
-  p.url = url;
-  p.use_libcurl = libcurl;
-  p.concurrency = 2;
+  cb_runner_params p = params_for(url, libcurl, 2);
   p.request_timeout_s = request_timeout;
   p.drain_timeout_s = drain;
   p.connect_timeout_s = 5;
@@ -239,10 +245,7 @@ static void test_kernel_receive_times(void **state) {
   slow_server srv;
   char url[80];
   pthread_t th = serve(&srv, slow_server_main, url, sizeof url);
-  cb_runner_params p;
-  cb_runner_default_params(&p);
-  p.url = url;
-  p.concurrency = 2;
+  cb_runner_params p = params_for(url, 0, 2);
   source s = {.n = 2};
   busy_sink k = {0};
   cb_runner_stats st;
@@ -371,11 +374,7 @@ static void test_authorization(void **state) {
       char url[80];
       pthread_t th = script_start(&s, url, sizeof url);
       const char *headers[] = {"X-Tenant: a", "authorization: Bearer user-token"};
-      cb_runner_params p;
-      cb_runner_default_params(&p);
-      p.url = url;
-      p.use_libcurl = libcurl;
-      p.concurrency = 1;
+      cb_runner_params p = params_for(url, libcurl, 1);
       p.api_key = "sk-env-key";
       p.headers = headers;
       p.n_headers = given == 1 ? 2 : 1;
@@ -419,11 +418,7 @@ static double run_script(script *s, int libcurl, int retries, double drain, keep
                          cb_runner_stats *st) {
   char url[80];
   pthread_t th = script_start(s, url, sizeof url);
-  cb_runner_params p;
-  cb_runner_default_params(&p);
-  p.url = url;
-  p.use_libcurl = libcurl;
-  p.concurrency = 1;
+  cb_runner_params p = params_for(url, libcurl, 1);
   p.retries = retries;
   p.drain_timeout_s = drain;
   p.seed = 7;
@@ -549,11 +544,7 @@ static void test_retry_wait_cut_by_duration(void **state) {
                          "Content-Length: 2\r\n\r\n{}"}};
     char url[80];
     pthread_t th = script_start(&s, url, sizeof url);
-    cb_runner_params p;
-    cb_runner_default_params(&p);
-    p.url = url;
-    p.use_libcurl = libcurl;
-    p.concurrency = 1;
+    cb_runner_params p = params_for(url, libcurl, 1);
     p.retries = 3;
     p.duration_s = 0.4;
     source src = {.n = 5};
@@ -648,11 +639,7 @@ static void test_live_source(void **state) {
       for (int i = 0; i < 6; i++) s.resp[i] = ok_answer();
       char url[80];
       pthread_t th = script_start(&s, url, sizeof url);
-      cb_runner_params p;
-      cb_runner_default_params(&p);
-      p.url = url;
-      p.use_libcurl = libcurl;
-      p.concurrency = closed ? 2 : 0;
+      cb_runner_params p = params_for(url, libcurl, closed ? 2 : 0);
       p.drain_timeout_s = 5;
       live_src l = {.convs = 2, .turns = 3};
       cb_runner_stats st;
@@ -674,10 +661,7 @@ static void test_live_source(void **state) {
     }
   }
   /* A source that waits with nothing in flight has nothing to wait for: the run ends. */
-  cb_runner_params p;
-  cb_runner_default_params(&p);
-  p.url = "http://127.0.0.1:9/v1/chat/completions";
-  p.concurrency = 1;
+  cb_runner_params p = params_for("http://127.0.0.1:9/v1/chat/completions", 0, 1);
   live_src l = {.convs = 1, .turns = 1, .given = {0}, .answered = {-1}};
   cb_runner_stats st;
   cb_error err = {0};
@@ -701,11 +685,7 @@ static void test_choice_events(void **state) {
       script s = {.n = 1, .resp = {stream}, .close_after = {1}};
       char url[80];
       pthread_t th = script_start(&s, url, sizeof url);
-      cb_runner_params p;
-      cb_runner_default_params(&p);
-      p.url = url;
-      p.use_libcurl = libcurl;
-      p.concurrency = 1;
+      cb_runner_params p = params_for(url, libcurl, 1);
       p.api_key = "sk-SECRET-0451";
       p.max_choice_events = keep;
       source src = {.n = 1};

@@ -24,7 +24,8 @@ static void test_load_errors(void **state) {
   (void)state;
   expect_error("context:\n  breakpoint_tokens: 100\nbogus: 1\n", "b.yaml:3: unknown key 'bogus'");
   expect_error("context:\n  breakpoint_tokens: 100\n  widht: 3\n",
-               "b.yaml:3: unknown key 'context.widht'");
+               "b.yaml:3: unknown key 'context.widht' (known: breakpoint_tokens, width_tokens, "
+               "recall, middle_dip, distractor_penalty, distractor_window_tokens)");
   expect_error("context:\n  breakpoint_tokens: 100\n  recall: 1.5\n", "b.yaml:3: key 'context.recall'");
   expect_error("context:\n  breakpoint_tokens: many\n", "b.yaml:2: key 'context.breakpoint_tokens'");
   expect_error("context:\n  width_tokens: 10\n", "key 'breakpoint_tokens' is required");

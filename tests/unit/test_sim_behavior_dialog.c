@@ -31,7 +31,8 @@ static void test_keys(void **state) {
   static const struct {
     const char *text, *want;
   } bad[] = {
-      {"dialog:\n  recal: 0.9\n", "b.yaml:2: unknown key 'dialog.recal'"},
+      {"dialog:\n  recal: 0.9\n",
+       "b.yaml:2: unknown key 'dialog.recal' (known: recall, decay, clarify, thread_tag)"},
       {"dialog:\n  recall: 0.9\n  decay: 1.5\n", "b.yaml:3: key 'dialog.decay': must be in"},
       {"dialog:\n  clarify: -0.1\n", "b.yaml:2: key 'dialog.clarify'"},
       {"dialog:\n  thread_tag: maybe\n", "b.yaml:2: key 'dialog.thread_tag'"},

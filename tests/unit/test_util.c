@@ -322,6 +322,52 @@ static void test_yaml_nodes(void **state) {
   yaml_document_delete(&doc);
 }
 
+/* cb__yaml_section's reader: lists the names it was given (each with its "s.NAME"
+ * key); fails on the value "no". */
+static cb_status section_read(const cb__yaml_ctx *y, const yaml_node_t *v, const char *name,
+                              const char *key, void *ctx) {
+  char *names = ctx;
+  assert_true(!strncmp(key, "s.", 2) && !strcmp(key + 2, name));
+  snprintf(names + strlen(names), 64 - strlen(names), "%s ", name);
+  if (!strcmp((const char *)v->data.scalar.value, "no"))
+    return cb__yaml_key_at(y, v, CB_ERR_RANGE, key, "refused");
+  return CB_OK;
+}
+
+/* A section's keys go to the reader in file order; an unknown one (a non-scalar key
+ * reads as "") is named at its line with the known keys; the first error stops. */
+static void test_yaml_section(void **state) {
+  (void)state;
+  static const char *const known[] = {"alpha", "beta", NULL};
+  static const struct {
+    const char *text;
+    cb_status st;
+    const char *read, *msg;
+  } cases[] = {
+      {"beta: 1\nalpha: 2\n", CB_OK, "beta alpha ", ""},
+      {"alpha: 1\ngamma: 2\nbeta: 3\n", CB_ERR_PARSE, "alpha ",
+       "t.yaml:2: unknown key 's.gamma' (known: alpha, beta)"},
+      {"alpha: 1\n[x]: 2\n", CB_ERR_PARSE, "alpha ",
+       "t.yaml:2: unknown key 's.' (known: alpha, beta)"},
+      {"alpha: no\nbeta: 1\n", CB_ERR_RANGE, "alpha ", "t.yaml:1: key 's.alpha': refused"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    yaml_document_t doc;
+    cb_error err;
+    cb_error_clear(&err);
+    assert_int_equal(cb__yaml_load(cases[i].text, strlen(cases[i].text), "t.yaml", &doc, &err),
+                     CB_OK);
+    cb__yaml_ctx y = {"t.yaml", &doc, &err};
+    char read[64] = "";
+    assert_int_equal(
+        cb__yaml_section(&y, yaml_document_get_root_node(&doc), "s", known, section_read, read),
+        cases[i].st);
+    assert_string_equal(read, cases[i].read);
+    assert_string_equal(err.msg, cases[i].msg);
+    yaml_document_delete(&doc);
+  }
+}
+
 /* One spelling of true and false for every YAML reader (profiles took 1/0, scenarios
  * and policies did not). */
 static void test_yaml_bool(void **state) {
@@ -531,6 +577,7 @@ int main(void) {
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
       cmocka_unit_test(test_duration_parse),
       cmocka_unit_test(test_yaml_nodes),
+      cmocka_unit_test(test_yaml_section),
       cmocka_unit_test(test_yaml_load_refusals),
       cmocka_unit_test(test_yaml_bool),
       cmocka_unit_test(test_clock_span),         cmocka_unit_test(test_mask_url),

@@ -22,19 +22,9 @@
 
 static cb_workload_class_params one_class;
 
-/* A one-class workload (synthetic, short fixed lengths) with the given process. */
 /* One small class, seeded, `kind` arrivals at `rate`; n requests (0: the default). */
 static cb_workload_params base_params(cb_arrival_kind kind, double rate, uint64_t n) {
-  cb_workload_default_class(&one_class);
-  one_class.data.input_len.mean = 8;
-  one_class.data.output_len.mean = 4;
-  cb_workload_params p;
-  cb_workload_default_params(&p);
-  p.seed = 20240917;
-  p.arrival.kind = kind;
-  p.arrival.rate = rate;
-  p.classes = &one_class;
-  p.num_classes = 1;
+  cb_workload_params p = one_class_params(&one_class, 20240917, kind, rate);
   if (n) p.num_requests = n;
   return p;
 }

@@ -25,19 +25,10 @@ static cb_workload_class_params one_class;
 
 static cb_workload_params ramp_params(cb_arrival_kind kind, cb_ramp_kind ramp, double r0,
                                       double r1, double d, uint64_t n) {
-  cb_workload_default_class(&one_class);
-  one_class.data.input_len.mean = 8;
-  one_class.data.output_len.mean = 4;
-  cb_workload_params p;
-  cb_workload_default_params(&p);
-  p.seed = 777;
-  p.arrival.kind = kind;
-  p.arrival.rate = r1;
+  cb_workload_params p = one_class_params(&one_class, 777, kind, r1);
   p.arrival.ramp = ramp;
   p.arrival.ramp_start = r0;
   p.arrival.ramp_duration_s = d;
-  p.classes = &one_class;
-  p.num_classes = 1;
   p.num_requests = n;
   return p;
 }
