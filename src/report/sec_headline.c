@@ -39,25 +39,36 @@ static void context_line(const cb__rep_run *run, cb__rep_doc *d) {
                    window, start ? "; started " : "", start ? start : "");
 }
 
-/* Requests that carried images (records' image_bytes): how many, and their bytes. The
- * usage of vLLM-like servers counts image tokens inside prompt_tokens only, so no image
- * token count is shown. */
+/* Requests that carried images (records' image_bytes): how many, and their bytes; and
+ * the image tokens where the server's usage says (prompt_tokens_details.image_tokens,
+ * inside the prompt tokens), with how many requests it said it for. */
 static void images_line(const cb__rep_run *run, cb__rep_doc *d) {
-  uint64_t with = 0, bytes = 0;
+  uint64_t with = 0, bytes = 0, told = 0, tokens = 0;
   for (size_t i = 0; i < run->records.count; i++) {
     const cb_record *r = &run->records.items[i];
     if (r->warmup || !r->image_bytes) continue;
     with++;
     bytes += r->image_bytes;
+    if (r->image_tokens >= 0) {
+      told++;
+      tokens += (uint64_t)r->image_tokens;
+    }
   }
   if (!with) return;
-  char n[32], total[32], mean[32];
+  char n[32], total[32], mean[32], tk[32], tn[32];
+  char said[160] = "their tokens are inside the prompt tokens (the server did not say how many)";
+  if (told)
+    snprintf(said, sizeof said,
+             "the server counted %s image tokens in the prompt tokens of %s of them "
+             "(%.1f each)",
+             cb__rep_fmt_count(tokens, tk, sizeof tk), cb__rep_fmt_count(told, tn, sizeof tn),
+             (double)tokens / (double)told);
   cb__rep_doc_para(d, CB__REP_TONE_MUTED,
                    "Images: %s measured request%s sent image files of %sB (%sB each on "
-                   "average); their tokens are inside the prompt tokens.",
+                   "average); %s.",
                    cb__rep_fmt_count(with, n, sizeof n), with == 1 ? "" : "s",
                    cb__rep_fmt_si((double)bytes, total, sizeof total),
-                   cb__rep_fmt_si((double)bytes / (double)with, mean, sizeof mean));
+                   cb__rep_fmt_si((double)bytes / (double)with, mean, sizeof mean), said);
 }
 
 static void tiles(const cb__rep_run *run, cb__rep_doc *d) {

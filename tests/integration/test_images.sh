@@ -59,7 +59,7 @@ assert [r["image_tokens"] for r in a] == [12, 12, 12], [r.get("image_tokens") fo
 assert all(r["prompt_tokens"] > 12 for r in a)
 PY
 grep -q 'class.0.images=2 x 56x84 png' "$TMP/run-a/manifest.json" || fail "the manifest does not name the images"
-expect 0 "Images: 3 measured requests sent image files of [0-9.]+[kM]?B" -- report "$TMP/run-a"
+expect 0 "Images: 3 measured requests sent image files of [0-9.]+[kM]?B .*; the server counted 36 image tokens in the prompt tokens of 3 of them \(12\.0 each\)" -- report "$TMP/run-a"
 
 # sim run: TTFT with 0, 1, 2, 4 images of 448x448 grows with each image.
 prev=0
