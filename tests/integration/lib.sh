@@ -17,6 +17,10 @@
 #                    NS); sets SIM_PORT. netns_del NS N removes the namespaces
 # missing_peer MSG   a test peer that cannot be had (MSG says which): skipped, or a
 #                    failure in CI, as need_peer
+# need_llama         llama.cpp's tools in the build cache (scripts/llama_build.sh,
+#                    `make llama-peer`) and Debian's python3-numpy for the tiny-model
+#                    generator: sets `llama` (the cache directory) and PY; missing, a
+#                    skip or a failure in CI, as need_peer
 # start_pg DIR       start a private PostgreSQL server from Debian's postgresql package
 #                    (initdb into DIR/data, trust authentication, no TCP: a unix socket
 #                    in DIR/sock on a private port; as the `postgres` user when run as
@@ -42,6 +46,14 @@ missing_peer() {
   if [ -n "${CI:-}" ] && [ "$CI" != false ]; then fail "$1"; fi
   echo "SKIP: $1"
   exit 77
+}
+
+need_llama() {
+  PY=/usr/bin/python3
+  llama=$("$SRC/scripts/llama_build.sh" --print-dir 2>/dev/null) || llama=""
+  { [ -n "$llama" ] && "$SRC/scripts/llama_build.sh" --check; } ||
+    missing_peer "test peer missing: llama.cpp tools (make llama-peer)"
+  "$PY" -c "import numpy" 2>/dev/null || missing_peer "test peer missing: python3-numpy (make deps)"
 }
 
 # need_netns NAME: make network namespace NAME (root and iproute2's `ip`), or fail in

@@ -13,12 +13,7 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer node
 need_peer curl
-PY=/usr/bin/python3
-llama=$("$SRC/scripts/llama_build.sh" --print-dir 2>/dev/null) || llama=""
-missing=""
-[ -n "$llama" ] && "$SRC/scripts/llama_build.sh" --check || missing="llama.cpp tools (make llama-peer)"
-[ -z "$missing" ] && { "$PY" -c "import numpy" 2>/dev/null || missing="python3-numpy (make deps)"; }
-[ -z "$missing" ] || missing_peer "test peer missing: $missing"
+need_llama
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-llama.XXXXXX")
 "$PY" "$SRC/scripts/gen_tiny_gguf.py" --gguf-py "$llama/src/gguf-py" \

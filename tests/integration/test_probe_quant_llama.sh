@@ -13,12 +13,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-PY=/usr/bin/python3
-llama=$("$SRC/scripts/llama_build.sh" --print-dir 2>/dev/null) || llama=""
-missing=""
-[ -n "$llama" ] && "$SRC/scripts/llama_build.sh" --check || missing="llama.cpp tools (make llama-peer)"
-[ -z "$missing" ] && { "$PY" -c "import numpy" 2>/dev/null || missing="python3-numpy (make deps)"; }
-[ -z "$missing" ] || missing_peer "test peer missing: $missing"
+need_llama
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-quant-llama.XXXXXX")
 trap 'stop_sims; rm -rf "$work"' EXIT
