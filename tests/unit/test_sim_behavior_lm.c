@@ -4,6 +4,7 @@
  * followed them (the distribution is a function of the text so far, what probe quant
  * relies on when it re-feeds a continuation), and its load errors.
  */
+#define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,31 +17,8 @@
 
 #include "calibench/buf.h"
 #include "calibench/sim_behavior.h"
-#include "test_file.h"
-
-static char dir[] = "/tmp/cb-behavior-lm-XXXXXX";
-
-static int setup(void **state) {
-  (void)state;
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-static cb_sim_behavior *load_text(const char *text, cb_error *err) {
-  char path[80];
-  snprintf(path, sizeof path, "%s/b.yaml", dir);
-  write_file(path, text);
-  cb_sim_behavior *b = NULL;
-  cb_error_clear(err);
-  cb_sim_behavior_load(path, &b, err);
-  return b;
-}
-
-static void expect_error(const char *text, const char *want) {
-  cb_error err;
-  cb_sim_behavior *b = load_text(text, &err);
-  assert_null(b);
-  if (!strstr(err.msg, want)) fail_msg("error '%s' lacks '%s'", err.msg, want);
-}
+#define TEST_TMPDIR_PREFIX "cb-behavior-lm"
+#include "test_sim_behavior_file.h"
 
 static void test_load_errors(void **state) {
   (void)state;
@@ -98,5 +76,5 @@ int main(void) {
       cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_continuation_consistent),
   };
-  return cmocka_run_group_tests(tests, setup, NULL);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
