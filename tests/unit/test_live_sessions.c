@@ -208,6 +208,27 @@ static void test_sharegpt_sample(void **state) {
   cb_conversations_free(&c);
 }
 
+/* A chat: dataset: one line per session (the C strings join without newlines until
+ * "\n"); line 3 has no user message. */
+static const char CHAT[] =
+    "{\"messages\": [{\"role\": \"system\", \"content\": \"Be brief.\"}, "
+    "{\"role\": \"user\", \"content\": \"Hi there\"}, "
+    "{\"role\": \"assistant\", \"content\": \"Hello! How can I help?\"}, "
+    "{\"role\": \"user\", \"content\": \"Tell a joke\"}], \"max_tokens\": 12}\n"
+    "\r\n"
+    "{\"messages\": [{\"role\": \"system\", \"content\": \"only\"}]}\n"
+    "{\"messages\": [{\"role\": \"assistant\", \"content\": \"Welcome.\"}, "
+    "{\"role\": \"user\", \"content\": \"one\"}, "
+    "{\"role\": \"user\", \"content\": \"two\"}, "
+    "{\"role\": \"assistant\", "
+    "\"content\": [{\"type\": \"text\", \"text\": \"three four\"}]}, "
+    "{\"role\": \"system\", \"content\": \"late\"}, "
+    "{\"role\": \"user\", \"content\": \"five\"}, "
+    "{\"role\": \"assistant\", \"content\": \"\"}, "
+    "{\"role\": \"user\", \"content\": \"six\"}], "
+    "\"max_completion_tokens\": 5}\n"
+    "{\"messages\": [{\"role\": \"user\", \"content\": \"last\"}]}\n";
+
 /* A chat: dataset's lines as sessions: the user messages in order, the system message
  * first, the assistant message after each user turn sizing it (not sent), the line's
  * max_tokens for the last user turn without a reply; a line without a user message is
@@ -215,26 +236,7 @@ static void test_sharegpt_sample(void **state) {
 static void test_chat(void **state) {
   (void)state;
   char path[512];
-  /* one line per session: the C strings below join without newlines until "\n" */
-  write_file("chat.jsonl",
-             "{\"messages\": [{\"role\": \"system\", \"content\": \"Be brief.\"}, "
-             "{\"role\": \"user\", \"content\": \"Hi there\"}, "
-             "{\"role\": \"assistant\", \"content\": \"Hello! How can I help?\"}, "
-             "{\"role\": \"user\", \"content\": \"Tell a joke\"}], \"max_tokens\": 12}\n"
-             "\r\n"
-             "{\"messages\": [{\"role\": \"system\", \"content\": \"only\"}]}\n"
-             "{\"messages\": [{\"role\": \"assistant\", \"content\": \"Welcome.\"}, "
-             "{\"role\": \"user\", \"content\": \"one\"}, "
-             "{\"role\": \"user\", \"content\": \"two\"}, "
-             "{\"role\": \"assistant\", "
-             "\"content\": [{\"type\": \"text\", \"text\": \"three four\"}]}, "
-             "{\"role\": \"system\", \"content\": \"late\"}, "
-             "{\"role\": \"user\", \"content\": \"five\"}, "
-             "{\"role\": \"assistant\", \"content\": \"\"}, "
-             "{\"role\": \"user\", \"content\": \"six\"}], "
-             "\"max_completion_tokens\": 5}\n"
-             "{\"messages\": [{\"role\": \"user\", \"content\": \"last\"}]}\n",
-             path, sizeof path);
+  write_file("chat.jsonl", CHAT, path, sizeof path);
   cb_conversations c;
   cb_error err;
   size_t skipped = 99;
@@ -670,6 +672,47 @@ static void test_virtual(void **state) {
   cb_conversations_free(&convs);
 }
 
+
+/* A chat: dataset's sessions run (virtual time, one user): each turn's messages are the
+ * system message, the user turns and the simulator's real replies (run_sessions checks
+ * them), never the recorded assistant messages; each turn asks for the max_tokens the
+ * reader gave it (12, the run's, where none). */
+static void test_chat_live(void **state) {
+  (void)state;
+  char path[512];
+  write_file("chat-live.jsonl", CHAT, path, sizeof path);
+  cb_conversations convs;
+  cb_error err;
+  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &convs, NULL, &err), CB_OK);
+  cb_session_config cfg;
+  config(&cfg, "chat-live");
+  cfg.virtual_time = 1;
+  cfg.workload.concurrency = 1;
+  seen *s = cb_calloc(1, sizeof *s);
+  run_sessions(&cfg, &convs, "none", s);
+  assert_int_equal(s->n_req, 7);
+  int at_max = 0;
+  for (size_t i = 0; i < MAX_REQ; i++) {
+    if (!s->have[i]) continue;
+    assert_null(strstr(s->req[i].messages, "Hello! How can I help?"));
+    assert_null(strstr(s->req[i].messages, "Welcome."));
+    const cb_conv_turn *t = &convs.items[s->req[i].session].turns[s->req[i].turn];
+    int64_t max_tokens = t->max_tokens >= 0 ? t->max_tokens : 12;
+    /* the simulator stops at its drawn length or at max_tokens ("length") */
+    assert_true(s->rec[i].output_tokens >= 1 && s->rec[i].output_tokens <= max_tokens);
+    if (!strcmp(s->rec[i].finish_reason, "length"))
+      assert_int_equal(s->rec[i].output_tokens, max_tokens);
+    else
+      assert_string_equal(s->rec[i].finish_reason, "stop");
+    at_max += s->rec[i].output_tokens == max_tokens;
+  }
+  print_message("chat: %d of 7 turns stopped at their max_tokens\n", at_max);
+  assert_true(at_max > 0);
+  seen_free(s);
+  cb_free(s);
+  cb_conversations_free(&convs);
+}
+
 /* The simulator's prefix cache: turn k+1's prompt starts with turn k's prompt and
  * reply token for token, so later turns find it cached and their TTFT drops; with
  * prefix caching off they find nothing and pay the whole prefill again. */
@@ -752,7 +795,7 @@ int main(void) {
       cmocka_unit_test(test_open),        cmocka_unit_test(test_prefix_cache),
       cmocka_unit_test(test_virtual),     cmocka_unit_test(test_refused),
       cmocka_unit_test(test_sharegpt),    cmocka_unit_test(test_sharegpt_sample),
-      cmocka_unit_test(test_chat),
+      cmocka_unit_test(test_chat),        cmocka_unit_test(test_chat_live),
   };
   return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
