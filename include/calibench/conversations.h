@@ -6,8 +6,9 @@
  *   {"id": "c1", "system": "Be brief.", "turns": ["first user turn", {"content":
  *    "second", "max_tokens": 64, "think_time": "1.5s"}]}
  * Turns are the user's, in order; the model's real replies are threaded in between
- * when the session runs, after the system message if there is one. A ShareGPT file
- * gives sessions too (cb_conversations_load_sharegpt: `--sharegpt-mode live`). A turn's think_time (the wait after the reply before it)
+ * when the session runs, after the system message if there is one. ShareGPT and chat:
+ * datasets give sessions too (cb_conversations_load_sharegpt, cb_conversations_load_chat:
+ * `--sharegpt-mode live`). A turn's think_time (the wait after the reply before it)
  * replaces the --think-time draw for that turn; the first turn has none.
  * Part of the workload module: no I/O beyond reading the file.
  */
@@ -64,6 +65,19 @@ void cb_conversations_free(cb_conversations *c);
 cb_status cb_conversations_load_sharegpt(const char *path, const cb_token_counter *counter,
                                          uint32_t output_len_override, cb_conversations *out,
                                          size_t *skipped, cb_error *err);
+
+/* A chat: dataset (OpenAI chat JSONL, docs/workload.md "chat") as sessions, one a line
+ * in file order (id "line N"): the line's user messages are the turns; a system
+ * message before the first user message is the system message; other messages are
+ * not sent. A turn's max_tokens is the assistant message right after it, counted by
+ * counter (NULL: the approximation; an empty one 1), or output_len_override when > 0;
+ * the last user message without one takes the line's max_tokens (or
+ * max_completion_tokens), other turns none (the run's). Sent contents must be
+ * non-empty strings. Lines without a user message are skipped (*skipped, may be NULL).
+ * Bad input: CB_ERR_PARSE "FILE:LINE: field 'messages[i]...': expected ...". */
+cb_status cb_conversations_load_chat(const char *path, const cb_token_counter *counter,
+                                     uint32_t output_len_override, cb_conversations *out,
+                                     size_t *skipped, cb_error *err);
 
 /* A think time distribution (--think-time): const:D, exp:MEAN, uniform:LO,HI or
  * lognormal:MEAN,SIGMA, durations as cb_duration_parse takes them (a bare number is

@@ -209,7 +209,8 @@ typedef struct cb_session_config {
   void *live_ctx;
   /* live sessions (run --sessions, live_sessions.h): what the manifest says of them */
   const char *sessions_path;       /* NULL: none */
-  int sessions_sharegpt;           /* 1: sessions_path is a ShareGPT file (--sharegpt-mode live) */
+  const char *sessions_format;     /* what sessions_path is: NULL a sessions file; "sharegpt"
+                                    * or "chat" a dataset (--sharegpt-mode live) */
   const char *think_time;          /* the think time's text (cb_think_describe) */
 } cb_session_config;
 

@@ -11,6 +11,7 @@
  * marked), 2 for bad input, 1 when the target could not be reached or written to.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "calibench/alloc.h"
 #include "calibench/live_sessions.h"
@@ -75,22 +76,24 @@ static int sessions_attach(cb_session_config *cfg, cb_conversations *convs, cb_l
     fprintf(stderr, "calibench: --think-time: %s\n", err.msg);
     return 2;
   }
+  const char *format = cfg->sessions_format;
+  const char *flag = format ? "--sharegpt-mode live" : "--sessions";
   if (!cfg->chat) {
-    fprintf(stderr, "calibench: %s: sessions are chat conversations: use --api chat\n",
-            cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions");
+    fprintf(stderr, "calibench: %s: sessions are chat conversations: use --api chat\n", flag);
     return 2;
   }
   if (cfg->sweep) {
-    fprintf(stderr, "calibench: %s: sessions run as one point: --sweep does not apply\n",
-            cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions");
+    fprintf(stderr, "calibench: %s: sessions run as one point: --sweep does not apply\n", flag);
     return 2;
   }
-  const char *flag = cfg->sessions_sharegpt ? "--sharegpt-mode live" : "--sessions";
-  cb_status st = cfg->sessions_sharegpt
-                     ? cb_conversations_load_sharegpt(cfg->sessions_path, &cfg->workload.counter,
-                                                      cfg->cls.data.output_len_override, convs,
-                                                      NULL, &err)
-                     : cb_conversations_load(cfg->sessions_path, convs, &err);
+  const cb_token_counter *counter = &cfg->workload.counter;
+  uint32_t override = cfg->cls.data.output_len_override;
+  cb_status st =
+      !format ? cb_conversations_load(cfg->sessions_path, convs, &err)
+      : !strcmp(format, "chat")
+          ? cb_conversations_load_chat(cfg->sessions_path, counter, override, convs, NULL, &err)
+          : cb_conversations_load_sharegpt(cfg->sessions_path, counter, override, convs, NULL,
+                                           &err);
   if (st != CB_OK || cb_live_sessions_new(&p, ls, &err) != CB_OK) {
     fprintf(stderr, "calibench: %s: %s\n", flag, err.msg);
     return 2;

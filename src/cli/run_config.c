@@ -118,7 +118,8 @@ static void usage_shared(FILE *out, int virtual_time, int metrics_listen) {
           "                             conversation before it as messages (recorded replies);\n"
           "                             live: each conversation a live session (as --sessions):\n"
           "                             its user turns sent after the model's real replies, each\n"
-          "                             asking for its recorded reply's length [first_turn]\n"
+          "                             asking for its recorded reply's length; also on a\n"
+          "                             chat:FILE dataset, each line a session [first_turn]\n"
           "  --sessions FILE            live multi-turn sessions (JSONL, one conversation a line:\n"
           "                             {\"turns\": [\"...\", {\"content\": \"...\", \"max_tokens\": N,\n"
           "                             \"think_time\": \"2s\"}]}): each turn is sent after the\n"
@@ -317,7 +318,7 @@ typedef struct given {
   const char *image_opt;      /* --image-size or --image-format, which need images */
   const char *class_opt;      /* an option of the single class (--dataset, ...), or NULL */
   const char *not_turn_opt;   /* ... other than --output-len (sessions refuse it) */
-  const char *not_sharegpt_opt; /* ... other than --output-len, --dataset, --sharegpt-mode */
+  const char *not_live_dataset_opt; /* ... other than --output-len, --dataset, --sharegpt-mode */
   int sharegpt_live;          /* --sharegpt-mode live */
   sim_deployment sim;
   long long replicas;
@@ -521,15 +522,15 @@ static int check_applies(const given *g, const cb_session_config *cfg) {
     return 2;
   }
   if (cfg->sessions_path) { /* the sessions file says what is sent, and how much */
-    int sharegpt = cfg->sessions_sharegpt;
+    int dataset = cfg->sessions_format != NULL; /* --sharegpt-mode live */
     const char *what = cfg->scenario_path ? "--scenario" : g->num_requests ? "--num-requests"
                        : g->warmup ? "--warmup"
-                       : sharegpt ? g->not_sharegpt_opt : g->not_turn_opt;
+                       : dataset ? g->not_live_dataset_opt : g->not_turn_opt;
     if (what) {
       fprintf(stderr, "calibench: %s does not apply with %s: the %s gives the turns "
                       "(--output-len is a turn's default max_tokens, --duration a limit)\n",
-              what, sharegpt ? "--sharegpt-mode live" : "--sessions",
-              sharegpt ? "ShareGPT file" : "sessions file");
+              what, dataset ? "--sharegpt-mode live" : "--sessions",
+              dataset ? "dataset" : "sessions file");
       return 2;
     }
   }
@@ -620,8 +621,8 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
     if (virtual_time && !g.http_only) g.http_only = http_only_name(c);
     if (!g.class_opt) g.class_opt = class_option_name(c);
     if (!g.not_turn_opt && c != O_OUTPUT_LEN) g.not_turn_opt = class_option_name(c);
-    if (!g.not_sharegpt_opt && c != O_OUTPUT_LEN && c != O_DATASET && c != O_SHAREGPT_MODE)
-      g.not_sharegpt_opt = class_option_name(c);
+    if (!g.not_live_dataset_opt && c != O_OUTPUT_LEN && c != O_DATASET && c != O_SHAREGPT_MODE)
+      g.not_live_dataset_opt = class_option_name(c);
     int deploy = c >= O_DEPLOY && c < O_DEPLOY + (int)sim_options_count;
     if (deploy || (c >= O_SIM_DEPLOY && c < O_SIM_DEPLOY + (int)sim_options_count)) {
       size_t i = (size_t)(c - (deploy ? O_DEPLOY : O_SIM_DEPLOY));
@@ -934,20 +935,26 @@ static int parse(int argc, char **argv, cb_session_config *cfg, int virtual_time
                     "against them); drop one of the two\n");
     return 2;
   }
-  if (g.sharegpt_live) { /* the ShareGPT dataset's conversations as live sessions */
+  if (g.sharegpt_live) { /* a conversation dataset's conversations as live sessions */
     const char *ds = cfg->cls.dataset;
     if (cfg->sessions_path) {
       fprintf(stderr, "calibench: --sharegpt-mode live sends the --dataset's conversations as "
-                      "sessions: drop --sessions or the ShareGPT dataset\n");
+                      "sessions: drop --sessions or the dataset\n");
       return 2;
     }
-    if (!ds || strncmp(ds, "sharegpt:", 9) || !ds[9]) {
-      fprintf(stderr, "calibench: --sharegpt-mode live: expected --dataset sharegpt:FILE, got %s\n",
+    /* chat: lines are conversations too (docs/workload.md, "chat"): one mode for both */
+    if (ds && !strncmp(ds, "sharegpt:", 9) && ds[9]) {
+      cfg->sessions_path = ds + 9;
+      cfg->sessions_format = "sharegpt";
+    } else if (ds && !strncmp(ds, "chat:", 5) && ds[5]) {
+      cfg->sessions_path = ds + 5;
+      cfg->sessions_format = "chat";
+    } else {
+      fprintf(stderr, "calibench: --sharegpt-mode live: expected --dataset sharegpt:FILE or "
+                      "chat:FILE, got %s\n",
               ds ? ds : "no --dataset");
       return 2;
     }
-    cfg->sessions_path = ds + 9;
-    cfg->sessions_sharegpt = 1;
     cfg->cls.dataset = NULL; /* the requests come from the sessions, not the dataset's items */
   }
   int applies = check_applies(&g, cfg);

@@ -64,7 +64,8 @@ static void workload_part(const cb_session_config *cfg, const cb_workload *wl, c
   if (cfg->sessions_path) { /* run --sessions: conversations sent as live sessions */
     cb_buf_append_str(out, ",\"sessions\":{\"source\":\"");
     cb_buf_append_json_string(out, cfg->sessions_path, strlen(cfg->sessions_path));
-    cb_buf_appendf(out, "\",\"format\":\"%s\"", cfg->sessions_sharegpt ? "sharegpt" : "sessions");
+    cb_buf_appendf(out, "\",\"format\":\"%s\"",
+                   cfg->sessions_format ? cfg->sessions_format : "sessions");
     cb_buf_append_str(out, ",\"think_time\":\"");
     const char *tt = cfg->think_time ? cfg->think_time : "const:0s";
     cb_buf_append_json_string(out, tt, strlen(tt));

@@ -91,29 +91,29 @@ cb_status cb__each_object_line(cb_dataset *ds, const char *data, size_t len,
   return CB_OK;
 }
 
-cb_status cb__json_tokens(const cb_dataset *ds, const json_t *v, const char *key, int64_t lo,
+cb_status cb__json_tokens(const char *path, const json_t *v, const char *key, int64_t lo,
                          const char *expected, uint32_t lineno, int64_t *out, cb_error *err) {
   if (!cb__json_whole(v, lo, UINT32_MAX, out)) {
     char got[48];
     cb__json_brief(v, got, sizeof got);
-    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0, "field '%s': expected %s, got %s",
+    return cb_error_at(err, CB_ERR_PARSE, path, lineno, 0, "field '%s': expected %s, got %s",
                        key, expected, got);
   }
   if (*out > CB_LIMIT_TOKENS)
-    return cb_error_at(err, CB_ERR_RANGE, ds->path, lineno, 0,
+    return cb_error_at(err, CB_ERR_RANGE, path, lineno, 0,
                        "field '%s': %lld tokens is over the limit of %u (docs/limits.md)", key,
                        (long long)*out, CB_LIMIT_TOKENS);
   return CB_OK;
 }
 
 /* An optional positive whole-number field: 0 when absent or null. */
-static cb_status opt_len(const cb_dataset *ds, json_t *o, const char *key, uint32_t lineno,
+static cb_status opt_len(const char *path, json_t *o, const char *key, uint32_t lineno,
                          uint32_t *out, cb_error *err) {
   json_t *v = json_object_get(o, key);
   *out = 0;
   if (!v || json_is_null(v)) return CB_OK;
   int64_t x;
-  cb_status st = cb__json_tokens(ds, v, key, 1, "a whole number >= 1", lineno, &x, err);
+  cb_status st = cb__json_tokens(path, v, key, 1, "a whole number >= 1", lineno, &x, err);
   if (st == CB_OK) *out = (uint32_t)x;
   return st;
 }
@@ -140,10 +140,10 @@ static cb_status prompt_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_erro
   uint32_t out_len = 0;
   cb_status st;
   if (ds->output_field) {
-    st = opt_len(ds, o, ds->output_field, lineno, &out_len, err);
+    st = opt_len(ds->path, o, ds->output_field, lineno, &out_len, err);
   } else {
-    st = opt_len(ds, o, "output_len", lineno, &out_len, err);
-    if (st == CB_OK && out_len == 0) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
+    st = opt_len(ds->path, o, "output_len", lineno, &out_len, err);
+    if (st == CB_OK && out_len == 0) st = opt_len(ds->path, o, "max_tokens", lineno, &out_len, err);
   }
   uint32_t in_len = 0;
   const char *text = json_string_value(prompt);
@@ -169,42 +169,42 @@ cb_status cb__load_jsonl(cb_dataset *ds, const char *data, size_t len, cb_error 
 }
 
 /* Sum of the token counts of a message's text content (string, or parts with "text"). */
-static size_t content_tokens(const cb_dataset *ds, json_t *content) {
+size_t cb__chat_content_tokens(const cb_token_counter *counter, const json_t *content) {
   if (json_is_string(content))
-    return cb__count(&ds->tm.counter, json_string_value(content), json_string_length(content));
+    return cb__count(counter, json_string_value(content), json_string_length(content));
   size_t total = 0, i;
   json_t *part;
-  if (json_is_array(content)) json_array_foreach(content, i, part) {
+  if (json_is_array(content)) json_array_foreach((json_t *)content, i, part) {
       json_t *t = json_object_get(part, "text");
       if (json_is_string(t))
-        total += cb__count(&ds->tm.counter, json_string_value(t), json_string_length(t));
+        total += cb__count(counter, json_string_value(t), json_string_length(t));
     }
   return total;
 }
 
-static cb_status check_messages(const cb_dataset *ds, json_t *msgs, uint32_t lineno,
-                                cb_error *err) {
+cb_status cb__chat_check_messages(const char *path, const json_t *msgs, uint32_t lineno,
+                                  cb_error *err) {
   if (!json_is_array(msgs) || json_array_size(msgs) == 0)
-    return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+    return cb_error_at(err, CB_ERR_PARSE, path, lineno, 0,
                        "field 'messages': expected a non-empty array of {role, content}, got %s",
                        json_is_array(msgs) ? "an empty array" : cb__json_type_name(msgs));
   size_t i;
   json_t *m;
-  json_array_foreach(msgs, i, m) {
+  json_array_foreach((json_t *)msgs, i, m) {
     if (!json_is_object(m))
-      return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+      return cb_error_at(err, CB_ERR_PARSE, path, lineno, 0,
                          "field 'messages[%zu]': expected an object {role, content}, got %s", i,
                          cb__json_type_name(m));
     json_t *role = json_object_get(m, "role");
     if (!json_is_string(role) || json_string_length(role) == 0)
-      return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+      return cb_error_at(err, CB_ERR_PARSE, path, lineno, 0,
                          "field 'messages[%zu].role': expected a non-empty string, got %s", i,
                          cb__json_type_name(role));
     json_t *content = json_object_get(m, "content");
     int ok = json_is_string(content) || json_is_array(content) ||
              (json_is_null(content) && json_object_get(m, "tool_calls"));
     if (!ok)
-      return cb_error_at(err, CB_ERR_PARSE, ds->path, lineno, 0,
+      return cb_error_at(err, CB_ERR_PARSE, path, lineno, 0,
                          "field 'messages[%zu].content': expected a string or an array of "
                          "parts, got %s",
                          i, cb__json_type_name(content));
@@ -212,18 +212,25 @@ static cb_status check_messages(const cb_dataset *ds, json_t *msgs, uint32_t lin
   return CB_OK;
 }
 
+cb_status cb__chat_max_tokens(const char *path, json_t *o, uint32_t lineno, uint32_t *out,
+                              cb_error *err) {
+  cb_status st = opt_len(path, o, "max_tokens", lineno, out, err);
+  if (st == CB_OK && *out == 0) st = opt_len(path, o, "max_completion_tokens", lineno, out, err);
+  return st;
+}
+
 /* One chat line: {"messages": [...], "max_tokens" / "max_completion_tokens": n}. */
 static cb_status chat_item(cb_dataset *ds, json_t *o, uint32_t lineno, cb_error *err) {
   json_t *msgs = json_object_get(o, "messages");
-  cb_status st = check_messages(ds, msgs, lineno, err);
+  cb_status st = cb__chat_check_messages(ds->path, msgs, lineno, err);
   uint32_t out_len = 0;
-  if (st == CB_OK) st = opt_len(ds, o, "max_tokens", lineno, &out_len, err);
-  if (st == CB_OK && out_len == 0)
-    st = opt_len(ds, o, "max_completion_tokens", lineno, &out_len, err);
+  if (st == CB_OK) st = cb__chat_max_tokens(ds->path, o, lineno, &out_len, err);
   if (st == CB_OK) {
     size_t tokens = 0, i;
     json_t *m;
-    json_array_foreach(msgs, i, m) tokens += content_tokens(ds, json_object_get(m, "content"));
+    json_array_foreach(msgs, i, m) {
+      tokens += cb__chat_content_tokens(&ds->tm.counter, json_object_get(m, "content"));
+    }
     char *text = json_dumps(msgs, JSON_COMPACT);
     if (!text || tokens > CB_LIMIT_TOKENS) {
       st = cb_error_at(err, text ? CB_ERR_RANGE : CB_ERR_NOMEM, ds->path, lineno, 0,

@@ -67,7 +67,7 @@ static cb_status push_hash_ids(cb_dataset *ds, cb__item *it, json_t *ids, uint32
 static cb_status json_len(const cb_dataset *ds, json_t *o, const char *key, uint32_t lineno,
                           uint32_t *out, cb_error *err) {
   int64_t x;
-  cb_status st = cb__json_tokens(ds, json_object_get(o, key), key, 0,
+  cb_status st = cb__json_tokens(ds->path, json_object_get(o, key), key, 0,
                                  "a whole number of tokens >= 0", lineno, &x, err);
   if (st == CB_OK) *out = at_least_1(x);
   return st;

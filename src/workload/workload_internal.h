@@ -215,9 +215,21 @@ void cb__json_brief(const struct json_t *v, char *buf, size_t size);
 int cb__json_whole(const struct json_t *v, int64_t lo, int64_t hi, int64_t *out);
 /* A token-count field `key` of line `lineno`: a whole number in [lo, CB_LIMIT_TOKENS]
  * into *out, or "field 'key': expected <expected>, got ..." / "... over the limit". */
-cb_status cb__json_tokens(const cb_dataset *ds, const struct json_t *v, const char *key,
+cb_status cb__json_tokens(const char *path, const struct json_t *v, const char *key,
                           int64_t lo, const char *expected, uint32_t lineno, int64_t *out,
                           cb_error *err);
+
+/* The chat format (ds_jsonl.c), shared by the chat: dataset and its live sessions
+ * (conversations_chat.c). A line's "messages": a non-empty array of {role, content}
+ * (content a string, an array of parts, or null with tool_calls), else
+ * "FILE:LINE: field 'messages[i]...': expected ...". */
+cb_status cb__chat_check_messages(const char *path, const struct json_t *msgs, uint32_t lineno,
+                                  cb_error *err);
+/* The line's output length: "max_tokens", else "max_completion_tokens", else 0. */
+cb_status cb__chat_max_tokens(const char *path, struct json_t *o, uint32_t lineno,
+                              uint32_t *out, cb_error *err);
+/* A message content's token count: a string's, or the sum of its parts' "text". */
+size_t cb__chat_content_tokens(const cb_token_counter *counter, const struct json_t *content);
 
 /* Position of item k in the order `order` over n items for a class (see schedule.md). */
 uint64_t cb__order_item(cb_dataset_order order, uint64_t data_seed, uint32_t class_id,

@@ -198,7 +198,76 @@ print(f"  40 conversations, 80 turns; turns per index {[t['count'] for t in s['t
       f"mean prompt tokens {[round(t['prompt_tokens_mean']) for t in s['turns']]}")
 PY
 echo "ok - --sharegpt-mode live: the ShareGPT conversations as sessions, sim run and run against sim serve agree"
-expect 2 "--sharegpt-mode live: expected --dataset sharegpt:FILE, got synthetic" -- sim run --sharegpt-mode live --out b10
+# --sharegpt-mode live on a chat: dataset: each line's user messages a session (system
+# first), the recorded assistant messages sizing the turns but not sent: the same
+# turns as the same conversations in ShareGPT form, except the last turn asking for the
+# line's max_tokens; run against a fresh sim serve (its replies are drawn in arrival
+# order from its start) agrees with sim run.
+cat >chat.jsonl <<'JSONL'
+{"messages":[{"role":"system","content":"Answer briefly."},{"role":"user","content":"Tell me about cats."},{"role":"assistant","content":"Cats are small carnivorous mammals that people have kept as pets for thousands of years."},{"role":"user","content":"And dogs?"},{"role":"assistant","content":"Dogs are loyal."},{"role":"user","content":"Which is calmer?"}],"max_tokens":9}
+
+{"messages":[{"role":"system","content":"nothing to ask"}]}
+{"messages":[{"role":"user","content":"What is 2+2?"},{"role":"assistant","content":[{"type":"text","text":"It is four, by counting."}]},{"role":"user","content":"Why?"}]}
+JSONL
+python3 - <<'PY'
+import json
+roles = {"system": "system", "user": "human", "assistant": "gpt"}
+def text(c):
+    return c if isinstance(c, str) else "".join(p["text"] for p in c)
+convs = []
+for l in open("chat.jsonl"):
+    if l.strip():
+        m = json.loads(l)["messages"]
+        convs.append({"conversations": [{"from": roles[x["role"]], "value": text(x["content"])} for x in m]})
+json.dump(convs, open("chat-sg.json", "w"))
+PY
+chatlive=(--sharegpt-mode live --concurrency 1 --output-len 11 --think-time exp:50ms --seed 3 --quiet)
+"$CALIBENCH" sim run --dataset chat:chat.jsonl "${chatlive[@]}" --out chat-virt >out.txt 2>&1 || { cat out.txt; fail "sim run: chat: --sharegpt-mode live"; }
+"$CALIBENCH" sim run --dataset sharegpt:chat-sg.json "${chatlive[@]}" --out chat-sg >out.txt 2>&1 || { cat out.txt; fail "sim run: the chat conversations as ShareGPT"; }
+start_sim --seed 3 --time-scale 0.1
+"$CALIBENCH" run --url "$SIM_URL/v1" --dataset chat:chat.jsonl "${chatlive[@]}" --out chat-http >out.txt 2>&1 || { cat out.txt; fail "run: chat: --sharegpt-mode live"; }
+python3 - <<'PY' || fail "chat: --sharegpt-mode live"
+import json
+def recs(d):
+    return {(r["session"], r["turn"]): r for r in map(json.loads, open(d + "/records.jsonl"))}
+v, sg, h = recs("chat-virt"), recs("chat-sg"), recs("chat-http")
+# the sessions: line 1's three user turns, line 4's two (line 3 has no user message)
+assert sorted(v) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)], sorted(v)
+for key, r in v.items():
+    assert r["error"] is None and r["finish_reason"] == "length", (key, r)
+# max_tokens: the recorded replies' lengths (as the ShareGPT form's), the line's
+# max_tokens (9) for its unanswered last turn, --output-len (11) without one
+assert [v[k]["output_tokens"] for k in sorted(v)] == [
+    sg[(0, 0)]["output_tokens"], sg[(0, 1)]["output_tokens"], 9,
+    sg[(1, 0)]["output_tokens"], 11], [(v[k]["output_tokens"], sg[k]["output_tokens"]) for k in sorted(v)]
+assert sg[(0, 2)]["output_tokens"] == 11
+assert v[(0, 0)]["output_tokens"] > v[(0, 1)]["output_tokens"] > 1  # "Cats are ..." > "Dogs are loyal."
+for key in v:  # the same prompts as ShareGPT's up to the last turn's reply length
+    assert v[key]["prompt_tokens"] == sg[key]["prompt_tokens"], (key, v[key]["prompt_tokens"], sg[key]["prompt_tokens"])
+for (i, k), r in v.items():
+    if k:  # the model's reply to the turn before is in the context (cached), not the recorded one
+        prev = v[(i, k - 1)]
+        assert r["cached_tokens"] >= prev["prompt_tokens"] + prev["output_tokens"] - 16, (i, k)
+        assert r["prompt_tokens"] > prev["prompt_tokens"] + prev["output_tokens"], (i, k)
+assert sorted(h) == sorted(v), (sorted(h), sorted(v))
+for key in v:
+    for f in ("prompt_tokens", "output_tokens", "cached_tokens"):
+        assert h[key][f] == v[key][f], (key, f, h[key][f], v[key][f])
+for d in ("chat-virt", "chat-http"):
+    m = json.load(open(d + "/manifest.json"))
+    assert m["sessions"]["format"] == "chat" and m["sessions"]["source"] == "chat.jsonl", m["sessions"]
+    assert m["live"] is True
+print(f"  chat: 5 turns, (prompt, output, cached) "
+      f"{[(v[k]['prompt_tokens'], v[k]['output_tokens'], v[k]['cached_tokens']) for k in sorted(v)]}")
+PY
+printf '{"messages":[{"role":"user","content":"ok"}]}\n{"messages":[{"role":"user","content":[{"type":"text","text":"x"}]}]}\n' >badchat.jsonl
+expect 2 "--sharegpt-mode live: badchat.jsonl:2: field 'messages\[0\].content': expected a non-empty string" -- run --dataset chat:badchat.jsonl --sharegpt-mode live --out b15
+printf '{"messages":[{"role":"user","content":"ok"}]}\n{"messages":[{"role":"user","content":"x"}],"max_tokens":-1}\n' >badchat2.jsonl
+expect 2 "--sharegpt-mode live: badchat2.jsonl:2: field 'max_tokens': expected a whole number >= 1" -- sim run --dataset chat:badchat2.jsonl --sharegpt-mode live --out b16
+expect 2 "--input-len does not apply with --sharegpt-mode live: the dataset gives the turns" -- run --dataset chat:chat.jsonl --sharegpt-mode live --input-len 5 --out b17
+for d in b15 b16 b17; do [ ! -e "$d" ] || fail "$d: a refused run left a directory"; done
+echo "ok - --sharegpt-mode live on a chat: dataset: its lines as sessions, sim run and run against sim serve agree"
+expect 2 "--sharegpt-mode live: expected --dataset sharegpt:FILE or chat:FILE, got synthetic" -- sim run --sharegpt-mode live --out b10
 expect 2 "--input-len does not apply with --sharegpt-mode live" -- run --dataset "sharegpt:$SG" --sharegpt-mode live --input-len 5 --out b11
 expect 2 "--sharegpt-mode live sends the --dataset's conversations as sessions" -- run --dataset "sharegpt:$SG" --sharegpt-mode live --sessions s.jsonl --out b12
 expect 2 "--sharegpt-mode: expected first_turn, turns or live" -- run --dataset "sharegpt:$SG" --sharegpt-mode alive --out b13

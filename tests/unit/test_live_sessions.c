@@ -208,6 +208,112 @@ static void test_sharegpt_sample(void **state) {
   cb_conversations_free(&c);
 }
 
+/* A chat: dataset: one line per session (the C strings join without newlines until
+ * "\n"); line 3 has no user message. */
+static const char CHAT[] =
+    "{\"messages\": [{\"role\": \"system\", \"content\": \"Be brief.\"}, "
+    "{\"role\": \"user\", \"content\": \"Hi there\"}, "
+    "{\"role\": \"assistant\", \"content\": \"Hello! How can I help?\"}, "
+    "{\"role\": \"user\", \"content\": \"Tell a joke\"}], \"max_tokens\": 12}\n"
+    "\r\n"
+    "{\"messages\": [{\"role\": \"system\", \"content\": \"only\"}]}\n"
+    "{\"messages\": [{\"role\": \"assistant\", \"content\": \"Welcome.\"}, "
+    "{\"role\": \"user\", \"content\": \"one\"}, "
+    "{\"role\": \"user\", \"content\": \"two\"}, "
+    "{\"role\": \"assistant\", "
+    "\"content\": [{\"type\": \"text\", \"text\": \"three four\"}]}, "
+    "{\"role\": \"system\", \"content\": \"late\"}, "
+    "{\"role\": \"user\", \"content\": \"five\"}, "
+    "{\"role\": \"assistant\", \"content\": \"\"}, "
+    "{\"role\": \"user\", \"content\": \"six\"}], "
+    "\"max_completion_tokens\": 5}\n"
+    "{\"messages\": [{\"role\": \"user\", \"content\": \"last\"}]}\n";
+
+/* A chat: dataset's lines as sessions: the user messages in order, the system message
+ * first, the assistant message after each user turn sizing it (not sent), the line's
+ * max_tokens for the last user turn without a reply; a line without a user message is
+ * skipped; bad lines stop the load at FILE:LINE. */
+static void test_chat(void **state) {
+  (void)state;
+  char path[512];
+  write_file("chat.jsonl", CHAT, path, sizeof path);
+  cb_conversations c;
+  cb_error err;
+  size_t skipped = 99;
+  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, &skipped, &err), CB_OK);
+  assert_int_equal(skipped, 1);
+  assert_int_equal(c.count, 3);
+  assert_string_equal(c.source, path);
+  const cb_conversation *a = &c.items[0], *b = &c.items[1], *d = &c.items[2];
+  assert_string_equal(a->id, "line 1");
+  assert_string_equal(a->system, "Be brief.");
+  assert_int_equal(a->n_turns, 2);
+  assert_string_equal(a->turns[0].content, "Hi there");
+  assert_string_equal(a->turns[1].content, "Tell a joke");
+  assert_int_equal(a->turns[0].max_tokens,
+                   (int64_t)cb_workload_approx_count(NULL, "Hello! How can I help?", 22));
+  assert_true(a->turns[0].max_tokens > 1);
+  assert_int_equal(a->turns[1].max_tokens, 12); /* the line's, for its unanswered last turn */
+  assert_int_equal(a->turns[0].think_ns, -1);
+  assert_string_equal(b->id, "line 4");
+  assert_null(b->system); /* a system message after a user turn is not sent */
+  assert_int_equal(b->n_turns, 4);
+  const char *want[] = {"one", "two", "five", "six"};
+  for (size_t k = 0; k < 4; k++) assert_string_equal(b->turns[k].content, want[k]);
+  assert_int_equal(b->turns[0].max_tokens, -1); /* followed by a user turn: the run's */
+  assert_int_equal(b->turns[1].max_tokens,
+                   (int64_t)cb_workload_approx_count(NULL, "three four", 10));
+  assert_int_equal(b->turns[2].max_tokens, 1); /* an empty reply: one token */
+  assert_int_equal(b->turns[3].max_tokens, 5); /* max_completion_tokens */
+  assert_string_equal(d->id, "line 5");
+  assert_int_equal(d->n_turns, 1);
+  assert_int_equal(d->turns[0].max_tokens, -1); /* no reply, no max_tokens: the run's */
+  cb_conversations_free(&c);
+  /* output_len_override asks every answered turn, and the last, for that many */
+  assert_int_equal(cb_conversations_load_chat(path, NULL, 7, &c, NULL, &err), CB_OK);
+  assert_int_equal(c.items[0].turns[0].max_tokens, 7);
+  assert_int_equal(c.items[1].turns[0].max_tokens, -1);
+  assert_int_equal(c.items[1].turns[2].max_tokens, 7);
+  assert_int_equal(c.items[2].turns[0].max_tokens, 7);
+  cb_conversations_free(&c);
+
+  /* Bad lines: the chat: dataset's messages, FILE:LINE; a text turn for the parts the
+   * live session cannot send; no line with a user message. */
+  static const struct {
+    const char *line2, *want;
+  } bad[] = {
+      {"{\"messages\": []}", "field 'messages': expected a non-empty array"},
+      {"{\"messages\": [{\"role\": \"user\"}]}", "field 'messages[0].content': expected a string"},
+      {"{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": 0}",
+       "field 'max_tokens': expected a whole number >= 1"},
+      {"{\"messages\": [{\"role\": \"user\", "
+       "\"content\": [{\"type\": \"text\", \"text\": \"x\"}]}]}",
+       "field 'messages[0].content': expected a non-empty string (live sessions send text turns)"},
+      {"{\"messages\": [{\"role\": \"system\", \"content\": \"\"}, "
+       "{\"role\": \"user\", \"content\": \"x\"}]}",
+       "field 'messages[0].content': expected a non-empty string"},
+      {"[1]", "expected a JSON object per line, got an array"},
+      {"{\"messages\": ", "invalid JSON"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char file[512], msg[600];
+    snprintf(file, sizeof file, "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}]}\n%s\n",
+             bad[i].line2);
+    write_file("chat-bad.jsonl", file, path, sizeof path);
+    assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
+    snprintf(msg, sizeof msg, "%s:2:", path);
+    if (strncmp(err.msg, msg, strlen(msg)) || !strstr(err.msg, bad[i].want))
+      fail_msg("line '%s': got '%s'", bad[i].line2, err.msg);
+    assert_null(c.items);
+  }
+  write_file("chat-none.jsonl", "{\"messages\": [{\"role\": \"system\", \"content\": \"y\"}]}\n",
+             path, sizeof path);
+  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
+  assert_non_null(strstr(err.msg, "no line with a user message (1 skipped)"));
+  assert_int_equal(cb_conversations_load_chat("/nonexistent/c.jsonl", NULL, 0, &c, NULL, &err),
+                   CB_ERR_IO);
+}
+
 /* ---- think times -------------------------------------------------------------------- */
 
 static void test_think(void **state) {
@@ -566,6 +672,47 @@ static void test_virtual(void **state) {
   cb_conversations_free(&convs);
 }
 
+
+/* A chat: dataset's sessions run (virtual time, one user): each turn's messages are the
+ * system message, the user turns and the simulator's real replies (run_sessions checks
+ * them), never the recorded assistant messages; each turn asks for the max_tokens the
+ * reader gave it (12, the run's, where none). */
+static void test_chat_live(void **state) {
+  (void)state;
+  char path[512];
+  write_file("chat-live.jsonl", CHAT, path, sizeof path);
+  cb_conversations convs;
+  cb_error err;
+  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &convs, NULL, &err), CB_OK);
+  cb_session_config cfg;
+  config(&cfg, "chat-live");
+  cfg.virtual_time = 1;
+  cfg.workload.concurrency = 1;
+  seen *s = cb_calloc(1, sizeof *s);
+  run_sessions(&cfg, &convs, "none", s);
+  assert_int_equal(s->n_req, 7);
+  int at_max = 0;
+  for (size_t i = 0; i < MAX_REQ; i++) {
+    if (!s->have[i]) continue;
+    assert_null(strstr(s->req[i].messages, "Hello! How can I help?"));
+    assert_null(strstr(s->req[i].messages, "Welcome."));
+    const cb_conv_turn *t = &convs.items[s->req[i].session].turns[s->req[i].turn];
+    int64_t max_tokens = t->max_tokens >= 0 ? t->max_tokens : 12;
+    /* the simulator stops at its drawn length or at max_tokens ("length") */
+    assert_true(s->rec[i].output_tokens >= 1 && s->rec[i].output_tokens <= max_tokens);
+    if (!strcmp(s->rec[i].finish_reason, "length"))
+      assert_int_equal(s->rec[i].output_tokens, max_tokens);
+    else
+      assert_string_equal(s->rec[i].finish_reason, "stop");
+    at_max += s->rec[i].output_tokens == max_tokens;
+  }
+  print_message("chat: %d of 7 turns stopped at their max_tokens\n", at_max);
+  assert_true(at_max > 0);
+  seen_free(s);
+  cb_free(s);
+  cb_conversations_free(&convs);
+}
+
 /* The simulator's prefix cache: turn k+1's prompt starts with turn k's prompt and
  * reply token for token, so later turns find it cached and their TTFT drops; with
  * prefix caching off they find nothing and pay the whole prefill again. */
@@ -648,6 +795,7 @@ int main(void) {
       cmocka_unit_test(test_open),        cmocka_unit_test(test_prefix_cache),
       cmocka_unit_test(test_virtual),     cmocka_unit_test(test_refused),
       cmocka_unit_test(test_sharegpt),    cmocka_unit_test(test_sharegpt_sample),
+      cmocka_unit_test(test_chat),        cmocka_unit_test(test_chat_live),
   };
   return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
