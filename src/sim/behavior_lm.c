@@ -36,16 +36,6 @@ typedef struct lm {
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-static cb_status parse_int(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, int lo,
-                           int hi, int *out) {
-  double d;
-  cb_status st = cb__yaml_number(y->path, v, key, lo, 0, hi, &d, y->err);
-  if (st != CB_OK) return st;
-  if (d != floor(d)) return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a whole number, got '%s'", scalar(v));
-  *out = (int)d;
-  return CB_OK;
-}
-
 cb_status cb__sim_behavior_lm_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   lm m = {.vocab = 16, .scale = 2, .answer_tokens = 16};
   for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
@@ -53,11 +43,11 @@ cb_status cb__sim_behavior_lm_parse(const cb__yaml_ctx *y, const yaml_node_t *ma
     const yaml_node_t *v = yaml_document_get_node(y->doc, p->value);
     cb_status st;
     if (k->type != YAML_SCALAR_NODE) st = cb__yaml_at(y, k, CB_ERR_PARSE, "lm: expected a key");
-    else if (!strcmp(scalar(k), "vocab")) st = parse_int(y, v, "lm.vocab", 2, MAX_VOCAB, &m.vocab);
+    else if (!strcmp(scalar(k), "vocab")) st = cb__yaml_int(y, v, "lm.vocab", 2, MAX_VOCAB, &m.vocab);
     else if (!strcmp(scalar(k), "scale"))
       st = cb__yaml_number(y->path, v, "lm.scale", 0, 0, 20, &m.scale, y->err);
     else if (!strcmp(scalar(k), "answer_tokens"))
-      st = parse_int(y, v, "lm.answer_tokens", 1, MAX_TOKENS, &m.answer_tokens);
+      st = cb__yaml_int(y, v, "lm.answer_tokens", 1, MAX_TOKENS, &m.answer_tokens);
     else
       st = cb__yaml_at(y, k, CB_ERR_PARSE,
                        "unknown key 'lm.%s' (expected vocab, scale or answer_tokens)", scalar(k));

@@ -22,16 +22,6 @@
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-static cb_status parse_int(const cb__yaml_ctx *y, const yaml_node_t *v, const char *key, int lo,
-                           int hi, int *out) {
-  double d;
-  cb_status st = cb__yaml_number(y->path, v, key, lo, 0, hi, &d, y->err);
-  if (st != CB_OK) return st;
-  if (d != floor(d)) return cb__yaml_key_at(y, v, CB_ERR_PARSE, key, "expected a whole number, got '%s'", scalar(v));
-  *out = (int)d;
-  return CB_OK;
-}
-
 cb_status cb__sim_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, cb__sim_perturb *out) {
   *out = (cb__sim_perturb){.sensitivity = 1, .answer_tokens = 12, .candidates = 8};
   if (map->type != YAML_MAPPING_NODE)
@@ -44,9 +34,9 @@ cb_status cb__sim_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, c
     else if (!strcmp(scalar(k), "sensitivity"))
       st = cb__yaml_number(y->path, v, "perturb.sensitivity", 0, 0, 100, &out->sensitivity, y->err);
     else if (!strcmp(scalar(k), "answer_tokens"))
-      st = parse_int(y, v, "perturb.answer_tokens", 1, CB__SIM_PERTURB_MAX_TOKENS, &out->answer_tokens);
+      st = cb__yaml_int(y, v, "perturb.answer_tokens", 1, CB__SIM_PERTURB_MAX_TOKENS, &out->answer_tokens);
     else if (!strcmp(scalar(k), "candidates"))
-      st = parse_int(y, v, "perturb.candidates", 2, CB__SIM_PERTURB_MAX_CANDIDATES, &out->candidates);
+      st = cb__yaml_int(y, v, "perturb.candidates", 2, CB__SIM_PERTURB_MAX_CANDIDATES, &out->candidates);
     else
       st = cb__yaml_at(y, k, CB_ERR_PARSE,
                        "unknown key 'perturb.%s' (expected sensitivity, answer_tokens or candidates)",

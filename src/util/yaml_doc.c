@@ -233,6 +233,18 @@ cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *ke
   return CB_OK;
 }
 
+cb_status cb__yaml_int(const cb__yaml_ctx *y, const yaml_node_t *n, const char *key, int lo,
+                       int hi, int *out) {
+  double d;
+  cb_status st = cb__yaml_number(y->path, n, key, lo, 0, hi, &d, y->err);
+  if (st != CB_OK) return st;
+  if (d != floor(d))
+    return cb__yaml_key_at(y, n, CB_ERR_PARSE, key, "expected a whole number, got '%s'",
+                           (const char *)n->data.scalar.value);
+  *out = (int)d;
+  return CB_OK;
+}
+
 int cb__yaml_bool_text(const char *s) {
   static const char *const yes[] = {"true", "yes", "on", "1"};
   static const char *const no[] = {"false", "no", "off", "0"};

@@ -65,6 +65,10 @@ cb_status cb__yaml_text(const cb__yaml_ctx *y, const yaml_node_t *n, const char 
  * "must be in [lo, hi], got x". */
 cb_status cb__yaml_number(const char *name, const yaml_node_t *n, const char *key, double lo,
                           int lo_open, double hi, double *out, cb_error *err);
+/* A whole number in [lo, hi] (cb__yaml_number's errors, and "key 'K': expected a whole
+ * number, got 'x'" for a fraction). */
+cb_status cb__yaml_int(const cb__yaml_ctx *y, const yaml_node_t *n, const char *key, int lo,
+                       int hi, int *out);
 /* true, yes, on, 1 or false, no, off, 0 (any case) -> 1 or 0; -1 for anything else. */
 int cb__yaml_bool_text(const char *s);
 /* A scalar cb__yaml_bool_text reads: "expected true or false, got 'x'". */
