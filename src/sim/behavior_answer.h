@@ -88,4 +88,14 @@ cb__sim_answer *cb__sim_perturb_answer(const cb__sim_perturb *p, uint64_t seed, 
                                        size_t len, uint32_t vocab);
 void cb__sim_answer_free(cb__sim_answer *a);
 
+/* Building an answer of `tokens` tokens, each chosen among `candidates` (at most
+ * CB__SIM_PERTURB_MAX_CANDIDATES) words by its logits, as the perturb and lm sections
+ * do: cb__sim_answer_ranked allocates it with an empty text; cb__sim_answer_token sets
+ * token k (in order from 0) from the logits z of its candidate words and their token
+ * ids: the words by decreasing logit, ties by index, with their log-softmax; the first
+ * is chosen and appended to the text, and its index returned. */
+cb__sim_answer *cb__sim_answer_ranked(int tokens, int candidates);
+int cb__sim_answer_token(cb__sim_answer *a, int k, const double *z,
+                         const char (*words)[CB_SIM_TOKEN_TEXT_MAX], const uint32_t *ids);
+
 #endif

@@ -98,47 +98,17 @@ int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_reque
   char w[MAX_VOCAB][CB_SIM_TOKEN_TEXT_MAX];
   uint32_t ids[MAX_VOCAB];
   words(rq->seed, n, vocab, w, ids);
-  cb__sim_answer *a = cb_calloc(1, sizeof *a);
-  a->text = cb_calloc(1, sizeof *a->text);
-  a->candidates = n;
-  a->cand = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->cand);
-  a->logprob = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->logprob);
-  a->text->ids = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ids);
-  a->text->ends = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ends);
-  cb_buf text;
-  cb_buf_init(&text, 0);
+  cb__sim_answer *a = cb__sim_answer_ranked(T, n);
   uint64_t h = fnv_more(UINT64_C(0xcbf29ce484222325), rq->text, rq->len);
   for (int k = 0; k < T; k++) {
-    double z[MAX_VOCAB], mx = -INFINITY, sum = 0;
-    int order[MAX_VOCAB];
+    double z[MAX_VOCAB];
     for (int v = 0; v < n; v++) {
       z[v] = m->scale * gauss(rq->seed, STREAM_LOGIT, h, v);
       if (rq->logit_noise > 0) z[v] += rq->logit_noise * gauss(rq->seed, STREAM_NOISE, h, v);
-      mx = z[v] > mx ? z[v] : mx;
     }
-    for (int v = 0; v < n; v++) sum += exp(z[v] - mx);
-    for (int v = 0; v < n; v++) { /* by decreasing logit; ties by index */
-      int j = v;
-      while (j > 0 && z[order[j - 1]] < z[v]) {
-        order[j] = order[j - 1];
-        j--;
-      }
-      order[j] = v;
-    }
-    for (int r = 0; r < n; r++) {
-      memcpy(a->cand[(size_t)k * (size_t)n + (size_t)r], w[order[r]], CB_SIM_TOKEN_TEXT_MAX);
-      a->logprob[(size_t)k * (size_t)n + (size_t)r] = z[order[r]] - mx - log(sum);
-    }
-    const char *word = w[order[0]];
-    cb_buf_append_str(&text, word);
+    const char *word = w[cb__sim_answer_token(a, k, z, (const char (*)[CB_SIM_TOKEN_TEXT_MAX])w, ids)];
     h = fnv_more(h, word, strlen(word));
-    a->text->ids[k] = ids[order[0]];
-    a->text->ends[k] = text.len;
   }
-  a->text->num_tokens = (size_t)T;
-  a->text->text_len = text.len;
-  a->text->text = cb_strndup(text.data ? text.data : "", text.len);
-  cb_buf_free(&text);
   reply->answer = a;
   return 1;
 }

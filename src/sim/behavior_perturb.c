@@ -88,45 +88,14 @@ void cb__sim_perturb_logits(const cb__sim_perturb *p, uint64_t seed, const char 
 
 void cb__sim_perturb_fill(const cb__sim_perturb *p, uint64_t seed, const char *prompt, size_t len,
                           uint32_t vocab, cb__sim_answer *a) {
-  int T = p->answer_tokens, n = p->candidates;
-  a->candidates = n;
-  a->cand = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->cand);
-  a->logprob = cb_reallocarray(NULL, (size_t)T * (size_t)n, sizeof *a->logprob);
-  cb_buf text;
-  cb_buf_init(&text, 0);
-  a->text->ids = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ids);
-  a->text->ends = cb_reallocarray(NULL, (size_t)T, sizeof *a->text->ends);
-  for (int k = 0; k < T; k++) {
+  for (int k = 0; k < p->answer_tokens; k++) {
     char words[CB__SIM_PERTURB_MAX_CANDIDATES][CB_SIM_TOKEN_TEXT_MAX];
     uint32_t ids[CB__SIM_PERTURB_MAX_CANDIDATES];
     double z[CB__SIM_PERTURB_MAX_CANDIDATES];
-    int order[CB__SIM_PERTURB_MAX_CANDIDATES];
-    candidate_words(seed, k, n, vocab, words, ids);
+    candidate_words(seed, k, p->candidates, vocab, words, ids);
     cb__sim_perturb_logits(p, seed, prompt, len, k, z);
-    double mx = z[0], sum = 0;
-    for (int v = 1; v < n; v++) mx = z[v] > mx ? z[v] : mx;
-    for (int v = 0; v < n; v++) sum += exp(z[v] - mx);
-    /* Candidates by decreasing logit (insertion sort; ties by index). */
-    for (int v = 0; v < n; v++) {
-      int j = v;
-      while (j > 0 && z[order[j - 1]] < z[v]) {
-        order[j] = order[j - 1];
-        j--;
-      }
-      order[j] = v;
-    }
-    for (int r = 0; r < n; r++) {
-      memcpy(a->cand[(size_t)k * (size_t)n + (size_t)r], words[order[r]], CB_SIM_TOKEN_TEXT_MAX);
-      a->logprob[(size_t)k * (size_t)n + (size_t)r] = z[order[r]] - mx - log(sum);
-    }
-    cb_buf_append_str(&text, words[order[0]]);
-    a->text->ids[k] = ids[order[0]];
-    a->text->ends[k] = text.len;
+    cb__sim_answer_token(a, k, z, (const char (*)[CB_SIM_TOKEN_TEXT_MAX])words, ids);
   }
-  a->text->num_tokens = (size_t)T;
-  a->text->text_len = text.len;
-  a->text->text = cb_strndup(text.data ? text.data : "", text.len);
-  cb_buf_free(&text);
 }
 
 /* ---- the section (behavior.h) ------------------------------------------------------ */

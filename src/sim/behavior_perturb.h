@@ -10,8 +10,8 @@
 /* Token k's logits over its p->candidates words (z has that many). */
 void cb__sim_perturb_logits(const cb__sim_perturb *p, uint64_t seed, const char *prompt,
                             size_t len, int k, double *z);
-/* Fill a's text (answer_tokens words, each the most likely of its candidates), cand
- * and logprob. */
+/* Fill a (cb__sim_answer_ranked for p's answer_tokens and candidates): its text
+ * (answer_tokens words, each the most likely of its candidates), cand and logprob. */
 void cb__sim_perturb_fill(const cb__sim_perturb *p, uint64_t seed, const char *prompt, size_t len,
                           uint32_t vocab, cb__sim_answer *a);
 
