@@ -300,6 +300,10 @@ void cb__rep_table_init(cb__rep_table *t, const char *align);
 /* Append the next cell, row by row. */
 void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Append untrusted text (model output, ids from a file; NULL as empty) as the next cell:
+ * cut to `max` bytes on a character boundary, control characters replaced, one line,
+ * "…" after it when cut here or when `was_cut` says it was cut before. */
+void cb__rep_table_add_text(cb__rep_table *t, const char *s, size_t max, int was_cut);
 /* cb__rep_table_init, then the header row: n plain cells. */
 void cb__rep_table_init_head(cb__rep_table *t, const char *align, const char *const *names,
                              size_t n);

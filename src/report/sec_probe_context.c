@@ -13,7 +13,6 @@
 #include <jansson.h>
 
 #include "calibench/alloc.h"
-#include "calibench/utf8.h"
 #include "report_internal.h"
 
 #define num cb__rep_probe_num
@@ -230,20 +229,12 @@ static void judge_table(cb__rep_doc *d, json_t *doc) {
   cb__rep_table_free(&t);
 }
 
-/* Untrusted text for one cell: cut, control characters replaced, one line. */
-static void cell_text(cb__rep_table *t, const cb_report *r, const char *s) {
-  size_t len = s ? strlen(s) : 0, cut = cb_utf8_cut(s ? s : "", len, r->params.max_message);
-  cb_buf b = {0};
-  cb_utf8_clean(&b, s ? s : "", cut, 1);
-  cb__rep_table_add(t, 0, "%s%s", b.data ? b.data : "", cut < len ? "\xE2\x80\xA6" : "");
-  cb_buf_free(&b);
-}
-
 static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
   json_t *worst = json_object_get(doc, "worst");
   if (!json_array_size(worst)) return;
   cb__rep_doc_heading(d, 3, NULL, "Wrong answers, shortest prompts first");
   cb__rep_table t;
+  const size_t max = r->params.max_message;
   size_t i, k;
   json_t *w, *v;
   int judged = 0; /* a judge column when the judge graded one of them */
@@ -255,19 +246,19 @@ static void worst_table(const cb_report *r, cb__rep_doc *d, json_t *doc) {
   json_array_foreach(worst, i, w) {
     cb__rep_table_add(&t, 0, "%.0f", num(w, "length"));
     cb__rep_table_add(&t, 0, "%.0f%%", 100 * num(w, "depth"));
-    cell_text(&t, r, json_string_value(json_object_get(w, "key")));
+    cb__rep_table_add_text(&t, json_string_value(json_object_get(w, "key")), max, 0);
     cb_buf e = {0};
     json_array_foreach(json_object_get(w, "expected"), k, v) {
       cb_buf_appendf(&e, "%s%s", k ? ", " : "", json_string_value(v) ? json_string_value(v) : "");
     }
-    cell_text(&t, r, e.data);
+    cb__rep_table_add_text(&t, e.data, max, 0);
     cb_buf_free(&e);
     cb__rep_table_add(&t, CB__REP_TONE_BAD, "%.2f", num(w, "score"));
     if (judged && json_is_number(json_object_get(w, "judge")))
       cb__rep_table_add(&t, num(w, "judge") >= 0.5 ? CB__REP_TONE_GOOD : CB__REP_TONE_BAD, "%.2f", num(w, "judge"));
     else if (judged) cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
     if (json_is_false(json_object_get(w, "ok"))) cb__rep_table_add(&t, CB__REP_TONE_BAD, "(the request failed)");
-    else cell_text(&t, r, json_string_value(json_object_get(w, "answer")));
+    else cb__rep_table_add_text(&t, json_string_value(json_object_get(w, "answer")), max, 0);
   }
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);

@@ -11,7 +11,6 @@
 
 #include <jansson.h>
 
-#include "calibench/utf8.h"
 #include "report_internal.h"
 
 static double num(json_t *o, const char *key) { return cb__rep_probe_num(o, key); }
@@ -115,27 +114,19 @@ static void failures_part(cb__rep_doc *d, json_t *doc) {
   cb__rep_table_init_head(&t, "lrrlrl", head, 6);
   size_t i;
   json_t *row;
-  cb_buf one;
-  cb_buf_init(&one, 0);
   json_array_foreach(rows, i, row) {
     const char *scenario = json_string_value(json_object_get(row, "scenario"));
     const char *kind = json_string_value(json_object_get(row, "kind"));
     const char *slot = json_string_value(json_object_get(row, "slot"));
-    const char *answer = json_string_value(json_object_get(row, "answer"));
-    answer = answer ? answer : "";
-    size_t n = strlen(answer), cut = cb_utf8_cut(answer, n, ANSWER_CELL);
-    cb_buf_reset(&one);
-    cb_utf8_clean(&one, answer, cut, 1);
-    if (cut < n || json_is_true(json_object_get(row, "answer_cut"))) cb_buf_append_str(&one, "\xE2\x80\xA6");
     cb__rep_table_add(&t, 0, "%s", scenario ? scenario : "?");
     cb__rep_table_add(&t, 0, "%.0f", num(row, "repetition"));
     cb__rep_table_add(&t, 0, "%.0f", num(row, "turn"));
     cb__rep_table_add(&t, 0, "%s%s%s", kind ? kind : "?", slot ? " " : "", slot ? slot : "");
     if (isfinite(num(row, "depth"))) cb__rep_table_add(&t, 0, "%.0f", num(row, "depth"));
     else cb__rep_table_add(&t, CB__REP_TONE_MUTED, "-");
-    cb__rep_table_add(&t, 0, "%s", one.data ? one.data : "");
+    cb__rep_table_add_text(&t, json_string_value(json_object_get(row, "answer")), ANSWER_CELL,
+                           json_is_true(json_object_get(row, "answer_cut")));
   }
-  cb_buf_free(&one);
   cb__rep_doc_table(d, &t);
   cb__rep_table_free(&t);
 }

@@ -16,7 +16,6 @@
 
 #include "calibench/alloc.h"
 #include "calibench/store.h"
-#include "calibench/utf8.h"
 #include "report_internal.h"
 
 /* Items shown as the worst of a run. */
@@ -38,15 +37,6 @@ static double num(json_t *o, const char *key) {
 static long count(json_t *doc, const char *status) {
   json_t *v = json_object_get(json_object_get(doc, "status"), status);
   return json_is_integer(v) ? (long)json_integer_value(v) : 0;
-}
-
-/* Untrusted text for one cell: cut to max bytes, control characters replaced, one line. */
-static void cell_text(cb__rep_table *t, const cb_report *r, const char *s) {
-  size_t len = s ? strlen(s) : 0, cut = cb_utf8_cut(s ? s : "", len, r->params.max_message);
-  cb_buf b = {0};
-  cb_utf8_clean(&b, s ? s : "", cut, 1);
-  cb__rep_table_add(t, 0, "%s%s", b.data ? b.data : "", cut < len ? "\xE2\x80\xA6" : "");
-  cb_buf_free(&b);
 }
 
 static void scores_table(cb__rep_doc *d, json_t *doc) {
@@ -150,17 +140,19 @@ static void worst_items(const cb_report *r, cb__rep_doc *d, json_t *doc) {
   }
   qsort(v, k, sizeof *v, by_score);
   cb__rep_table t;
+  const size_t max = r->params.max_message;
   const char *head[] = {"item", "status", metric, "prompt", "answer", "reference"};
   cb__rep_table_init_head(&t, "llrlll", head, 6);
   for (size_t i = 0; i < k && i < WORST_ITEMS; i++) {
     json_t *it = v[i].item;
     const char *st = json_string_value(json_object_get(it, "status"));
-    cell_text(&t, r, json_string_value(json_object_get(it, "id")));
+    cb__rep_table_add_text(&t, json_string_value(json_object_get(it, "id")), max, 0);
     cb__rep_table_add(&t, st && strcmp(st, "ok") ? CB__REP_TONE_BAD : 0, "%s", st ? st : "?");
     cb__rep_table_add(&t, 0, "%.2f", higher ? v[i].score : -v[i].score);
-    cell_text(&t, r, json_string_value(json_object_get(it, "prompt")));
-    cell_text(&t, r, json_string_value(json_object_get(it, "hypothesis")));
-    cell_text(&t, r, json_string_value(json_array_get(json_object_get(it, "references"), 0)));
+    cb__rep_table_add_text(&t, json_string_value(json_object_get(it, "prompt")), max, 0);
+    cb__rep_table_add_text(&t, json_string_value(json_object_get(it, "hypothesis")), max, 0);
+    json_t *ref = json_array_get(json_object_get(it, "references"), 0);
+    cb__rep_table_add_text(&t, json_string_value(ref), max, 0);
   }
   cb__rep_doc_heading(d, 3, NULL, "Worst items by %s", metric);
   cb__rep_doc_table(d, &t);

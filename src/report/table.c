@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "calibench/alloc.h"
+#include "calibench/utf8.h"
 #include "report_internal.h"
 
 void cb__rep_table_init(cb__rep_table *t, const char *align) {
@@ -33,6 +34,15 @@ void cb__rep_table_add(cb__rep_table *t, cb__rep_tone tone, const char *fmt, ...
   t->cells[t->n].text = b.data ? b.data : cb_strdup("");
   t->cells[t->n].tone = tone;
   t->n++;
+}
+
+void cb__rep_table_add_text(cb__rep_table *t, const char *s, size_t max, int was_cut) {
+  if (!s) s = "";
+  size_t len = strlen(s), cut = cb_utf8_cut(s, len, max);
+  cb_buf b = {0};
+  cb_utf8_clean(&b, s, cut, 1);
+  cb__rep_table_add(t, 0, "%s%s", b.data ? b.data : "", cut < len || was_cut ? "\xE2\x80\xA6" : "");
+  cb_buf_free(&b);
 }
 
 void cb__rep_table_init_head(cb__rep_table *t, const char *align, const char *const *names,

@@ -537,6 +537,26 @@ static void test_tick_labels(void **state) {
   want_str("fraction label", cb__rep_tick_label(&a, &t, 0.4, b, sizeof b), "40%");
 }
 
+/* cb__rep_table_add_text: untrusted text cut on a character boundary with "…" after,
+ * control characters replaced, one line; "…" also when the text was cut before. */
+static void test_table_add_text(void **state) {
+  (void)state;
+  cb__rep_table t;
+  cb__rep_table_init(&t, "l");
+  cb__rep_table_add_text(&t, "ab\xC3\xA9" "cd", 3, 0);     /* é would straddle the cut */
+  cb__rep_table_add_text(&t, "a\x1b[2Jb\nc", 64, 0);       /* ESC and the newline replaced */
+  cb__rep_table_add_text(&t, "whole", 64, 1);              /* cut by its writer */
+  cb__rep_table_add_text(&t, NULL, 8, 0);
+  cb__rep_table_add_text(&t, "exact", 5, 0);               /* fits: no mark */
+  assert_int_equal(t.n, 5);
+  assert_string_equal(t.cells[0].text, "ab\xE2\x80\xA6");
+  assert_string_equal(t.cells[1].text, "a\xEF\xBF\xBD[2Jb c");
+  assert_string_equal(t.cells[2].text, "whole\xE2\x80\xA6");
+  assert_string_equal(t.cells[3].text, "");
+  assert_string_equal(t.cells[4].text, "exact");
+  cb__rep_table_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_axis_ticks_normal), cmocka_unit_test(test_axis_ticks_degenerate),
@@ -547,7 +567,7 @@ int main(void) {
       cmocka_unit_test(test_utf8_cut),          cmocka_unit_test(test_bins),
       cmocka_unit_test(test_cdf_series),        cmocka_unit_test(test_chart_svg),
       cmocka_unit_test(test_tick_labels),       cmocka_unit_test(test_chart_categories),
-      cmocka_unit_test(test_fmt_unit),
+      cmocka_unit_test(test_fmt_unit),          cmocka_unit_test(test_table_add_text),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
