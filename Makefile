@@ -103,9 +103,9 @@ fuzz-run:
 	  build-fuzz/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) build-fuzz/corpus-$(t) \
 	    tests/fuzz/corpus/$(t);)
 
-build-fuzz/generated/cb_version.h: src/util/version.h.in
+build-fuzz/generated/cb_version.h: cmake/write_version.cmake
 	@mkdir -p $(@D)
-	sed 's/@[A-Z_]*@/fuzz/g' $< >$@
+	cmake -DVERSION=fuzz -DSRC=. -DOUT=$@ -P $<
 
 build-fuzz/obj/%.o: src/%.c build-fuzz/generated/cb_version.h
 	@mkdir -p $(@D)

@@ -29,7 +29,11 @@ froms=$(grep -E '^FROM ' "$CF" | tr '\n' '|')
 grep -qx 'ARG BASE=localhost/calibench-base:bookworm' "$CF" || fail "Containerfile: no ARG BASE of build_image.sh's base"
 grep -qx 'COPY --from=build /src/build/calibench /usr/local/bin/calibench' "$CF" ||
   fail "the runtime stage does not take the built binary"
-[ "$(grep -c '^COPY' "$CF")" = 6 ] || fail "COPY lines: $(grep '^COPY' "$CF")"
+# The build stage copies every top-level path the CMake build reads, and nothing else.
+needed=$( (echo CMakeLists.txt; grep -oE '\$\{CMAKE_SOURCE_DIR\}/[A-Za-z_.]+|add_subdirectory\([A-Za-z_]+' \
+  "$SRC/CMakeLists.txt" | sed -E 's/.*[/(]//') | sort -u | tr '\n' ' ')
+copied=$(sed -n '1,/^FROM ${BASE}$/p' "$CF" | sed -nE 's/^COPY ([^ ]+) .*/\1/p' | sort -u | tr '\n' ' ')
+[ "$copied" = "$needed" ] || fail "the build stage copies '$copied', the build reads '$needed'"
 [ "$(sed -n '/^FROM ${BASE}$/,$p' "$CF" | grep -c '^COPY')" = 1 ] ||
   fail "the runtime stage copies more than the binary"
 echo "ok - two stages on the debootstrapped base; the runtime stage copies the binary alone"
