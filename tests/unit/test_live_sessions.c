@@ -446,9 +446,10 @@ static void config(cb_session_config *cfg, const char *dir) {
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s", tmp, dir);
 }
 
-/* Run the sessions; check turn order, think times, context threading; return them. */
-static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, const char *think,
-                         seen *s) {
+/* Run the sessions; check turn order, think times, context threading; return what went
+ * out and came back (seen_free frees it). */
+static seen *run_sessions(cb_session_config *cfg, const cb_conversations *convs, const char *think) {
+  seen *s = cb_calloc(1, sizeof *s);
   cb_error err;
   cb_live_sessions_params p = {.convs = convs, .seed = cfg->workload.seed,
                                .arrival = cfg->workload.arrival, .users = cfg->workload.concurrency,
@@ -552,6 +553,7 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
     /* In virtual time a turn goes out at its time exactly. */
     if (cfg->virtual_time) assert_true(lag_sum == 0);
   }
+  return s;
 }
 
 /* s (from cb_calloc) and all it holds. */
@@ -575,8 +577,7 @@ static void test_closed(void **state) {
   cfg.workload.concurrency = 2;
   cfg.sessions_path = "mem.jsonl";
   cfg.think_time = "exp:0.03s";
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "exp:30ms", s);
+  seen *s = run_sessions(&cfg, &convs, "exp:30ms");
   assert_int_equal(s->max_in_flight, 2);
   /* the third session starts only when a user is free: after a session ended */
   size_t first_c = 0;
@@ -628,8 +629,7 @@ static void test_open(void **state) {
   cfg.workload.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 20, .burstiness = 1,
                                              .trace_speed = 1};
   cfg.workload.concurrency = 0;
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "uniform:10ms,40ms", s);
+  seen *s = run_sessions(&cfg, &convs, "uniform:10ms,40ms");
   cb_arrival_gen g;
   cb_arrival_gen_init(&g, &cfg.workload.arrival, cfg.workload.seed, CB_LIVE_SESSIONS_STREAM + 1, 0);
   for (size_t c = 0; c < convs.count; c++) {
@@ -669,8 +669,7 @@ static void test_virtual(void **state) {
       } else {
         cfg.workload.concurrency = 2;
       }
-      seen *s = cb_calloc(1, sizeof *s);
-      run_sessions(&cfg, &convs, "uniform:10ms,40ms", s);
+      seen *s = run_sessions(&cfg, &convs, "uniform:10ms,40ms");
       if (!open) assert_int_equal(s->max_in_flight, 2);
       uint64_t last = 0;
       for (size_t i = 0; i < MAX_REQ; i++)
@@ -712,8 +711,7 @@ static void test_chat_live(void **state) {
   config(&cfg, "chat-live");
   cfg.virtual_time = 1;
   cfg.workload.concurrency = 1;
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "none", s);
+  seen *s = run_sessions(&cfg, &convs, "none");
   assert_int_equal(s->n_req, 7);
   int at_max = 0;
   for (size_t i = 0; i < MAX_REQ; i++) {
@@ -763,8 +761,7 @@ static void test_prefix_cache(void **state) {
     cfg.sim.time_scale = 1;
     cfg.sim.engine.enable_prefix_caching = caching;
     cfg.workload.concurrency = 1;
-    seen *s = cb_calloc(1, sizeof *s);
-    run_sessions(&cfg, &convs, "none", s);
+    seen *s = run_sessions(&cfg, &convs, "none");
     int n = 0;
     for (size_t i = 0; i < MAX_REQ; i++) {
       if (!s->have[i] || s->req[i].turn == 0) continue;
