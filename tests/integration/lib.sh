@@ -6,7 +6,7 @@
 # scratch_dir NAME   make a fresh directory ${TMPDIR:-/tmp}/NAME.XXXXXX, set TMP to it
 #                    and work in it (what a test writes by a relative path, calibench.db
 #                    too, lands there); on exit the servers start_sim started are
-#                    stopped and TMP removed
+#                    stopped, then TMP removed
 # interrupt_when_recorded PID DIR N
 #                    wait (at most 20 s) until DIR/records.jsonl holds N records, send
 #                    SIGINT to PID (a background run) and wait for it to end; its exit
@@ -128,7 +128,7 @@ trap stop_sims EXIT
 
 scratch_dir() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
-  trap 'rm -rf "$TMP"; stop_sims' EXIT
+  trap 'stop_sims; rm -rf "$TMP"' EXIT # the servers first: they may write there
   cd "$TMP"
 }
 
