@@ -21,8 +21,8 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   static const uint64_t bare[] = {CB_DURATION_UNIT_REQUIRED, 1, 1000, 1000000, 1000000000};
-  uint64_t unit = bare[data[0] % 5];
-  char *text = cb_strndup((const char *)data + 1, size - 1);
+  uint64_t unit = bare[take_selector(&data, &size) % 5];
+  char *text = cb_strndup((const char *)data, size);
   cb_error err;
   cb_error_clear(&err);
   uint64_t ns = 7;

@@ -39,12 +39,12 @@ static void fuzz_records(const uint8_t *data, size_t size) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  switch (data[0] % 5) {
-  case 0: fuzz_dataset("jsonl", CB_SHAREGPT_FIRST_TURN, data + 1, size - 1); break;
-  case 1: fuzz_dataset("chat", CB_SHAREGPT_FIRST_TURN, data + 1, size - 1); break;
-  case 2: fuzz_dataset("sharegpt", CB_SHAREGPT_FIRST_TURN, data + 1, size - 1); break;
-  case 3: fuzz_dataset("sharegpt", CB_SHAREGPT_TURNS, data + 1, size - 1); break;
-  default: fuzz_records(data + 1, size - 1); break;
+  switch (take_selector(&data, &size) % 5) {
+  case 0: fuzz_dataset("jsonl", CB_SHAREGPT_FIRST_TURN, data, size); break;
+  case 1: fuzz_dataset("chat", CB_SHAREGPT_FIRST_TURN, data, size); break;
+  case 2: fuzz_dataset("sharegpt", CB_SHAREGPT_FIRST_TURN, data, size); break;
+  case 3: fuzz_dataset("sharegpt", CB_SHAREGPT_TURNS, data, size); break;
+  default: fuzz_records(data, size); break;
   }
   return 0;
 }

@@ -47,23 +47,23 @@ static void run_checks(const cb__probe_dialog_suite *s, const char *answer, size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  const char *text = (const char *)data + 1;
-  size_t len = size - 1;
+  int fixed = take_selector(&data, &size) & 1; /* load FIXED, else the input */
+  const char *text = (const char *)data;
+  memfile m;
+  memfile_open(&m, fixed ? FIXED : text, fixed ? sizeof FIXED - 1 : size);
+  cb__probe_dialog_suite s;
   cb_error err;
   cb_error_clear(&err);
-  memfile m;
-  memfile_open(&m, (data[0] & 1) ? FIXED : text, (data[0] & 1) ? sizeof FIXED - 1 : len);
-  cb__probe_dialog_suite s;
   cb_status st = cb__probe_dialog_suite_load(m.path, &s, &err);
   memfile_close(&m);
   if (st != CB_OK) {
-    check(!(data[0] & 1)); /* the fixed scenario loads */
+    check(!fixed); /* the fixed scenario loads */
     check(err.msg[0]);
     if (st == CB_ERR_PARSE) check(strstr(err.msg, m.path) != NULL);
     return 0;
   }
   check(s.n > 0 && s.max_turns > 0 && s.n_clarify > 0);
-  run_checks(&s, text, len);
+  run_checks(&s, text, size);
   cb__probe_dialog_suite_free(&s);
   return 0;
 }

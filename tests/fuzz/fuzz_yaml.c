@@ -28,17 +28,16 @@ static void check_error(cb_status st, const cb_error *err, const char *name) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  const char *text = (const char *)data + 1;
-  size_t len = size - 1;
+  uint8_t reader = take_selector(&data, &size) & 3;
   cb_error err;
   cb_error_clear(&err);
   memfile m;
-  memfile_open(&m, text, len);
+  memfile_open(&m, data, size);
   cb_status st;
-  switch (data[0] & 3) {
+  switch (reader) {
   case 0: {
     cb_scenario *sc = NULL;
-    st = cb_scenario_parse(text, len, "fuzz.yaml", NULL, &sc, &err);
+    st = cb_scenario_parse((const char *)data, size, "fuzz.yaml", NULL, &sc, &err);
     if (st == CB_OK) {
       check(sc != NULL && cb_scenario_params(sc) != NULL);
       cb_scenario_free(sc);

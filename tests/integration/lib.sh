@@ -3,6 +3,14 @@
 # start_sim ARGS...  start `calibench sim serve --port 0 ARGS` in the background,
 #                    wait for its "listening on HOST:PORT" line, set SIM_PID,
 #                    SIM_PORT and SIM_URL. The server is stopped (by PID) on exit.
+# scratch_dir NAME   make a fresh directory ${TMPDIR:-/tmp}/NAME.XXXXXX, set TMP to it
+#                    and work in it (what a test writes by a relative path, calibench.db
+#                    too, lands there); on exit the servers start_sim started are
+#                    stopped, then TMP removed
+# interrupt_when_recorded PID DIR N
+#                    wait (at most 20 s) until DIR/records.jsonl holds N records, send
+#                    SIGINT to PID (a background run) and wait for it to end; its exit
+#                    status in STATUS. Fails (stopping PID) if the records never come
 # fail MSG           print and exit 1
 # need_peer PROG     a test peer (node, python3) that must be on PATH: missing, the test
 #                    is skipped (exit 77, SKIP_RETURN_CODE) on a developer's machine and
@@ -117,6 +125,25 @@ stop_sims() {
   done
 }
 trap stop_sims EXIT
+
+scratch_dir() {
+  TMP=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  trap 'stop_sims; rm -rf "$TMP"' EXIT # the servers first: they may write there
+  cd "$TMP"
+}
+
+interrupt_when_recorded() {
+  local pid=$1 records=$2/records.jsonl n=$3
+  for _ in $(seq 1 200); do
+    [ "$(cat "$records" 2>/dev/null | wc -l)" -ge "$n" ] && break
+    sleep 0.1
+  done
+  [ "$(cat "$records" 2>/dev/null | wc -l)" -ge "$n" ] ||
+    { kill "$pid" 2>/dev/null; fail "$records: fewer than $n records after 20 s"; }
+  kill -INT "$pid"
+  STATUS=0
+  wait "$pid" || STATUS=$?
+}
 
 start_sim() {
   local out line

@@ -10,8 +10,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 D="$SRC/tests/data/calib"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-calib.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-calib
 
 
 # json FILE EXPR: evaluate the JS expression EXPR with `j` bound to the parsed FILE.

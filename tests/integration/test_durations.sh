@@ -7,9 +7,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-dur.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-dur
 
 "$CALIBENCH" sim run --num-requests 4 --out base --quiet >out.txt 2>&1 || { cat out.txt; fail "base run"; }
 

@@ -8,8 +8,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalclasses.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-evalclasses
 
 cat >"$TMP/scenario.yaml" <<'YAML'
 seed: 3

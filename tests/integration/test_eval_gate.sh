@@ -8,10 +8,8 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalgate.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-evalgate # no calibench.db here: the gate compares directories
 unset CALIBENCH_REGISTRY
-cd "$TMP" # no calibench.db here: the gate compares directories
 
 # 40 items; the good answers are the references, the bad ones replace every second
 # answer by as many other words (same lengths: only the quality differs).

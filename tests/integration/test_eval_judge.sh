@@ -12,8 +12,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-judge.XXXXXX")
-trap 'stop_sims; rm -rf "$TMP"' EXIT
+scratch_dir cb-judge
 
 judge() { # URL OUT ARGS...: run the judge, stdout to OUT.txt
   local url=$1 out=$2
@@ -136,15 +135,8 @@ grep -q "12 requests, 2 failed; 4 parse failures" "$TMP/single2.txt" || fail "si
 start_sim --time-scale 0.01 --responses "$TMP/single_script.jsonl" --fault stall:after=0,ms=3000,index=3
 "$CALIBENCH" eval judge --judge-url "$SIM_URL/v1" --out "$TMP/stopped" --input "$TMP/single.jsonl" \
   --rubric "$TMP/rubric.yaml" --concurrency 1 >"$TMP/stopped.txt" 2>"$TMP/stopped.err" &
-judge_pid=$!
-for _ in $(seq 1 200); do # wait (at most 20 s) until requests 0-2 are recorded
-  [ "$(cat "$TMP/stopped/records.jsonl" 2>/dev/null | wc -l)" -ge 3 ] && break
-  sleep 0.1
-done
-kill -INT "$judge_pid"
-rc=0
-wait "$judge_pid" || rc=$?
-[ "$rc" -eq 130 ] || fail "stopped: exit $rc, want 130: $(cat "$TMP/stopped.err")"
+interrupt_when_recorded $! "$TMP/stopped" 3 # requests 0-2
+[ "$STATUS" -eq 130 ] || fail "stopped: exit $STATUS, want 130: $(cat "$TMP/stopped.err")"
 expect stopped '.summary | [.interrupted, .scored, .request_failures, .parse_failures]' '[true,4,8,0]'
 expect stopped '.items[4].answers[0].error' '"not answered: the run was stopped"'
 grep -q "stopped: the requests not answered are counted as failed" "$TMP/stopped.err" || fail "stopped: $(cat "$TMP/stopped.err")"

@@ -9,8 +9,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalrun.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-evalrun
 
 # Items in a shuffled order (the default), one with two references, one with a
 # numeric id, a blank line between (skipped by the workload and by eval run alike).
@@ -174,15 +173,8 @@ PY
 start_sim --responses "$TMP/resp.jsonl" --time-scale 0.01 --fault stall:after=0,ms=3000,index=2
 "$CALIBENCH" eval run --dataset "$TMP/ds.jsonl" --url "$SIM_URL/v1" --concurrency 1 \
   --out "$TMP/stopped" --no-report >"$TMP/stopped.txt" 2>"$TMP/stopped.err" &
-run_pid=$!
-for _ in $(seq 1 200); do # wait (at most 20 s) until requests 0-1 are recorded
-  [ "$(cat "$TMP/stopped/records.jsonl" 2>/dev/null | wc -l)" -ge 2 ] && break
-  sleep 0.1
-done
-kill -INT "$run_pid"
-rc=0
-wait "$run_pid" || rc=$?
-[ "$rc" = 130 ] || fail "eval run stopped: exit $rc, want 130: $(cat "$TMP/stopped.err")"
+interrupt_when_recorded $! "$TMP/stopped" 2 # requests 0-1
+[ "$STATUS" = 130 ] || fail "eval run stopped: exit $STATUS, want 130: $(cat "$TMP/stopped.err")"
 jq -e '.interrupted == true and .requests == 3 and (.items | length) == 3 and (.metrics.bleu.score | type) == "number"' \
   "$TMP/stopped/eval.json" >/dev/null || fail "eval run stopped: $(jq -c 'del(.items)' "$TMP/stopped/eval.json")"
 jq -e '.interrupted == false' "$TMP/planted/eval.json" >/dev/null || fail "a whole run's eval.json: interrupted is not false"

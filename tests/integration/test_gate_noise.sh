@@ -22,19 +22,17 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-T=$(mktemp -d "${TMPDIR:-/tmp}/cb-noise.XXXXXX")
-trap 'rm -rf "$T"; stop_sims' EXIT
-cd "$T"
+scratch_dir cb-noise
 unset GITHUB_STEP_SUMMARY CALIBENCH_REGISTRY
 SENSITIVE=$SRC/tests/data/gate/sensitive.yaml
-simrun() { "$CALIBENCH" sim run --num-requests 300 --concurrency 8 "$@" >/dev/null 2>"$T/sim.err" ||
-             { cat "$T/sim.err" >&2; fail "sim run $*"; }; }
+simrun() { "$CALIBENCH" sim run --num-requests 300 --concurrency 8 "$@" >/dev/null 2>"$TMP/sim.err" ||
+             { cat "$TMP/sim.err" >&2; fail "sim run $*"; }; }
 # gate CURRENT BASELINE [POLICY]: prints 1 when blocked, 0 when not; fails on errors
 gate() {
   local rc=0
   "$CALIBENCH" gate --current "$1" --baseline "$2" ${3:+--policy "$3"} --quiet --no-snapshot \
-    --json "$T/last.json" 2>"$T/gate.err" || rc=$?
-  [ "$rc" -le 1 ] || { cat "$T/gate.err" >&2; fail "gate $*: exit $rc"; }
+    --json "$TMP/last.json" 2>"$TMP/gate.err" || rc=$?
+  [ "$rc" -le 1 ] || { cat "$TMP/gate.err" >&2; fail "gate $*: exit $rc"; }
   echo "$rc"
 }
 

@@ -11,9 +11,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-inerr.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-inerr
 
 rc=0
 "$CALIBENCH" report does/not/exist >out.txt 2>err.txt || rc=$?

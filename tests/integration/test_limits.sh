@@ -8,9 +8,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-limits.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-limits
 
 # expect_err REGEX CMD...: CMD exits 2 and its stderr matches REGEX.
 expect_err() {
@@ -21,36 +19,32 @@ expect_err() {
   grep -Eq -- "$want" err.txt || { cat err.txt >&2; fail "stderr of '$*' lacks /$want/"; }
 }
 
+# sim_run_refused REGEX ARGS...: `calibench sim run ARGS --out o` exits 2, stderr matching REGEX.
+sim_run_refused() {
+  expect_err "$1" "$CALIBENCH" sim run "${@:2}" --out o
+}
+
 # A line of 17 MB: over the 16 MiB line cap.
 head -c 17000000 /dev/zero | tr '\0' a >long_line
 
 # ---- token lengths -------------------------------------------------------------------
 echo '{"timestamp": 0, "input_length": 2000000000, "output_length": 5}' >big.jsonl
-expect_err "big.jsonl:1: field 'input_length': 2000000000 tokens is over the limit of 16777216" \
-  "$CALIBENCH" sim run --dataset trace:big.jsonl --num-requests 1 --out o
+sim_run_refused "big.jsonl:1: field 'input_length': 2000000000 tokens is over the limit of 16777216" --dataset trace:big.jsonl --num-requests 1
 printf 'timestamp,input_length,output_length\n0,20,5\n1,16777217,5\n' >big.csv
-expect_err "big.csv:3: field 'input_length': 16777217 tokens is over the limit of 16777216" \
-  "$CALIBENCH" sim run --dataset trace:big.csv --num-requests 1 --out o
+sim_run_refused "big.csv:3: field 'input_length': 16777217 tokens is over the limit of 16777216" --dataset trace:big.csv --num-requests 1
 echo '{"prompt": "hi", "max_tokens": 4000000000}' >big_out.jsonl
-expect_err "big_out.jsonl:1: field 'max_tokens': 4000000000 tokens is over the limit" \
-  "$CALIBENCH" sim run --dataset jsonl:big_out.jsonl --num-requests 1 --out o
+sim_run_refused "big_out.jsonl:1: field 'max_tokens': 4000000000 tokens is over the limit" --dataset jsonl:big_out.jsonl --num-requests 1
 printf 'classes:\n  - name: a\n    input_len: 99999999\n' >len.yaml
-expect_err "len.yaml:3: key 'classes\[0\].input_len': must be in \[1, 1.67772e\+07\]" \
-  "$CALIBENCH" sim run --scenario len.yaml --num-requests 4 --out o
+sim_run_refused "len.yaml:3: key 'classes\[0\].input_len': must be in \[1, 1.67772e\+07\]" --scenario len.yaml --num-requests 4
 printf 'classes:\n  - name: a\n    input_len: {dist: lognormal, mean: 100, sigma: 1, max: 20000000}\n' >max.yaml
-expect_err "max.yaml:3: key .classes\[0\].input_len.max.: must be in \[0, 16777216\]" \
-  "$CALIBENCH" sim run --scenario max.yaml --num-requests 4 --out o
+sim_run_refused "max.yaml:3: key .classes\[0\].input_len.max.: must be in \[0, 16777216\]" --scenario max.yaml --num-requests 4
 printf 'model:\n  preset: llama-3.1-8b\n  max_context: 1e8\n' >ctx.yaml
-expect_err "ctx.yaml:3: key 'model.max_context': must be in \[1, 1.67772e\+07\]" \
-  "$CALIBENCH" sim run --profile ctx.yaml --num-requests 1 --out o
+sim_run_refused "ctx.yaml:3: key 'model.max_context': must be in \[1, 1.67772e\+07\]" --profile ctx.yaml --num-requests 1
 
 # ---- files and lines -----------------------------------------------------------------
-expect_err "/dev/zero:1: a NUL byte: not a text file" \
-  "$CALIBENCH" sim run --dataset jsonl:/dev/zero --num-requests 1 --out o
-expect_err "/dev/urandom:[0-9]+: a NUL byte: not a text file" \
-  "$CALIBENCH" sim run --dataset trace:/dev/urandom --num-requests 1 --out o
-expect_err "long_line:1: the line is over the limit of 16777216 bytes" \
-  "$CALIBENCH" sim run --dataset chat:long_line --num-requests 1 --out o
+sim_run_refused "/dev/zero:1: a NUL byte: not a text file" --dataset jsonl:/dev/zero --num-requests 1
+sim_run_refused "/dev/urandom:[0-9]+: a NUL byte: not a text file" --dataset trace:/dev/urandom --num-requests 1
+sim_run_refused "long_line:1: the line is over the limit of 16777216 bytes" --dataset chat:long_line --num-requests 1
 expect_err "/dev/zero: the file is over the limit of 268435456 bytes" \
   "$CALIBENCH" tokenize -t "$SRC/node_modules/tiktoken/encoders/gpt2.json" --count /dev/zero
 
@@ -74,10 +68,8 @@ lines=$(wc -l <live/server_metrics.jsonl)
 grep -q "server gauges left out: live/server_metrics.jsonl:$((lines + 1)): the line is over the limit" \
   report.txt || { cat report.txt; fail "report: no note for the long server_metrics line"; }
 truncate -s 17M big.yaml # sparse: over the 16 MiB YAML cap, nothing written
-expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
-  "$CALIBENCH" sim run --scenario big.yaml --num-requests 1 --out o
-expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
-  "$CALIBENCH" sim run --profile big.yaml --num-requests 1 --out o
+sim_run_refused "big.yaml: the file is over the limit of 16777216 bytes" --scenario big.yaml --num-requests 1
+sim_run_refused "big.yaml: the file is over the limit of 16777216 bytes" --profile big.yaml --num-requests 1
 expect_err "big.yaml: the file is over the limit of 16777216 bytes" \
   "$CALIBENCH" gate --current run --policy big.yaml
 
@@ -117,11 +109,9 @@ expect_err "big_resp.jsonl: the file is over the limit of 1073741824 bytes" \
 # it at level 33, well inside expect_err's timeout.
 deep=$(head -c 100000 /dev/zero | tr '\0' '[')
 printf 'classes: %s\n' "$deep" >deep.yaml
-expect_err "deep.yaml:1: nesting deeper than 32 levels" \
-  "$CALIBENCH" sim run --scenario deep.yaml --num-requests 1 --out o
+sim_run_refused "deep.yaml:1: nesting deeper than 32 levels" --scenario deep.yaml --num-requests 1
 printf 'model: %s\n' "$deep" >deep_profile.yaml
-expect_err "deep_profile.yaml:1: nesting deeper than 32 levels" \
-  "$CALIBENCH" sim run --profile deep_profile.yaml --num-requests 1 --out o
+sim_run_refused "deep_profile.yaml:1: nesting deeper than 32 levels" --profile deep_profile.yaml --num-requests 1
 printf 'rules: %s\n' "$deep" >deep_policy.yaml
 expect_err "deep_policy.yaml:1: nesting deeper than 32 levels" \
   "$CALIBENCH" gate --current run --policy deep_policy.yaml
@@ -129,11 +119,9 @@ printf 'a: %s\n' "$deep" >deep_dist.yaml
 expect_err "deep_dist.yaml:1: nesting deeper than 32 levels" \
   "$CALIBENCH" calibrate drift deep_dist.yaml deep_dist.yaml
 printf 'model:\n  preset: llama-3.1-8b\n  max_context: 100\n  max_context: 200\n' >dup_profile.yaml
-expect_err "dup_profile.yaml:4: key 'max_context' repeated \(first on line 3\)" \
-  "$CALIBENCH" sim run --profile dup_profile.yaml --num-requests 1 --out o
+sim_run_refused "dup_profile.yaml:4: key 'max_context' repeated \(first on line 3\)" --profile dup_profile.yaml --num-requests 1
 printf 'classes:\n  - name: a\n    input_len: 10\n    input_len: 20\n' >dup_scenario.yaml
-expect_err "dup_scenario.yaml:4: key 'input_len' repeated \(first on line 3\)" \
-  "$CALIBENCH" sim run --scenario dup_scenario.yaml --num-requests 1 --out o
+sim_run_refused "dup_scenario.yaml:4: key 'input_len' repeated \(first on line 3\)" --scenario dup_scenario.yaml --num-requests 1
 
 # 100 000 labels (the most a distribution takes): the repeated-key check compared every
 # pair, 22 s here before; sorted, well under a second (a few under ASan).
@@ -152,11 +140,9 @@ expect_err "labels.yaml:100001: more than 100000 distinct labels" \
 
 # ---- JSON Lines: repeated keys -------------------------------------------------------
 echo '{"prompt": "a", "prompt": "b"}' >dup.jsonl
-expect_err "dup.jsonl:1:.*duplicate object key" \
-  "$CALIBENCH" sim run --dataset jsonl:dup.jsonl --num-requests 1 --out o
+sim_run_refused "dup.jsonl:1:.*duplicate object key" --dataset jsonl:dup.jsonl --num-requests 1
 echo '{"timestamp": 0, "input_length": 5, "input_length": 9, "output_length": 5}' >dup_trace.jsonl
-expect_err "dup_trace.jsonl:1:.*duplicate object key" \
-  "$CALIBENCH" sim run --dataset trace:dup_trace.jsonl --num-requests 1 --out o
+sim_run_refused "dup_trace.jsonl:1:.*duplicate object key" --dataset trace:dup_trace.jsonl --num-requests 1
 printf '{"label": "a", "label": "b"}\n' >dup_sample.jsonl
 expect_err "dup_sample.jsonl:1:.*duplicate object key" \
   "$CALIBENCH" calibrate drift -f label dup_sample.jsonl dup_sample.jsonl

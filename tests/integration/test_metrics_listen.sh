@@ -51,6 +51,16 @@ start_run() { # OUT ARGS...
   fail "no metrics URL from the run"
 }
 
+# Wait (at most 20 s) until the run writing FILE serves its final metrics (lingers);
+# set URL to the metrics URL FILE names.
+await_linger() { # FILE
+  for _ in $(seq 1 400); do
+    grep -q "serving the final metrics" "$1" 2>/dev/null && break
+    sleep 0.05
+  done
+  URL=$(grep -ao 'http://127\.0\.0\.1:[0-9]*/metrics' "$1" | head -1) || fail "$1: no metrics URL: $(cat "$1")"
+}
+
 SLO=ttft=40ms,itl=15ms,e2e=400ms
 CONC=4
 start_run r1 --scenario scenario.yaml --concurrency $CONC --num-requests 64 --warmup 4 \
@@ -83,10 +93,7 @@ RUN_PID=
 
 # A stop signal during a long linger: the run ends at once (130), listener closed.
 start_run r2 --num-requests 8 --concurrency 2 --output-len 8 --metrics-linger 60s
-for _ in $(seq 1 200); do
-  grep -q "serving the final metrics" r2.stderr && break
-  sleep 0.05
-done
+await_linger r2.stderr
 grep -q "serving the final metrics for 60 s more" r2.stderr || fail "r2 never lingered: $(cat r2.stderr)"
 python3 -c "import urllib.request,sys; assert b'calibench_run_finished 1' in urllib.request.urlopen(sys.argv[1], timeout=5).read()" "$URL" ||
   fail "r2: no final values while lingering"
@@ -127,11 +134,7 @@ script -qfec "'$CALIBENCH' run --url '$SIM_URL/v1' --out t1 --no-report --num-re
   --concurrency 3 --output-len 16 --slo ttft=40ms --metrics-listen 127.0.0.1:0 \
   --metrics-linger 10s" t1.typescript >/dev/null 2>&1 </dev/null &
 RUN_PID=$!
-for _ in $(seq 1 400); do
-  grep -q "serving the final metrics" t1.typescript 2>/dev/null && break
-  sleep 0.05
-done
-URL=$(grep -ao 'http://127\.0\.0\.1:[0-9]*/metrics' t1.typescript | head -1) || fail "t1: no URL: $(cat t1.typescript)"
+await_linger t1.typescript
 python3 - "$URL" t1.typescript <<'PY' || fail "the progress line does not show the tally's figures"
 import re, sys, urllib.request
 text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()
@@ -187,11 +190,7 @@ JSON
 "$CALIBENCH" eval run --dataset ds.jsonl --metrics bleu --url "$SIM_URL/v1" --concurrency 1 \
   --out e1 --no-report --metrics-listen 127.0.0.1:0 --metrics-linger 10s >e1.stdout 2>e1.stderr </dev/null &
 RUN_PID=$!
-for _ in $(seq 1 400); do
-  grep -q "serving the final metrics" e1.stderr 2>/dev/null && break
-  sleep 0.05
-done
-URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*/metrics' e1.stderr | head -1) || fail "eval run: no metrics URL: $(cat e1.stderr)"
+await_linger e1.stderr
 python3 - "$URL" e1/records.jsonl <<'PY' || fail "eval run's metrics do not match its records"
 import json, sys, urllib.request
 text = urllib.request.urlopen(sys.argv[1], timeout=5).read().decode()

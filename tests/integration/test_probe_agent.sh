@@ -10,9 +10,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-probeagent.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-probeagent
 
 # The chain: paths (answer) 0.2, lookup 0.3, search 0.5*0.4 = 0.2, search > fetch 0.3.
 cat >behavior.yaml <<'YAML'

@@ -10,9 +10,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-probectx.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-probectx
 
 cat >"$TMP/behavior.yaml" <<'YAML'
 seed: 1
@@ -194,16 +192,8 @@ cmp -s "$TMP/first.json" "$TMP/deep/a/b/probe.json" || fail "a refused run chang
 # the probe stops with 130 and writes no probe.json from a partial grid.
 "$CALIBENCH" probe context --lengths 16k,32k --depths 0,50,100 --trials 5 --sim-behavior "$TMP/sharp.yaml" \
   --no-server-metrics --quiet --out "$TMP/int" 2>"$TMP/int.err" &
-pid=$!
-for _ in $(seq 1 200); do
-  [ -s "$TMP/int/records.jsonl" ] && break
-  sleep 0.1
-done
-[ -s "$TMP/int/records.jsonl" ] || fail "no answer within 20 s to interrupt after"
-kill -INT "$pid"
-rc=0
-wait "$pid" || rc=$?
-[ "$rc" = 130 ] && grep -q "interrupted: no probe.json" "$TMP/int.err" || fail "SIGINT: exit $rc: $(cat "$TMP/int.err")"
+interrupt_when_recorded $! "$TMP/int" 1
+[ "$STATUS" = 130 ] && grep -q "interrupted: no probe.json" "$TMP/int.err" || fail "SIGINT: exit $STATUS: $(cat "$TMP/int.err")"
 [ ! -e "$TMP/int/probe.json" ] && [ -s "$TMP/int/summary.json" ] || fail "SIGINT: probe.json written, or no summary"
 echo "ok - SIGINT mid-grid: exit 130, the run drained and summarised, no probe.json"
 

@@ -12,9 +12,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-ctxjudge.XXXXXX")
-trap 'stop_sims; rm -rf "$TMP"' EXIT
-cd "$TMP"
+scratch_dir cb-ctxjudge
 
 # recall 0.8 below 2500 tokens, none beyond: both verdicts at every length but the last
 printf 'seed: 1\ncontext:\n  breakpoint_tokens: 2500\n  width_tokens: 400\n  recall: 0.8\n' >behavior.yaml

@@ -11,8 +11,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-pdialog.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-pdialog
 
 # Slots stated in the first turns, asked for 0, 1, 2, 3 and 5 turns later.
 cat >"$TMP/scenarios.yaml" <<'YAML'

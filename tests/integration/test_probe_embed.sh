@@ -10,8 +10,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-embed.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-embed
 unset CALIBENCH_REGISTRY
 SET="$SRC/tests/data/embed/small"
 
@@ -115,16 +114,8 @@ echo "ok - one record per POST, manifest, report, the key never written"
 start_sim --time-scale 40 # each POST of 7 texts takes some 100s of ms
 "$CALIBENCH" probe embed --a "$SIM_URL/v1" --b "$SIM_URL/v1" --dataset "$SET" --out "$TMP/int" \
   --batch 7 --no-report >"$TMP/int.out" 2>&1 &
-pid=$!
-for _ in $(seq 200); do
-  [ -s "$TMP/int/records.jsonl" ] && break
-  sleep 0.05
-done
-[ -s "$TMP/int/records.jsonl" ] || fail "no record within 10 s"
-kill -INT $pid
-rc=0
-wait $pid || rc=$?
-[ "$rc" = 130 ] || { cat "$TMP/int.out"; fail "probe embed after SIGINT: exit $rc, want 130"; }
+interrupt_when_recorded $! "$TMP/int" 1
+[ "$STATUS" = 130 ] || { cat "$TMP/int.out"; fail "probe embed after SIGINT: exit $STATUS, want 130"; }
 grep -q "interrupted: no probe.json" "$TMP/int.out" || fail "no word of the interruption"
 [ ! -e "$TMP/int/probe.json" ] || fail "an interrupted probe wrote probe.json"
 n=$(wc -l <"$TMP/int/records.jsonl")

@@ -11,9 +11,7 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
 need_peer node
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-perturb.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-perturb
 
 fast=(--answer-tokens 8 --concurrency 16 --no-report --bootstrap 400)
 

@@ -8,10 +8,8 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-probestore.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
+scratch_dir cb-probestore
 unset CALIBENCH_REGISTRY
-cd "$TMP"
 
 tiny=(--num-requests 4 --input-len 16 --output-len 4 --quiet --no-report)
 seed=0

@@ -28,15 +28,8 @@ node "$SRC/tests/integration/run_checks.mjs" faults "$work/faults"
 # 3. SIGINT mid-run: valid, marked results and exit status 130.
 "$CALIBENCH" run --url "$SIM_URL/v1" --rate 50 --duration 60s --input-len 50 --output-len 20 \
   --out "$work/int" --quiet &
-run_pid=$!
-for _ in $(seq 1 100); do   # wait (bounded) until some records exist
-  [ -s "$work/int/records.jsonl" ] && break
-  sleep 0.1
-done
-kill -INT "$run_pid"
-status=0
-wait "$run_pid" || status=$?
-[ "$status" -eq 130 ] || fail "interrupted run exited $status, want 130"
+interrupt_when_recorded $! "$work/int" 1
+[ "$STATUS" -eq 130 ] || fail "interrupted run exited $STATUS, want 130"
 node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int"
 
 # 4. Bad input: a clear message and a non-zero exit.

@@ -9,9 +9,7 @@
 CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-sessions.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-sessions
 
 cat >s.jsonl <<'JSONL'
 {"id":"a","turns":["Tell me about cats.","And dogs?",{"content":"Which is calmer?","max_tokens":8,"think_time":"50ms"}]}

@@ -123,15 +123,20 @@ static void test_cosine(void **state) {
 
 static void test_endpoint(void **state) {
   (void)state;
-  char out[256];
-  cb_embed_endpoint("http://127.0.0.1:8000/v1", out, sizeof out);
-  assert_string_equal(out, "http://127.0.0.1:8000/v1/embeddings");
-  cb_embed_endpoint("http://127.0.0.1:8000/v1/", out, sizeof out);
-  assert_string_equal(out, "http://127.0.0.1:8000/v1/embeddings");
-  cb_embed_endpoint("http://127.0.0.1:8000/v1/embeddings", out, sizeof out);
-  assert_string_equal(out, "http://127.0.0.1:8000/v1/embeddings");
-  cb_embed_endpoint("http://h/openai/v1?api-version=2", out, sizeof out);
-  assert_string_equal(out, "http://h/openai/v1/embeddings?api-version=2");
+  static const struct {
+    const char *base, *want;
+  } cases[] = {
+      {"http://127.0.0.1:8000/v1", "http://127.0.0.1:8000/v1/embeddings"},
+      {"http://127.0.0.1:8000/v1/", "http://127.0.0.1:8000/v1/embeddings"},
+      {"http://127.0.0.1:8000/v1/embeddings", "http://127.0.0.1:8000/v1/embeddings"},
+      {"http://h/openai/v1?api-version=2", "http://h/openai/v1/embeddings?api-version=2"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char out[256];
+    cb_embed_endpoint(cases[i].base, out, sizeof out);
+    if (strcmp(out, cases[i].want))
+      fail_msg("%s: got %s, want %s", cases[i].base, out, cases[i].want);
+  }
 }
 
 int main(void) {

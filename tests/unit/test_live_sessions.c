@@ -102,13 +102,56 @@ static void write_file(const char *name, const char *text, char *path, size_t si
   fclose(f);
 }
 
+/* cb_conversations_load_sharegpt or cb_conversations_load_chat. */
+typedef cb_status (*conv_loader)(const char *path, const cb_token_counter *counter,
+                                 uint32_t output_len_override, cb_conversations *out,
+                                 size_t *skipped, cb_error *err);
+
+/* Write text to tmp/name (path is where) and load it: three conversations, one skipped. */
+static void load_three(conv_loader load, const char *name, const char *text, char *path,
+                       size_t size, cb_conversations *c) {
+  write_file(name, text, path, size);
+  cb_error err;
+  size_t skipped = 99;
+  cb_status st = load(path, NULL, 0, c, &skipped, &err);
+  if (st != CB_OK) fail_msg("%s: status %d: %s", name, st, err.msg);
+  assert_int_equal(skipped, 1);
+  assert_int_equal(c->count, 3);
+  assert_string_equal(c->source, path);
+}
+
+/* Loading path must fail with status want, a message that starts with prefix and holds
+ * part (NULL: anything), and no conversations. */
+static void load_fails(conv_loader load, const char *path, cb_status want, const char *prefix,
+                       const char *part) {
+  cb_conversations c;
+  cb_error err;
+  cb_error_clear(&err);
+  cb_status st = load(path, NULL, 0, &c, NULL, &err);
+  if (st != want || strncmp(err.msg, prefix, strlen(prefix)) || (part && !strstr(err.msg, part)))
+    fail_msg("%s: got status %d '%s', want %d '%s...%s'", path, st, err.msg, want, prefix,
+             part ? part : "");
+  assert_null(c.items);
+}
+
+/* A file (tmp/name) whose one conversation the loader skips is refused, saying want;
+ * a file that is not there is an I/O error. */
+static void refuses_empty_and_missing(conv_loader load, const char *name, const char *text,
+                                      const char *want) {
+  char path[512];
+  write_file(name, text, path, sizeof path);
+  load_fails(load, path, CB_ERR_PARSE, "", want);
+  load_fails(load, "/nonexistent/cb-conversations.json", CB_ERR_IO, "", NULL);
+}
+
 /* The user turns in order; the reply after each sizes it; a system turn first is the
  * system message; leading replies and turns without a reply have no max_tokens of
  * their own; a conversation with no user turn is skipped. */
 static void test_sharegpt(void **state) {
   (void)state;
   char path[512];
-  write_file("sg.json",
+  cb_conversations c;
+  load_three(cb_conversations_load_sharegpt, "sg.json",
              "[{\"id\": \"a\", \"conversations\": [{\"from\": \"system\", \"value\": \"Be brief.\"},\n"
              "  {\"from\": \"human\", \"value\": \"Hi there\"}, {\"from\": \"gpt\", \"value\": \"Hello! How can I help?\"},\n"
              "  {\"from\": \"human\", \"value\": \"Tell a joke\"}, {\"from\": \"gpt\", \"value\": \"\"}]},\n"
@@ -116,14 +159,7 @@ static void test_sharegpt(void **state) {
              " {\"id\": \"none\", \"conversations\": [{\"from\": \"gpt\", \"value\": \"alone\"}]},\n"
              " {\"id\": \"d\", \"conversations\": [{\"from\": \"human\", \"value\": \"one\"},\n"
              "  {\"from\": \"human\", \"value\": \"two\"}, {\"from\": \"bard\", \"value\": \"three four\"}]}]\n",
-             path, sizeof path);
-  cb_conversations c;
-  cb_error err;
-  size_t skipped = 99;
-  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, &skipped, &err), CB_OK);
-  assert_int_equal(skipped, 1);
-  assert_int_equal(c.count, 3);
-  assert_string_equal(c.source, path);
+             path, sizeof path, &c);
   const cb_conversation *a = &c.items[0], *b = &c.items[1], *d = &c.items[2];
   assert_string_equal(a->id, "a");
   assert_string_equal(a->system, "Be brief.");
@@ -144,6 +180,7 @@ static void test_sharegpt(void **state) {
   assert_int_equal(d->turns[1].max_tokens, (int64_t)cb_workload_approx_count(NULL, "three four", 10));
   cb_conversations_free(&c);
   /* output_len_override asks every answered turn for that many */
+  cb_error err;
   assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 7, &c, NULL, &err), CB_OK);
   assert_int_equal(c.items[0].turns[0].max_tokens, 7);
   assert_int_equal(c.items[0].turns[1].max_tokens, 7);
@@ -156,18 +193,13 @@ static void test_sharegpt(void **state) {
              " {\"id\": \"q\", \"conversations\": [{\"from\": \"human\", \"value\": \"x\"},\n"
              "   {\"from\": \"robot\", \"value\": \"y\"}]}]\n",
              path, sizeof path);
-  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
   char want[600];
   snprintf(want, sizeof want, "%s:2: conversation 1 (id 'q'): field 'conversations[1].from': "
                               "expected human, user, gpt", path);
-  if (strncmp(err.msg, want, strlen(want))) fail_msg("got '%s'", err.msg);
-  assert_null(c.items);
-  write_file("sg-none.json", "[{\"conversations\": [{\"from\": \"gpt\", \"value\": \"y\"}]}]\n",
-             path, sizeof path);
-  assert_int_equal(cb_conversations_load_sharegpt(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
-  assert_non_null(strstr(err.msg, "no conversation with a user turn (1 skipped)"));
-  assert_int_equal(cb_conversations_load_sharegpt("/nonexistent/sg.json", NULL, 0, &c, NULL, &err),
-                   CB_ERR_IO);
+  load_fails(cb_conversations_load_sharegpt, path, CB_ERR_PARSE, want, NULL);
+  refuses_empty_and_missing(cb_conversations_load_sharegpt, "sg-none.json",
+                            "[{\"conversations\": [{\"from\": \"gpt\", \"value\": \"y\"}]}]\n",
+                            "no conversation with a user turn (1 skipped)");
 }
 
 /* On the FastChat sample (40 conversations cut from ../shared/data's): 80 user turns,
@@ -236,14 +268,8 @@ static const char CHAT[] =
 static void test_chat(void **state) {
   (void)state;
   char path[512];
-  write_file("chat.jsonl", CHAT, path, sizeof path);
   cb_conversations c;
-  cb_error err;
-  size_t skipped = 99;
-  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, &skipped, &err), CB_OK);
-  assert_int_equal(skipped, 1);
-  assert_int_equal(c.count, 3);
-  assert_string_equal(c.source, path);
+  load_three(cb_conversations_load_chat, "chat.jsonl", CHAT, path, sizeof path, &c);
   const cb_conversation *a = &c.items[0], *b = &c.items[1], *d = &c.items[2];
   assert_string_equal(a->id, "line 1");
   assert_string_equal(a->system, "Be brief.");
@@ -270,6 +296,7 @@ static void test_chat(void **state) {
   assert_int_equal(d->turns[0].max_tokens, -1); /* no reply, no max_tokens: the run's */
   cb_conversations_free(&c);
   /* output_len_override asks every answered turn, and the last, for that many */
+  cb_error err;
   assert_int_equal(cb_conversations_load_chat(path, NULL, 7, &c, NULL, &err), CB_OK);
   assert_int_equal(c.items[0].turns[0].max_tokens, 7);
   assert_int_equal(c.items[1].turns[0].max_tokens, -1);
@@ -300,18 +327,12 @@ static void test_chat(void **state) {
     snprintf(file, sizeof file, "{\"messages\": [{\"role\": \"user\", \"content\": \"ok\"}]}\n%s\n",
              bad[i].line2);
     write_file("chat-bad.jsonl", file, path, sizeof path);
-    assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
     snprintf(msg, sizeof msg, "%s:2:", path);
-    if (strncmp(err.msg, msg, strlen(msg)) || !strstr(err.msg, bad[i].want))
-      fail_msg("line '%s': got '%s'", bad[i].line2, err.msg);
-    assert_null(c.items);
+    load_fails(cb_conversations_load_chat, path, CB_ERR_PARSE, msg, bad[i].want);
   }
-  write_file("chat-none.jsonl", "{\"messages\": [{\"role\": \"system\", \"content\": \"y\"}]}\n",
-             path, sizeof path);
-  assert_int_equal(cb_conversations_load_chat(path, NULL, 0, &c, NULL, &err), CB_ERR_PARSE);
-  assert_non_null(strstr(err.msg, "no line with a user message (1 skipped)"));
-  assert_int_equal(cb_conversations_load_chat("/nonexistent/c.jsonl", NULL, 0, &c, NULL, &err),
-                   CB_ERR_IO);
+  refuses_empty_and_missing(cb_conversations_load_chat, "chat-none.jsonl",
+                            "{\"messages\": [{\"role\": \"system\", \"content\": \"y\"}]}\n",
+                            "no line with a user message (1 skipped)");
 }
 
 /* ---- think times -------------------------------------------------------------------- */
@@ -408,6 +429,13 @@ static const char SESSIONS[] =
     "{\"id\":\"b\",\"system\":\"Be brief.\",\"turns\":[\"What is 2+2?\",{\"content\":\"Why?\",\"think_time\":\"70ms\"}]}\n"
     "{\"id\":\"c\",\"turns\":[\"Name a color.\",\"Another one.\",\"And a third.\"]}\n";
 
+/* SESSIONS, parsed as mem.jsonl. */
+static void parse_sessions(cb_conversations *convs) {
+  cb_error err;
+  cb_status st = cb_conversations_parse(SESSIONS, strlen(SESSIONS), "mem.jsonl", convs, &err);
+  if (st != CB_OK) fail_msg("SESSIONS: status %d: %s", st, err.msg);
+}
+
 static void config(cb_session_config *cfg, const char *dir) {
   cb_session_config_init(cfg);
   cfg->cls.data.input_len.mean = 64;
@@ -418,9 +446,10 @@ static void config(cb_session_config *cfg, const char *dir) {
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s/%s", tmp, dir);
 }
 
-/* Run the sessions; check turn order, think times, context threading; return them. */
-static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, const char *think,
-                         seen *s) {
+/* Run the sessions; check turn order, think times, context threading; return what went
+ * out and came back (seen_free frees it). */
+static seen *run_sessions(cb_session_config *cfg, const cb_conversations *convs, const char *think) {
+  seen *s = cb_calloc(1, sizeof *s);
   cb_error err;
   cb_live_sessions_params p = {.convs = convs, .seed = cfg->workload.seed,
                                .arrival = cfg->workload.arrival, .users = cfg->workload.concurrency,
@@ -524,14 +553,17 @@ static void run_sessions(cb_session_config *cfg, const cb_conversations *convs, 
     /* In virtual time a turn goes out at its time exactly. */
     if (cfg->virtual_time) assert_true(lag_sum == 0);
   }
+  return s;
 }
 
+/* s (from cb_calloc) and all it holds. */
 static void seen_free(seen *s) {
   for (size_t i = 0; i < MAX_REQ; i++) {
     cb_free(s->req[i].messages);
     if (s->have[i]) cb_free(s->rec[i].output_text);
   }
   cb_live_sessions_free(s->ls);
+  cb_free(s);
 }
 
 /* Two users for three sessions: never more than two turns in flight, and two at once
@@ -539,15 +571,13 @@ static void seen_free(seen *s) {
 static void test_closed(void **state) {
   (void)state;
   cb_conversations convs;
-  cb_error err;
-  assert_int_equal(cb_conversations_parse(SESSIONS, strlen(SESSIONS), "mem.jsonl", &convs, &err), CB_OK);
+  parse_sessions(&convs);
   cb_session_config cfg;
   config(&cfg, "closed");
   cfg.workload.concurrency = 2;
   cfg.sessions_path = "mem.jsonl";
   cfg.think_time = "exp:0.03s";
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "exp:30ms", s);
+  seen *s = run_sessions(&cfg, &convs, "exp:30ms");
   assert_int_equal(s->max_in_flight, 2);
   /* the third session starts only when a user is free: after a session ended */
   size_t first_c = 0;
@@ -584,7 +614,6 @@ static void test_closed(void **state) {
   fclose(f);
   assert_int_equal(n, 9);
   seen_free(s);
-  cb_free(s);
   cb_session_config_free(&cfg);
   cb_conversations_free(&convs);
 }
@@ -594,15 +623,13 @@ static void test_closed(void **state) {
 static void test_open(void **state) {
   (void)state;
   cb_conversations convs;
-  cb_error err;
-  assert_int_equal(cb_conversations_parse(SESSIONS, strlen(SESSIONS), "mem.jsonl", &convs, &err), CB_OK);
+  parse_sessions(&convs);
   cb_session_config cfg;
   config(&cfg, "open");
   cfg.workload.arrival = (cb_arrival_params){.kind = CB_ARRIVAL_POISSON, .rate = 20, .burstiness = 1,
                                              .trace_speed = 1};
   cfg.workload.concurrency = 0;
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "uniform:10ms,40ms", s);
+  seen *s = run_sessions(&cfg, &convs, "uniform:10ms,40ms");
   cb_arrival_gen g;
   cb_arrival_gen_init(&g, &cfg.workload.arrival, cfg.workload.seed, CB_LIVE_SESSIONS_STREAM + 1, 0);
   for (size_t c = 0; c < convs.count; c++) {
@@ -615,7 +642,6 @@ static void test_open(void **state) {
     if (c == 0) assert_true(t == 0);
   }
   seen_free(s);
-  cb_free(s);
   cb_session_config_free(&cfg);
   cb_conversations_free(&convs);
 }
@@ -627,8 +653,7 @@ static void test_open(void **state) {
 static void test_virtual(void **state) {
   (void)state;
   cb_conversations convs;
-  cb_error err;
-  assert_int_equal(cb_conversations_parse(SESSIONS, strlen(SESSIONS), "mem.jsonl", &convs, &err), CB_OK);
+  parse_sessions(&convs);
   uint64_t first_end[2] = {0, 0};
   for (int open = 0; open <= 1; open++)
     for (int again = 0; again <= 1; again++) {
@@ -644,8 +669,7 @@ static void test_virtual(void **state) {
       } else {
         cfg.workload.concurrency = 2;
       }
-      seen *s = cb_calloc(1, sizeof *s);
-      run_sessions(&cfg, &convs, "uniform:10ms,40ms", s);
+      seen *s = run_sessions(&cfg, &convs, "uniform:10ms,40ms");
       if (!open) assert_int_equal(s->max_in_flight, 2);
       uint64_t last = 0;
       for (size_t i = 0; i < MAX_REQ; i++)
@@ -666,7 +690,6 @@ static void test_virtual(void **state) {
         }
       }
       seen_free(s);
-      cb_free(s);
       cb_session_config_free(&cfg);
     }
   cb_conversations_free(&convs);
@@ -688,8 +711,7 @@ static void test_chat_live(void **state) {
   config(&cfg, "chat-live");
   cfg.virtual_time = 1;
   cfg.workload.concurrency = 1;
-  seen *s = cb_calloc(1, sizeof *s);
-  run_sessions(&cfg, &convs, "none", s);
+  seen *s = run_sessions(&cfg, &convs, "none");
   assert_int_equal(s->n_req, 7);
   int at_max = 0;
   for (size_t i = 0; i < MAX_REQ; i++) {
@@ -709,7 +731,6 @@ static void test_chat_live(void **state) {
   print_message("chat: %d of 7 turns stopped at their max_tokens\n", at_max);
   assert_true(at_max > 0);
   seen_free(s);
-  cb_free(s);
   cb_conversations_free(&convs);
 }
 
@@ -740,8 +761,7 @@ static void test_prefix_cache(void **state) {
     cfg.sim.time_scale = 1;
     cfg.sim.engine.enable_prefix_caching = caching;
     cfg.workload.concurrency = 1;
-    seen *s = cb_calloc(1, sizeof *s);
-    run_sessions(&cfg, &convs, "none", s);
+    seen *s = run_sessions(&cfg, &convs, "none");
     int n = 0;
     for (size_t i = 0; i < MAX_REQ; i++) {
       if (!s->have[i] || s->req[i].turn == 0) continue;
@@ -761,7 +781,6 @@ static void test_prefix_cache(void **state) {
     assert_int_equal(n, 4);
     later_ttft[caching] /= n;
     seen_free(s);
-    cb_free(s);
     cb_session_config_free(&cfg);
   }
   print_message("later turns' mean TTFT%s: %.2f ms with prefix caching, %.2f ms without\n",
@@ -776,9 +795,9 @@ static void test_prefix_cache(void **state) {
 static void test_refused(void **state) {
   (void)state;
   cb_conversations convs;
-  cb_error err;
-  assert_int_equal(cb_conversations_parse(SESSIONS, strlen(SESSIONS), "mem.jsonl", &convs, &err), CB_OK);
+  parse_sessions(&convs);
   cb_live_sessions *ls;
+  cb_error err;
   cb_live_sessions_params p = {.convs = &convs, .arrival = {.kind = CB_ARRIVAL_TRACE}};
   assert_int_equal(cb_live_sessions_new(&p, &ls, &err), CB_ERR_INVALID);
   assert_non_null(strstr(err.msg, "not a trace's timestamps"));

@@ -205,6 +205,19 @@ static void fake_set(cb_probe_embed_set *s) {
   s->n_qrels = NQ;
 }
 
+/* The analysis of vectors a and b over the fake set under p; it must succeed. */
+static json_t *analyse_ok(const cb_probe_embed_params *p, const cb_probe_embed_vectors *a,
+                          const cb_probe_embed_vectors *b) {
+  cb_probe_embed_set s;
+  fake_set(&s);
+  json_t *doc = cb_probe_json_new("embed");
+  cb_error err = {0};
+  cb_status st = cb_probe_embed_analyse(&s, p, a, b, doc, &err);
+  if (st != CB_OK) fail_msg("analyse: status %d: %s", st, err.msg);
+  cb_probe_embed_set_free(&s);
+  return doc;
+}
+
 static double field(json_t *doc, const char *a, const char *b) {
   return json_number_value(json_object_get(json_object_get(doc, a), b));
 }
@@ -213,14 +226,10 @@ static void test_planted_rotation_and_scale(void **state) {
   (void)state;
   static float qa[NQ * DIM], da[ND * DIM], qb[NQ * DIM], db[ND * DIM];
   planted(qa, da, qb, db, 3.0);
-  cb_probe_embed_set s;
-  fake_set(&s);
   cb_probe_embed_params p;
   cb_probe_embed_params_init(&p);
   cb_probe_embed_vectors a = {qa, da, DIM}, b = {qb, db, DIM};
-  json_t *doc = cb_probe_json_new("embed");
-  cb_error err = {0};
-  assert_int_equal(cb_probe_embed_analyse(&s, &p, &a, &b, doc, &err), CB_OK);
+  json_t *doc = analyse_ok(&p, &a, &b);
   json_t *ag = json_object_get(doc, "agreement");
   assert_float_equal(field(ag, "kendall_tau_b", "mean"), 1, 1e-12);
   assert_float_equal(field(ag, "spearman", "mean"), 1, 1e-12);
@@ -247,9 +256,8 @@ static void test_planted_rotation_and_scale(void **state) {
    * the empirical CDF, 1 / pairs */
   assert_true(json_number_value(json_object_get(last, "ks")) <= 1.0 / (NQ * ND) + 1e-12);
   /* the paired objective picks the same alpha: b's scores are 9^(1 - alpha) times a's */
-  json_t *doc2 = cb_probe_json_new("embed");
   p.objective = CB_PROBE_EMBED_MAD;
-  assert_int_equal(cb_probe_embed_analyse(&s, &p, &a, &b, doc2, &err), CB_OK);
+  json_t *doc2 = analyse_ok(&p, &a, &b);
   json_t *c2 = json_object_get(doc2, "calibration");
   assert_string_equal(json_string_value(json_object_get(c2, "objective")), "mad");
   assert_float_equal(json_number_value(json_object_get(c2, "alpha")), 0.9, 1e-12);
@@ -262,7 +270,6 @@ static void test_planted_rotation_and_scale(void **state) {
   assert_non_null(json_object_get(m, "ndcg_at_10_b"));
   assert_non_null(json_object_get(m, "align_after"));
   json_decref(doc);
-  cb_probe_embed_set_free(&s);
 }
 
 static void test_independent_models_disagree(void **state) {
@@ -274,14 +281,10 @@ static void test_independent_models_disagree(void **state) {
   cb_rng_init(&rng, 99);
   for (size_t i = 0; i < NQ * DIM; i++) qb[i] = (float)cb_rng_normal(&rng, 0, 1);
   for (size_t i = 0; i < ND * DIM; i++) db[i] = (float)cb_rng_normal(&rng, 0, 1);
-  cb_probe_embed_set s;
-  fake_set(&s);
   cb_probe_embed_params p;
   cb_probe_embed_params_init(&p);
   cb_probe_embed_vectors a = {qa, da, DIM}, b = {qb, db, DIM};
-  json_t *doc = cb_probe_json_new("embed");
-  cb_error err = {0};
-  assert_int_equal(cb_probe_embed_analyse(&s, &p, &a, &b, doc, &err), CB_OK);
+  json_t *doc = analyse_ok(&p, &a, &b);
   /* 6 queries of 40 documents: the mean tau of independent rankings has sd about 0.05 */
   assert_true(fabs(field(json_object_get(doc, "agreement"), "kendall_tau_b", "mean")) < 0.2);
   /* one relevant document in 40 found by chance: the normal interval of recall@1 would
@@ -297,7 +300,6 @@ static void test_independent_models_disagree(void **state) {
     }
   }
   json_decref(doc);
-  cb_probe_embed_set_free(&s);
 }
 
 static void test_too_many_pairs_refused(void **state) {

@@ -9,8 +9,6 @@
  * failure after the last send is still retried.
  * Every request must come back exactly once with its class; nothing may hang.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <time.h>
@@ -30,6 +28,7 @@
 #include "calibench/clock.h"
 #include "calibench/runner.h"
 #include "runner/runner_internal.h"
+#include "test_listen.h"
 
 typedef struct source {
   uint64_t next, n;
@@ -61,19 +60,6 @@ static void on_record(void *ctx, cb_record *r) {
   k->seen[r->index]++;
   snprintf(k->classes[r->index], sizeof k->classes[0], "%s", r->error_class);
   k->n++;
-}
-
-/* A socket listening on 127.0.0.1 that nobody accepts from: the kernel completes the
- * handshakes, the requests are never answered. */
-static int silent_server(int *port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  assert_int_equal(listen(fd, 16), 0);
-  socklen_t len = sizeof a;
-  getsockname(fd, (struct sockaddr *)&a, &len);
-  *port = ntohs(a.sin_port);
-  return fd;
 }
 
 /* The defaults, aimed at url through libcurl (1) or calibench's own client (0). */
@@ -131,10 +117,8 @@ static void test_refused(void **state) {
 
 static void test_timeout_and_drain(void **state) {
   (void)state;
-  int port;
-  int fd = silent_server(&port);
   char url[80];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", port);
+  int fd = test_listen_chat(16, url, sizeof url); /* nobody accepts: never answered */
   for (int libcurl = 0; libcurl <= 1; libcurl++) {
     sink k;
     cb_runner_stats st;
@@ -232,11 +216,9 @@ static void on_record_busy(void *ctx, cb_record *r) {
 
 /* Run fn on a new listening socket in a thread; url says where to reach it. */
 static pthread_t serve(slow_server *srv, void *(*fn)(void *), char *url, size_t url_size) {
-  int port;
-  *srv = (slow_server){.listen_fd = silent_server(&port)};
+  *srv = (slow_server){.listen_fd = test_listen_chat(16, url, url_size)};
   pthread_t th;
   pthread_create(&th, NULL, fn, srv);
-  snprintf(url, url_size, "http://127.0.0.1:%d/v1/chat/completions", port);
   return th;
 }
 
@@ -338,11 +320,9 @@ static void *script_main(void *arg) {
 }
 
 static pthread_t script_start(script *s, char *url, size_t url_size) {
-  int port;
-  s->listen_fd = silent_server(&port);
+  s->listen_fd = test_listen_chat(16, url, url_size);
   pthread_t th;
   pthread_create(&th, NULL, script_main, s);
-  snprintf(url, url_size, "http://127.0.0.1:%d/v1/chat/completions", port);
   return th;
 }
 

@@ -22,6 +22,7 @@
 
 #include "calibench/fdlimit.h"
 #include "calibench/runner.h"
+#include "test_listen.h"
 
 static struct sockaddr_storage addrs[CB_RUNNER_MAX_SOURCE_ADDRS];
 
@@ -139,14 +140,8 @@ static void late_record(void *ctx, cb_record *r) {
 
 static void test_late_client_connects(void **state) {
   (void)state;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  assert_int_equal(listen(fd, 4096), 0);
-  socklen_t len = sizeof a;
-  getsockname(fd, (struct sockaddr *)&a, &len);
   char url[64];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", ntohs(a.sin_port));
+  int fd = test_listen_chat(4096, url, sizeof url);
   cb_runner_params p;
   cb_runner_default_params(&p);
   p.url = url;

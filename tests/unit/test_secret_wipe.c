@@ -13,9 +13,7 @@
  * counted against them, so here libcurl's memory functions wipe what libcurl frees.
  */
 #define _GNU_SOURCE /* memmem, malloc_usable_size */
-#include <arpa/inet.h>
 #include <malloc.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -33,6 +31,7 @@
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
 #include "calibench/runner.h"
+#include "test_listen.h"
 
 #define MARK "sk-WIPE-"
 
@@ -144,14 +143,8 @@ static void on_record(void *ctx, cb_record *r) {
 
 static void test_run(void **state) {
   (void)state;
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-  assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  assert_int_equal(listen(fd, 16), 0);
-  socklen_t alen = sizeof a;
-  getsockname(fd, (struct sockaddr *)&a, &alen);
   char url[80];
-  snprintf(url, sizeof url, "http://127.0.0.1:%d/v1/chat/completions", ntohs(a.sin_port));
+  int fd = test_listen_chat(16, url, sizeof url);
   server srv = {.fd = fd};
   pthread_t th;
   pthread_create(&th, NULL, server_main, &srv);

@@ -60,6 +60,29 @@ static double num_at(const json_t *j, const char *a, const char *b) {
   return json_number_value(v);
 }
 
+/* A session on cfg; it must open. */
+static cb_session *open_ok(cb_session_config *cfg) {
+  cb_session *ses;
+  cb_error err;
+  cb_session_outcome o = cb_session_open(cfg, &ses, &err);
+  if (o != CB_SESSION_OK) fail_msg("open: %s", err.msg);
+  return ses;
+}
+
+/* Its point; it must run. */
+static void run_ok(cb_session *ses, cb_session_result *r) {
+  cb_error err;
+  cb_session_outcome o = cb_session_run(ses, r, &err);
+  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+}
+
+/* The end of a test that ran a point. */
+static void close_all(cb_session *ses, cb_session_result *r, cb_session_config *cfg) {
+  cb_session_result_free(r);
+  cb_session_close(ses);
+  cb_session_config_free(cfg);
+}
+
 typedef struct seen {
   size_t records, with_text, ok;
   uint64_t index_sum;
@@ -81,17 +104,14 @@ static void test_point(void **state) {
   cfg.on_record = on_record;
   cfg.record_ctx = &s;
   cfg.metrics_listen = "127.0.0.1:0";
-  cb_session *ses;
-  cb_error err;
-  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session *ses = open_ok(&cfg);
   assert_string_equal(cb_session_model(ses), "llama-3.1-8b");
   /* the port the system gave, bound from open on */
   unsigned port = 0;
   assert_int_equal(sscanf(cb_session_metrics_url(ses), "http://127.0.0.1:%u/metrics", &port), 1);
   assert_true(port > 0);
   cb_session_result r;
-  cb_session_outcome o = cb_session_run(ses, &r, &err);
-  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  run_ok(ses, &r);
   assert_true(r.ran);
   assert_string_equal(r.dir, cfg.out_dir);
   assert_int_equal(r.all.requests, 24);
@@ -123,13 +143,11 @@ static void test_point(void **state) {
   cb_session_result_free(&r);
 
   /* The same directory again: refused as bad input, nothing overwritten. */
-  o = cb_session_run(ses, &r, &err);
-  assert_int_equal(o, CB_SESSION_BAD_INPUT);
+  cb_error err;
+  assert_int_equal(cb_session_run(ses, &r, &err), CB_SESSION_BAD_INPUT);
   assert_non_null(strstr(err.msg, cfg.out_dir));
   assert_int_equal(count_lines(path), 24);
-  cb_session_result_free(&r);
-  cb_session_close(ses);
-  cb_session_config_free(&cfg);
+  close_all(ses, &r, &cfg);
 }
 
 static void test_sweep(void **state) {
@@ -140,10 +158,9 @@ static void test_sweep(void **state) {
   cfg.sweep_values[0] = 1;
   cfg.sweep_values[1] = 2;
   cfg.n_sweep = 2;
-  cb_session *ses;
-  cb_error err;
-  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session *ses = open_ok(&cfg);
   cb_session_sweep sw;
+  cb_error err;
   cb_session_outcome o = cb_session_run_sweep(ses, &sw, &err);
   if (o != CB_SESSION_OK) fail_msg("sweep: %s", err.msg);
   assert_int_equal(sw.n_points, 2);
@@ -178,22 +195,17 @@ static void test_virtual(void **state) {
   cb_session_config cfg;
   small_config(&cfg, "virtual", 40);
   cfg.virtual_time = 1;
-  cb_session *ses;
-  cb_error err;
-  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session *ses = open_ok(&cfg);
   assert_string_equal(cb_session_target(ses), "PREDICTED by the simulator in virtual time");
   cb_session_result r;
-  cb_session_outcome o = cb_session_run(ses, &r, &err);
-  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  run_ok(ses, &r);
   assert_int_equal(r.all.succeeded, 40);
   assert_true(r.all.predicted);
   json_t *man = load_json(cfg.out_dir, "manifest.json");
   assert_true(json_is_true(json_object_get(man, "predicted")));
   assert_int_equal(num_at(man, "runner", "completed"), 40);
   json_decref(man);
-  cb_session_result_free(&r);
-  cb_session_close(ses);
-  cb_session_config_free(&cfg);
+  close_all(ses, &r, &cfg);
 }
 
 /* A stop already signalled: the runner sees it on its first tick (20 ms), sends
@@ -206,21 +218,16 @@ static void test_stopped(void **state) {
   cfg.sim.time_scale = 1;
   volatile sig_atomic_t stop = 1;
   cfg.stop = &stop;
-  cb_session *ses;
-  cb_error err;
-  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session *ses = open_ok(&cfg);
   cb_session_result r;
-  cb_session_outcome o = cb_session_run(ses, &r, &err);
-  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  run_ok(ses, &r);
   assert_true(r.all.interrupted);
   assert_true(r.all.requests < 50);
   json_t *man = load_json(cfg.out_dir, "manifest.json");
   assert_true(json_is_true(json_object_get(man, "interrupted")));
   assert_int_equal(num_at(man, "runner", "sent") + num_at(man, "runner", "not_sent"), 50);
   json_decref(man);
-  cb_session_result_free(&r);
-  cb_session_close(ses);
-  cb_session_config_free(&cfg);
+  close_all(ses, &r, &cfg);
 }
 
 /* ---- live requests -------------------------------------------------------------------- */
@@ -296,12 +303,9 @@ static void run_live(int virtual_time) {
   cfg.on_record = on_live_record;
   cfg.record_ctx = &l;
   cfg.max_output_text = CB_SESSION_ANSWER_MAX;
-  cb_session *ses;
-  cb_error err;
-  assert_int_equal(cb_session_open(&cfg, &ses, &err), CB_SESSION_OK);
+  cb_session *ses = open_ok(&cfg);
   cb_session_result r;
-  cb_session_outcome o = cb_session_run(ses, &r, &err);
-  if (o != CB_SESSION_OK) fail_msg("run: %s", err.msg);
+  run_ok(ses, &r);
   assert_int_equal(r.all.requests, CONVS * TURNS);
   assert_int_equal(l.records, CONVS * TURNS);
   assert_int_equal(l.max_in_flight, 2);
@@ -317,9 +321,7 @@ static void run_live(int virtual_time) {
   json_decref(man);
   snprintf(path, sizeof path, "%s/samples.json", cfg.out_dir);
   assert_int_equal(access(path, F_OK), -1);
-  cb_session_result_free(&r);
-  cb_session_close(ses);
-  cb_session_config_free(&cfg);
+  close_all(ses, &r, &cfg);
   for (int c = 0; c < CONVS; c++)
     for (int t = 0; t < TURNS; t++) cb_free(l.answer[c][t]);
   cb_buf_free(&l.messages);
@@ -331,7 +333,8 @@ static void test_live(void **state) {
   run_live(1);
 }
 
-/* open must refuse cfg with a message naming `want`, as `outcome`, and make nothing. */
+/* open must refuse cfg with a message naming `want`, as `outcome`, and make nothing;
+ * cfg is freed. */
 static void refused(cb_session_config *cfg, cb_session_outcome outcome, const char *want) {
   cb_session *ses = (cb_session *)1;
   cb_error err;
@@ -340,6 +343,7 @@ static void refused(cb_session_config *cfg, cb_session_outcome outcome, const ch
     fail_msg("expected outcome %d with '%s', got %d: %s", outcome, want, o, err.msg);
   assert_null(ses);
   assert_int_equal(access(cfg->out_dir, F_OK), -1);
+  cb_session_config_free(cfg);
 }
 
 static void test_bad_config(void **state) {
@@ -348,12 +352,10 @@ static void test_bad_config(void **state) {
   small_config(&cfg, "bad", 5);
   cfg.confidence = 2;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: confidence: expected 0.5 <= C < 1, got 2");
-  cb_session_config_free(&cfg);
 
   small_config(&cfg, "bad", 5);
   cfg.url = cb_strdup("ftp://127.0.0.1/v1");
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: url: expected http://");
-  cb_session_config_free(&cfg);
 
   small_config(&cfg, "bad", 5);
   cfg.sweep = CB_SESSION_SWEEP_RATE;
@@ -361,29 +363,24 @@ static void test_bad_config(void **state) {
   cfg.sweep_values[1] = 1;
   cfg.n_sweep = 2;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: sweep_values[1]: expected a positive value above");
-  cb_session_config_free(&cfg);
 
   small_config(&cfg, "bad", 5);
   cfg.max_concurrency = 3; /* with the default closed loop */
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: max_concurrency: applies to open-loop runs");
-  cb_session_config_free(&cfg);
 
   small_config(&cfg, "bad", 5);
   cfg.headers[0] = "no colon";
   cfg.n_headers = 1;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: headers[0]: expected 'Name: value'");
-  cb_session_config_free(&cfg);
 
   small_config(&cfg, "bad", 5);
   cfg.out_dir[0] = '\0';
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: out_dir");
-  cb_session_config_free(&cfg);
 
   /* the workload is opened before anything starts: a missing dataset names its path */
   small_config(&cfg, "bad", 5);
   cfg.cls.dataset = "jsonl:/nonexistent/calibench-prompts.jsonl";
   refused(&cfg, CB_SESSION_BAD_INPUT, "/nonexistent/calibench-prompts.jsonl");
-  cb_session_config_free(&cfg);
 
   /* live requests: one point */
   small_config(&cfg, "bad", 5);
@@ -392,28 +389,23 @@ static void test_bad_config(void **state) {
   cfg.sweep_values[0] = 1;
   cfg.n_sweep = 1;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: live: runs one point");
-  cb_session_config_free(&cfg);
 
   /* live metrics: a numeric address, real time, a linger in range */
   small_config(&cfg, "bad", 5);
   cfg.metrics_listen = "localhost:9464";
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_listen: expected ADDR:PORT with a numeric address");
-  cb_session_config_free(&cfg);
   small_config(&cfg, "bad", 5);
   cfg.metrics_listen = "127.0.0.1:0";
   cfg.virtual_time = 1;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_listen: a run in virtual time has no live metrics");
-  cb_session_config_free(&cfg);
   small_config(&cfg, "bad", 5);
   cfg.metrics_linger_s = -1;
   refused(&cfg, CB_SESSION_BAD_INPUT, "session: metrics_linger_s: expected 0 to 86400 s, got -1");
-  cb_session_config_free(&cfg);
 
   /* nothing listens on port 1: the target check fails, as FAILED (not bad input) */
   small_config(&cfg, "bad", 5);
   cfg.url = cb_strdup("http://127.0.0.1:1/v1");
   refused(&cfg, CB_SESSION_FAILED, "cannot reach http://127.0.0.1:1/v1/models");
-  cb_session_config_free(&cfg);
 }
 
 int main(void) {

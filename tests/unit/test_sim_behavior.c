@@ -33,9 +33,7 @@ static void test_load_errors(void **state) {
   expect_error("- context\n", "b.yaml:1: expected a mapping of sections");
   expect_error("context:\n  breakpoint_tokens: 1\n  breakpoint_tokens: 2\n", "b.yaml:3");
   expect_error("", "empty file");
-  cb_error err;
-  cb_sim_behavior *b = load_text("seed: 3\ncontext:\n  breakpoint_tokens: 100\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("seed: 3\ncontext:\n  breakpoint_tokens: 100\n");
   cb_sim_behavior_free(b);
 }
 
@@ -81,10 +79,8 @@ static double recall_rate(const cb_sim_behavior *b, int n, double depth, int64_t
 
 static void test_context_recall_by_length(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("context:\n  breakpoint_tokens: 24000\n  width_tokens: 2000\n"
-                                 "  recall: 0.9\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("context:\n  breakpoint_tokens: 24000\n  width_tokens: 2000\n"
+                               "  recall: 0.9\n");
   const int n = 2000;
   /* planted: 0.9 up to the breakpoint, 0.45 at breakpoint + width/2, ~0.006 at + width.
    * Bounds: 4.5 binomial standard deviations (sd <= 0.0112 for n = 2000). */
@@ -104,10 +100,8 @@ static void test_context_recall_by_length(void **state) {
 
 static void test_context_middle_dip(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("context:\n  breakpoint_tokens: 24000\n  recall: 1\n"
-                                 "  middle_dip: 0.4\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("context:\n  breakpoint_tokens: 24000\n  recall: 1\n"
+                               "  middle_dip: 0.4\n");
   /* Depth is the needle's offset over the question's: a long filler makes the
    * preamble's share of it negligible (0.2%). */
   const int n = 1000, words = 3000;
@@ -120,10 +114,8 @@ static void test_context_middle_dip(void **state) {
 
 static void test_context_answers(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("context:\n  breakpoint_tokens: 1000\n  recall: 1\n"
-                                 "  distractor_penalty: 1\n  distractor_window_tokens: 50\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("context:\n  breakpoint_tokens: 1000\n  recall: 1\n"
+                               "  distractor_penalty: 1\n  distractor_window_tokens: 50\n");
   cb_buf p = {0}, out = {0};
   /* Multi-value: both values listed. */
   needle_prompt(&p, 7, 0.5, 100, 2);

@@ -47,10 +47,8 @@ static void test_parse_errors(void **state) {
 
 static void test_refusal_decision(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("refusal:\n  triggers: [\"forbidden topic\"]\n  induced_compliance: 0.3\n"
-                                 "  text: No way.\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("refusal:\n  triggers: [\"forbidden topic\"]\n  induced_compliance: 0.3\n"
+                               "  text: No way.\n");
   cb_buf out;
   cb_buf_init(&out, 0);
   const char *plain = "Tell me about the weather.";
@@ -114,9 +112,7 @@ static void edit(char *s, int edits, uint64_t seed) {
 
 static void test_perturb_drift(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("perturb:\n  sensitivity: 1\n  answer_tokens: 6\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("perturb:\n  sensitivity: 1\n  answer_tokens: 6\n");
   const char *prompt = "What is the capital city of the country north of the river?";
   cb_buf x, y;
   cb_buf_init(&x, 0);
@@ -171,10 +167,8 @@ static void test_perturb_drift(void **state) {
 /* A refused prompt stays refused however the perturb section would answer it. */
 static void test_refusal_before_perturb(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("perturb:\n  sensitivity: 1\nrefusal:\n  triggers: [secret]\n"
-                                 "  text: Refused.\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("perturb:\n  sensitivity: 1\nrefusal:\n  triggers: [secret]\n"
+                               "  text: Refused.\n");
   cb_buf out;
   cb_buf_init(&out, 0);
   assert_true(cb_sim_behavior_answer(b, "the secret", 10, 3, 1, &out));

@@ -38,15 +38,8 @@ static void test_keys(void **state) {
       {"dialog:\n  thread_tag: maybe\n", "b.yaml:2: key 'dialog.thread_tag'"},
       {"dialog: [1]\n", "b.yaml:1: key 'dialog': expected a mapping"},
   };
-  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    cb_error err;
-    cb_sim_behavior *b = load_text(bad[i].text, &err);
-    assert_null(b);
-    if (!strstr(err.msg, bad[i].want)) fail_msg("error '%s' lacks '%s'", err.msg, bad[i].want);
-  }
-  cb_error err;
-  cb_sim_behavior *b = load_text("dialog:\n  recall: 0.9\n  decay: 0.8\n  clarify: 0.5\n  thread_tag: true\n", &err);
-  assert_non_null(b);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect_error(bad[i].text, bad[i].want);
+  cb_sim_behavior *b = load_ok("dialog:\n  recall: 0.9\n  decay: 0.8\n  clarify: 0.5\n  thread_tag: true\n");
   cb_sim_behavior_free(b);
 }
 
@@ -93,9 +86,7 @@ static int answer(const cb_sim_behavior *b, const cb_buf *body, cb_buf *out) {
  * conversations; among the forgotten, the share asked back is `clarify`. */
 static void test_recall_by_depth(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("dialog:\n  recall: 0.95\n  decay: 0.7\n  clarify: 0.4\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("dialog:\n  recall: 0.95\n  decay: 0.7\n  clarify: 0.4\n");
   enum { N = 600 };
   cb_buf body, out;
   cb_buf_init(&body, 0);
@@ -151,9 +142,7 @@ static uint32_t fnv1a32(const char *s) {
 
 static void test_json_tag_and_no_slots(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("dialog:\n  thread_tag: true\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("dialog:\n  thread_tag: true\n");
   cb_buf body, out;
   cb_buf_init(&body, 0);
   cb_buf_init(&out, 0);

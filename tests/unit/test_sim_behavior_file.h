@@ -1,8 +1,9 @@
 /*
  * test_sim_behavior_file.h - behaviour files for the simulator's tests: load_text
  * writes YAML to b.yaml in the group's scratch directory (test_tmpdir.h, which the
- * including file sets up) and loads it; expect_error checks that a file is refused
- * with a message holding `want`. Header-only; include after <cmocka.h>.
+ * including file sets up) and loads it; load_ok does where the file must load, and
+ * expect_error checks that a file is refused with a message holding `want`.
+ * Header-only; include after <cmocka.h>.
  */
 #ifndef CALIBENCH_TEST_SIM_BEHAVIOR_FILE_H
 #define CALIBENCH_TEST_SIM_BEHAVIOR_FILE_H
@@ -22,6 +23,14 @@ static inline cb_sim_behavior *load_text(const char *text, cb_error *err) {
   cb_sim_behavior *b = NULL;
   cb_error_clear(err);
   cb_sim_behavior_load(path, &b, err);
+  return b;
+}
+
+/* The behaviour in `text`; it must load. Free with cb_sim_behavior_free. */
+static inline cb_sim_behavior *load_ok(const char *text) {
+  cb_error err;
+  cb_sim_behavior *b = load_text(text, &err);
+  if (!b) fail_msg("behaviour refused: %s", err.msg);
   return b;
 }
 

@@ -36,9 +36,7 @@ static void answer(const cb_sim_behavior *b, const char *prompt, cb_buf *out) {
 
 static void test_continuation_consistent(void **state) {
   (void)state;
-  cb_error err;
-  cb_sim_behavior *b = load_text("lm:\n  vocab: 8\n  answer_tokens: 6\n", &err);
-  assert_non_null(b);
+  cb_sim_behavior *b = load_ok("lm:\n  vocab: 8\n  answer_tokens: 6\n");
   cb_buf a, next, p;
   cb_buf_init(&a, 0);
   cb_buf_init(&next, 0);

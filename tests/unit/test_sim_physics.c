@@ -27,6 +27,16 @@ static void near(double got, double want, double rel, const char *what) {
 
 /* ---- roofline against hand arithmetic --------------------------------------------- */
 
+/* The cost of a step of one sequence: new_tokens over context_tokens already cached,
+ * producing a token. */
+static cb_sim_step_cost one_seq(const cb_sim_params *p, int64_t new_tokens,
+                                int64_t context_tokens) {
+  cb_sim_batch_item it = {.new_tokens = new_tokens, .context_tokens = context_tokens, .samples = 1};
+  cb_sim_step_cost c;
+  cb_sim_step_cost_compute(p, &it, 1, &c);
+  return c;
+}
+
 /*
  * Llama-3.1-8B on H100 SXM, bf16, TP 1, defaults MBU 0.75, MFU 0.45, overhead 0.5 ms.
  * One sequence decoding its token 1001 (1 new token over 1000 cached):
@@ -44,9 +54,7 @@ static void near(double got, double want, double rel, const char *what) {
 static void test_decode_batch1_llama8b_h100(void **state) {
   (void)state;
   cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
-  cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
-  cb_sim_step_cost c;
-  cb_sim_step_cost_compute(&p, &it, 1, &c);
+  cb_sim_step_cost c = one_seq(&p, 1, 1000);
   near(c.bytes, 15141060608.0, 1e-12, "bytes");
   near(c.flops, 15534661632.0, 1e-12, "flops");
   near(c.memory_ns, 6026292.78, 1e-6, "memory_ns");
@@ -76,16 +84,13 @@ static void test_decode_batch1_llama8b_h100(void **state) {
 static void test_decode_and_prefill_qwen7b_a100(void **state) {
   (void)state;
   cb_sim_params p = sim_preset("qwen2.5-7b", "a100-80g", 1);
-  cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 500, .samples = 1};
-  cb_sim_step_cost c;
-  cb_sim_step_cost_compute(&p, &it, 1, &c);
+  cb_sim_step_cost c = one_seq(&p, 1, 500);
   near(c.bytes, 14169974784.0, 1e-12, "decode bytes");
   near(c.memory_ns, 9265963.57, 1e-6, "decode memory_ns");
   assert_true(c.memory_bound);
   near(c.total_ns, 9765963.57, 1e-6, "decode total_ns");
 
-  cb_sim_batch_item pre = {.new_tokens = 8192, .context_tokens = 0, .samples = 1};
-  cb_sim_step_cost_compute(&p, &pre, 1, &c);
+  c = one_seq(&p, 8192, 0);
   near(c.flops, 120385424588800.0, 1e-12, "prefill flops");
   near(c.compute_ns, 771701439.7, 1e-6, "prefill compute_ns");
   near(c.memory_ns, 9592755.0, 1e-6, "prefill memory_ns");
@@ -108,20 +113,14 @@ static void test_tensor_parallel(void **state) {
   (void)state;
   cb_sim_params p1 = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   cb_sim_params p2 = sim_preset("llama-3.1-8b", "h100-sxm", 2);
-  cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
-  cb_sim_step_cost c1, c2;
-  cb_sim_step_cost_compute(&p1, &it, 1, &c1);
-  cb_sim_step_cost_compute(&p2, &it, 1, &c2);
+  cb_sim_step_cost c1 = one_seq(&p1, 1, 1000), c2 = one_seq(&p2, 1, 1000);
   near(c2.bytes, c1.bytes / 2, 1e-12, "per-GPU bytes at TP 2");
   near(c2.flops, c1.flops / 2, 1e-12, "per-GPU flops at TP 2");
   near(c2.allreduce_ns, 64.0 * (8192.0 / 450e9 * 1e9 + 20000.0), 1e-9, "allreduce_ns");
   near(c2.total_ns, c1.memory_ns / 2 + c2.allreduce_ns + 500000.0, 1e-9, "TP 2 total");
   /* L40S has no NVLink: the same all-reduce over PCIe (32 GB/s) costs more. */
   cb_sim_params pl = sim_preset("llama-3.1-8b", "l40s", 2);
-  cb_sim_batch_item big = {.new_tokens = 4096, .context_tokens = 0, .samples = 1};
-  cb_sim_step_cost cl, ch;
-  cb_sim_step_cost_compute(&pl, &big, 1, &cl);
-  cb_sim_step_cost_compute(&p2, &big, 1, &ch);
+  cb_sim_step_cost cl = one_seq(&pl, 4096, 0), ch = one_seq(&p2, 4096, 0);
   near(cl.allreduce_ns, 64.0 * (4096.0 * 8192 / 32e9 * 1e9 + 20000.0), 1e-9, "PCIe allreduce");
   assert_true(cl.allreduce_ns > 10 * ch.allreduce_ns);
 }
@@ -154,34 +153,27 @@ static void test_moe_expert_bytes(void **state) {
 static void test_quantized_weights(void **state) {
   (void)state;
   cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
-  cb_sim_batch_item it = {.new_tokens = 1, .context_tokens = 1000, .samples = 1};
-  cb_sim_step_cost bf, f8, i4;
-  cb_sim_step_cost_compute(&p, &it, 1, &bf);
+  cb_sim_step_cost bf = one_seq(&p, 1, 1000);
   p.weight_dtype = CB_SIM_DTYPE_FP8;
-  cb_sim_step_cost_compute(&p, &it, 1, &f8);
+  cb_sim_step_cost f8 = one_seq(&p, 1, 1000);
   p.weight_dtype = CB_SIM_DTYPE_INT4;
-  cb_sim_step_cost_compute(&p, &it, 1, &i4);
+  cb_sim_step_cost i4 = one_seq(&p, 1, 1000);
   assert_true(f8.total_ns < bf.total_ns && i4.total_ns < f8.total_ns);
   /* Non-embedding weights shrink by 6,979,588,096 B (fp8) and by 3/4 of 13.96 GB (int4). */
   near(bf.bytes - f8.bytes, 6979588096.0, 1e-12, "fp8 saves one byte per weight");
   near(bf.bytes - i4.bytes, 6979588096.0 * 1.5, 1e-12, "int4 saves 1.5 bytes per weight");
 
   /* Compute-bound prefill: fp8 linear layers at the FP8 peak on H100, not on A100. */
-  cb_sim_batch_item pre = {.new_tokens = 8192, .context_tokens = 0, .samples = 1};
   cb_sim_params h = sim_preset("llama-3.1-8b", "h100-sxm", 1), a = sim_preset("llama-3.1-8b", "a100-80g", 1);
-  cb_sim_step_cost hb, hf, ab, af;
-  cb_sim_step_cost_compute(&h, &pre, 1, &hb);
-  cb_sim_step_cost_compute(&a, &pre, 1, &ab);
+  cb_sim_step_cost hb = one_seq(&h, 8192, 0), ab = one_seq(&a, 8192, 0);
   h.weight_dtype = a.weight_dtype = CB_SIM_DTYPE_FP8;
-  cb_sim_step_cost_compute(&h, &pre, 1, &hf);
-  cb_sim_step_cost_compute(&a, &pre, 1, &af);
+  cb_sim_step_cost hf = one_seq(&h, 8192, 0), af = one_seq(&a, 8192, 0);
   assert_true(hf.compute_ns < 0.6 * hb.compute_ns);
   near(af.compute_ns, ab.compute_ns, 1e-12, "A100 has no FP8: bf16 peak");
   /* fp8 KV halves the KV bytes. */
   cb_sim_params k = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   k.kv_dtype = CB_SIM_DTYPE_FP8;
-  cb_sim_step_cost kc;
-  cb_sim_step_cost_compute(&k, &it, 1, &kc);
+  cb_sim_step_cost kc = one_seq(&k, 1, 1000);
   near(bf.bytes - kc.bytes, 1001 * 65536.0, 1e-12, "fp8 KV");
 }
 
@@ -194,19 +186,13 @@ static void test_quantized_weights(void **state) {
  */
 static void test_fp8_attention(void **state) {
   (void)state;
-  cb_sim_batch_item pre = {.new_tokens = 4096, .context_tokens = 0, .samples = 1};
   cb_sim_params h = sim_preset("llama-3.1-8b", "h100-sxm", 1), l = sim_preset("llama-3.1-8b", "l40s", 1);
   cb_sim_params a = sim_preset("llama-3.1-8b", "a100-80g", 1), g = sim_preset("llama-3.1-8b", "h200", 1);
-  cb_sim_step_cost hb, hf, lb, lf, ab, af, gb, gf;
-  cb_sim_step_cost_compute(&h, &pre, 1, &hb);
-  cb_sim_step_cost_compute(&l, &pre, 1, &lb);
-  cb_sim_step_cost_compute(&a, &pre, 1, &ab);
-  cb_sim_step_cost_compute(&g, &pre, 1, &gb);
+  cb_sim_step_cost hb = one_seq(&h, 4096, 0), lb = one_seq(&l, 4096, 0);
+  cb_sim_step_cost ab = one_seq(&a, 4096, 0), gb = one_seq(&g, 4096, 0);
   h.kv_dtype = l.kv_dtype = a.kv_dtype = g.kv_dtype = CB_SIM_DTYPE_FP8;
-  cb_sim_step_cost_compute(&h, &pre, 1, &hf);
-  cb_sim_step_cost_compute(&l, &pre, 1, &lf);
-  cb_sim_step_cost_compute(&a, &pre, 1, &af);
-  cb_sim_step_cost_compute(&g, &pre, 1, &gf);
+  cb_sim_step_cost hf = one_seq(&h, 4096, 0), lf = one_seq(&l, 4096, 0);
+  cb_sim_step_cost af = one_seq(&a, 4096, 0), gf = one_seq(&g, 4096, 0);
   near(hb.compute_ns - hf.compute_ns, 4940527.99, 1e-6, "H100: fp8 attention saves");
   near(gb.compute_ns - gf.compute_ns, 4940527.99, 1e-6, "H200: fp8 attention saves");
   near(lf.compute_ns, lb.compute_ns, 1e-12, "L40S: attention stays bf16");
@@ -214,7 +200,7 @@ static void test_fp8_attention(void **state) {
   assert_true(hf.flops == hb.flops); /* the same work, on faster units */
   /* A custom GPU says whether it has FP8 attention; without the key it has none. */
   h.gpu.fp8_attention = 0;
-  cb_sim_step_cost_compute(&h, &pre, 1, &hf);
+  hf = one_seq(&h, 4096, 0);
   near(hf.compute_ns, hb.compute_ns, 1e-12, "fp8_attention off");
 }
 

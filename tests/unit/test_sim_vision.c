@@ -102,67 +102,62 @@ static size_t jpeg_head(unsigned char *b, uint16_t w, uint16_t h) {
   return n + 10;
 }
 
+/* The header of b[0..n) reads as an image of `format`, width x height. */
+static void header_is(const unsigned char *b, size_t n, cb__image_format format, uint32_t width,
+                      uint32_t height) {
+  cb__image_info info;
+  char why[128] = "";
+  if (cb__image_header(b, n, &info, why, sizeof why) != 0)
+    fail_msg("want %s %ux%u, refused: %s", cb__image_mime(format), width, height, why);
+  if (info.format != format || info.width != width || info.height != height)
+    fail_msg("want %s %ux%u, got %s %ux%u", cb__image_mime(format), width, height,
+             cb__image_mime(info.format), info.width, info.height);
+}
+
+/* The header of b[0..n) is refused with a reason that holds `want`. */
+static void header_refused(const unsigned char *b, size_t n, const char *want) {
+  cb__image_info info;
+  char why[128] = "";
+  if (cb__image_header(b, n, &info, why, sizeof why) != -1 || !strstr(why, want))
+    fail_msg("want a refusal saying '%s', got '%s'", want, why);
+}
+
 static void test_image_header(void **state) {
   (void)state;
   unsigned char b[64];
-  cb__image_info info;
-  char why[128];
-  size_t n = png_head(b, 640, 480);
-  assert_int_equal(cb__image_header(b, n, &info, why, sizeof why), 0);
-  assert_int_equal(info.format, CB__IMAGE_PNG);
-  assert_int_equal(info.width, 640);
-  assert_int_equal(info.height, 480);
-  assert_int_equal(cb__image_header(b, 20, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "IHDR truncated"));
-  n = jpeg_head(b, 300, 200);
-  assert_int_equal(cb__image_header(b, n, &info, why, sizeof why), 0);
-  assert_int_equal(info.format, CB__IMAGE_JPEG);
-  assert_int_equal(info.width, 300);
-  assert_int_equal(info.height, 200);
-  assert_int_equal(cb__image_header(b, 8, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "JPEG: truncated"));
-  assert_int_equal(cb__image_header((const unsigned char *)"GIF89a", 6, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "GIF: logical screen descriptor truncated"));
+  header_is(b, png_head(b, 640, 480), CB__IMAGE_PNG, 640, 480);
+  header_refused(b, 20, "IHDR truncated");
+  header_is(b, jpeg_head(b, 300, 200), CB__IMAGE_JPEG, 300, 200);
+  header_refused(b, 8, "JPEG: truncated");
+  header_refused((const unsigned char *)"GIF89a", 6, "GIF: logical screen descriptor truncated");
   /* GIF: the logical screen, 16-bit little-endian */
   static const unsigned char gif[] = {'G', 'I', 'F', '8', '9', 'a', 0x40, 0x01, 0xC8, 0x00, 0, 0, 0};
-  assert_int_equal(cb__image_header(gif, sizeof gif, &info, why, sizeof why), 0);
-  assert_int_equal(info.format, CB__IMAGE_GIF);
-  assert_int_equal(info.width, 320);
-  assert_int_equal(info.height, 200);
-  assert_string_equal(cb__image_mime(info.format), "image/gif");
+  header_is(gif, sizeof gif, CB__IMAGE_GIF, 320, 200);
+  assert_string_equal(cb__image_mime(CB__IMAGE_GIF), "image/gif");
   /* WebP: lossless (VP8L: 14-bit width-1, height-1), lossy (VP8 : after the start code),
    * extended (VP8X: 24-bit canvas width-1, height-1) */
   unsigned char w[32] = "RIFF\x00\x00\x00\x00WEBPVP8L\x00\x00\x00\x00";
   uint32_t v = 55u | 83u << 14 | 1u << 28;
   w[20] = 0x2F;
   for (int k = 0; k < 4; k++) w[21 + k] = (unsigned char)(v >> 8 * k);
-  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
-  assert_int_equal(info.format, CB__IMAGE_WEBP);
-  assert_int_equal(info.width, 56);
-  assert_int_equal(info.height, 84);
+  header_is(w, 30, CB__IMAGE_WEBP, 56, 84);
   memcpy(w + 12, "VP8 ", 4);
   memset(w + 20, 0, 12);
   w[23] = 0x9D, w[24] = 0x01, w[25] = 0x2A;
   w[26] = 0x80, w[27] = 0x02 | 0x40; /* 640, the top two bits a scale */
   w[28] = 0xE0, w[29] = 0x01;        /* 480 */
-  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
-  assert_int_equal(info.width, 640);
-  assert_int_equal(info.height, 480);
+  header_is(w, 30, CB__IMAGE_WEBP, 640, 480);
   w[24] = 0x02;
-  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "WebP: VP8 start code missing"));
+  header_refused(w, 30, "WebP: VP8 start code missing");
   memcpy(w + 12, "VP8X", 4);
   memset(w + 20, 0, 12);
   w[24] = 0xE7, w[25] = 0x03;        /* 1000 - 1 */
   w[27] = 0xCF, w[28] = 0x07;        /* 2000 - 1 */
-  assert_int_equal(cb__image_header(w, 30, &info, why, sizeof why), 0);
-  assert_int_equal(info.width, 1000);
-  assert_int_equal(info.height, 2000);
-  assert_string_equal(cb__image_mime(info.format), "image/webp");
-  assert_int_equal(cb__image_header(w, 20, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "WebP: header truncated"));
-  assert_int_equal(cb__image_header((const unsigned char *)"BM6\0\0\0", 6, &info, why, sizeof why), -1);
-  assert_non_null(strstr(why, "not a PNG, JPEG, WebP or GIF image (6 bytes, starts with 42 4D 36 00)"));
+  header_is(w, 30, CB__IMAGE_WEBP, 1000, 2000);
+  assert_string_equal(cb__image_mime(CB__IMAGE_WEBP), "image/webp");
+  header_refused(w, 20, "WebP: header truncated");
+  header_refused((const unsigned char *)"BM6\0\0\0", 6,
+                 "not a PNG, JPEG, WebP or GIF image (6 bytes, starts with 42 4D 36 00)");
 }
 
 static const cb__sim_tokens *vision_tokens(void) {
