@@ -7,6 +7,8 @@
 #                    and work in it (what a test writes by a relative path, calibench.db
 #                    too, lands there); on exit the servers start_sim started are
 #                    stopped, then TMP removed
+# remove_on_exit DIR on exit (pass or fail) stop the servers start_sim started, then
+#                    remove DIR: for a scratch directory the test does not work in
 # interrupt_when_recorded PID DIR N
 #                    wait (at most 20 s) until DIR/records.jsonl holds N records, send
 #                    SIGINT to PID (a background run) and wait for it to end; its exit
@@ -126,9 +128,13 @@ stop_sims() {
 }
 trap stop_sims EXIT
 
+remove_on_exit() { # the servers first: they may write there
+  trap "stop_sims; rm -rf '$1'" EXIT
+}
+
 scratch_dir() {
   TMP=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
-  trap 'stop_sims; rm -rf "$TMP"' EXIT # the servers first: they may write there
+  remove_on_exit "$TMP"
   cd "$TMP"
 }
 

@@ -8,6 +8,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-calperf.XXXXXX")
+remove_on_exit "$work"
 cd "$work"
 
 # A deployment with known efficiencies, measured (predicted) at three concurrencies with

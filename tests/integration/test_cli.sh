@@ -86,6 +86,7 @@ declare -A value=([tp]=2 [dtype]=fp8 [weights]=int4 [max-num-seqs]=128 [max-num-
   [max-model-len]=4096 [gpu-memory-utilization]=0.8 [no-prefix-caching]= [warmup-steps]=5
   [warmup-factor]=2 [jitter]=0.1 [eos-mean]=100)
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-cli.XXXXXX")
+remove_on_exit "$work"
 tiny=(--num-requests 1 --input-len 16 --output-len 2 --quiet --no-report)
 default=$("$CALIBENCH" sim serve --print-profile)
 while IFS=$'\t' read -r name arg _; do
@@ -109,7 +110,6 @@ if (S(simrun) !== S(serve)) throw new Error(`--${name}: sim run's engine ${S(sim
 if (S(run) !== S(serve)) throw new Error(`--sim-${name}: run's engine ${S(run)} differs from sim serve's ${S(serve)}`);
 JS
 done <<<"$table"
-rm -rf "$work"
 echo "ok - each deployment option changes the engine of sim serve, sim run and run (--sim-*) the same way"
 
 expect 2 "unknown model preset 'gpt-5' \(known: llama-3.1-8b" -- sim serve --model gpt-5

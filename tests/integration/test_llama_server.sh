@@ -16,6 +16,7 @@ need_peer curl
 need_llama
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-llama.XXXXXX")
+remove_on_exit "$work"
 "$PY" "$SRC/scripts/gen_tiny_gguf.py" --gguf-py "$llama/src/gguf-py" \
   --vocab "$llama/src/models/ggml-vocab-llama-spm.gguf" --out "$work/f16.gguf" --seed 1 \
   || fail "gen_tiny_gguf.py failed"

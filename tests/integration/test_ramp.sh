@@ -12,6 +12,7 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer node
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-ramp.XXXXXX")
+remove_on_exit "$work"
 engine=(--max-num-seqs 8 --input-len 256 --output-len 128 --ignore-eos)
 lin=(--rate 24 --ramp-up linear --ramp-start 2 --ramp-duration 120s --duration 120s)
 
@@ -118,4 +119,3 @@ expect 2 "does not combine with --sweep" -- sim run --sweep rate=1,2 --ramp-up l
 expect 2 "unknown ramp 'cubic'" -- run --rate 5 --ramp-up cubic --ramp-duration 5s --quiet --out "$work/bad8"
 expect 2 "ramp-duration: expected" -- sim run --rate 5 --ramp-up linear --ramp-duration soon --quiet --out "$work/bad9"
 expect 2 "trace" -- sim run --dataset "trace:$SRC/tests/data/workload/mooncake_conversation_first200.jsonl" --ramp-up linear --ramp-duration 5s --quiet --out "$work/bad10"
-rm -rf "$work"

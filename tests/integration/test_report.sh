@@ -17,6 +17,7 @@ DATA=$SRC/tests/data/report
 GOLDEN=$DATA/golden
 OUT=$(dirname "$CALIBENCH")/report-test
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-report.XXXXXX")
+remove_on_exit "$work"
 rm -rf "$OUT"
 mkdir -p "$OUT" "$GOLDEN"
 cd "$DATA"   # reports name their inputs as given: relative paths keep goldens portable
@@ -156,4 +157,3 @@ cmp -s "$work/predicted/report.html" "$work/predicted-again.html" ||
   --no-server-metrics --quiet --no-report --out "$work/none"
 [ -e "$work/none/report.html" ] && fail "run --no-report wrote report.html"
 echo "ok - run and sim run write report.html (the same page report writes), --no-report does not"
-rm -rf "$work"

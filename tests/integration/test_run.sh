@@ -5,6 +5,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-run.XXXXXX")
+remove_on_exit "$work"
 
 # 1. Ground truth: 60 streamed requests, 8 in flight, against a server that traces.
 start_sim --time-scale 0.2 --trace-out "$work/trace.jsonl" --seed 5
@@ -51,4 +52,3 @@ expect_fail 2 "unexpected argument 'now'" now
 expect_fail 1 "no Prometheus metrics" --url "$SIM_URL/v1" --server-metrics "$SIM_URL/health" --out "$work/e4" --num-requests 1
 mkdir -p "$work/taken" && : >"$work/taken/records.jsonl"
 expect_fail 2 "already exists" --url "$SIM_URL/v1" --out "$work/taken" --num-requests 1
-rm -rf "$work"

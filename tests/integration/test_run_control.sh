@@ -5,6 +5,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-ctl.XXXXXX")
+remove_on_exit "$work"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -155,4 +156,3 @@ node "$SRC/tests/integration/run_checks.mjs" interrupted "$work/int2"
 [ "$(grep -c '"class":"interrupted","message":"cut by a second interrupt' "$work/int2/records.jsonl")" -eq 2 ] ||
   fail "records not labelled as cut by the second interrupt"
 echo "ok - a second SIGINT cut the drain in ${took} ms"
-rm -rf "$work"

@@ -6,6 +6,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-hostile.XXXXXX")
+remove_on_exit "$work"
 mkfifo "$work/out"
 node "$SRC/tests/integration/hostile_server.mjs" >"$work/out" &
 pid=$!
@@ -155,4 +156,3 @@ echo "ok - HTML 502, redirect and over-long SSE line errors say what came, throu
 
 kill -TERM "$pid"
 wait "$pid" || true
-rm -rf "$work"

@@ -10,6 +10,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-h1.XXXXXX")
+remove_on_exit "$work"
 mkfifo "$work/out"
 node "$SRC/tests/integration/h1_server.mjs" "$work/seen.json" >"$work/out" &
 pid=$!
@@ -80,4 +81,3 @@ for (let i = 0; i < 40; i++) {
 }
 console.log("ok - 40 requests over 20 framings and faults: calibench's reader and libcurl agree");
 EOF
-rm -rf "$work"

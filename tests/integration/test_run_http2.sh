@@ -6,6 +6,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-h2.XXXXXX")
+remove_on_exit "$work"
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
   -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null || fail "openssl could not make a certificate"
 mkfifo "$work/out"
@@ -35,4 +36,3 @@ if (stats.requests !== 40) throw new Error("server saw " + stats.requests);
 if (stats.sessions !== 2) throw new Error("HTTP/2 sessions: " + stats.sessions + ", want 2");
 console.log("ok - 40 streamed requests, 8 at a time, multiplexed over one HTTP/2 connection");
 ' "$work/run" "$work/stats.json"
-rm -rf "$work"

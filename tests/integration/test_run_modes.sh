@@ -6,6 +6,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-modes.XXXXXX")
+remove_on_exit "$work"
 
 # 1. Sweep: three concurrency points; with a generous SLO every point meets it, so
 #    capacity at SLO is the heaviest point. Time scale 0.2 (a request ~40 ms) keeps
@@ -90,4 +91,3 @@ ok(mean(turns) > 1.3 * mean(first), `turns mode carries history: mean prompt ${m
 ok(/sharegpt=turns/.test(J(`${w}/sg-turns/manifest.json`).workload_spec || JSON.stringify(J(`${w}/sg-turns/manifest.json`))), "manifest names the mode");
 console.log(`ok - --sharegpt-mode turns: mean prompt ${mean(turns).toFixed(0)} tokens vs ${mean(first).toFixed(0)} for first turns`);
 JS
-rm -rf "$work"

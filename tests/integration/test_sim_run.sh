@@ -10,6 +10,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/cb-simrun.XXXXXX")
+remove_on_exit "$work"
 DATA="$SRC/tests/data/workload"
 load=(--rate 8 --num-requests 80 --input-len 600 --len-dist lognormal --len-spread 0.5 --output-len 96 --seed 5)
 
