@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "calibench/alloc.h"
+#include "calibench/rng.h"
 #include "sim/behavior.h"
 
 typedef struct dialog_behavior {
@@ -151,15 +152,6 @@ static uint32_t fnv1a32(const char *s, size_t n) {
   return h;
 }
 
-static uint64_t fnv1a64(const char *s) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
 /* A value that is not the slot's: its first number raised by 1 to 9, else none. */
 static void wrong_value(const char *value, double u, char *out, size_t size) {
   const char *d = value;
@@ -220,7 +212,7 @@ int cb__sim_behavior_dialog_answer(const void *section, const cb__sim_behavior_r
     if (!names(rq->text, rq->len, s->name)) continue;
     any = 1;
     size_t depth = last - s->turn;
-    uint64_t stream = fnv1a64(s->name) ^ (conv_seed * UINT64_C(0x9e3779b97f4a7c15));
+    uint64_t stream = cb_fnv1a64(s->name, strlen(s->name)) ^ (conv_seed * UINT64_C(0x9e3779b97f4a7c15));
     double p = d->recall * pow(d->decay, (double)depth);
     double u = cb__sim_behavior_uniform(rq, stream, 0);
     if (u < p) { /* recalled */
