@@ -142,10 +142,12 @@ def main():
     for a, b, v in ranges(lambda cp: ccc.get(cp, 0)):
         w('    {0x%X, 0x%X, %d},' % (a, b, v))
     w('};\nconst size_t cb__nfc_ccc_len = sizeof cb__nfc_ccc / sizeof cb__nfc_ccc[0];\n')
-    w('const cb__cp_range cb__nfc_unsafe[] = {')
-    for a, b, _ in ranges(unsafe):
-        w('    {0x%X, 0x%X, 1},' % (a, b))
-    w('};\nconst size_t cb__nfc_unsafe_len = sizeof cb__nfc_unsafe / sizeof cb__nfc_unsafe[0];\n')
+    # the two yes/no properties in one table (most combining marks have both): 1 unsafe,
+    # 2 a mark (CB__NFC_UNSAFE, CB__NFC_MARK in nfc_data.h)
+    w('const cb__cp_range cb__nfc_flags[] = {')
+    for a, b, v in ranges(lambda cp: unsafe(cp) | (2 if cp in marks else 0)):
+        w('    {0x%X, 0x%X, %d},' % (a, b, v))
+    w('};\nconst size_t cb__nfc_flags_len = sizeof cb__nfc_flags / sizeof cb__nfc_flags[0];\n')
     w('const cb__nfc_decomp cb__nfc_decomps[] = {')
     for cp in sorted(decomp):
         d = decomp[cp] + [0]
@@ -165,11 +167,7 @@ def main():
     w('};\nconst cb__nfc_compat cb__nfc_compats[] = {')
     for cp in sorted(compat):
         w('    {0x%X, %d, %d},' % (cp, offsets[cp], len(compat[cp])))
-    w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];\n')
-    w('const cb__cp_range cb__nfc_marks[] = {')
-    for a, b, _ in ranges(lambda cp: 1 if cp in marks else 0):
-        w('    {0x%X, 0x%X, 1},' % (a, b))
-    w('};\nconst size_t cb__nfc_marks_len = sizeof cb__nfc_marks / sizeof cb__nfc_marks[0];')
+    w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];')
 
 
 def write_corpus(ucd):

@@ -51,7 +51,7 @@ static const cb__nfc_compat *find_compat(uint32_t cp) {
 }
 
 int cb__is_combining_mark(uint32_t cp) {
-  return cp >= 0x300 && cb__cp_range_value(cb__nfc_marks, cb__nfc_marks_len, cp);
+  return cp >= 0x300 && (cb__cp_range_value(cb__nfc_flags, cb__nfc_flags_len, cp) & CB__NFC_MARK);
 }
 
 static uint32_t compose(uint32_t a, uint32_t b) {
@@ -104,7 +104,8 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
     }
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    if (cp >= 0x300 && cb__cp_range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
+    if (cp >= 0x300 && (cb__cp_range_value(cb__nfc_flags, cb__nfc_flags_len, cp) & CB__NFC_UNSAFE))
+      return 0;
     i += len;
   }
   return 1;
