@@ -59,13 +59,8 @@ static cb_status read_key(const cb__yaml_ctx *y, const yaml_node_t *v, const cha
 cb_status cb__sim_behavior_dialog_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   dialog_behavior *d = cb_calloc(1, sizeof *d);
   *d = (dialog_behavior){.recall = 1, .decay = 1, .clarify = 0};
-  cb_status st = cb__yaml_section(y, map, "dialog", KEYS, read_key, d);
-  if (st != CB_OK) {
-    cb_free(d);
-    return st;
-  }
-  *out = d;
-  return CB_OK;
+  *out = d; /* on failure too: the loader frees it (behavior.h) */
+  return cb__yaml_section(y, map, "dialog", KEYS, read_key, d);
 }
 
 /* ---- reading the conversation -------------------------------------------------------- */
