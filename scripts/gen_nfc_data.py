@@ -73,6 +73,24 @@ def ranges(value_of):
     return out
 
 
+def shared_sequences(seqs):
+    """(flat, offsets): the sequences in one list, each at flat[offsets[i]:][:len], a
+    sequence that already stands in flat (anywhere, also across two earlier ones) not
+    added again."""
+    flat, where, offsets = [], {}, []
+    longest = max(len(q) for q in seqs)
+    for q in seqs:
+        at = where.get(tuple(q))
+        if at is None:
+            at = len(flat)
+            flat.extend(q)
+            for i in range(max(0, at - longest), len(flat)):  # the slices it adds
+                for j in range(i + 1, min(i + longest, len(flat)) + 1):
+                    where.setdefault(tuple(flat[i:j]), i)
+        offsets.append(at)
+    return flat, offsets
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--ucd', default='/usr/share/unicode')
@@ -124,10 +142,12 @@ def main():
     for a, b, v in ranges(lambda cp: ccc.get(cp, 0)):
         w('    {0x%X, 0x%X, %d},' % (a, b, v))
     w('};\nconst size_t cb__nfc_ccc_len = sizeof cb__nfc_ccc / sizeof cb__nfc_ccc[0];\n')
-    w('const cb__cp_range cb__nfc_unsafe[] = {')
-    for a, b, _ in ranges(unsafe):
-        w('    {0x%X, 0x%X, 1},' % (a, b))
-    w('};\nconst size_t cb__nfc_unsafe_len = sizeof cb__nfc_unsafe / sizeof cb__nfc_unsafe[0];\n')
+    # the two yes/no properties in one table (most combining marks have both): 1 unsafe,
+    # 2 a mark (CB__NFC_UNSAFE, CB__NFC_MARK in nfc_data.h)
+    w('const cb__cp_range cb__nfc_flags[] = {')
+    for a, b, v in ranges(lambda cp: unsafe(cp) | (2 if cp in marks else 0)):
+        w('    {0x%X, 0x%X, %d},' % (a, b, v))
+    w('};\nconst size_t cb__nfc_flags_len = sizeof cb__nfc_flags / sizeof cb__nfc_flags[0];\n')
     w('const cb__nfc_decomp cb__nfc_decomps[] = {')
     for cp in sorted(decomp):
         d = decomp[cp] + [0]
@@ -137,21 +157,17 @@ def main():
     for (a, b) in sorted(comp):
         w('    {0x%X, 0x%X, 0x%X},' % (a, b, comp[(a, b)]))
     w('};\nconst size_t cb__nfc_comps_len = sizeof cb__nfc_comps / sizeof cb__nfc_comps[0];\n')
-    # compatibility mappings: each character's code points, back to back in one array
+    # compatibility mappings: each character's code points in one array, where a mapping
+    # already standing in it (e.g. the mathematical alphabets' letters) points there
     w('const uint32_t cb__nfc_compat_cps[] = {')
-    offsets, at = {}, 0
-    for cp in sorted(compat):
-        offsets[cp] = at
-        at += len(compat[cp])
-        w('    %s,' % ', '.join('0x%X' % x for x in compat[cp]))
+    flat, offsets = shared_sequences([compat[cp] for cp in sorted(compat)])
+    offsets = dict(zip(sorted(compat), offsets))
+    for i in range(0, len(flat), 8):
+        w('    %s,' % ', '.join('0x%X' % x for x in flat[i:i + 8]))
     w('};\nconst cb__nfc_compat cb__nfc_compats[] = {')
     for cp in sorted(compat):
         w('    {0x%X, %d, %d},' % (cp, offsets[cp], len(compat[cp])))
-    w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];\n')
-    w('const cb__cp_range cb__nfc_marks[] = {')
-    for a, b, _ in ranges(lambda cp: 1 if cp in marks else 0):
-        w('    {0x%X, 0x%X, 1},' % (a, b))
-    w('};\nconst size_t cb__nfc_marks_len = sizeof cb__nfc_marks / sizeof cb__nfc_marks[0];')
+    w('};\nconst size_t cb__nfc_compats_len = sizeof cb__nfc_compats / sizeof cb__nfc_compats[0];')
 
 
 def write_corpus(ucd):

@@ -13,6 +13,7 @@
 #ifndef CALIBENCH_RNG_H
 #define CALIBENCH_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -29,6 +30,10 @@ typedef struct cb_rng {
 uint64_t cb_splitmix64(uint64_t *state);
 /* A 64-bit mix of three values (for deriving seeds and hashing ids). */
 uint64_t cb_hash3_u64(uint64_t a, uint64_t b, uint64_t c);
+/* FNV-1a, 64 bits, of n bytes (Fowler, Noll, Vo; the offset basis and prime of
+ * www.isthe.com/chongo/tech/comp/fnv): a stable hash of text, e.g. a prompt, to key a
+ * table or derive a seed from. */
+uint64_t cb_fnv1a64(const void *p, size_t n);
 
 /* Seed from one 64-bit value. */
 void cb_rng_init(cb_rng *rng, uint64_t seed);

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calibench/alloc.h"
@@ -148,14 +149,14 @@ cb_status cb__eval_items_load(const char *path, int need_refs, cb__eval_items *o
   return st;
 }
 
+static int item_line_cmp(const void *key, const void *elem) {
+  long line = *(const long *)key, l = ((const cb__eval_item *)elem)->line;
+  return (line > l) - (line < l);
+}
+
 const cb__eval_item *cb__eval_items_at_line(const cb__eval_items *it, long line) {
-  size_t lo = 0, hi = it->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (it->v[mid].line < line) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < it->n && it->v[lo].line == line ? &it->v[lo] : NULL;
+  if (!it->n) return NULL; /* v may be NULL, which bsearch must not be given */
+  return bsearch(&line, it->v, it->n, sizeof *it->v, item_line_cmp);
 }
 
 const char *cb__eval_item_prompt(const cb__eval_item *item) {

@@ -26,6 +26,7 @@
 #include "calibench/utf8.h"
 #include "rouge_internal.h"
 #include "eval_text.h"
+#include "util/cps.h"
 #include "util/unicode_lower.h"
 
 /* string.punctuation */
@@ -57,19 +58,6 @@ static int final_sigma(const uint32_t *cp, size_t n, size_t i) {
   return j == n || case_class(cp[j]) != 1;
 }
 
-typedef struct {
-  uint32_t *cp;
-  size_t n, cap;
-} cps;
-
-static void cps_push(cps *v, uint32_t c) {
-  if (v->n == v->cap) {
-    v->cap = v->cap ? v->cap * 2 : 64;
-    v->cp = cb_reallocarray(v->cp, v->cap, sizeof v->cp[0]);
-  }
-  v->cp[v->n++] = c;
-}
-
 static int is_article(const uint32_t *w, size_t n) {
   if (n == 1) return w[0] == 'a';
   if (n == 2) return w[0] == 'a' && w[1] == 'n';
@@ -87,7 +75,7 @@ static void compile_word_re(void) {
 }
 
 static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *err) {
-  cps in = {0}, low = {0};
+  cb__cps in = {0}, low = {0};
   cb__eval_re re = {0};
   cb_buf low8 = {0};
   cb_status st = CB_OK;
@@ -98,21 +86,21 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
       st = cb_error_set(err, CB_ERR_PARSE, "squad: byte %zu: invalid UTF-8", i);
       goto done;
     }
-    cps_push(&in, c);
+    cb__cps_push(&in, c);
     i += k;
   }
   /* lower, then remove_punc */
   for (size_t i = 0; i < in.n; i++) {
-    uint32_t c = in.cp[i];
+    uint32_t c = in.v[i];
     if (c == 0x130) {
-      cps_push(&low, 'i');
-      cps_push(&low, 0x307);
+      cb__cps_push(&low, 'i');
+      cb__cps_push(&low, 0x307);
       continue;
     }
-    c = c == 0x3A3 ? (final_sigma(in.cp, in.n, i) ? 0x3C2 : 0x3C3) : cb__unicode_lower(c);
-    if (!is_punct(c)) cps_push(&low, c);
+    c = c == 0x3A3 ? (final_sigma(in.v, in.n, i) ? 0x3C2 : 0x3C3) : cb__unicode_lower(c);
+    if (!is_punct(c)) cb__cps_push(&low, c);
   }
-  for (size_t i = 0; i < low.n; i++) cb__eval_encode(&low8, low.cp[i]);
+  for (size_t i = 0; i < low.n; i++) cb__eval_encode(&low8, low.v[i]);
   pthread_once(&word_re_once, compile_word_re);
   if (word_re_status != CB_OK) {
     st = cb_error_set(err, word_re_status, "%s", word_re_error.msg);
@@ -129,8 +117,8 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
     for (; byte_at < a; cp_at++) byte_at += cb_utf8_seq_len(s + byte_at, low8.len - byte_at, NULL);
     size_t first = cp_at;
     for (; byte_at < b; cp_at++) byte_at += cb_utf8_seq_len(s + byte_at, low8.len - byte_at, NULL);
-    if (is_article(low.cp + first, cp_at - first))
-      for (size_t i = first; i < cp_at; i++) low.cp[i] = ' ';
+    if (is_article(low.v + first, cp_at - first))
+      for (size_t i = first; i < cp_at; i++) low.v[i] = ' ';
     pos = b;
   }
   if (rc < 0) {
@@ -140,19 +128,19 @@ static cb_status normalize(const char *text, size_t len, cb_buf *out, cb_error *
   /* white_space_fix */
   int pending = 0, any = 0;
   for (size_t i = 0; i < low.n; i++) {
-    if (is_space(low.cp[i])) {
+    if (is_space(low.v[i])) {
       pending = any;
       continue;
     }
     if (pending) cb_buf_append_char(out, ' ');
     pending = 0;
     any = 1;
-    cb__eval_encode(out, low.cp[i]);
+    cb__eval_encode(out, low.v[i]);
   }
 done:
   if (re.md) pcre2_match_data_free(re.md);
-  cb_free(in.cp);
-  cb_free(low.cp);
+  cb__cps_free(&in);
+  cb__cps_free(&low);
   cb_buf_free(&low8);
   return st;
 }

@@ -418,6 +418,15 @@ static cb_status metric(json_t *doc, const char *name, double v, double lo, doub
   return cb_probe_json_metric(doc, name, v, lo, hi, higher, err);
 }
 
+/* A tally's accuracy as a metric with its Wilson interval; none when nothing was asked. */
+static cb_status accuracy_metric(json_t *doc, const char *name, const tally *t, double level,
+                                 cb_error *err) {
+  if (!t->n) return CB_OK;
+  double lo, hi;
+  cb_stats_wilson(t->k, t->n, level, &lo, &hi);
+  return metric(doc, name, t->k / t->n, lo, hi, 1, err);
+}
+
 static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size_t bracket_hi, int censored,
                          const cb_probe_context_interval *iv, size_t pressure_len,
                          const char *const *bisect_dirs, size_t n_bisect, json_t *judge_summary,
@@ -530,20 +539,13 @@ static json_t *build_doc(const probe_state *s, int no_reference, size_t bp, size
   json_object_set_new(doc, "runs", json_pack("{s:s, s:o, s:o}", "grid", ".", "bisect", bis, "pressure",
                                              pressure_len ? json_string("pressure") : json_null()));
 
-  double lo, hi;
   cb_status st = no_reference ? CB_OK : metric(doc, "breakpoint_tokens", (double)bp, iv->lo, iv->hi, 1, err);
-  cb_stats_wilson(shortest.k, shortest.n, level, &lo, &hi);
-  if (!st && shortest.n) st = metric(doc, "accuracy_short", shortest.k / shortest.n, lo, hi, 1, err);
-  cb_stats_wilson(longest.k, longest.n, level, &lo, &hi);
-  if (!st && longest.n) st = metric(doc, "accuracy_long", longest.k / longest.n, lo, hi, 1, err);
-  cb_stats_wilson(all.k, all.n, level, &lo, &hi);
-  if (!st && all.n) st = metric(doc, "accuracy_grid", all.k / all.n, lo, hi, 1, err);
-  cb_stats_wilson(hardest.k, hardest.n, level, &lo, &hi);
-  if (!st && hardest.n) st = metric(doc, "accuracy_pressure", hardest.k / hardest.n, lo, hi, 1, err);
-  cb_stats_wilson(judged.k, judged.n, level, &lo, &hi);
-  if (!st && judged.n) st = metric(doc, "accuracy_grid_judge", judged.k / judged.n, lo, hi, 1, err);
-  cb_stats_wilson(agree.k, agree.n, level, &lo, &hi);
-  if (!st && agree.n) st = metric(doc, "judge_agreement", agree.k / agree.n, lo, hi, 1, err);
+  if (!st) st = accuracy_metric(doc, "accuracy_short", &shortest, level, err);
+  if (!st) st = accuracy_metric(doc, "accuracy_long", &longest, level, err);
+  if (!st) st = accuracy_metric(doc, "accuracy_grid", &all, level, err);
+  if (!st) st = accuracy_metric(doc, "accuracy_pressure", &hardest, level, err);
+  if (!st) st = accuracy_metric(doc, "accuracy_grid_judge", &judged, level, err);
+  if (!st) st = accuracy_metric(doc, "judge_agreement", &agree, level, err);
   if (!st) st = metric(doc, "ttft_ms_per_1k_tokens", ttft_slope(s), NAN, NAN, 0, err);
   if (st) {
     json_decref(doc);

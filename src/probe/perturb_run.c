@@ -108,10 +108,7 @@ static cb_status load_dataset(const char *path, clean_item **out, size_t *n, cb_
   cb_buf file;
   cb_buf_init(&file, 0);
   cb_status st = cb_file_read(path, CB_LIMIT_RESPONSES_BYTES, &file, err);
-  if (st != CB_OK) {
-    cb_buf_free(&file);
-    return st;
-  }
+  if (st != CB_OK) return st; /* cb_file_read keeps nothing of a file that failed */
   size_t cap = 64, count = 0;
   clean_item *v = cb_calloc(cap, sizeof *v);
   long line = 0;

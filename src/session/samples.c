@@ -11,15 +11,15 @@
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
 
-/* The schedule entry with this index (entries are in index order), or NULL. */
+static int entry_cmp(const void *key, const void *elem) {
+  uint64_t index = *(const uint64_t *)key, e = ((const cb_schedule_entry *)elem)->index;
+  return (index > e) - (index < e);
+}
+
+/* The schedule entry with this index (entries are in index order, one an index), or NULL. */
 static const cb_schedule_entry *entry_of(const cb_schedule *s, uint64_t index) {
-  size_t lo = 0, hi = s->count;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (s->entries[mid].index < index) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < s->count && s->entries[lo].index == index ? &s->entries[lo] : NULL;
+  if (!s->count) return NULL; /* entries may be NULL, which bsearch must not be given */
+  return bsearch(&index, s->entries, s->count, sizeof *s->entries, entry_cmp);
 }
 
 /* Chat messages as a reader sees them: "role: content" paragraphs (text parts only). */

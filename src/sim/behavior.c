@@ -109,22 +109,13 @@ cb_status cb_sim_behavior_load(const char *path, cb_sim_behavior **out, cb_error
   return CB_OK;
 }
 
-static uint64_t fnv1a(const char *s, size_t n) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
 void cb__sim_behavior_request_init(const cb_sim_behavior *b, cb__sim_behavior_request *rq,
                                    const cb__sim_api_request *req, const char *text, size_t len,
                                    int64_t prompt_tokens, uint64_t seed) {
   *rq = (cb__sim_behavior_request){.req = req, .text = text ? text : "", .len = text ? len : 0,
                                    .prompt_tokens = prompt_tokens,
                                    .seed = cb_hash3_u64(seed, b->seed, UINT64_C(0x626568)),
-                                   .text_hash = fnv1a(text ? text : "", text ? len : 0)};
+                                   .text_hash = cb_fnv1a64(text ? text : "", text ? len : 0)};
 }
 
 double cb__sim_behavior_uniform(const cb__sim_behavior_request *rq, uint64_t stream,

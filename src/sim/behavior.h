@@ -6,7 +6,8 @@
  * behavior_<name>.c holding its three functions:
  *   parse   read the section's YAML mapping into a new section object; errors as
  *           "FILE:LINE: key 'section.key': ..." (cb__yaml_key_at with the section's
- *           name before the key)
+ *           name before the key). *out is the object, or on failure NULL or what of
+ *           it was made, which the loader releases with free
  *   free    release it
  *   answer  given a request, decide its reply (return 1) or leave it to the next
  *           section (return 0). Sections are asked in table order; the first that

@@ -58,15 +58,11 @@ cb_status cb__sim_behavior_context_parse(const cb__yaml_ctx *y, const yaml_node_
   context_behavior *c = cb_calloc(1, sizeof *c);
   *c = (context_behavior){.breakpoint_tokens = -1, .width_tokens = 1, .recall = 1,
                           .distractor_window_tokens = 256};
+  *out = c; /* on failure too: the loader frees it (behavior.h) */
   cb_status st = cb__yaml_section(y, map, "context", KEYS, read_key, c);
   if (st == CB_OK && c->breakpoint_tokens < 0)
     st = cb__yaml_at(y, map, CB_ERR_PARSE, "section 'context': key 'breakpoint_tokens' is required");
-  if (st != CB_OK) {
-    cb_free(c);
-    return st;
-  }
-  *out = c;
-  return CB_OK;
+  return st;
 }
 
 #define NEEDLE_MARK "special magic numbers for "

@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "calibench/alloc.h"
+#include "calibench/rng.h"
 #include "sim/behavior.h"
 
 typedef struct dialog_behavior {
@@ -58,13 +59,8 @@ static cb_status read_key(const cb__yaml_ctx *y, const yaml_node_t *v, const cha
 cb_status cb__sim_behavior_dialog_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   dialog_behavior *d = cb_calloc(1, sizeof *d);
   *d = (dialog_behavior){.recall = 1, .decay = 1, .clarify = 0};
-  cb_status st = cb__yaml_section(y, map, "dialog", KEYS, read_key, d);
-  if (st != CB_OK) {
-    cb_free(d);
-    return st;
-  }
-  *out = d;
-  return CB_OK;
+  *out = d; /* on failure too: the loader frees it (behavior.h) */
+  return cb__yaml_section(y, map, "dialog", KEYS, read_key, d);
 }
 
 /* ---- reading the conversation -------------------------------------------------------- */
@@ -151,15 +147,6 @@ static uint32_t fnv1a32(const char *s, size_t n) {
   return h;
 }
 
-static uint64_t fnv1a64(const char *s) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (; *s; s++) {
-    h ^= (unsigned char)*s;
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
 /* A value that is not the slot's: its first number raised by 1 to 9, else none. */
 static void wrong_value(const char *value, double u, char *out, size_t size) {
   const char *d = value;
@@ -220,7 +207,7 @@ int cb__sim_behavior_dialog_answer(const void *section, const cb__sim_behavior_r
     if (!names(rq->text, rq->len, s->name)) continue;
     any = 1;
     size_t depth = last - s->turn;
-    uint64_t stream = fnv1a64(s->name) ^ (conv_seed * UINT64_C(0x9e3779b97f4a7c15));
+    uint64_t stream = cb_fnv1a64(s->name, strlen(s->name)) ^ (conv_seed * UINT64_C(0x9e3779b97f4a7c15));
     double p = d->recall * pow(d->decay, (double)depth);
     double u = cb__sim_behavior_uniform(rq, stream, 0);
     if (u < p) { /* recalled */

@@ -102,13 +102,8 @@ void cb__sim_perturb_fill(const cb__sim_perturb *p, uint64_t seed, const char *p
 
 cb_status cb__sim_behavior_perturb_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   cb__sim_perturb *p = cb_calloc(1, sizeof *p);
-  cb_status st = cb__sim_perturb_parse(y, map, p);
-  if (st != CB_OK) {
-    cb_free(p);
-    return st;
-  }
-  *out = p;
-  return CB_OK;
+  *out = p; /* on failure too: the loader frees it (behavior.h) */
+  return cb__sim_perturb_parse(y, map, p);
 }
 
 void cb__sim_behavior_perturb_free(void *section) { cb_free(section); }

@@ -143,13 +143,8 @@ int cb__sim_refusal_refuses(const cb__sim_refusal *r, const char *prompt, size_t
 
 cb_status cb__sim_behavior_refusal_parse(const cb__yaml_ctx *y, const yaml_node_t *map, void **out) {
   cb__sim_refusal *r = cb_calloc(1, sizeof *r);
-  cb_status st = cb__sim_refusal_parse(y, map, r);
-  if (st != CB_OK) {
-    cb_free(r);
-    return st;
-  }
-  *out = r;
-  return CB_OK;
+  *out = r; /* on failure too: the loader frees it (behavior.h) */
+  return cb__sim_refusal_parse(y, map, r);
 }
 
 void cb__sim_behavior_refusal_free(void *section) {

@@ -53,9 +53,7 @@ void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_reques
         out->scripted = reply.answer->text;
         /* Its synthetic logprobs (a refusal's) follow the answer, not the request's
          * arrival: the same answer, the same first-token distribution. */
-        uint64_t h = UINT64_C(0xcbf29ce484222325); /* FNV-1a of the answer */
-        for (size_t i = 0; i < reply.answer->text->text_len; i++)
-          h = (h ^ (unsigned char)reply.answer->text->text[i]) * UINT64_C(0x100000001b3);
+        uint64_t h = cb_fnv1a64(reply.answer->text->text, reply.answer->text->text_len);
         out->seed = cb_hash3_u64(c->seed, h, 2);
       } else if (reply.text.len) {
         out->behaved = cb__sim_response_new(reply.text.data, reply.text.len, c->vocab);

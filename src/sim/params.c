@@ -23,6 +23,7 @@
 #include "calibench/limits.h"
 #include "calibench/sim.h"
 #include "engine_internal.h"
+#include "sim/params_keys.h"
 #include "util/yaml_doc.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -149,86 +150,77 @@ cb_status cb_sim_params_validate(const cb_sim_params *p, cb_error *err) {
 
 /* ---- YAML profile ------------------------------------------------------------------- */
 
-typedef enum { T_INT, T_I64, T_U64, T_DBL, T_BOOL, T_STR, T_US_NS, T_GIB_BYTES, T_WDTYPE,
-               T_KVDTYPE } ftype;
-
-typedef struct field {
-  const char *key;
-  ftype type;
-  size_t off;      /* offset in the target struct */
-  double min, max; /* inclusive range for numbers */
-  int min_open;    /* 1: min is exclusive */
-  size_t size;     /* T_STR: buffer size */
-} field;
-
 #define PF(k, t, member, lo, hi, open) \
   {k, t, offsetof(cb_sim_params, member), lo, hi, open, 0}
-static const field param_fields[] = {
-    PF("tp", T_INT, tp, 1, 1024, 0),
-    PF("weight_dtype", T_WDTYPE, weight_dtype, 0, 0, 0),
-    PF("kv_dtype", T_KVDTYPE, kv_dtype, 0, 0, 0),
-    PF("mfu", T_DBL, mfu, EFFICIENCY_MIN, 1, 0),
-    PF("mbu", T_DBL, mbu, EFFICIENCY_MIN, 1, 0),
-    PF("step_overhead_us", T_US_NS, step_overhead_ns, 0, 1e7, 0),
-    PF("allreduce_latency_us", T_US_NS, allreduce_latency_ns, 0, 1e6, 0),
-    PF("gpu_memory_utilization", T_DBL, gpu_memory_utilization, 0, 1, 1),
-    PF("activation_reserve_gib", T_GIB_BYTES, activation_reserve_bytes, 0, 1e5, 0),
-    PF("block_size", T_INT, block_size, 1, 4096, 0),
-    PF("num_gpu_blocks", T_I64, num_gpu_blocks_override, 0, 2147483646.0, 0),
-    PF("max_num_batched_tokens", T_INT, max_num_batched_tokens, 1, 1073741824.0, 0),
-    PF("max_num_seqs", T_INT, max_num_seqs, 1, 16777216.0, 0),
-    PF("max_model_len", T_INT, max_model_len, 0, 1073741824.0, 0),
-    PF("enable_prefix_caching", T_BOOL, enable_prefix_caching, 0, 1, 0),
-    PF("long_prefill_token_threshold", T_INT, long_prefill_token_threshold, 0, 1073741824.0, 0),
-    PF("warmup_steps", T_INT, warmup_steps, 0, 1073741824.0, 0),
-    PF("warmup_factor", T_DBL, warmup_factor, 0, 1000, 1),
-    PF("jitter_cv", T_DBL, jitter_cv, 0, 10, 0),
-    PF("seed", T_U64, seed, 0, 0, 0),
-    PF("eos_mean_tokens", T_DBL, eos_mean_tokens, 0, 1e9, 0),
+const cb__sim_key cb__sim_param_keys[] = {
+    PF("tp", CB__SIM_KEY_INT, tp, 1, 1024, 0),
+    PF("weight_dtype", CB__SIM_KEY_WDTYPE, weight_dtype, 0, 0, 0),
+    PF("kv_dtype", CB__SIM_KEY_KVDTYPE, kv_dtype, 0, 0, 0),
+    PF("mfu", CB__SIM_KEY_DBL, mfu, EFFICIENCY_MIN, 1, 0),
+    PF("mbu", CB__SIM_KEY_DBL, mbu, EFFICIENCY_MIN, 1, 0),
+    PF("step_overhead_us", CB__SIM_KEY_US_NS, step_overhead_ns, 0, 1e7, 0),
+    PF("allreduce_latency_us", CB__SIM_KEY_US_NS, allreduce_latency_ns, 0, 1e6, 0),
+    PF("gpu_memory_utilization", CB__SIM_KEY_DBL, gpu_memory_utilization, 0, 1, 1),
+    PF("activation_reserve_gib", CB__SIM_KEY_GIB_BYTES, activation_reserve_bytes, 0, 1e5, 0),
+    PF("block_size", CB__SIM_KEY_INT, block_size, 1, 4096, 0),
+    PF("num_gpu_blocks", CB__SIM_KEY_I64, num_gpu_blocks_override, 0, 2147483646.0, 0),
+    PF("max_num_batched_tokens", CB__SIM_KEY_INT, max_num_batched_tokens, 1, 1073741824.0, 0),
+    PF("max_num_seqs", CB__SIM_KEY_INT, max_num_seqs, 1, 16777216.0, 0),
+    PF("max_model_len", CB__SIM_KEY_INT, max_model_len, 0, 1073741824.0, 0),
+    PF("enable_prefix_caching", CB__SIM_KEY_BOOL, enable_prefix_caching, 0, 1, 0),
+    PF("long_prefill_token_threshold", CB__SIM_KEY_INT, long_prefill_token_threshold, 0, 1073741824.0, 0),
+    PF("warmup_steps", CB__SIM_KEY_INT, warmup_steps, 0, 1073741824.0, 0),
+    PF("warmup_factor", CB__SIM_KEY_DBL, warmup_factor, 0, 1000, 1),
+    PF("jitter_cv", CB__SIM_KEY_DBL, jitter_cv, 0, 10, 0),
+    PF("seed", CB__SIM_KEY_U64, seed, 0, 0, 0),
+    PF("eos_mean_tokens", CB__SIM_KEY_DBL, eos_mean_tokens, 0, 1e9, 0),
 };
 #undef PF
 
 #define MF(k, t, member, lo, hi) {k, t, offsetof(cb_sim_model, member), lo, hi, 0, 0}
-static const field model_fields[] = {
-    {"name", T_STR, offsetof(cb_sim_model, name), 0, 0, 0, sizeof(((cb_sim_model *)0)->name)},
-    MF("num_layers", T_INT, num_layers, 1, 10000),
-    MF("hidden_size", T_INT, hidden_size, 1, 1048576),
-    MF("num_heads", T_INT, num_heads, 1, 65536),
-    MF("num_kv_heads", T_INT, num_kv_heads, 1, 65536),
-    MF("head_dim", T_INT, head_dim, 1, 65536),
-    MF("intermediate_size", T_INT, intermediate_size, 1, 16777216),
-    MF("vocab_size", T_INT, vocab_size, 1, 100000000),
-    MF("num_experts", T_INT, num_experts, 0, 65536),
-    MF("num_experts_active", T_INT, num_experts_active, 0, 65536),
-    MF("tied_embeddings", T_BOOL, tied_embeddings, 0, 1),
-    MF("num_params", T_DBL, num_params, 0, 1e15),
-    MF("max_context", T_INT, max_context, 1, CB_LIMIT_TOKENS),
+const cb__sim_key cb__sim_model_keys[] = {
+    {"name", CB__SIM_KEY_STR, offsetof(cb_sim_model, name), 0, 0, 0, sizeof(((cb_sim_model *)0)->name)},
+    MF("num_layers", CB__SIM_KEY_INT, num_layers, 1, 10000),
+    MF("hidden_size", CB__SIM_KEY_INT, hidden_size, 1, 1048576),
+    MF("num_heads", CB__SIM_KEY_INT, num_heads, 1, 65536),
+    MF("num_kv_heads", CB__SIM_KEY_INT, num_kv_heads, 1, 65536),
+    MF("head_dim", CB__SIM_KEY_INT, head_dim, 1, 65536),
+    MF("intermediate_size", CB__SIM_KEY_INT, intermediate_size, 1, 16777216),
+    MF("vocab_size", CB__SIM_KEY_INT, vocab_size, 1, 100000000),
+    MF("num_experts", CB__SIM_KEY_INT, num_experts, 0, 65536),
+    MF("num_experts_active", CB__SIM_KEY_INT, num_experts_active, 0, 65536),
+    MF("tied_embeddings", CB__SIM_KEY_BOOL, tied_embeddings, 0, 1),
+    MF("num_params", CB__SIM_KEY_DBL, num_params, 0, 1e15),
+    MF("max_context", CB__SIM_KEY_INT, max_context, 1, CB_LIMIT_TOKENS),
 };
 #undef MF
 
 #define GF(k, t, member, lo, hi, open) {k, t, offsetof(cb_sim_gpu, member), lo, hi, open, 0}
-static const field gpu_fields[] = {
-    {"name", T_STR, offsetof(cb_sim_gpu, name), 0, 0, 0, sizeof(((cb_sim_gpu *)0)->name)},
-    GF("flops_bf16", T_DBL, flops_bf16, 0, 1e18, 1),
-    GF("flops_fp8", T_DBL, flops_fp8, 0, 1e18, 0),
-    GF("mem_bytes", T_DBL, mem_bytes, 0, 1e15, 1),
-    GF("mem_bw", T_DBL, mem_bw, 0, 1e15, 1),
-    GF("link_bw", T_DBL, link_bw, 0, 1e15, 0),
-    GF("fp8_attention", T_BOOL, fp8_attention, 0, 1, 0),
+const cb__sim_key cb__sim_gpu_keys[] = {
+    {"name", CB__SIM_KEY_STR, offsetof(cb_sim_gpu, name), 0, 0, 0, sizeof(((cb_sim_gpu *)0)->name)},
+    GF("flops_bf16", CB__SIM_KEY_DBL, flops_bf16, 0, 1e18, 1),
+    GF("flops_fp8", CB__SIM_KEY_DBL, flops_fp8, 0, 1e18, 0),
+    GF("mem_bytes", CB__SIM_KEY_DBL, mem_bytes, 0, 1e15, 1),
+    GF("mem_bw", CB__SIM_KEY_DBL, mem_bw, 0, 1e15, 1),
+    GF("link_bw", CB__SIM_KEY_DBL, link_bw, 0, 1e15, 0),
+    GF("fp8_attention", CB__SIM_KEY_BOOL, fp8_attention, 0, 1, 0),
 };
 #undef GF
 
 #define NFIELDS(a) (sizeof(a) / sizeof((a)[0]))
+const size_t cb__sim_param_keys_len = NFIELDS(cb__sim_param_keys);
+const size_t cb__sim_model_keys_len = NFIELDS(cb__sim_model_keys);
+const size_t cb__sim_gpu_keys_len = NFIELDS(cb__sim_gpu_keys);
 
 static const char *scalar(const yaml_node_t *n) { return (const char *)n->data.scalar.value; }
 
-static const field *find_field(const field *fs, size_t n, const char *key) {
+static const cb__sim_key *find_field(const cb__sim_key *fs, size_t n, const char *key) {
   for (size_t i = 0; i < n; i++)
     if (strcmp(fs[i].key, key) == 0) return &fs[i];
   return NULL;
 }
 
-static void known_keys(char *buf, size_t n, const field *fs, size_t nf, const char *extra) {
+static void known_keys(char *buf, size_t n, const cb__sim_key *fs, size_t nf, const char *extra) {
   size_t off = 0;
   buf[0] = '\0';
   if (extra) {
@@ -254,7 +246,7 @@ static int parse_dtype(const char *s, cb_sim_dtype *out) {
 
 /* Store one scalar into base + f->off after type and range checks. `prefix` ("model.",
  * "gpu." or "") completes the key name in messages. */
-static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const field *f,
+static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const cb__sim_key *f,
                            const yaml_node_t *v, void *base) {
   char *dst = (char *)base + f->off;
   char key[96];
@@ -263,24 +255,24 @@ static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const fiel
   cb_status st = cb__yaml_scalar(y->path, v, key, &s, y->err);
   if (st != CB_OK) return st;
   switch (f->type) {
-  case T_STR:
+  case CB__SIM_KEY_STR:
     if (strlen(s) == 0 || strlen(s) >= f->size)
       return cb__yaml_fail(y->err, CB_ERR_RANGE, y->path, v, key,
                            "must be 1..%zu characters, got '%s'", f->size - 1, s);
     memcpy(dst, s, strlen(s) + 1);
     return CB_OK;
-  case T_BOOL:
+  case CB__SIM_KEY_BOOL:
     return cb__yaml_bool(y->path, v, key, (int *)dst, y->err);
-  case T_WDTYPE:
-  case T_KVDTYPE: {
+  case CB__SIM_KEY_WDTYPE:
+  case CB__SIM_KEY_KVDTYPE: {
     cb_sim_dtype d;
-    if (!parse_dtype(s, &d) || (f->type == T_KVDTYPE && d == CB_SIM_DTYPE_INT4))
+    if (!parse_dtype(s, &d) || (f->type == CB__SIM_KEY_KVDTYPE && d == CB_SIM_DTYPE_INT4))
       return cb__yaml_fail(y->err, CB_ERR_PARSE, y->path, v, key, "expected %s, got '%s'",
-                           f->type == T_KVDTYPE ? "bf16 or fp8" : "bf16, fp8 or int4", s);
+                           f->type == CB__SIM_KEY_KVDTYPE ? "bf16 or fp8" : "bf16, fp8 or int4", s);
     *(cb_sim_dtype *)dst = d;
     return CB_OK;
   }
-  case T_US_NS: {
+  case CB__SIM_KEY_US_NS: {
     /* the one duration syntax; a bare number is us, as the key's name says */
     uint64_t ns;
     st = cb__yaml_duration(y->path, v, key, CB_NS_PER_US, &ns, y->err);
@@ -292,7 +284,7 @@ static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const fiel
     *(uint64_t *)dst = ns;
     return CB_OK;
   }
-  case T_U64: {
+  case CB__SIM_KEY_U64: {
     char *end;
     errno = 0;
     if (s[0] == '-' || s[0] == '\0') goto not_int;
@@ -308,12 +300,12 @@ static cb_status set_field(const cb__yaml_ctx *y, const char *prefix, const fiel
   double x;
   st = cb__yaml_number(y->path, v, key, f->min, f->min_open, f->max, &x, y->err);
   if (st != CB_OK) return st;
-  if ((f->type == T_INT || f->type == T_I64) && x != floor(x)) goto not_int;
+  if ((f->type == CB__SIM_KEY_INT || f->type == CB__SIM_KEY_I64) && x != floor(x)) goto not_int;
   switch (f->type) {
-  case T_INT: *(int *)dst = (int)x; break;
-  case T_I64: *(int64_t *)dst = (int64_t)x; break;
-  case T_DBL: *(double *)dst = x; break;
-  case T_GIB_BYTES: *(double *)dst = x * GIB; break;
+  case CB__SIM_KEY_INT: *(int *)dst = (int)x; break;
+  case CB__SIM_KEY_I64: *(int64_t *)dst = (int64_t)x; break;
+  case CB__SIM_KEY_DBL: *(double *)dst = x; break;
+  case CB__SIM_KEY_GIB_BYTES: *(double *)dst = x * GIB; break;
   default: break;
   }
   return CB_OK;
@@ -325,7 +317,7 @@ not_int:
 /* model: / gpu: as a preset name or a mapping. */
 typedef struct hw_kind {
   const char *what;             /* "model" or "gpu" */
-  const field *fields;
+  const cb__sim_key *fields;
   size_t nfields;
   size_t size;                  /* sizeof the target struct */
   cb_status (*preset)(const char *, void *, cb_error *);
@@ -372,7 +364,7 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
   }
 
   int arch_changed = 0, params_given = 0;
-  unsigned long long seen = 0; /* bit per field */
+  unsigned long long seen = 0; /* bit per cb__sim_key */
   for (pr = v->data.mapping.pairs.start; pr < v->data.mapping.pairs.top; pr++) {
     yaml_node_t *key = yaml_document_get_node(y->doc, pr->key);
     yaml_node_t *val = yaml_document_get_node(y->doc, pr->value);
@@ -380,7 +372,7 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
       return cb__yaml_key_at(y, key, CB_ERR_PARSE, k->what, "keys must be plain names");
     const char *name = scalar(key);
     if (strcmp(name, "preset") == 0) continue;
-    const field *f = find_field(k->fields, k->nfields, name);
+    const cb__sim_key *f = find_field(k->fields, k->nfields, name);
     if (!f) {
       char known[512], full[96];
       known_keys(known, sizeof known, k->fields, k->nfields, "preset");
@@ -393,7 +385,7 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
     cb_status st = set_field(y, prefix, f, val, out);
     if (st != CB_OK) return st;
     seen |= 1ull << (f - k->fields);
-    if (k->fields == model_fields) {
+    if (k->fields == cb__sim_model_keys) {
       if (strcmp(name, "num_params") == 0)
         params_given = 1;
       else if (strcmp(name, "name") != 0 && strcmp(name, "max_context") != 0)
@@ -401,7 +393,7 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
     }
   }
 
-  if (k->fields == model_fields) {
+  if (k->fields == cb__sim_model_keys) {
     cb_sim_model *m = out;
     /* A changed architecture makes a preset's parameter count stale: derive it. */
     if (arch_changed && !params_given) m->num_params = 0;
@@ -412,8 +404,8 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
                                         "num_kv_heads", "intermediate_size", "vocab_size",
                                         "max_context"};
       for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
-        const field *f = find_field(model_fields, NFIELDS(model_fields), req[i]);
-        if (!(seen & (1ull << (f - model_fields))))
+        const cb__sim_key *f = find_field(cb__sim_model_keys, NFIELDS(cb__sim_model_keys), req[i]);
+        if (!(seen & (1ull << (f - cb__sim_model_keys))))
           return cb__yaml_at(y, v, CB_ERR_PARSE,
                     "key 'model': '%s' is required when the model has no 'preset'", req[i]);
       }
@@ -421,8 +413,8 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
   } else if (!from_preset) {
     static const char *const req[] = {"flops_bf16", "mem_bytes", "mem_bw"};
     for (size_t i = 0; i < sizeof req / sizeof req[0]; i++) {
-      const field *f = find_field(gpu_fields, NFIELDS(gpu_fields), req[i]);
-      if (!(seen & (1ull << (f - gpu_fields))))
+      const cb__sim_key *f = find_field(cb__sim_gpu_keys, NFIELDS(cb__sim_gpu_keys), req[i]);
+      if (!(seen & (1ull << (f - cb__sim_gpu_keys))))
         return cb__yaml_at(y, v, CB_ERR_PARSE,
                   "key 'gpu': '%s' is required when the GPU has no 'preset'", req[i]);
     }
@@ -431,9 +423,9 @@ static cb_status load_hw(const cb__yaml_ctx *y, const hw_kind *k, const yaml_nod
 }
 
 static cb_status load_root(const cb__yaml_ctx *y, const yaml_node_t *root, cb_sim_params *p) {
-  static const hw_kind model_kind = {"model", model_fields, NFIELDS(model_fields),
+  static const hw_kind model_kind = {"model", cb__sim_model_keys, NFIELDS(cb__sim_model_keys),
                                      sizeof(cb_sim_model), model_preset};
-  static const hw_kind gpu_kind = {"gpu", gpu_fields, NFIELDS(gpu_fields), sizeof(cb_sim_gpu),
+  static const hw_kind gpu_kind = {"gpu", cb__sim_gpu_keys, NFIELDS(cb__sim_gpu_keys), sizeof(cb_sim_gpu),
                                    gpu_preset};
   if (root->type == YAML_SCALAR_NODE && scalar(root)[0] == '\0') return CB_OK; /* empty */
   if (root->type != YAML_MAPPING_NODE)
@@ -456,10 +448,10 @@ static cb_status load_root(const cb__yaml_ctx *y, const yaml_node_t *root, cb_si
         if (st != CB_OK) return st;
         if (strcmp(name, "gpu") == 0) cb_sim_params_apply_gpu_defaults(p);
       } else if (pass == 1 && !hw) {
-        const field *f = find_field(param_fields, NFIELDS(param_fields), name);
+        const cb__sim_key *f = find_field(cb__sim_param_keys, NFIELDS(cb__sim_param_keys), name);
         if (!f) {
           char known[768];
-          known_keys(known, sizeof known, param_fields, NFIELDS(param_fields), "model, gpu");
+          known_keys(known, sizeof known, cb__sim_param_keys, NFIELDS(cb__sim_param_keys), "model, gpu");
           return cb_error_at(y->err, CB_ERR_PARSE, y->path, cb__yaml_line(key), 0,
                              "unknown key '%s' (known: %s)", name, known);
         }

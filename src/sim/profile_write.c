@@ -3,17 +3,19 @@
  * cb_sim_params_load_yaml reads back to the same values (calibrate fit writes its
  * result this way), and as JSON for manifests.
  *
- * Every key is written and the model and GPU are spelled out field by field, never
- * as a preset name, so the file does not depend on the presets or defaults of the
- * calibench that reads it. Numbers use %.17g (doubles round-trip exactly); the
+ * Every key of params_keys.h's tables is written, in their order, and the model and
+ * GPU are spelled out field by field, never as a preset name, so the file does not
+ * depend on the presets or defaults of the calibench that reads it. Numbers use %.17g (doubles round-trip exactly); the
  * microsecond keys are written from whole nanoseconds with three decimals, which
  * the loader rounds back to the same nanoseconds.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "calibench/sim.h"
+#include "sim/params_keys.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
@@ -92,54 +94,35 @@ static void put_us(writer *w, const char *k, uint64_t ns) {
   put(w, k, "%llu.%03llu", (unsigned long long)(ns / 1000), (unsigned long long)(ns % 1000));
 }
 
+/* One key's value, spelled as params.c reads it back. */
+static void put_key(writer *w, const cb__sim_key *k, const void *base) {
+  const char *v = (const char *)base + k->off;
+  switch (k->type) {
+  case CB__SIM_KEY_INT: put(w, k->key, "%d", *(const int *)v); break;
+  case CB__SIM_KEY_I64: put(w, k->key, "%lld", (long long)*(const int64_t *)v); break;
+  case CB__SIM_KEY_U64: put(w, k->key, "%llu", (unsigned long long)*(const uint64_t *)v); break;
+  case CB__SIM_KEY_DBL: put(w, k->key, "%.17g", *(const double *)v); break;
+  case CB__SIM_KEY_BOOL: put(w, k->key, "%s", *(const int *)v ? "true" : "false"); break;
+  case CB__SIM_KEY_STR: put_name(w, k->key, v); break;
+  case CB__SIM_KEY_US_NS: put_us(w, k->key, *(const uint64_t *)v); break;
+  case CB__SIM_KEY_GIB_BYTES: put(w, k->key, "%.17g", *(const double *)v / GIB); break;
+  case CB__SIM_KEY_WDTYPE:
+  case CB__SIM_KEY_KVDTYPE: put_word(w, k->key, cb_sim_dtype_name(*(const cb_sim_dtype *)v)); break;
+  }
+}
+
+static void put_keys(writer *w, const cb__sim_key *keys, size_t n, const void *base) {
+  for (size_t i = 0; i < n; i++) put_key(w, &keys[i], base);
+}
+
 static void write_params(writer *w, const cb_sim_params *p) {
-  const cb_sim_model *m = &p->model;
-  const cb_sim_gpu *g = &p->gpu;
   open_section(w, "model");
-  put_name(w, "name", m->name);
-  put(w, "num_layers", "%d", m->num_layers);
-  put(w, "hidden_size", "%d", m->hidden_size);
-  put(w, "num_heads", "%d", m->num_heads);
-  put(w, "num_kv_heads", "%d", m->num_kv_heads);
-  put(w, "head_dim", "%d", m->head_dim);
-  put(w, "intermediate_size", "%d", m->intermediate_size);
-  put(w, "vocab_size", "%d", m->vocab_size);
-  put(w, "num_experts", "%d", m->num_experts);
-  put(w, "num_experts_active", "%d", m->num_experts_active);
-  put(w, "tied_embeddings", "%s", m->tied_embeddings ? "true" : "false");
-  put(w, "num_params", "%.17g", m->num_params);
-  put(w, "max_context", "%d", m->max_context);
+  put_keys(w, cb__sim_model_keys, cb__sim_model_keys_len, &p->model);
   close_section(w);
   open_section(w, "gpu");
-  put_name(w, "name", g->name);
-  put(w, "flops_bf16", "%.17g", g->flops_bf16);
-  put(w, "flops_fp8", "%.17g", g->flops_fp8);
-  put(w, "mem_bytes", "%.17g", g->mem_bytes);
-  put(w, "mem_bw", "%.17g", g->mem_bw);
-  put(w, "link_bw", "%.17g", g->link_bw);
-  put(w, "fp8_attention", "%s", g->fp8_attention ? "true" : "false");
+  put_keys(w, cb__sim_gpu_keys, cb__sim_gpu_keys_len, &p->gpu);
   close_section(w);
-  put(w, "tp", "%d", p->tp);
-  put_word(w, "weight_dtype", cb_sim_dtype_name(p->weight_dtype));
-  put_word(w, "kv_dtype", cb_sim_dtype_name(p->kv_dtype));
-  put(w, "mfu", "%.17g", p->mfu);
-  put(w, "mbu", "%.17g", p->mbu);
-  put_us(w, "step_overhead_us", p->step_overhead_ns);
-  put_us(w, "allreduce_latency_us", p->allreduce_latency_ns);
-  put(w, "gpu_memory_utilization", "%.17g", p->gpu_memory_utilization);
-  put(w, "activation_reserve_gib", "%.17g", p->activation_reserve_bytes / GIB);
-  put(w, "block_size", "%d", p->block_size);
-  put(w, "num_gpu_blocks", "%lld", (long long)p->num_gpu_blocks_override);
-  put(w, "max_num_batched_tokens", "%d", p->max_num_batched_tokens);
-  put(w, "max_num_seqs", "%d", p->max_num_seqs);
-  put(w, "max_model_len", "%d", p->max_model_len);
-  put(w, "enable_prefix_caching", "%s", p->enable_prefix_caching ? "true" : "false");
-  put(w, "long_prefill_token_threshold", "%d", p->long_prefill_token_threshold);
-  put(w, "warmup_steps", "%d", p->warmup_steps);
-  put(w, "warmup_factor", "%.17g", p->warmup_factor);
-  put(w, "jitter_cv", "%.17g", p->jitter_cv);
-  put(w, "seed", "%llu", (unsigned long long)p->seed);
-  put(w, "eos_mean_tokens", "%.17g", p->eos_mean_tokens);
+  put_keys(w, cb__sim_param_keys, cb__sim_param_keys_len, p);
 }
 
 void cb_sim_params_write_yaml(const cb_sim_params *p, const char *comment, cb_buf *out) {

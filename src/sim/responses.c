@@ -10,6 +10,7 @@
 #include "calibench/alloc.h"
 #include "calibench/buf.h"
 #include "calibench/limits.h"
+#include "calibench/rng.h"
 #include "calibench/sim.h"
 #include "calibench/tok.h"
 
@@ -20,18 +21,9 @@ struct cb__sim_responses {
   size_t nslots; /* power of two */
 };
 
-static uint64_t fnv1a(const char *s, size_t n) {
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++) {
-    h ^= (unsigned char)s[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return h;
-}
-
 static size_t *find_slot(const cb__sim_responses *r, const char *prompt, size_t len) {
   size_t mask = r->nslots - 1;
-  for (size_t i = fnv1a(prompt, len) & mask;; i = (i + 1) & mask) {
+  for (size_t i = cb_fnv1a64(prompt, len) & mask;; i = (i + 1) & mask) {
     size_t *slot = &r->slots[i];
     if (!*slot) return slot;
     const cb__sim_response *it = &r->items[*slot - 1];
@@ -108,10 +100,7 @@ cb_status cb__sim_responses_load(const char *path, uint32_t vocab, cb__sim_respo
   cb_buf file;
   cb_buf_init(&file, 0);
   cb_status st = cb_file_read(path, CB_LIMIT_RESPONSES_BYTES, &file, err);
-  if (st != CB_OK) {
-    cb_buf_free(&file);
-    return st;
-  }
+  if (st != CB_OK) return st; /* cb_file_read keeps nothing of a file that failed */
   size_t lines = 1;
   for (size_t i = 0; i < file.len; i++) lines += file.data[i] == '\n';
   cb__sim_responses *r = cb_calloc(1, sizeof *r);

@@ -21,6 +21,7 @@
  */
 #include <stdint.h>
 
+#include "calibench/rng.h"
 #include "calibench/tok.h"
 #include "calibench/utf8.h"
 
@@ -35,13 +36,7 @@ static int is_punct(unsigned char c) {
 }
 
 uint32_t cb_tok_approx_id(const char *piece, size_t n, uint32_t vocab) {
-  const unsigned char *p = (const unsigned char *)piece;
-  uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= UINT64_C(0x100000001b3);
-  }
-  return (uint32_t)(h % vocab);
+  return (uint32_t)(cb_fnv1a64(piece, n) % vocab);
 }
 
 /* Length of the next piece starting at p (n > 0 bytes left). */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calibench/alloc.h"
 #include "nfc_data.h"
 #include "tok_internal.h"
+#include "util/cps.h"
 
 #define SBASE 0xAC00u
 #define LBASE 0x1100u
@@ -51,7 +51,7 @@ static const cb__nfc_compat *find_compat(uint32_t cp) {
 }
 
 int cb__is_combining_mark(uint32_t cp) {
-  return cp >= 0x300 && cb__cp_range_value(cb__nfc_marks, cb__nfc_marks_len, cp);
+  return cp >= 0x300 && (cb__cp_range_value(cb__nfc_flags, cb__nfc_flags_len, cp) & CB__NFC_MARK);
 }
 
 static uint32_t compose(uint32_t a, uint32_t b) {
@@ -73,25 +73,12 @@ static uint32_t compose(uint32_t a, uint32_t b) {
   return 0;
 }
 
-typedef struct cps {
-  uint32_t *v;
-  size_t n, cap;
-} cps;
-
-static void cps_push(cps *c, uint32_t cp) {
-  if (c->n == c->cap) {
-    c->cap = c->cap ? c->cap * 2 : 256;
-    c->v = cb_reallocarray(c->v, c->cap, sizeof *c->v);
-  }
-  c->v[c->n++] = cp;
-}
-
-static void decompose(cps *c, uint32_t cp, int compat) {
+static void decompose(cb__cps *c, uint32_t cp, int compat) {
   if (cp >= SBASE && cp < SBASE + SCOUNT) {
     uint32_t s = cp - SBASE;
-    cps_push(c, LBASE + s / NCOUNT);
-    cps_push(c, VBASE + (s % NCOUNT) / TCOUNT);
-    if (s % TCOUNT) cps_push(c, TBASE + s % TCOUNT);
+    cb__cps_push(c, LBASE + s / NCOUNT);
+    cb__cps_push(c, VBASE + (s % NCOUNT) / TCOUNT);
+    if (s % TCOUNT) cb__cps_push(c, TBASE + s % TCOUNT);
     return;
   }
   const cb__nfc_decomp *d = cp >= 0xC0 ? find_decomp(cp) : NULL;
@@ -105,7 +92,7 @@ static void decompose(cps *c, uint32_t cp, int compat) {
     for (size_t i = 0; i < k->len; i++) decompose(c, cb__nfc_compat_cps[k->off + i], compat);
     return;
   }
-  cps_push(c, cp);
+  cb__cps_push(c, cp);
 }
 
 int cb__nfc_quick_yes(const char *str, size_t n) {
@@ -117,7 +104,8 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
     }
     size_t len;
     uint32_t cp = cb__utf8_decode(s + i, &len);
-    if (cp >= 0x300 && cb__cp_range_value(cb__nfc_unsafe, cb__nfc_unsafe_len, cp)) return 0;
+    if (cp >= 0x300 && (cb__cp_range_value(cb__nfc_flags, cb__nfc_flags_len, cp) & CB__NFC_UNSAFE))
+      return 0;
     i += len;
   }
   return 1;
@@ -125,7 +113,7 @@ int cb__nfc_quick_yes(const char *str, size_t n) {
 
 /* Canonical (compat: compatibility) decomposition of valid UTF-8, in canonical order,
  * into c. */
-static void nfd_cps(const char *str, size_t n, int compat, cps *c) {
+static void nfd_cps(const char *str, size_t n, int compat, cb__cps *c) {
   const unsigned char *s = (const unsigned char *)str;
   for (size_t i = 0; i < n;) {
     size_t len;
@@ -147,24 +135,24 @@ static void nfd_cps(const char *str, size_t n, int compat, cps *c) {
   }
 }
 
-static void put_cps(const cps *c, size_t n, cb_buf *out) {
+static void put_cps(const cb__cps *c, size_t n, cb_buf *out) {
   char enc[4];
   for (size_t i = 0; i < n; i++) cb_buf_append(out, enc, cb__utf8_encode(c->v[i], enc));
   if (!out->data) cb_buf_append(out, "", 0);
 }
 
 static void decomposed(const char *str, size_t n, int compat, cb_buf *out) {
-  cps c = {0};
+  cb__cps c = {0};
   nfd_cps(str, n, compat, &c);
   put_cps(&c, c.n, out);
-  cb_free(c.v);
+  cb__cps_free(&c);
 }
 
 void cb__nfd(const char *str, size_t n, cb_buf *out) { decomposed(str, n, 0, out); }
 void cb__nfkd(const char *str, size_t n, cb_buf *out) { decomposed(str, n, 1, out); }
 
 static void composed(const char *str, size_t n, int compat, cb_buf *out) {
-  cps c = {0};
+  cb__cps c = {0};
   nfd_cps(str, n, compat, &c);
   /* canonical composition */
   size_t w = 0;
@@ -185,7 +173,7 @@ static void composed(const char *str, size_t n, int compat, cb_buf *out) {
     }
   }
   put_cps(&c, w, out);
-  cb_free(c.v);
+  cb__cps_free(&c);
 }
 
 void cb__nfc(const char *str, size_t n, cb_buf *out) { composed(str, n, 0, out); }

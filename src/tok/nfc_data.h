@@ -1,8 +1,8 @@
 /*
  * nfc_data.h - the Unicode tables nfc.c needs (generated into nfc_data.c by
  * scripts/gen_nfc_data.py): canonical combining classes, one-level canonical decompositions,
- * primary compositions, the characters that can change under NFC, one-level
- * compatibility mappings (NFKD, NFKC) and the combining marks.
+ * primary compositions, one-level compatibility mappings (NFKD, NFKC), and in one table
+ * the characters that can change under NFC and the combining marks.
  */
 #ifndef CALIBENCH_TOK_NFC_DATA_H
 #define CALIBENCH_TOK_NFC_DATA_H
@@ -27,8 +27,6 @@ typedef struct cb__nfc_compat {
 
 extern const cb__cp_range cb__nfc_ccc[];
 extern const size_t cb__nfc_ccc_len;
-extern const cb__cp_range cb__nfc_unsafe[];
-extern const size_t cb__nfc_unsafe_len;
 extern const cb__nfc_decomp cb__nfc_decomps[];
 extern const size_t cb__nfc_decomps_len;
 extern const cb__nfc_comp cb__nfc_comps[];
@@ -36,7 +34,12 @@ extern const size_t cb__nfc_comps_len;
 extern const uint32_t cb__nfc_compat_cps[];
 extern const cb__nfc_compat cb__nfc_compats[];
 extern const size_t cb__nfc_compats_len;
-extern const cb__cp_range cb__nfc_marks[]; /* General_Category M (Mn, Mc, Me) */
-extern const size_t cb__nfc_marks_len;
+/* cb__nfc_flags' values: bits of these */
+enum {
+  CB__NFC_UNSAFE = 1, /* NFC can change text holding it (a combining mark, NFC_QC No or Maybe) */
+  CB__NFC_MARK = 2    /* General_Category M (Mn, Mc, Me) */
+};
+extern const cb__cp_range cb__nfc_flags[];
+extern const size_t cb__nfc_flags_len;
 
 #endif

@@ -29,6 +29,16 @@ uint64_t cb_hash3_u64(uint64_t a, uint64_t b, uint64_t c) {
   return cb_splitmix64(&st);
 }
 
+uint64_t cb_fnv1a64(const void *p, size_t n) {
+  const unsigned char *s = p;
+  uint64_t h = UINT64_C(0xcbf29ce484222325);
+  for (size_t i = 0; i < n; i++) {
+    h ^= s[i];
+    h *= UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
 void cb_rng_init(cb_rng *rng, uint64_t seed) {
   uint64_t st = seed;
   for (int i = 0; i < 4; i++) rng->s[i] = cb_splitmix64(&st);

@@ -20,6 +20,7 @@
 #include "calibench/rng.h"
 #include "calibench/secret.h"
 #include "calibench/utf8.h"
+#include "util/cps.h"
 #include "util/unicode_lower.h"
 #include "util/yaml_doc.h"
 
@@ -155,6 +156,37 @@ static void test_rng_reference_vectors(void **state) {
   assert_int_equal(cb_rng_next(&r), UINT64_C(0));
   assert_int_equal(cb_rng_next(&r), UINT64_C(1509978240));
   assert_int_equal(cb_rng_next(&r), UINT64_C(1215971899390074240));
+}
+
+/* FNV-1a 64 reference values from the FNV test suite (www.isthe.com/chongo/tech/comp/fnv:
+ * "", "a", "foobar"); the last input has a byte above 0x7f and a NUL, which a signed
+ * char or a strlen would get wrong (value from the same definition, worked in Python). */
+static void test_fnv1a64(void **state) {
+  (void)state;
+  assert_int_equal(cb_fnv1a64("", 0), UINT64_C(0xcbf29ce484222325));
+  assert_int_equal(cb_fnv1a64("a", 1), UINT64_C(0xaf63dc4c8601ec8c));
+  assert_int_equal(cb_fnv1a64("foobar", 6), UINT64_C(0x85944171f73967e8));
+  assert_int_equal(cb_fnv1a64("\xff\0z", 3), UINT64_C(0xf920af1be415a5b0));
+}
+
+/* Past several doublings every code point is kept, in order; freeing leaves it empty and
+ * reusable. */
+static void test_cps(void **state) {
+  (void)state;
+  cb__cps c = {0};
+  for (uint32_t i = 0; i < 1000; i++) cb__cps_push(&c, 0x10FFFF - i);
+  assert_int_equal(c.n, 1000);
+  assert_true(c.cap >= 1000);
+  for (uint32_t i = 0; i < 1000; i++) assert_int_equal(c.v[i], 0x10FFFF - i);
+  cb__cps_free(&c);
+  assert_null(c.v);
+  assert_int_equal(c.n, 0);
+  assert_int_equal(c.cap, 0);
+  cb__cps_push(&c, 'a');
+  assert_int_equal(c.n, 1);
+  assert_int_equal(c.v[0], 'a');
+  cb__cps_free(&c);
+  cb__cps_free(&c); /* an empty one too */
 }
 
 static void test_rng_streams(void **state) {
@@ -575,6 +607,7 @@ int main(void) {
       cmocka_unit_test(test_json_escape),        cmocka_unit_test(test_unicode_lower),
       cmocka_unit_test(test_clock),              cmocka_unit_test(test_rng_reference_vectors),
       cmocka_unit_test(test_rng_streams),        cmocka_unit_test(test_rng_distributions),
+      cmocka_unit_test(test_fnv1a64),            cmocka_unit_test(test_cps),
       cmocka_unit_test(test_duration_parse),
       cmocka_unit_test(test_yaml_nodes),
       cmocka_unit_test(test_yaml_section),
