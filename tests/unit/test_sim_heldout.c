@@ -136,7 +136,11 @@ static void within(double got, double published, double rel, const char *what) {
  * spreads of 7–10 %; 15 % is that spread with margin. TTFT is held at concurrency 1
  * only: under load it depends on how the closed loop's requests fall into step with
  * each other, which is about 2x the published value here (docs/simulator.md, "Held-out
- * checks", says why). ITL and throughput do not depend on that.
+ * checks", says why). ITL and throughput do not depend on that. The loop below is the
+ * published workload, not a simplification of it: NIM's sweep pins every output at 500
+ * tokens (ignore_eos, min_tokens = max_tokens) and asks for 5,000-token prompts with
+ * stddev 0, so no length varies by more than the chat template's few tokens
+ * (docs/simulator.md, "What the published run sent", gives the sources).
  */
 static cb_sim_params nim_70b_fp8_tp2(void) {
   cb_sim_params p;
