@@ -124,6 +124,9 @@ typedef struct cb_runner_params {
   int source_endless;         /* 1: the source never runs out (a closed loop bounded by
                                  the duration): a stop takes nothing more from it, and
                                  not_sent counts only what it had already given */
+  int source_live;            /* 1: a live source (it builds each request from the answers
+                                 so far): asked only when a request can go out, never
+                                 ahead of a free slot */
   double drain_timeout_s;     /* after the last send or a stop: wait this long (30) */
   int retries;                /* retry a failed request (connect, 429, 5xx) this many times
                                  (0), each on a new connection, after the server's

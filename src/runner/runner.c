@@ -418,8 +418,11 @@ static void on_tick(evutil_socket_t fd, short what, void *arg) {
   if (!rn->stopping && past_duration(rn, now)) stop_sending(rn, now);
   /* Everything sent: the drain has begun. (A closed loop whose last request took the
    * last slot has not asked the source yet: ask, or a server that never answers
-   * would hold the run forever. A live source that waits is not done yet.) */
-  if (!rn->stopping && !rn->queue_head && !pull(rn) && rn->source_done) {
+   * would hold the run forever. A live source is not asked ahead of a free slot: its
+   * next request would be built, and counted by it as sent, before it can go out; it
+   * is done only when nothing is in flight, which the next record tells.) */
+  if (!rn->stopping && !rn->queue_head && (!rn->p->source_live || slot_free(rn)) && !pull(rn) &&
+      rn->source_done) {
     rn->stopping = 1;
     rn->stop_at_ns = now;
   }

@@ -469,6 +469,7 @@ cb_session_outcome cb__session_point_run(const cb_session *s, const cb__session_
   cb_runner_params rp;
   cb__session_runner_params(cfg, endpoint, &rp);
   rp.concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? (int)spec->concurrency : 0;
+  rp.source_live = live;
   rp.max_concurrency = spec->arrival == CB_ARRIVAL_CLOSED ? 0 : cfg->max_concurrency;
   rp.source_endless = unbounded;
   if (cfg->log && !cfg->quiet) {

@@ -271,6 +271,7 @@ typedef struct script {
   char head[SCRIPT_MAX][4096];
   uint64_t at_ns[SCRIPT_MAX];
   int conns;
+  int delay_ms; /* held before each answer (the runner's ticks come meanwhile) */
 } script;
 
 static void *script_main(void *arg) {
@@ -302,6 +303,7 @@ static void *script_main(void *arg) {
       char *end = strstr(b, "\r\n\r\n");
       if (!end || !strchr(end, '}')) continue; /* the head, then the small body */
       snprintf(s->head[answered], sizeof s->head[0], "%.*s", (int)(end - b), b);
+      if (s->delay_ms) nanosleep(&(struct timespec){0, s->delay_ms * 1000000L}, NULL);
       s->at_ns[answered] = cb_clock_now_ns();
       send_str(fds[i].fd, s->resp[answered]);
       got[i - 1] = 0;
@@ -583,6 +585,7 @@ typedef struct live_src {
   int given[4];    /* turns handed to the runner, per conversation */
   int answered[4]; /* records back, per conversation */
   int records;
+  int given_total, max_unanswered; /* turns handed out, most handed out and not back */
 } live_src;
 
 static int live_next(void *ctx, cb_runner_item *out) {
@@ -595,6 +598,7 @@ static int live_next(void *ctx, cb_runner_item *out) {
     if (l->answered[c] < l->given[c]) continue; /* its last turn is still in flight */
     *out = (cb_runner_item){.index = (uint64_t)(c * l->turns + l->given[c]++), .body = body,
                             .body_len = sizeof body - 1, .prompt_tokens = -1};
+    if (++l->given_total - l->records > l->max_unanswered) l->max_unanswered = l->given_total - l->records;
     return 1;
   }
   return open ? CB_RUNNER_SOURCE_WAIT : 0;
@@ -615,13 +619,14 @@ static void test_live_source(void **state) {
   (void)state;
   for (int libcurl = 0; libcurl <= 1; libcurl++) {
     for (int closed = 0; closed <= 1; closed++) {
-      script s = {.n = 6};
+      script s = {.n = 6, .delay_ms = 60};
       for (int i = 0; i < 6; i++) s.resp[i] = ok_answer();
       char url[80];
       pthread_t th = script_start(&s, url, sizeof url);
       cb_runner_params p = params_for(url, libcurl, closed ? 2 : 0);
       p.drain_timeout_s = 5;
-      live_src l = {.convs = 2, .turns = 3};
+      p.source_live = 1;
+      live_src l = {.convs = 3, .turns = 2}; /* more conversations than slots */
       cb_runner_stats st;
       cb_error err = {0};
       assert_int_equal(cb_runner_run(&p, live_next, &l, on_live_record, &l, &st, &err), CB_OK);
@@ -630,13 +635,17 @@ static void test_live_source(void **state) {
       assert_int_equal(l.records, 6);
       assert_int_equal(st.sent, 6);
       assert_int_equal(st.not_sent, 0);
+      /* A closed loop asks the source only for a request that can go out: never more
+       * turns handed out and unanswered than the concurrency (ticks came while the
+       * server held each answer). */
+      if (closed) assert_int_equal(l.max_unanswered, 2);
       /* The server saw each conversation's turns in order. */
-      int seen[2] = {0, 0};
+      int seen[3] = {0, 0, 0};
       for (int i = 0; i < 6; i++) {
         const char *id = strstr(s.head[i], "X-Request-Id: run-");
         assert_non_null(id);
         int idx = atoi(id + strlen("X-Request-Id: run-"));
-        assert_int_equal(idx % 3, seen[idx / 3]++);
+        assert_int_equal(idx % l.turns, seen[idx / l.turns]++);
       }
     }
   }
