@@ -90,10 +90,9 @@ static void words(uint64_t seed, int n, uint32_t vocab, char (*out)[CB_SIM_TOKEN
   }
 }
 
-int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
-                               cb__sim_behavior_reply *reply) {
-  const lm *m = section;
-  int T = m->answer_tokens, n = m->vocab;
+/* The model's first T tokens after rq->text: each token's ranked words, greedy. */
+static cb__sim_answer *answer(const lm *m, const cb__sim_behavior_request *rq, int T) {
+  int n = m->vocab;
   uint32_t vocab = rq->vocab ? rq->vocab : CB_WORKLOAD_APPROX_VOCAB;
   char w[MAX_VOCAB][CB_SIM_TOKEN_TEXT_MAX];
   uint32_t ids[MAX_VOCAB];
@@ -109,6 +108,18 @@ int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_reque
     const char *word = w[cb__sim_answer_token(a, k, z, (const char (*)[CB_SIM_TOKEN_TEXT_MAX])w, ids)];
     h = fnv_more(h, word, strlen(word));
   }
-  reply->answer = a;
+  return a;
+}
+
+int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
+                               cb__sim_behavior_reply *reply) {
+  const lm *m = section;
+  reply->answer = answer(m, rq, m->answer_tokens);
   return 1;
+}
+
+cb__sim_answer *cb__sim_behavior_lm_next(const cb_sim_behavior *b,
+                                         const cb__sim_behavior_request *rq) {
+  const lm *m = cb__sim_behavior_find(b, "lm");
+  return m ? answer(m, rq, 1) : NULL;
 }
