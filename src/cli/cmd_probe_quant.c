@@ -18,7 +18,7 @@
 #include "run_output.h"
 
 enum { O_REFERENCE = RUN_CONFIG_EXTRA_OPT, O_CANDIDATE, O_REF_MODEL, O_CAND_MODEL, O_MAX_TOKENS,
-       O_TOP_K, O_NUM_PROMPTS, O_REFEED };
+       O_TOP_K, O_NUM_PROMPTS, O_REFEED, O_SCORE_PATH };
 
 typedef struct quant_ctx {
   const char *reference, *candidate, *reference_model, *candidate_model;
@@ -35,6 +35,7 @@ static const struct option OPTIONS[] = {
     {"top-k", required_argument, NULL, O_TOP_K},
     {"num-prompts", required_argument, NULL, O_NUM_PROMPTS},
     {"refeed", required_argument, NULL, O_REFEED},
+    {"score-path", required_argument, NULL, O_SCORE_PATH},
     {NULL, 0, NULL, 0},
 };
 
@@ -46,14 +47,16 @@ static void usage(void *vctx, FILE *out) {
           "\n"
           "Quantization drift between two endpoints serving the same model (say bf16 and\n"
           "int4): the reference continues each prompt greedily with its top-k\n"
-          "log-probabilities, the candidate scores the same continuation one position at a\n"
-          "time (the prompt plus the first j tokens, max_tokens 1). Per position: KLD over\n"
-          "the top-k lists with the tail as one bucket (a lower bound of the full KLD), top-1\n"
-          "agreement, delta log p of the reference's token; per prompt: delta perplexity and\n"
-          "where the greedy outputs first diverge; overall, as llama-perplexity\n"
-          "--kl-divergence prints them. Both are sent completions (/v1/completions). The\n"
-          "reference's run goes to DIR/reference, the candidate's to DIR, then DIR/probe.json\n"
-          "and DIR/positions.jsonl (docs/probe.md).\n"
+          "log-probabilities, the candidate scores the same continuation: in one request\n"
+          "per prompt where it returns a prompt's log-probabilities (vLLM's prompt_logprobs,\n"
+          "or echo with logprobs), else one position at a time (the prompt plus the first j\n"
+          "tokens, max_tokens 1). Per position: KLD over the top-k lists with the tail as\n"
+          "one bucket (a lower bound of the full KLD), top-1 agreement, delta log p of the\n"
+          "reference's token; per prompt: delta perplexity and where the greedy outputs\n"
+          "first diverge; overall, as llama-perplexity --kl-divergence prints them. Both are\n"
+          "sent completions (/v1/completions). The reference's run goes to DIR/reference,\n"
+          "the candidate's to DIR, then DIR/probe.json and DIR/positions.jsonl\n"
+          "(docs/probe.md).\n"
           "\n"
           "quant:\n"
           "  --reference URL            the reference endpoint (base URL ending in /v1)\n"
@@ -68,10 +71,18 @@ static void usage(void *vctx, FILE *out) {
           "                             the prompt's text in one prompt array (llama-server),\n"
           "                             or text appended; auto: ids when the reference gave\n"
           "                             token ids [auto]\n"
+          "  --score-path auto|prompt-logprobs|echo|per-position\n"
+          "                             how the candidate scores it: vLLM's prompt_logprobs or\n"
+          "                             completions echo + logprobs (one request per prompt),\n"
+          "                             or one request per position; auto: the first of those\n"
+          "                             the candidate answers (one small request each), else\n"
+          "                             per position (llama-server); a forced path the\n"
+          "                             candidate does not answer is an error [auto]\n"
           "\n"
-          "Cost: one request per prompt to the reference, one per position (prompts x\n"
-          "max-tokens) to the candidate, each a prompt of the prompt plus j tokens (prefix\n"
-          "caching makes them cheap). --concurrency (run's) applies to both.\n\n");
+          "Cost: one request per prompt to the reference; to the candidate one per prompt\n"
+          "(prompt_logprobs, echo) or one per position (prompts x max-tokens), each a prompt\n"
+          "of the prompt plus j tokens (prefix caching makes them cheap). --concurrency\n"
+          "(run's) applies to both.\n\n");
 }
 
 static int option(void *vctx, int val, const char *arg) {
@@ -103,6 +114,16 @@ static int option(void *vctx, int val, const char *arg) {
         return 2;
       }
       return 0;
+    case O_SCORE_PATH: {
+      int path = cb_quant_path_parse(arg);
+      if (path < 0) {
+        fprintf(stderr, "calibench: probe quant: --score-path: expected auto, prompt-logprobs, echo or "
+                        "per-position, got '%s'\n", arg);
+        return 2;
+      }
+      ctx->p.path = (cb_quant_path)path;
+      return 0;
+    }
     default: return 2;
   }
 }
@@ -111,10 +132,11 @@ static void print_result(const json_t *doc, const char *dir) {
   const json_t *k = json_object_get(doc, "kld"), *ppl = json_object_get(doc, "ppl");
 #define V(o, f) json_number_value(json_object_get((o), (f)))
 #define E(o, f) V(json_object_get((o), (f)), "value"), V(json_object_get((o), (f)), "se")
-  printf("\nquant: %lld positions (%lld with the token's log p in the candidate's list), refeed %s\n",
-         (long long)json_integer_value(json_object_get(doc, "positions")),
+  printf("\nquant: %lld positions (%lld with the token's log p in the candidate's list), refeed %s, "
+         "scored by %s\n", (long long)json_integer_value(json_object_get(doc, "positions")),
          (long long)json_integer_value(json_object_get(doc, "positions_with_token")),
-         json_string_value(json_object_get(json_object_get(doc, "settings"), "refeed")));
+         json_string_value(json_object_get(json_object_get(doc, "settings"), "refeed")),
+         json_string_value(json_object_get(doc, "score_path")));
   printf("  Mean PPL(Q)/PPL(base): %10.6f +/- %10.6f\n", E(ppl, "ratio"));
   printf("  Mean PPL(Q)-PPL(base): %10.6f +/- %10.6f\n", E(ppl, "diff"));
   printf("  Mean    KLD: %10.6f +/- %10.6f\n", V(k, "mean"), V(k, "se"));
@@ -138,6 +160,13 @@ static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, cons
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", dir);
   const char *what = phase ? "candidate" : "reference";
   cb_error err;
+  cb_quant_path path;
+  if (phase && cb_probe_quant_choose_path(pq, cfg, &path, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: candidate: %s\n", err.msg);
+    return 2;
+  }
+  if (phase && !cfg->quiet)
+    fprintf(stderr, "calibench probe quant: the candidate scores by %s\n", cb_quant_path_name(path));
   if (cb_probe_quant_attach(pq, phase, cfg, &err) != CB_OK) {
     fprintf(stderr, "calibench: probe quant: %s\n", err.msg);
     return 2;

@@ -81,7 +81,9 @@ static void words(uint64_t seed, int n, uint32_t vocab, char (*out)[CB_SIM_TOKEN
   for (int64_t tries = 0; have < n; tries++) {
     char w[CB_SIM_TOKEN_TEXT_MAX];
     uint32_t id = cb_sim_text_token(cb_hash3_u64(seed, STREAM_WORD, 0), tries, vocab, w);
-    int dup = !w[0];
+    /* only " word" forms: a word after any text starts a token of its own, so an
+     * answer re-tokenizes to its words (a "Word" would merge with the word before) */
+    int dup = w[0] != ' ';
     for (int j = 0; j < have && !dup; j++) dup = !strcmp(w, out[j]);
     if (dup && tries < 64 * MAX_VOCAB) continue;
     if (dup) snprintf(w, sizeof w, " w%d", have); /* never reached with the word list */
