@@ -3,8 +3,8 @@
  * (probe_quant.h, cb_probe_quant_choose_path; docs/probe.md "Cost of each path"): one
  * small request per one-request path, the first answered prompt with its whole
  * continuation, read as the candidate phase would read it. A server that ignores
- * prompt_logprobs (llama-server) or refuses echo (llama-server: "Only no echo is
- * supported") leaves auto with one request per position.
+ * prompt_logprobs and echo (llama-server), or refuses them, leaves auto with one
+ * request per position.
  */
 #include <stdio.h>
 #include <string.h>
