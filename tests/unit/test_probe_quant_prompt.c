@@ -22,11 +22,25 @@ static const char ECHO[] =
     "\"token_logprobs\":[null,-0.5,-9999.0],\"top_logprobs\":[null,{\" b\":-0.5,\" x\":-1.2},"
     "{\" c\":-9999.0,\" b\":-0.1,\" y\":-2.5}],\"text_offset\":[0,1,3]}}]}";
 
+/* The last n scored tokens of ev (generated skipped), which must parse. */
+static cb_quant_token *parsed(const char *ev, cb_quant_path path, size_t n, size_t generated,
+                              int by_id) {
+  cb_quant_token *t = NULL;
+  cb_error err = {0};
+  if (cb_quant_parse_prompt(ev, path, n, generated, by_id, &t, &err) != CB_OK) fail_msg("%s", err.msg);
+  return t;
+}
+
+/* One scored token whose text must be want. */
+static void first_is(const char *ev, size_t generated, const char *want) {
+  cb_quant_token *t = parsed(ev, CB_QUANT_PATH_ECHO, 1, generated, 0);
+  assert_string_equal(t[0].text, want);
+  cb_quant_tokens_free(t, 1);
+}
+
 static void test_echo_whole(void **state) {
   (void)state;
-  cb_quant_token *t;
-  cb_error err = {0};
-  assert_int_equal(cb_quant_parse_prompt(ECHO, CB_QUANT_PATH_ECHO, 2, 0, 0, &t, &err), CB_OK);
+  cb_quant_token *t = parsed(ECHO, CB_QUANT_PATH_ECHO, 2, 0, 0);
   assert_string_equal(t[0].text, " b");
   assert_true(t[0].logprob == -0.5 && t[0].n_top == 2);
   assert_true(t[0].top[1].id == cb_quant_text_id(" x", 2));
@@ -34,10 +48,7 @@ static void test_echo_whole(void **state) {
   assert_int_equal(t[1].n_top, 3);
   assert_true(t[1].top[1].id == t[0].id && t[1].top[1].logprob == -0.1);
   cb_quant_tokens_free(t, 2);
-  /* the last token is the answer's: skipped */
-  assert_int_equal(cb_quant_parse_prompt(ECHO, CB_QUANT_PATH_ECHO, 1, 1, 0, &t, &err), CB_OK);
-  assert_string_equal(t[0].text, " b");
-  cb_quant_tokens_free(t, 1);
+  first_is(ECHO, 1, " b"); /* the last token is the answer's: skipped */
 }
 
 static void test_echo_streamed(void **state) {
@@ -48,11 +59,7 @@ static void test_echo_streamed(void **state) {
       "[null,-0.5],\"top_logprobs\":[null,{\" b\":-0.5}],\"text_offset\":[0,1]}}]}\n"
       "{\"choices\":[{\"text\":\" z\",\"logprobs\":{\"tokens\":[\" z\"],\"token_logprobs\":[-0.2],"
       "\"top_logprobs\":[{\" z\":-0.2}],\"text_offset\":[3]}}]}\n";
-  cb_quant_token *t;
-  cb_error err = {0};
-  assert_int_equal(cb_quant_parse_prompt(ev, CB_QUANT_PATH_ECHO, 1, 1, 0, &t, &err), CB_OK);
-  assert_string_equal(t[0].text, " b");
-  cb_quant_tokens_free(t, 1);
+  first_is(ev, 1, " b");
 }
 
 static void test_prompt_logprobs(void **state) {
@@ -62,16 +69,14 @@ static void test_prompt_logprobs(void **state) {
       "{\"7\":{\"logprob\":-3.0,\"rank\":4,\"decoded_token\":\" b\"},"
       "\"9\":{\"logprob\":-0.2,\"rank\":1,\"decoded_token\":\" x\"}},"
       "{\"8\":{\"logprob\":-0.4,\"rank\":1,\"decoded_token\":\" c\"}}]}]}";
-  cb_quant_token *t;
-  cb_error err = {0};
-  assert_int_equal(cb_quant_parse_prompt(ev, CB_QUANT_PATH_PROMPT_LOGPROBS, 2, 0, 0, &t, &err), CB_OK);
+  cb_quant_token *t = parsed(ev, CB_QUANT_PATH_PROMPT_LOGPROBS, 2, 0, 0);
   /* the first key is the prompt's own token */
   assert_string_equal(t[0].text, " b");
   assert_true(t[0].logprob == -3.0 && t[0].n_top == 2);
   assert_true(t[0].top[1].id == cb_quant_text_id(" x", 2) && t[0].top[1].logprob == -0.2);
   cb_quant_tokens_free(t, 2);
   /* by id: the keys */
-  assert_int_equal(cb_quant_parse_prompt(ev, CB_QUANT_PATH_PROMPT_LOGPROBS, 2, 0, 1, &t, &err), CB_OK);
+  t = parsed(ev, CB_QUANT_PATH_PROMPT_LOGPROBS, 2, 0, 1);
   assert_true(t[0].id == 7 && t[0].top[1].id == 9 && t[1].id == 8);
   cb_quant_tokens_free(t, 2);
 }
