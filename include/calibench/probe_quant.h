@@ -203,7 +203,8 @@ cb_status cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config
  * answered prompt and its continuation): auto takes prompt_logprobs, else echo, else
  * falls back to one request per position; a forced one-request path the candidate
  * does not support is CB_ERR_UNSUPPORTED naming its answer. Per position sends
- * nothing. *chosen: the path. */
+ * nothing, nor does the built-in simulator (cfg->url NULL), which answers every path
+ * (auto: prompt_logprobs). *chosen: the path. */
 cb_status cb_probe_quant_choose_path(cb_probe_quant *pq, const cb_session_config *cfg,
                                      cb_quant_path *chosen, cb_error *err);
 /* After both phases: score every position, write DIR/positions.jsonl and

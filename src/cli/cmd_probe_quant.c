@@ -59,8 +59,10 @@ static void usage(void *vctx, FILE *out) {
           "(docs/probe.md).\n"
           "\n"
           "quant:\n"
-          "  --reference URL            the reference endpoint (base URL ending in /v1)\n"
-          "  --candidate URL            the candidate endpoint\n"
+          "  --reference URL            the reference endpoint (base URL ending in /v1), or\n"
+          "                             sim:PRESET[,weights=bf16|fp8|int4]: the built-in\n"
+          "                             simulator (--sim-* options, --sim-behavior) serving it\n"
+          "  --candidate URL            the candidate endpoint, or sim:PRESET[,weights=...]\n"
           "  --dataset FILE             prompts: jsonl (\"prompt\") or any text dataset run reads\n"
           "  --reference-model M        the reference's model [--model, else the first listed]\n"
           "  --candidate-model M        the candidate's model [--model, else the first listed]\n"
@@ -151,11 +153,52 @@ static void print_result(const json_t *doc, const char *dir) {
 #undef V
 }
 
-/* One phase: a session against url, its result in dir. */
-static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, const char *url,
+/* An endpoint: a URL, or the built-in simulator (run's, with the --sim-* options)
+ * serving `sim:PRESET[,weights=DTYPE]`. */
+typedef struct quant_target {
+  const char *url;       /* NULL: the built-in simulator */
+  cb_sim_params engine;  /* its deployment */
+} quant_target;
+
+static int parse_target(const char *what, const char *spec, const cb_sim_params *base,
+                        quant_target *t) {
+  t->url = spec;
+  if (strncmp(spec, "sim:", 4)) return 0;
+  t->url = NULL;
+  t->engine = *base;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec + 4);
+  char *weights = strchr(buf, ',');
+  if (weights) *weights++ = '\0';
+  cb_error err;
+  if (buf[0] && cb_sim_preset_model(buf, &t->engine.model, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: --%s %s: %s\n", what, spec, err.msg);
+    return 2;
+  }
+  if (weights) {
+    const char *w = !strncmp(weights, "weights=", 8) ? weights + 8 : "";
+    if (!strcmp(w, "bf16")) t->engine.weight_dtype = CB_SIM_DTYPE_BF16;
+    else if (!strcmp(w, "fp8")) t->engine.weight_dtype = CB_SIM_DTYPE_FP8;
+    else if (!strcmp(w, "int4")) t->engine.weight_dtype = CB_SIM_DTYPE_INT4;
+    else {
+      fprintf(stderr, "calibench: probe quant: --%s %s: expected sim:PRESET[,weights=bf16|fp8|int4] "
+                      "after the preset, got '%s'\n", what, spec, weights);
+      return 2;
+    }
+  }
+  if (cb_sim_params_validate(&t->engine, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: --%s %s: %s\n", what, spec, err.msg);
+    return 2;
+  }
+  return 0;
+}
+
+/* One phase: a session against the target, its result in dir. */
+static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, const quant_target *t,
                      const char *model, const char *dir) {
   cb_free((char *)cfg->url);
-  cfg->url = cb_strdup(url);
+  cfg->url = t->url ? cb_strdup(t->url) : NULL;
+  if (!t->url) cfg->sim.engine = t->engine;
   cfg->model = model;
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", dir);
   const char *what = phase ? "candidate" : "reference";
@@ -213,6 +256,10 @@ int cli_probe_quant_main(int argc, char **argv) {
     fprintf(stderr, "calibench: probe quant: --reference URL and --candidate URL are both required\n");
     goto out;
   }
+  quant_target ref, cand;
+  if (parse_target("reference", ctx.reference, &cfg.sim.engine, &ref) ||
+      parse_target("candidate", ctx.candidate, &cfg.sim.engine, &cand))
+    goto out;
   if (solo || cfg.sweep || cfg.virtual_time || cfg.scenario_path || extra.load_count_given ||
       cfg.workload.arrival.kind != CB_ARRIVAL_CLOSED) {
     fprintf(stderr, "calibench: probe quant: the probe's requests run as one closed-loop point per "
@@ -240,8 +287,8 @@ int cli_probe_quant_main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", cfg.out_dir);
   snprintf(refdir, sizeof refdir, "%s/reference", dir);
   const char *model = cfg.model;
-  rc = run_phase(&cfg, pq, 0, ctx.reference, ctx.reference_model ? ctx.reference_model : model, refdir);
-  if (!rc) rc = run_phase(&cfg, pq, 1, ctx.candidate, ctx.candidate_model ? ctx.candidate_model : model, dir);
+  rc = run_phase(&cfg, pq, 0, &ref, ctx.reference_model ? ctx.reference_model : model, refdir);
+  if (!rc) rc = run_phase(&cfg, pq, 1, &cand, ctx.candidate_model ? ctx.candidate_model : model, dir);
   if (rc) goto out;
   json_t *doc = NULL;
   if (cb_probe_quant_finish(pq, dir, &doc, &err) != CB_OK) {

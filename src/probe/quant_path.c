@@ -101,7 +101,9 @@ cb_status cb_probe_quant_choose_path(cb_probe_quant *pq, const cb_session_config
     return st;
   }
   cb_error why;
-  if (pq->path != CB_QUANT_PATH_AUTO) {
+  if (!cfg->url) { /* the built-in simulator, not started yet: it answers every path */
+    if (pq->path == CB_QUANT_PATH_AUTO) pq->path = CB_QUANT_PATH_PROMPT_LOGPROBS;
+  } else if (pq->path != CB_QUANT_PATH_AUTO) {
     if (try_path(pq, cfg, s, pq->path, &why) != CB_OK)
       return cb_error_set(err, CB_ERR_UNSUPPORTED, "--score-path %s: the candidate does not score "
                           "a prompt this way: %s", cb_quant_path_name(pq->path), why.msg);

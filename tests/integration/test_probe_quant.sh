@@ -108,6 +108,19 @@ for k, runs in ((16, ("k16", "echo-k16", "per-position-k16")), (1, ("pl-k1", "ec
 PY
 echo "ok - prompt_logprobs, echo and per-position scoring give the same numbers; the first two in P requests"
 
+# ---- two built-in simulators: the same models as the two sim serves above ------------
+"$CALIBENCH" probe quant --reference sim:llama-3.1-8b --candidate sim:llama-3.1-8b,weights=int4 \
+  --sim-behavior lm.yaml --seed 11 --sim-time-scale 0.001 --top-k 16 --out builtin "${fast[@]}" \
+  2>builtin.err || fail "probe quant with built-in simulators exited $?: $(cat builtin.err)"
+python3 - <<'PY' || fail "built-in simulators measured other numbers than sim serve"
+import json
+a, b = json.load(open("builtin/probe.json")), json.load(open("k16/probe.json"))
+assert a["score_path"] == "prompt-logprobs" and a["cost"]["candidate_requests"] == 40, (a["score_path"], a["cost"])
+for key in ("kld_mean", "top1_agreement", "delta_ppl", "positions"):
+    assert a[key] == b[key], (key, a[key], b[key])
+PY
+echo "ok - --reference sim:PRESET --candidate sim:PRESET,weights=int4 starts two built-in simulators: the numbers of two sim serves"
+
 # ---- the simulator's prompt log-probabilities: shapes, and equal to max_tokens 1 -----
 BF16=$BF16 python3 - <<'PY' || fail "sim serve: echo / prompt_logprobs"
 import json, os, urllib.request, urllib.error
@@ -222,5 +235,7 @@ expect 2 "--refeed ids: the reference gave no token ids" -- probe quant --refere
 expect 2 "badlm.yaml:2.*lm.vocab" -- sim serve --behavior badlm.yaml --port 0
 expect 2 "--score-path: expected auto, prompt-logprobs, echo or per-position" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset prompts.jsonl --score-path all --out x9
 expect 2 "--score-path echo: the candidate does not score a prompt this way: HTTP 404.*model_not_found" -- probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --dataset prompts.jsonl --num-prompts 2 --score-path echo --candidate-model nope --reference-model llama-3.1-8b --out x10 --quiet
-for x in x1 x2 x3 x4 x5 x6 x7 x8 x9 x10; do [ ! -e "$x/probe.json" ] || fail "$x: probe.json written after bad input"; done
+expect 2 "--reference sim:nope: unknown model preset 'nope'" -- probe quant --reference sim:nope --candidate "$INT4/v1" --dataset prompts.jsonl --out x11
+expect 2 "--candidate sim:llama-3.1-8b,weights=int3: expected sim:PRESET\\[,weights=bf16\\|fp8\\|int4\\]" -- probe quant --reference "$BF16/v1" --candidate sim:llama-3.1-8b,weights=int3 --dataset prompts.jsonl --out x12
+for x in x1 x2 x3 x4 x5 x6 x7 x8 x9 x10 x11 x12; do [ ! -e "$x/probe.json" ] || fail "$x: probe.json written after bad input"; done
 echo "ok - bad input refused before anything is sent"
