@@ -108,6 +108,21 @@ for k, runs in ((16, ("k16", "echo-k16", "per-position-k16")), (1, ("pl-k1", "ec
 PY
 echo "ok - prompt_logprobs, echo and per-position scoring give the same numbers; the first two in P requests"
 
+# ---- a long prompt: a prompt_logprobs answer of about 200 KB, kept whole ---------------
+python3 -c 'import json; print(json.dumps({"prompt": " ".join(["the harbour master counted the boats"] * 40)}))' >long.jsonl
+for p in prompt-logprobs per-position; do
+  "$CALIBENCH" probe quant --reference "$BF16/v1" --candidate "$INT4/v1" --top-k 16 --score-path $p \
+    --dataset long.jsonl --max-tokens 8 --no-report --quiet --out "long-$p" 2>"long-$p.err" ||
+    fail "probe quant of a long prompt (--score-path $p) exited $?: $(cat "long-$p.err")"
+done
+python3 - <<'PY' || fail "a long prompt's prompt_logprobs answer was not read whole"
+import json
+a, b = json.load(open("long-prompt-logprobs/probe.json")), json.load(open("long-per-position/probe.json"))
+body = [json.loads(l) for l in open("long-prompt-logprobs/records.jsonl")]
+assert a["positions"] == b["positions"] == 8 and a["kld_mean"] == b["kld_mean"], (a["positions"], b["positions"])
+assert body[0]["prompt_tokens"] > 200, body[0]["prompt_tokens"]
+PY
+
 # ---- two built-in simulators: the same models as the two sim serves above ------------
 "$CALIBENCH" probe quant --reference sim:llama-3.1-8b --candidate sim:llama-3.1-8b,weights=int4 \
   --sim-behavior lm.yaml --seed 11 --sim-time-scale 0.001 --top-k 16 --out builtin "${fast[@]}" \
