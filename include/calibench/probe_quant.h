@@ -194,8 +194,9 @@ void cb_probe_quant_free(cb_probe_quant *pq);
 
 /* Point cfg at the reference phase (phase 0: greedy continuations) or the candidate
  * phase (1: by the chosen path; per position when none was chosen): cfg->live,
- * on_record, chat 0, the events kept. cfg->url, model and out_dir are the caller's. CB_ERR_INVALID before the
- * candidate phase when --refeed ids was asked and the reference gave no token ids. */
+ * on_record, chat 0, the events kept. cfg->url, model and out_dir are the
+ * caller's. CB_ERR_INVALID before the candidate phase when --refeed ids was asked and
+ * the reference gave no token ids. */
 cb_status cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg,
                                 cb_error *err);
 /* Between the phases: the path the candidate is scored by (cfg: its url, model,

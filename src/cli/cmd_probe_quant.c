@@ -119,8 +119,8 @@ static int option(void *vctx, int val, const char *arg) {
     case O_SCORE_PATH: {
       int path = cb_quant_path_parse(arg);
       if (path < 0) {
-        fprintf(stderr, "calibench: probe quant: --score-path: expected auto, prompt-logprobs, echo or "
-                        "per-position, got '%s'\n", arg);
+        fprintf(stderr, "calibench: probe quant: --score-path: expected auto, prompt-logprobs, "
+                        "echo or per-position, got '%s'\n", arg);
         return 2;
       }
       ctx->p.path = (cb_quant_path)path;
@@ -288,7 +288,8 @@ int cli_probe_quant_main(int argc, char **argv) {
   snprintf(refdir, sizeof refdir, "%s/reference", dir);
   const char *model = cfg.model;
   rc = run_phase(&cfg, pq, 0, &ref, ctx.reference_model ? ctx.reference_model : model, refdir);
-  if (!rc) rc = run_phase(&cfg, pq, 1, &cand, ctx.candidate_model ? ctx.candidate_model : model, dir);
+  if (!rc)
+    rc = run_phase(&cfg, pq, 1, &cand, ctx.candidate_model ? ctx.candidate_model : model, dir);
   if (rc) goto out;
   json_t *doc = NULL;
   if (cb_probe_quant_finish(pq, dir, &doc, &err) != CB_OK) {

@@ -54,7 +54,8 @@ const cb__quant_seq *cb__quant_first_answered(const cb_probe_quant *pq);
  * tokens by path: the prompt (text with them appended, or text then their ids), then
  * what the path asks besides (logprobs, echo or prompt_logprobs, stream off for
  * prompt_logprobs, which vLLM refuses to stream). */
-void cb__quant_cand_members(cb_probe_quant *pq, const cb__quant_seq *s, size_t j, cb_quant_path path);
+void cb__quant_cand_members(cb_probe_quant *pq, const cb__quant_seq *s, size_t j,
+                            cb_quant_path path);
 /* The tokens the answer of path carries after the scored prompt (echo asks max_tokens
  * 0: none; prompt_logprobs 1, outside the prompt_logprobs list). */
 int64_t cb__quant_path_max_tokens(cb_quant_path path);

@@ -138,7 +138,8 @@ static cb_status each_choice(const char *events, acc *a, choice_fn fn, cb_error 
 
 static cb_status read_logprobs(acc *a, json_t *choice, long line, cb_error *err) {
   json_t *lp = json_object_get(choice, "logprobs");
-  if (json_is_array(json_object_get(lp, "content"))) return read_content(a, json_object_get(lp, "content"), line, err);
+  json_t *content = json_object_get(lp, "content");
+  if (json_is_array(content)) return read_content(a, content, line, err);
   if (json_is_array(json_object_get(lp, "tokens"))) return read_arrays(a, lp, line, err);
   return CB_OK;
 }

@@ -169,7 +169,8 @@ static void ref_record(cb_probe_quant *pq, const cb_record *r) {
  * tokenized as the reference tokenized it, the ids are the reference's own tokens), or
  * as text appended (any server; its tokenizer may split the joined text differently:
  * docs/probe.md). The one-request paths send it with j = all of them. */
-void cb__quant_cand_members(cb_probe_quant *pq, const cb__quant_seq *s, size_t j, cb_quant_path path) {
+void cb__quant_cand_members(cb_probe_quant *pq, const cb__quant_seq *s, size_t j,
+                            cb_quant_path path) {
   cb_buf *b = &pq->scratch;
   cb_buf_reset(b);
   cb_buf_append_str(b, "{\"prompt\":");
@@ -187,7 +188,8 @@ void cb__quant_cand_members(cb_probe_quant *pq, const cb__quant_seq *s, size_t j
   extra_members(pq, b);
   if (path == CB_QUANT_PATH_ECHO) cb_buf_append_str(b, ",\"echo\":true");
   if (path == CB_QUANT_PATH_PROMPT_LOGPROBS)
-    cb_buf_appendf(b, ",\"prompt_logprobs\":%d,\"stream\":false,\"stream_options\":null", pq->p.top_k);
+    cb_buf_appendf(b, ",\"prompt_logprobs\":%d,\"stream\":false,\"stream_options\":null",
+                   pq->p.top_k);
   cb_buf_append_char(b, '}');
 }
 

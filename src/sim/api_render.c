@@ -363,7 +363,8 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r, i
     append_completion_logprobs(out, r, echo, n, token, ctx);
   }
   cb_buf_appendf(out, ",\"finish_reason\":\"%s\"", finish_reason);
-  if (!chat && r->prompt && r->prompt_logprobs >= 0) append_prompt_logprobs(out, r->prompt, r->prompt_logprobs);
+  if (!chat && r->prompt && r->prompt_logprobs >= 0)
+    append_prompt_logprobs(out, r->prompt, r->prompt_logprobs);
   cb_buf_append_str(out, "}],");
   append_usage(out, r, n);
   cb_buf_append_char(out, '}');

@@ -416,7 +416,8 @@ static cb_status parse_generation(json_t *root, cb__sim_api_request *r, const cb
   } else {
     int64_t plp = -1;
     if ((st = get_bool(root, "echo", &r->echo, e)) != CB_OK) return st;
-    if ((st = get_int(root, "prompt_logprobs", 0, MAX_COMPLETION_LOGPROBS, &plp, e)) != CB_OK) return st;
+    if ((st = get_int(root, "prompt_logprobs", 0, MAX_COMPLETION_LOGPROBS, &plp, e)) != CB_OK)
+      return st;
     /* vLLM refuses them in a stream (completion/protocol.py, check_logprobs) */
     if (plp > 0 && r->stream)
       return bad(e, "prompt_logprobs", "`prompt_logprobs` are not available when `stream=True`.");

@@ -45,8 +45,8 @@ static cb_status split(const cb__sim_api_request *req, const cb__sim_tokens *t, 
       cb_error err;
       if (cb_tok_decode(t->tok, &id, 1, &b, &err) != CB_OK) {
         cb_buf_free(&b);
-        return cb__sim_api_fail(e, 400, "invalid_request_error", "prompt", NULL, "prompt token %zu: %s",
-                                i, err.msg);
+        return cb__sim_api_fail(e, 400, "invalid_request_error", "prompt", NULL,
+                                "prompt token %zu: %s", i, err.msg);
       }
       p->tok[i] = (cb__sim_prompt_token){.offset = before, .len = b.len - before, .id = id};
     }
@@ -114,7 +114,8 @@ static int lm_position(const cb__sim_gen_config *c, const cb__sim_api_request *r
 static void synthetic_position(const cb__sim_gen_config *c, const cb__sim_prompt *p,
                                cb__sim_prompt_token *x, int top, uint32_t vocab) {
   uint64_t h = UINT64_C(0xcbf29ce484222325);
-  for (size_t i = 0; i < x->offset; i++) h = (h ^ (unsigned char)p->text[i]) * UINT64_C(0x100000001b3);
+  for (size_t i = 0; i < x->offset; i++)
+    h = (h ^ (unsigned char)p->text[i]) * UINT64_C(0x100000001b3);
   cb__sim_api_token t = {.text = p->text + x->offset, .len = x->len};
   cb__sim_api_token_logprobs(cb_hash3_u64(c->seed, h, STREAM_PROMPT), 0, top - 1, &t);
   x->logprob = t.logprob;
@@ -145,7 +146,8 @@ cb_status cb__sim_gen_prompt(const cb__sim_gen_config *c, const cb__sim_api_requ
   }
   if (top > CB__SIM_PROMPT_MAX_TOP) top = CB__SIM_PROMPT_MAX_TOP;
   for (size_t i = 1; i < p->n; i++)
-    if (!lm_position(c, req, p, &p->tok[i], top)) synthetic_position(c, p, &p->tok[i], top, t->vocab);
+    if (!lm_position(c, req, p, &p->tok[i], top))
+      synthetic_position(c, p, &p->tok[i], top, t->vocab);
   *out = p;
   return CB_OK;
 }

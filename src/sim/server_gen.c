@@ -435,10 +435,9 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
   }
   int64_t prompt = (int64_t)req.prompt_len;
   cb__sim_prompt *echoed = NULL; /* the prompt's tokens, for echo and prompt_logprobs */
+  int listed = req.prompt_logprobs > req.top_logprobs ? req.prompt_logprobs : req.top_logprobs;
   if ((req.echo || req.prompt_logprobs >= 0) &&
-      cb__sim_gen_prompt(&gc, &req, &s->tokens,
-                         req.prompt_logprobs > req.top_logprobs ? req.prompt_logprobs : req.top_logprobs,
-                         &echoed, &e) != CB_OK) {
+      cb__sim_gen_prompt(&gc, &req, &s->tokens, listed, &echoed, &e) != CB_OK) {
     cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
     cb__sim_api_request_free(&req);
     return;
