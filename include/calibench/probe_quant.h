@@ -5,8 +5,10 @@
  *
  * The probe: each dataset prompt's continuation is generated greedily by the reference
  * (completions, temperature 0, logprobs k); the candidate then scores the same
- * continuation one position at a time (the prompt with the continuation's first j
- * tokens, max_tokens 1, logprobs k), each position its own request. Two runs of the
+ * continuation: in one request per prompt where it returns a prompt's
+ * log-probabilities (vLLM's prompt_logprobs, or completions echo with logprobs), else
+ * one position at a time (the prompt with the continuation's first j tokens,
+ * max_tokens 1, logprobs k), each position its own request. Two runs of the
  * session: the reference's in DIR/reference/, the candidate's in DIR itself, then
  * DIR/probe.json and DIR/positions.jsonl.
  *
@@ -96,6 +98,34 @@ cb_status cb_quant_parse_events(const char *events, cb_quant_token **out, size_t
                                 int *has_ids, cb_error *err);
 void cb_quant_tokens_free(cb_quant_token *t, size_t n);
 
+/* How the candidate scores the reference's continuation (docs/probe.md, "Cost of each
+ * path"). */
+typedef enum {
+  CB_QUANT_PATH_AUTO = 0,         /* the first of the next three the candidate supports */
+  CB_QUANT_PATH_PROMPT_LOGPROBS,  /* one request: vLLM's prompt_logprobs */
+  CB_QUANT_PATH_ECHO,             /* one request: completions echo with logprobs */
+  CB_QUANT_PATH_PER_POSITION      /* one request per position, max_tokens 1 */
+} cb_quant_path;
+
+/* "auto", "prompt-logprobs", "echo", "per-position"; cb_quant_path_parse: -1 for others. */
+const char *cb_quant_path_name(cb_quant_path p);
+int cb_quant_path_parse(const char *name);
+
+/*
+ * The last n scored prompt tokens of a one-request answer (the continuation, sent
+ * after the prompt), in order, each with its log-probability and its position's list:
+ * path ECHO: choices[0].logprobs' arrays (OpenAI's legacy echo: the prompt's tokens,
+ * the first with null log-probabilities, then the answer's `generated` tokens, which
+ * are skipped; streamed or whole); PROMPT_LOGPROBS: vLLM's choices[0].prompt_logprobs
+ * (null, then per token an object keyed by token id, the prompt's own token first,
+ * each {logprob, rank, decoded_token}). Entry ids: by_id, the keys of prompt_logprobs;
+ * else CB_QUANT_TEXT_ID of the token's text. CB_ERR_PARSE naming the field for a
+ * missing or malformed array, arrays of different lengths, null where a number must
+ * be, or fewer scored tokens than n. Free with cb_quant_tokens_free(*out, n).
+ */
+cb_status cb_quant_parse_prompt(const char *events, cb_quant_path path, size_t n, size_t generated,
+                                int by_id, cb_quant_token **out, cb_error *err);
+
 /* ---- aggregates, as llama-perplexity --kl-divergence prints them -------------------- */
 
 /* One scored position: its KLD (cb_quant_position_score), whether the two top tokens
@@ -147,6 +177,7 @@ typedef struct cb_probe_quant_params {
   int max_tokens;           /* continuation length [32] */
   int top_k;                /* logprobs asked of both, 1..20 [20] */
   cb_quant_refeed refeed;
+  cb_quant_path path;       /* [auto] */
   double confidence;        /* metric intervals [0.95] */
   uint64_t seed;            /* the dataset's own text (synthetic prefixes) */
 } cb_probe_quant_params;
@@ -162,11 +193,21 @@ size_t cb_probe_quant_prompts(const cb_probe_quant *pq);
 void cb_probe_quant_free(cb_probe_quant *pq);
 
 /* Point cfg at the reference phase (phase 0: greedy continuations) or the candidate
- * phase (1: one request per position): cfg->live, on_record, chat 0, the events
- * kept. cfg->url, model and out_dir are the caller's. CB_ERR_INVALID before the
- * candidate phase when --refeed ids was asked and the reference gave no token ids. */
+ * phase (1: by the chosen path; per position when none was chosen): cfg->live,
+ * on_record, chat 0, the events kept. cfg->url, model and out_dir are the
+ * caller's. CB_ERR_INVALID before the candidate phase when --refeed ids was asked and
+ * the reference gave no token ids. */
 cb_status cb_probe_quant_attach(cb_probe_quant *pq, int phase, cb_session_config *cfg,
                                 cb_error *err);
+/* Between the phases: the path the candidate is scored by (cfg: its url, model,
+ * headers and key). Each one-request path is tried with one small request (the first
+ * answered prompt and its continuation): auto takes prompt_logprobs, else echo, else
+ * falls back to one request per position; a forced one-request path the candidate
+ * does not support is CB_ERR_UNSUPPORTED naming its answer. Per position sends
+ * nothing, nor does the built-in simulator (cfg->url NULL), which answers every path
+ * (auto: prompt_logprobs). *chosen: the path. */
+cb_status cb_probe_quant_choose_path(cb_probe_quant *pq, const cb_session_config *cfg,
+                                     cb_quant_path *chosen, cb_error *err);
 /* After both phases: score every position, write DIR/positions.jsonl and
  * DIR/probe.json; *doc gets the document. CB_ERR_STATE when no position could be
  * scored (err says why: the reference's answers carried no logprobs, ...). */

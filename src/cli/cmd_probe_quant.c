@@ -18,7 +18,7 @@
 #include "run_output.h"
 
 enum { O_REFERENCE = RUN_CONFIG_EXTRA_OPT, O_CANDIDATE, O_REF_MODEL, O_CAND_MODEL, O_MAX_TOKENS,
-       O_TOP_K, O_NUM_PROMPTS, O_REFEED };
+       O_TOP_K, O_NUM_PROMPTS, O_REFEED, O_SCORE_PATH };
 
 typedef struct quant_ctx {
   const char *reference, *candidate, *reference_model, *candidate_model;
@@ -35,6 +35,7 @@ static const struct option OPTIONS[] = {
     {"top-k", required_argument, NULL, O_TOP_K},
     {"num-prompts", required_argument, NULL, O_NUM_PROMPTS},
     {"refeed", required_argument, NULL, O_REFEED},
+    {"score-path", required_argument, NULL, O_SCORE_PATH},
     {NULL, 0, NULL, 0},
 };
 
@@ -46,18 +47,22 @@ static void usage(void *vctx, FILE *out) {
           "\n"
           "Quantization drift between two endpoints serving the same model (say bf16 and\n"
           "int4): the reference continues each prompt greedily with its top-k\n"
-          "log-probabilities, the candidate scores the same continuation one position at a\n"
-          "time (the prompt plus the first j tokens, max_tokens 1). Per position: KLD over\n"
-          "the top-k lists with the tail as one bucket (a lower bound of the full KLD), top-1\n"
-          "agreement, delta log p of the reference's token; per prompt: delta perplexity and\n"
-          "where the greedy outputs first diverge; overall, as llama-perplexity\n"
-          "--kl-divergence prints them. Both are sent completions (/v1/completions). The\n"
-          "reference's run goes to DIR/reference, the candidate's to DIR, then DIR/probe.json\n"
-          "and DIR/positions.jsonl (docs/probe.md).\n"
+          "log-probabilities, the candidate scores the same continuation: in one request\n"
+          "per prompt where it returns a prompt's log-probabilities (vLLM's prompt_logprobs,\n"
+          "or echo with logprobs), else one position at a time (the prompt plus the first j\n"
+          "tokens, max_tokens 1). Per position: KLD over the top-k lists with the tail as\n"
+          "one bucket (a lower bound of the full KLD), top-1 agreement, delta log p of the\n"
+          "reference's token; per prompt: delta perplexity and where the greedy outputs\n"
+          "first diverge; overall, as llama-perplexity --kl-divergence prints them. Both are\n"
+          "sent completions (/v1/completions). The reference's run goes to DIR/reference,\n"
+          "the candidate's to DIR, then DIR/probe.json and DIR/positions.jsonl\n"
+          "(docs/probe.md).\n"
           "\n"
           "quant:\n"
-          "  --reference URL            the reference endpoint (base URL ending in /v1)\n"
-          "  --candidate URL            the candidate endpoint\n"
+          "  --reference URL            the reference endpoint (base URL ending in /v1), or\n"
+          "                             sim:PRESET[,weights=bf16|fp8|int4]: the built-in\n"
+          "                             simulator (--sim-* options, --sim-behavior) serving it\n"
+          "  --candidate URL            the candidate endpoint, or sim:PRESET[,weights=...]\n"
           "  --dataset FILE             prompts: jsonl (\"prompt\") or any text dataset run reads\n"
           "  --reference-model M        the reference's model [--model, else the first listed]\n"
           "  --candidate-model M        the candidate's model [--model, else the first listed]\n"
@@ -68,10 +73,18 @@ static void usage(void *vctx, FILE *out) {
           "                             the prompt's text in one prompt array (llama-server),\n"
           "                             or text appended; auto: ids when the reference gave\n"
           "                             token ids [auto]\n"
+          "  --score-path auto|prompt-logprobs|echo|per-position\n"
+          "                             how the candidate scores it: vLLM's prompt_logprobs or\n"
+          "                             completions echo + logprobs (one request per prompt),\n"
+          "                             or one request per position; auto: the first of those\n"
+          "                             the candidate answers (one small request each), else\n"
+          "                             per position (llama-server); a forced path the\n"
+          "                             candidate does not answer is an error [auto]\n"
           "\n"
-          "Cost: one request per prompt to the reference, one per position (prompts x\n"
-          "max-tokens) to the candidate, each a prompt of the prompt plus j tokens (prefix\n"
-          "caching makes them cheap). --concurrency (run's) applies to both.\n\n");
+          "Cost: one request per prompt to the reference; to the candidate one per prompt\n"
+          "(prompt_logprobs, echo) or one per position (prompts x max-tokens), each a prompt\n"
+          "of the prompt plus j tokens (prefix caching makes them cheap). --concurrency\n"
+          "(run's) applies to both.\n\n");
 }
 
 static int option(void *vctx, int val, const char *arg) {
@@ -103,6 +116,16 @@ static int option(void *vctx, int val, const char *arg) {
         return 2;
       }
       return 0;
+    case O_SCORE_PATH: {
+      int path = cb_quant_path_parse(arg);
+      if (path < 0) {
+        fprintf(stderr, "calibench: probe quant: --score-path: expected auto, prompt-logprobs, "
+                        "echo or per-position, got '%s'\n", arg);
+        return 2;
+      }
+      ctx->p.path = (cb_quant_path)path;
+      return 0;
+    }
     default: return 2;
   }
 }
@@ -111,10 +134,11 @@ static void print_result(const json_t *doc, const char *dir) {
   const json_t *k = json_object_get(doc, "kld"), *ppl = json_object_get(doc, "ppl");
 #define V(o, f) json_number_value(json_object_get((o), (f)))
 #define E(o, f) V(json_object_get((o), (f)), "value"), V(json_object_get((o), (f)), "se")
-  printf("\nquant: %lld positions (%lld with the token's log p in the candidate's list), refeed %s\n",
-         (long long)json_integer_value(json_object_get(doc, "positions")),
+  printf("\nquant: %lld positions (%lld with the token's log p in the candidate's list), refeed %s, "
+         "scored by %s\n", (long long)json_integer_value(json_object_get(doc, "positions")),
          (long long)json_integer_value(json_object_get(doc, "positions_with_token")),
-         json_string_value(json_object_get(json_object_get(doc, "settings"), "refeed")));
+         json_string_value(json_object_get(json_object_get(doc, "settings"), "refeed")),
+         json_string_value(json_object_get(doc, "score_path")));
   printf("  Mean PPL(Q)/PPL(base): %10.6f +/- %10.6f\n", E(ppl, "ratio"));
   printf("  Mean PPL(Q)-PPL(base): %10.6f +/- %10.6f\n", E(ppl, "diff"));
   printf("  Mean    KLD: %10.6f +/- %10.6f\n", V(k, "mean"), V(k, "se"));
@@ -129,15 +153,63 @@ static void print_result(const json_t *doc, const char *dir) {
 #undef V
 }
 
-/* One phase: a session against url, its result in dir. */
-static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, const char *url,
+/* An endpoint: a URL, or the built-in simulator (run's, with the --sim-* options)
+ * serving `sim:PRESET[,weights=DTYPE]`. */
+typedef struct quant_target {
+  const char *url;       /* NULL: the built-in simulator */
+  cb_sim_params engine;  /* its deployment */
+} quant_target;
+
+static int parse_target(const char *what, const char *spec, const cb_sim_params *base,
+                        quant_target *t) {
+  t->url = spec;
+  if (strncmp(spec, "sim:", 4)) return 0;
+  t->url = NULL;
+  t->engine = *base;
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", spec + 4);
+  char *weights = strchr(buf, ',');
+  if (weights) *weights++ = '\0';
+  cb_error err;
+  if (buf[0] && cb_sim_preset_model(buf, &t->engine.model, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: --%s %s: %s\n", what, spec, err.msg);
+    return 2;
+  }
+  if (weights) {
+    const char *w = !strncmp(weights, "weights=", 8) ? weights + 8 : "";
+    if (!strcmp(w, "bf16")) t->engine.weight_dtype = CB_SIM_DTYPE_BF16;
+    else if (!strcmp(w, "fp8")) t->engine.weight_dtype = CB_SIM_DTYPE_FP8;
+    else if (!strcmp(w, "int4")) t->engine.weight_dtype = CB_SIM_DTYPE_INT4;
+    else {
+      fprintf(stderr, "calibench: probe quant: --%s %s: expected sim:PRESET[,weights=bf16|fp8|int4] "
+                      "after the preset, got '%s'\n", what, spec, weights);
+      return 2;
+    }
+  }
+  if (cb_sim_params_validate(&t->engine, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: --%s %s: %s\n", what, spec, err.msg);
+    return 2;
+  }
+  return 0;
+}
+
+/* One phase: a session against the target, its result in dir. */
+static int run_phase(cb_session_config *cfg, cb_probe_quant *pq, int phase, const quant_target *t,
                      const char *model, const char *dir) {
   cb_free((char *)cfg->url);
-  cfg->url = cb_strdup(url);
+  cfg->url = t->url ? cb_strdup(t->url) : NULL;
+  if (!t->url) cfg->sim.engine = t->engine;
   cfg->model = model;
   snprintf(cfg->out_dir, sizeof cfg->out_dir, "%s", dir);
   const char *what = phase ? "candidate" : "reference";
   cb_error err;
+  cb_quant_path path;
+  if (phase && cb_probe_quant_choose_path(pq, cfg, &path, &err) != CB_OK) {
+    fprintf(stderr, "calibench: probe quant: candidate: %s\n", err.msg);
+    return 2;
+  }
+  if (phase && !cfg->quiet)
+    fprintf(stderr, "calibench probe quant: the candidate scores by %s\n", cb_quant_path_name(path));
   if (cb_probe_quant_attach(pq, phase, cfg, &err) != CB_OK) {
     fprintf(stderr, "calibench: probe quant: %s\n", err.msg);
     return 2;
@@ -184,6 +256,10 @@ int cli_probe_quant_main(int argc, char **argv) {
     fprintf(stderr, "calibench: probe quant: --reference URL and --candidate URL are both required\n");
     goto out;
   }
+  quant_target ref, cand;
+  if (parse_target("reference", ctx.reference, &cfg.sim.engine, &ref) ||
+      parse_target("candidate", ctx.candidate, &cfg.sim.engine, &cand))
+    goto out;
   if (solo || cfg.sweep || cfg.virtual_time || cfg.scenario_path || extra.load_count_given ||
       cfg.workload.arrival.kind != CB_ARRIVAL_CLOSED) {
     fprintf(stderr, "calibench: probe quant: the probe's requests run as one closed-loop point per "
@@ -211,8 +287,9 @@ int cli_probe_quant_main(int argc, char **argv) {
   snprintf(dir, sizeof dir, "%s", cfg.out_dir);
   snprintf(refdir, sizeof refdir, "%s/reference", dir);
   const char *model = cfg.model;
-  rc = run_phase(&cfg, pq, 0, ctx.reference, ctx.reference_model ? ctx.reference_model : model, refdir);
-  if (!rc) rc = run_phase(&cfg, pq, 1, ctx.candidate, ctx.candidate_model ? ctx.candidate_model : model, dir);
+  rc = run_phase(&cfg, pq, 0, &ref, ctx.reference_model ? ctx.reference_model : model, refdir);
+  if (!rc)
+    rc = run_phase(&cfg, pq, 1, &cand, ctx.candidate_model ? ctx.candidate_model : model, dir);
   if (rc) goto out;
   json_t *doc = NULL;
   if (cb_probe_quant_finish(pq, dir, &doc, &err) != CB_OK) {

@@ -105,9 +105,9 @@ static cb_status score_seq(cb_probe_quant *pq, scorer *sc, size_t i, json_t *row
       nll_cand -= x.lp_cand;
       with_token++;
     }
-    if (s->ref_prompt_tokens > 0 && s->cand_prompt_tokens[j] > 0) {
+    if (s->retok[j] >= 0) {
       sc->checked++;
-      sc->mismatch += s->cand_prompt_tokens[j] != s->ref_prompt_tokens + (int64_t)j;
+      sc->mismatch += (size_t)s->retok[j];
     }
   }
   size_t scored = sc->n - first;
@@ -178,9 +178,10 @@ static cb_status build_doc(cb_probe_quant *pq, scorer *sc, const cb_quant_summar
                                            (double)sc->pos_same[j] / (double)sc->pos_n[j]));
   json_object_set_new(doc, "by_position", byp);
   json_object_set_new(doc, "sequences", rows);
+  json_object_set_new(doc, "score_path", json_string(cb_quant_path_name(pq->path)));
   json_object_set_new(doc, "settings", json_pack("{s:i, s:i, s:s, s:s, s:I, s:f}", "top_k", pq->p.top_k,
-      "max_tokens", pq->p.max_tokens, "refeed", refeed_name(pq->refeed), "path", "per-position",
-      "prompts", (json_int_t)pq->n_seqs, "confidence", pq->p.confidence));
+      "max_tokens", pq->p.max_tokens, "refeed", refeed_name(pq->refeed), "path",
+      cb_quant_path_name(pq->path), "prompts", (json_int_t)pq->n_seqs, "confidence", pq->p.confidence));
   json_object_set_new(doc, "cost", json_pack("{s:I, s:I, s:I, s:I}", "reference_requests",
       (json_int_t)pq->requests[0], "candidate_requests", (json_int_t)pq->requests[1],
       "candidate_prompt_tokens", (json_int_t)pq->prompt_tokens_sent, "candidate_cached_tokens",

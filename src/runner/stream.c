@@ -34,6 +34,7 @@ struct cb__runner_stream {
   int is_stream;           /* content type text/event-stream (or none given) */
   size_t max_text;
   size_t max_events;       /* raw events kept for the record (choice_events); 0: none */
+  size_t body_max;         /* bytes of a body that is not a stream kept */
   count_ctx counter;
   const cb_secrets *secrets; /* the run's, to redact */
   char location[512];        /* a redirect's Location */
@@ -64,7 +65,10 @@ void cb__runner_stream_begin(cb__runner_req *q, const cb_runner_params *p,
     sp.count_ctx = &s->counter;
   }
   cb_client_stream_init(&s->acc, &sp);
-  cb_buf_init(&s->body, ERROR_BODY_MAX);
+  /* a whole (not streamed) answer is kept as its events when they are asked for:
+   * a prompt_logprobs answer outgrows an error body's cap */
+  s->body_max = p->max_choice_events > ERROR_BODY_MAX ? p->max_choice_events : ERROR_BODY_MAX;
+  cb_buf_init(&s->body, s->body_max);
   s->is_stream = 1;
   s->location[0] = s->content_type[0] = '\0';
   s->max_text = p->max_output_text;
@@ -135,7 +139,7 @@ void cb__runner_stream_body(cb__runner_req *q, const char *data, size_t len, uin
   } else {
     if (!s->acc.first_byte_ns) s->acc.first_byte_ns = now_ns;
     s->acc.last_byte_ns = now_ns;
-    size_t room = ERROR_BODY_MAX - s->body.len;
+    size_t room = s->body_max - s->body.len;
     cb_buf_append(&s->body, data, len < room ? len : room);
   }
 }

@@ -73,6 +73,10 @@ typedef struct cb__sim_api_request {
   int logprobs;            /* chat: logprobs true; completions: logprobs given */
   int top_logprobs;        /* alternatives per token (chat top_logprobs, completions
                               logprobs=N) */
+  int echo;                /* completions: the prompt's tokens come back before the answer's
+                              (OpenAI's legacy `echo`; max_tokens 0: the prompt alone) */
+  int prompt_logprobs;     /* completions: vLLM's `prompt_logprobs` (entries per prompt
+                              position); -1 when not asked */
   int has_seed;
   uint64_t seed;
   /* Chat with tools: where the conversation is, for the `agent` behaviour. */
@@ -142,7 +146,37 @@ typedef struct cb__sim_api_response {
   int refusal_field;       /* chat: the text goes in OpenAI's `refusal` (delta.refusal,
                               message.refusal), content null (a behaviour's refusal) */
   const cb__sim_api_tool_call *tool_call; /* chat: the answer is this call, or NULL */
+  /* Completions: the prompt's tokens and their log-probabilities (NULL unless echo or
+   * prompt_logprobs was asked). */
+  const struct cb__sim_prompt *prompt;
+  int echo;                /* the text and logprobs start with the prompt's (its offsets
+                              shift the answer's) */
+  int echo_pending;        /* stream: the next token chunk carries the prompt */
+  int prompt_logprobs;     /* entries per position in choices[0].prompt_logprobs; -1 none */
 } cb__sim_api_response;
+
+/* A prompt as the server tokenized it, each token with its log-probability given those
+ * before it and its position's most likely tokens (gen_prompt.c). */
+#define CB__SIM_PROMPT_MAX_TOP 20
+typedef struct cb__sim_prompt_token {
+  size_t offset, len;      /* its text: the prompt's text [offset, offset + len) */
+  uint32_t id;
+  double logprob;          /* log p given the tokens before it (not for the first) */
+  int rank;                /* 1: the position's most likely token */
+  int n_top;               /* the position's most likely tokens, most likely first */
+  char top_text[CB__SIM_PROMPT_MAX_TOP][CB_SIM_TOKEN_TEXT_MAX];
+  uint32_t top_id[CB__SIM_PROMPT_MAX_TOP];
+  double top_logprob[CB__SIM_PROMPT_MAX_TOP];
+} cb__sim_prompt_token;
+
+typedef struct cb__sim_prompt {
+  char *text;              /* owned: the prompt's text, its tokens' texts joined */
+  size_t text_len;
+  cb__sim_prompt_token *tok; /* owned */
+  size_t n;
+} cb__sim_prompt;
+
+void cb__sim_prompt_free(cb__sim_prompt *p);
 
 /* One generated token and its synthetic log-probabilities. */
 #define CB__SIM_API_MAX_ALTS 19
@@ -166,7 +200,9 @@ void cb__sim_api_token_logprobs(uint64_t seed, int64_t k, int n, cb__sim_api_tok
 void cb__sim_api_render_role_chunk(cb_buf *out, const cb__sim_api_response *r);
 /* SSE: one chunk carrying one token (with r->tool_call: the next piece of the call's
  * arguments in delta.tool_calls, the first piece with index, id, type and name, as
- * OpenAI streams a call). */
+ * OpenAI streams a call). Completions with r->echo_pending: the prompt's text and
+ * logprobs come first, in the same chunk, as vLLM's first echoed chunk; t NULL: the
+ * prompt alone (echo with max_tokens 0). */
 void cb__sim_api_render_token_chunk(cb_buf *out, const cb__sim_api_response *r,
                                     const cb__sim_api_token *t);
 /* SSE: the closing chunk with empty delta/text and finish_reason ("stop"|"length"). */
@@ -182,7 +218,8 @@ void cb__sim_api_render_done(cb_buf *out);
  * Non-streaming body. The tokens are produced by calling token(ctx, k, &t) for
  * k = 0..n-1 (the text is rendered once; logprobs arrays when asked). With
  * r->tool_call the message has content null and the tokens are the arguments of its
- * one tool call.
+ * one tool call. Completions with r->echo: the prompt's text and tokens first; with
+ * r->prompt_logprobs >= 0: choices[0].prompt_logprobs.
  */
 typedef void (*cb__sim_api_token_fn)(void *ctx, int64_t k, cb__sim_api_token *t);
 void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r,

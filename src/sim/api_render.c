@@ -96,25 +96,56 @@ static void append_chat_logprob_entry(cb_buf *out, const cb__sim_api_token *t, i
   cb_buf_append_str(out, "]}");
 }
 
-/* Completions: the four parallel arrays for tokens [0, n). */
-static void append_completion_logprobs(cb_buf *out, const cb__sim_api_response *r, int64_t n,
+/* Completions: the four parallel arrays: the echoed prompt's tokens (when `echo` is
+ * given: the first with null log-probabilities, as OpenAI's legacy API and vLLM send
+ * it), then the answer's tokens [0, n), their offsets after the echoed text. A prompt
+ * position's top list is its token first, then the position's most likely tokens
+ * (vLLM: completion/serving.py, _create_completion_logprobs). */
+static void append_completion_logprobs(cb_buf *out, const cb__sim_api_response *r,
+                                       const cb__sim_prompt *echo, int64_t n,
                                        cb__sim_api_token_fn token, void *ctx) {
   cb__sim_api_token t;
+  size_t np = echo ? echo->n : 0, base = r->echo && r->prompt ? r->prompt->text_len : 0;
   cb_buf_append_str(out, "{\"tokens\":[");
+  for (size_t i = 0; i < np; i++) {
+    if (i) cb_buf_append_char(out, ',');
+    append_json_str(out, echo->text + echo->tok[i].offset, echo->tok[i].len);
+  }
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
-    if (k) cb_buf_append_char(out, ',');
+    if (k || np) cb_buf_append_char(out, ',');
     append_json_str(out, t.text, t.len);
   }
   cb_buf_append_str(out, "],\"token_logprobs\":[");
+  for (size_t i = 0; i < np; i++)
+    if (i) cb_buf_appendf(out, ",%.6f", echo->tok[i].logprob);
+    else cb_buf_append_str(out, "null");
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
-    cb_buf_appendf(out, k ? ",%.6f" : "%.6f", t.logprob);
+    cb_buf_appendf(out, k || np ? ",%.6f" : "%.6f", t.logprob);
   }
   cb_buf_append_str(out, "],\"top_logprobs\":[");
+  for (size_t i = 0; i < np; i++) {
+    const cb__sim_prompt_token *x = &echo->tok[i];
+    if (i) cb_buf_append_char(out, ',');
+    if (!i) {
+      cb_buf_append_str(out, "null");
+      continue;
+    }
+    cb_buf_append_char(out, '{');
+    append_json_str(out, echo->text + x->offset, x->len);
+    cb_buf_appendf(out, ":%.6f", x->logprob);
+    for (int j = 0; j < x->n_top && j < r->top_logprobs; j++) {
+      if (x->top_id[j] == x->id) continue; /* one entry per token, as a dict */
+      cb_buf_append_char(out, ',');
+      append_json_cstr(out, x->top_text[j]);
+      cb_buf_appendf(out, ":%.6f", x->top_logprob[j]);
+    }
+    cb_buf_append_char(out, '}');
+  }
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
-    if (k) cb_buf_append_char(out, ',');
+    if (k || np) cb_buf_append_char(out, ',');
     if (r->top_logprobs <= 0) {
       cb_buf_append_str(out, "null");
       continue;
@@ -130,11 +161,42 @@ static void append_completion_logprobs(cb_buf *out, const cb__sim_api_response *
     cb_buf_append_char(out, '}');
   }
   cb_buf_append_str(out, "],\"text_offset\":[");
+  for (size_t i = 0; i < np; i++) cb_buf_appendf(out, i ? ",%zu" : "%zu", echo->tok[i].offset);
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
-    cb_buf_appendf(out, k ? ",%zu" : "%zu", t.text_offset);
+    cb_buf_appendf(out, k || np ? ",%zu" : "%zu", base + t.text_offset);
   }
   cb_buf_append_str(out, "]}");
+}
+
+/* vLLM's choices[0].prompt_logprobs (completion/protocol.py, CompletionResponseChoice:
+ * list[dict[int, Logprob] | None]): null for the first token, then per token an object
+ * keyed by token id, the prompt's token first with its own rank, then the k most
+ * likely (ranks 1..k), each {"logprob", "rank", "decoded_token"} (vllm/v1/engine/
+ * logprobs.py, _make_logprob_dict). */
+static void append_prompt_logprobs(cb_buf *out, const cb__sim_prompt *p, int k) {
+  cb_buf_append_str(out, ",\"prompt_logprobs\":[");
+  for (size_t i = 0; i < p->n; i++) {
+    const cb__sim_prompt_token *x = &p->tok[i];
+    if (i) cb_buf_append_char(out, ',');
+    if (!i) {
+      cb_buf_append_str(out, "null");
+      continue;
+    }
+    cb_buf_appendf(out, "{\"%u\":{\"logprob\":%.6f,\"rank\":%d,\"decoded_token\":", x->id,
+                   x->logprob, x->rank);
+    append_json_str(out, p->text + x->offset, x->len);
+    cb_buf_append_char(out, '}');
+    for (int j = 0; j < x->n_top && j < k; j++) {
+      if (x->top_id[j] == x->id) continue;
+      cb_buf_appendf(out, ",\"%u\":{\"logprob\":%.6f,\"rank\":%d,\"decoded_token\":",
+                     x->top_id[j], x->top_logprob[j], j + 1);
+      append_json_cstr(out, x->top_text[j]);
+      cb_buf_append_char(out, '}');
+    }
+    cb_buf_append_char(out, '}');
+  }
+  cb_buf_append_char(out, ']');
 }
 
 /* ---- streaming chunks ---------------------------------------------------------- */
@@ -155,34 +217,22 @@ void cb__sim_api_render_role_chunk(cb_buf *out, const cb__sim_api_response *r) {
                          "\"content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n");
 }
 
-/* Per-chunk logprobs for the one token t (as the whole-response shapes, for one token). */
+/* Chat: per-chunk logprobs for the one token t. */
 static void append_token_logprobs(cb_buf *out, const cb__sim_api_response *r,
                                   const cb__sim_api_token *t) {
   if (!r->logprobs) {
     cb_buf_append_str(out, "null");
-  } else if (r->kind == CB__SIM_API_CHAT) {
-    cb_buf_append_str(out, "{\"content\":[");
-    append_chat_logprob_entry(out, t, r->top_logprobs);
-    cb_buf_append_str(out, "]}");
-  } else {
-    cb_buf_append_str(out, "{\"tokens\":[");
-    append_json_str(out, t->text, t->len);
-    cb_buf_appendf(out, "],\"token_logprobs\":[%.6f],\"top_logprobs\":[", t->logprob);
-    if (r->top_logprobs <= 0) {
-      cb_buf_append_str(out, "null");
-    } else {
-      cb_buf_append_char(out, '{');
-      append_json_str(out, t->text, t->len);
-      cb_buf_appendf(out, ":%.6f", t->logprob);
-      for (int j = 0; j < t->num_alts && j < r->top_logprobs - 1; j++) {
-        cb_buf_append_char(out, ',');
-        append_json_cstr(out, t->alt_text[j]);
-        cb_buf_appendf(out, ":%.6f", t->alt_logprob[j]);
-      }
-      cb_buf_append_char(out, '}');
-    }
-    cb_buf_appendf(out, "],\"text_offset\":[%zu]}", t->text_offset);
+    return;
   }
+  cb_buf_append_str(out, "{\"content\":[");
+  append_chat_logprob_entry(out, t, r->top_logprobs);
+  cb_buf_append_str(out, "]}");
+}
+
+/* A stream chunk's one token, for the completions arrays. */
+static void chunk_token(void *ctx, int64_t k, cb__sim_api_token *t) {
+  (void)k;
+  *t = *(const cb__sim_api_token *)ctx;
 }
 
 /* delta.tool_calls with one piece of the call's arguments (OpenAI's
@@ -216,9 +266,15 @@ void cb__sim_api_render_token_chunk(cb_buf *out, const cb__sim_api_response *r,
     append_json_str(out, t->text, t->len);
     cb_buf_append_str(out, "},\"logprobs\":");
   } else {
-    cb_buf_append_str(out, ",\"choices\":[{\"index\":0,\"text\":");
-    append_json_str(out, t->text, t->len);
-    cb_buf_append_str(out, ",\"logprobs\":");
+    const cb__sim_prompt *echo = r->echo_pending ? r->prompt : NULL;
+    cb_buf_append_str(out, ",\"choices\":[{\"index\":0,\"text\":\"");
+    if (echo) cb_buf_append_json_string(out, echo->text, echo->text_len);
+    if (t) cb_buf_append_json_string(out, t->text, t->len);
+    cb_buf_append_str(out, "\",\"logprobs\":");
+    if (r->logprobs) append_completion_logprobs(out, r, echo, t ? 1 : 0, chunk_token, (void *)t);
+    else cb_buf_append_str(out, "null");
+    cb_buf_append_str(out, ",\"finish_reason\":null}]}\n\n");
+    return;
   }
   append_token_logprobs(out, r, t);
   cb_buf_append_str(out, ",\"finish_reason\":null}]}\n\n");
@@ -285,6 +341,8 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r, i
                                : ",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
                                  "\"content\":\"");
   }
+  const cb__sim_prompt *echo = !chat && r->echo ? r->prompt : NULL;
+  if (echo) cb_buf_append_json_string(out, echo->text, echo->text_len);
   cb__sim_api_token t;
   for (int64_t k = 0; k < n; k++) {
     token(ctx, k, &t);
@@ -302,9 +360,12 @@ void cb__sim_api_render_completion(cb_buf *out, const cb__sim_api_response *r, i
     }
     cb_buf_append_str(out, "]}");
   } else {
-    append_completion_logprobs(out, r, n, token, ctx);
+    append_completion_logprobs(out, r, echo, n, token, ctx);
   }
-  cb_buf_appendf(out, ",\"finish_reason\":\"%s\"}],", finish_reason);
+  cb_buf_appendf(out, ",\"finish_reason\":\"%s\"", finish_reason);
+  if (!chat && r->prompt && r->prompt_logprobs >= 0)
+    append_prompt_logprobs(out, r->prompt, r->prompt_logprobs);
+  cb_buf_append_str(out, "}],");
   append_usage(out, r, n);
   cb_buf_append_char(out, '}');
 }

@@ -2,7 +2,8 @@
  * api_request.c - parse and validate OpenAI request bodies for the simulator.
  *
  * Validation follows what OpenAI and vLLM reject, with the field named in `param`:
- * wrong JSON types, missing messages/prompt/input, max_tokens < 1, top_logprobs
+ * wrong JSON types, missing messages/prompt/input, max_tokens < 1 (0 only with
+ * completions' echo), prompt_logprobs in a stream or on chat, top_logprobs
  * outside 0..20 or without logprobs, stream_options without stream, n != 1, content
  * parts that are not text. Fields the simulator does not model (temperature, top_p,
  * stop, ...) are accepted and ignored, as vLLM ignores what it does not know.
@@ -403,8 +404,31 @@ static cb_status parse_generation(json_t *root, cb__sim_api_request *r, const cb
       return bad(e, "stream_options", "Stream options can only be defined when `stream=True`.");
     if ((st = get_bool(so, "include_usage", &r->include_usage, e)) != CB_OK) return st;
   }
+  r->prompt_logprobs = -1;
+  if (r->kind == CB__SIM_API_CHAT) {
+    static const char *const completions_only[] = {"echo", "prompt_logprobs", NULL};
+    for (int i = 0; completions_only[i]; i++) {
+      json_t *v = json_object_get(root, completions_only[i]);
+      if (v && !json_is_null(v) && !json_is_false(v))
+        return bad(e, completions_only[i], "'%s': the simulator returns a prompt's "
+                   "log-probabilities on /v1/completions only", completions_only[i]);
+    }
+  } else {
+    int64_t plp = -1;
+    if ((st = get_bool(root, "echo", &r->echo, e)) != CB_OK) return st;
+    if ((st = get_int(root, "prompt_logprobs", 0, MAX_COMPLETION_LOGPROBS, &plp, e)) != CB_OK)
+      return st;
+    /* vLLM refuses them in a stream (completion/protocol.py, check_logprobs) */
+    if (plp > 0 && r->stream)
+      return bad(e, "prompt_logprobs", "`prompt_logprobs` are not available when `stream=True`.");
+    r->prompt_logprobs = (int)plp;
+  }
   /* max_completion_tokens (the newer name) wins over max_tokens when both are set. */
-  if ((st = get_int(root, "max_tokens", 1, INT64_MAX, &r->max_tokens, e)) != CB_OK) return st;
+  if ((st = get_int(root, "max_tokens", 0, INT64_MAX, &r->max_tokens, e)) != CB_OK) return st;
+  /* max_tokens 0 asks for the echoed prompt alone (vLLM: completion/protocol.py,
+   * echo_without_generation); without echo vLLM's SamplingParams refuse it */
+  if (r->max_tokens == 0 && !r->echo)
+    return bad(e, "max_tokens", "max_tokens must be at least 1, got 0.");
   if ((st = get_int(root, "max_completion_tokens", 1, INT64_MAX, &r->max_tokens, e)) != CB_OK)
     return st;
   if ((st = get_int(root, "min_tokens", 0, INT64_MAX, &r->min_tokens, e)) != CB_OK) return st;

@@ -114,6 +114,12 @@ cb_status cb__sim_behavior_lm_parse(const cb__yaml_ctx *y, const yaml_node_t *ma
 void cb__sim_behavior_lm_free(void *section);
 int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
                                cb__sim_behavior_reply *reply);
+/* The lm section's distribution of the token after rq->text (an answer of one token:
+ * its words ranked, with their log-probabilities), by the function its answers use, so
+ * a prompt position's log-probabilities are those of the prefix sent alone with
+ * max_tokens 1; NULL when b has no lm section. Free with cb__sim_answer_free. */
+struct cb__sim_answer *cb__sim_behavior_lm_next(const cb_sim_behavior *b,
+                                                const cb__sim_behavior_request *rq);
 
 /* embed (behavior_embed.c): a second embedding model b = scale (R a + noise) planted
  * against the simulator's own vectors; it answers no generation request. */

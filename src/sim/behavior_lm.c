@@ -81,7 +81,9 @@ static void words(uint64_t seed, int n, uint32_t vocab, char (*out)[CB_SIM_TOKEN
   for (int64_t tries = 0; have < n; tries++) {
     char w[CB_SIM_TOKEN_TEXT_MAX];
     uint32_t id = cb_sim_text_token(cb_hash3_u64(seed, STREAM_WORD, 0), tries, vocab, w);
-    int dup = !w[0];
+    /* only " word" forms: a word after any text starts a token of its own, so an
+     * answer re-tokenizes to its words (a "Word" would merge with the word before) */
+    int dup = w[0] != ' ';
     for (int j = 0; j < have && !dup; j++) dup = !strcmp(w, out[j]);
     if (dup && tries < 64 * MAX_VOCAB) continue;
     if (dup) snprintf(w, sizeof w, " w%d", have); /* never reached with the word list */
@@ -90,10 +92,9 @@ static void words(uint64_t seed, int n, uint32_t vocab, char (*out)[CB_SIM_TOKEN
   }
 }
 
-int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
-                               cb__sim_behavior_reply *reply) {
-  const lm *m = section;
-  int T = m->answer_tokens, n = m->vocab;
+/* The model's first T tokens after rq->text: each token's ranked words, greedy. */
+static cb__sim_answer *answer(const lm *m, const cb__sim_behavior_request *rq, int T) {
+  int n = m->vocab;
   uint32_t vocab = rq->vocab ? rq->vocab : CB_WORKLOAD_APPROX_VOCAB;
   char w[MAX_VOCAB][CB_SIM_TOKEN_TEXT_MAX];
   uint32_t ids[MAX_VOCAB];
@@ -109,6 +110,18 @@ int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_reque
     const char *word = w[cb__sim_answer_token(a, k, z, (const char (*)[CB_SIM_TOKEN_TEXT_MAX])w, ids)];
     h = fnv_more(h, word, strlen(word));
   }
-  reply->answer = a;
+  return a;
+}
+
+int cb__sim_behavior_lm_answer(const void *section, const cb__sim_behavior_request *rq,
+                               cb__sim_behavior_reply *reply) {
+  const lm *m = section;
+  reply->answer = answer(m, rq, m->answer_tokens);
   return 1;
+}
+
+cb__sim_answer *cb__sim_behavior_lm_next(const cb_sim_behavior *b,
+                                         const cb__sim_behavior_request *rq) {
+  const lm *m = cb__sim_behavior_find(b, "lm");
+  return m ? answer(m, rq, 1) : NULL;
 }

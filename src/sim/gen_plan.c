@@ -18,6 +18,9 @@ cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_reque
   /* Context window, as vLLM checks it (prompt + requested completion). */
   int64_t prompt = (int64_t)req->prompt_len, limit = c->max_model_len - prompt;
   *asked = req->max_tokens >= 0 ? req->max_tokens : (limit > 0 ? limit : 0);
+  /* echo with max_tokens 0: vLLM generates one token and returns the prompt alone
+   * (completion/protocol.py, to_sampling_params: echo_without_generation) */
+  if (req->max_tokens == 0) *asked = 1;
   if (limit < 1 || *asked > limit)
     return cb__sim_api_fail(
         e, 400, "invalid_request_error", req->kind == CB__SIM_API_CHAT ? "messages" : "prompt",

@@ -71,4 +71,16 @@ cb_status cb__sim_gen_check(const cb__sim_gen_config *c, const cb__sim_api_reque
 void cb__sim_gen_plan_make(const cb__sim_gen_config *c, const cb__sim_api_request *req,
                            int64_t asked, uint64_t index, cb__sim_gen_plan *out);
 
+/*
+ * The prompt of an accepted completions request that asked for `echo` or
+ * `prompt_logprobs` (gen_prompt.c): its text and tokens as the server counted them,
+ * each token after the first with its log-probability and its position's `top` most
+ * likely tokens (at most CB__SIM_PROMPT_MAX_TOP). t is how the server tokenizes. 400
+ * (param prompt) when the text cannot be had: a prompt of token ids without the
+ * server's tokenizer. Free *out with cb__sim_prompt_free.
+ */
+cb_status cb__sim_gen_prompt(const cb__sim_gen_config *c, const cb__sim_api_request *req,
+                             const cb__sim_tokens *t, int top, cb__sim_prompt **out,
+                             cb__sim_api_error *e);
+
 #endif

@@ -31,6 +31,8 @@ typedef struct gen_stream {
   const cb__sim_response *scripted;
   cb__sim_response *behaved;    /* owned: the behaviour's answer (scripted points at it) */
   cb__sim_answer *answer;       /* owned: a behaviour's planted answer (scripted is its text) */
+  cb__sim_prompt *prompt;       /* owned: completions' echo or prompt_logprobs, or NULL */
+  int echo_only;                /* echo with max_tokens 0: the prompt, not the token made */
   char tool_name[64], call_id[32]; /* the behaved answer is this tool call */
   cb__sim_api_tool_call call;   /* resp.tool_call points here */
   int64_t output_len;           /* tokens the engine will produce */
@@ -184,6 +186,7 @@ static void stream_free(gen_stream *g) {
   g->rep->live--;
   cb__sim_response_free(g->behaved);
   cb__sim_answer_free(g->answer);
+  cb__sim_prompt_free(g->prompt);
   cb_free(g->token_ns);
   cb_free(g->due_ns);
   cb_free(g->written_ns);
@@ -254,7 +257,8 @@ static void complete(gen_stream *g) {
                      g->resp.kind == CB__SIM_API_CHAT ? "chat.completion" : "text_completion");
     } else {
       whole_ctx w = {.g = g};
-      cb__sim_api_render_completion(&body, &g->resp, g->sent, whole_token, &w, g->finish_reason);
+      cb__sim_api_render_completion(&body, &g->resp, g->echo_only ? 0 : g->sent, whole_token, &w,
+                                    g->finish_reason);
     }
     cb__sim_http_field f[] = {{"Content-Type", "application/json"}, {"x-request-id", g->request_id}};
     cb__sim_http_respond(g->ex, 200, f, 2, body.data, body.len);
@@ -326,7 +330,8 @@ static void flush_tokens(gen_stream *g, uint64_t due_ns) {
       g->text_offset += t.len;
       cb_buf_reset(&s->scratch);
       role_chunk(g, &s->scratch);
-      cb__sim_api_render_token_chunk(&s->scratch, &g->resp, &t);
+      cb__sim_api_render_token_chunk(&s->scratch, &g->resp, g->echo_only ? NULL : &t);
+      g->resp.echo_pending = 0;
       if (write_or_cut(g, s->scratch.data, s->scratch.len)) return;
       if (g->token_end) g->token_end[g->sent] = cb__sim_http_queued_total(g->ex);
     }
@@ -429,10 +434,19 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
     return;
   }
   int64_t prompt = (int64_t)req.prompt_len;
+  cb__sim_prompt *echoed = NULL; /* the prompt's tokens, for echo and prompt_logprobs */
+  int listed = req.prompt_logprobs > req.top_logprobs ? req.prompt_logprobs : req.top_logprobs;
+  if ((req.echo || req.prompt_logprobs >= 0) &&
+      cb__sim_gen_prompt(&gc, &req, &s->tokens, listed, &echoed, &e) != CB_OK) {
+    cb__sim_server_send_error(ex, request_id, &e, NULL, 0);
+    cb__sim_api_request_free(&req);
+    return;
+  }
   uint64_t index = s->requests++;
   const cb_sim_fault *fault = cb_sim_fault_pick(s->faults, s->p.num_faults, s->p.seed, index);
   if (fault && fault->kind <= CB_SIM_FAULT_HTTP_503) {
     reject_fault(s, ex, request_id, fault);
+    cb__sim_prompt_free(echoed);
     cb__sim_api_request_free(&req);
     return;
   }
@@ -464,7 +478,11 @@ void cb__sim_server_generate(struct cb_sim_server *s, cb__sim_http_exchange *ex,
                                    .prompt_tokens = prompt,
                                    .image_tokens = req.num_images ? req.image_tokens : -1,
                                    .refusal_field = g->answer && g->answer->refusal &&
-                                                    g->answer->mode == CB__SIM_REFUSAL_FIELD};
+                                                    g->answer->mode == CB__SIM_REFUSAL_FIELD,
+                                   .prompt = echoed, .echo = req.echo, .echo_pending = req.echo,
+                                   .prompt_logprobs = req.prompt_logprobs};
+  g->prompt = echoed;
+  g->echo_only = req.echo && req.max_tokens == 0;
   if (plan.tool_name[0] && kind == CB__SIM_API_CHAT) { /* the agent behaviour's tool call */
     memcpy(g->tool_name, plan.tool_name, sizeof g->tool_name);
     memcpy(g->call_id, plan.call_id, sizeof g->call_id);

@@ -71,6 +71,22 @@ probe Q4_0 20 q4
 probe Q4_0 5 q4k5
 "$PY" -c "import json,sys; d=json.load(open('q4/probe.json')); sys.exit(d['settings']['refeed'] != 'ids' or d['tokenization']['prompt_tokens_mismatch'] != 0)" \
   || fail "llama-server's tokens were not re-fed by id, or the candidate saw other prompt lengths"
+# llama-server ignores prompt_logprobs and echo (its "Only no echo is supported" check,
+# server-common.cpp, is not on /v1/completions' path in this build): auto scores one
+# position at a time, and a forced one-request path is refused saying what came back
+"$PY" - <<'PY' || fail "auto did not fall back to per-position scoring against llama-server"
+import json
+d = json.load(open("q4/probe.json"))
+assert d["score_path"] == "per-position" == d["settings"]["path"], d["score_path"]
+assert d["cost"]["candidate_requests"] == sum(s["tokens"] for s in d["sequences"]), d["cost"]
+PY
+expect 2 "score-path echo: the candidate does not score a prompt this way: echo: logprobs: 0 scored prompt tokens" -- \
+  probe quant --reference "${URL[f16]}/v1" --candidate "${URL[Q4_0]}/v1" --dataset prompts.jsonl --num-prompts 1 \
+  --max-tokens 4 --score-path echo --no-server-metrics --no-report --quiet --out forced-echo
+expect 2 "score-path prompt-logprobs: the candidate does not score a prompt this way: .*prompt_logprobs: expected an array, got none" -- \
+  probe quant --reference "${URL[f16]}/v1" --candidate "${URL[Q4_0]}/v1" --dataset prompts.jsonl --num-prompts 1 \
+  --max-tokens 4 --score-path prompt-logprobs --no-server-metrics --no-report --quiet --out forced-plp
+echo "ok - against llama-server auto scores per position; forced echo and prompt_logprobs are refused, saying what came back"
 
 # The same tokens through llama-perplexity: the base from f16, the divergence of each quant.
 "$PY" "$SRC/tests/integration/quant_llama_compare.py" chunks "${URL[f16]}" prompts.jsonl q4 "$N" chunks.txt kept.json \
