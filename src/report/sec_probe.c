@@ -56,6 +56,17 @@ void cb__rep_probe_fmt(double v, char *out, size_t n) {
   else snprintf(out, n, "%.4g", v);
 }
 
+cb__rep_series *cb__rep_probe_line(cb__rep_chart *c, int color, const char *name, json_t *rows,
+                                   const char *xkey, const char *ykey) {
+  cb__rep_series *s = cb__rep_chart_series(c, CB__REP_LINE, color, "%s", name);
+  size_t i;
+  json_t *row;
+  json_array_foreach(rows, i, row) {
+    cb__rep_series_add(s, cb__rep_json_num(row, xkey), cb__rep_json_num(row, ykey));
+  }
+  return s;
+}
+
 static void metrics_table(cb__rep_doc *d, json_t *doc) {
   cb__rep_table t;
   const char *head[] = {"metric", "value", "interval", "better"};

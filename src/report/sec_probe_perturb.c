@@ -108,10 +108,7 @@ static void rates_chart(cb__rep_doc *d, json_t *families, double confidence) {
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "probe-perturb-rates", "Refusal and conflict rates by family");
   snprintf(c.x.label, sizeof c.x.label, "family");
-  snprintf(c.y.label, sizeof c.y.label, "rate");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  cb__rep_axis_share(&c.y, "rate");
   const char *name;
   json_t *f;
   json_object_foreach(families, name, f) cb__rep_chart_category(&c, name);

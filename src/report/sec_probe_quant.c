@@ -83,13 +83,8 @@ static void by_position(cb__rep_doc *d, json_t *doc) {
   c.x.integer = 1;
   snprintf(c.y.label, sizeof c.y.label, "mean KLD");
   c.y.from_zero = 1;
-  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "mean KLD");
-  s->markers = 1;
-  size_t i;
-  json_t *p;
-  json_array_foreach(json_object_get(doc, "by_position"), i, p) {
-    cb__rep_series_add(s, num(p, "pos"), num(p, "kld_mean"));
-  }
+  json_t *positions = json_object_get(doc, "by_position");
+  cb__rep_probe_line(&c, 0, "mean KLD", positions, "pos", "kld_mean")->markers = 1;
   snprintf(c.note, sizeof c.note, "Every prompt's position j is scored on the reference's first j "
            "tokens, so later positions see longer, reference-chosen contexts");
   cb__rep_doc_chart_end(d, &c, NULL);

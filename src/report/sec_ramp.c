@@ -165,10 +165,7 @@ static void attainment_chart(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "ramp-attainment", "SLO attainment against offered rate");
   x_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "met the SLO");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  cb__rep_axis_share(&c.y, "met the SLO");
   for (size_t k = 0; k < s->n_slos; k++) {
     char text[96];
     cb__rep_slo_text(&s->slos[k].slo, text, sizeof text);
