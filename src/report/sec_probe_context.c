@@ -83,7 +83,8 @@ static void decay_curve(cb__rep_doc *d, json_t *doc) {
   size_t i;
   json_t *l;
   json_array_foreach(lengths, i, l) {
-    if (strcmp(json_string_value(json_object_get(l, "phase")), "grid"))
+    const char *phase = json_string_value(json_object_get(l, "phase"));
+    if (phase && strcmp(phase, "grid")) /* a length of no known phase is left unmarked */
       cb__rep_series_add(b, num(l, "length"), num(l, "accuracy"));
   }
   char interval[sizeof b->name];
@@ -144,8 +145,9 @@ static void lengths_table(cb__rep_doc *d, json_t *doc) {
   json_t *l;
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
     double acc = num(l, "accuracy");
+    const char *phase = json_string_value(json_object_get(l, "phase"));
     cb__rep_table_add(&t, 0, "%.0f", num(l, "length"));
-    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%s", json_string_value(json_object_get(l, "phase")));
+    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%s", phase ? phase : "?");
     cb__rep_table_add(&t, 0, "%.0f", num(l, "requests"));
     cb__rep_table_add(&t, num(l, "failed") > 0 ? CB__REP_TONE_BAD : 0, "%.0f", num(l, "failed"));
     cb__rep_table_add(&t, acc >= floor_acc - 1e-12 ? CB__REP_TONE_GOOD : CB__REP_TONE_BAD, "%.3f", acc);

@@ -6,7 +6,8 @@
  * escape sequence or a formula; the sample requests are the first sent, the median
  * and the slowest, their output cut; colour only when asked; loading errors name the file;
  * statistics agree with the run's own summary.json; the committed fixtures load; probe
- * parts drawn from a probe.json made here (probe perturb's family charts).
+ * parts drawn from a probe.json made here (probe perturb's family charts; a hand-edited
+ * probe.json with members missing or of the wrong type renders, never crashes).
  */
 #include <jansson.h>
 #include <math.h>
@@ -553,13 +554,36 @@ static void test_probe_perturb_charts(void **state) {
   cb_free(html);
 }
 
+/* probe context: a length without "phase" (a hand-edited probe.json) is a row with "?"
+ * and no bisection mark, in every format; it crashed the report before. */
+static void test_probe_context_without_phase(void **state) {
+  (void)state;
+  static const char doc[] =
+      "{\"lengths\": [{\"length\": 1000, \"phase\": \"grid\", \"accuracy\": 1, \"lo\": 0.8, \"hi\": 1},"
+      " {\"length\": 1500, \"accuracy\": 0.5, \"lo\": 0.3, \"hi\": 0.7},"
+      " {\"length\": 1250, \"phase\": \"bisect\", \"accuracy\": 0.75, \"lo\": 0.5, \"hi\": 0.9}],"
+      " \"tolerance\": 0.1, \"confidence\": 0.95, \"breakpoint_tokens\": 1250}";
+  char *text = render_probe(cb__rep_probe_context, doc, CB__REP_FMT_TEXT);
+  const char *row = strstr(text, "\n  1500 ");
+  if (row) row += strspn(row + 7, " ") + 7; /* the phase column */
+  if (!row || strncmp(row, "? ", 2) || strstr(text, "(null)"))
+    fail_msg("a length without a phase is not shown with \"?\":\n%s", text);
+  char *html = render_probe(cb__rep_probe_context, doc, CB__REP_FMT_HTML);
+  char *decay = figure(html, "probe-decay");
+  /* 3 accuracy points, 3 + 3 interval bounds, 1 bisection midpoint (1250, not 1500) */
+  if (!strstr(decay, "data-points=\"10\"")) fail_msg("decay chart points:\n%s", decay);
+  cb_free(decay);
+  cb_free(html);
+  cb_free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_degenerate_runs),       cmocka_unit_test(test_untrusted_text_stays_text),
       cmocka_unit_test(test_sample_requests),       cmocka_unit_test(test_values_skip_impossible_times),
       cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
-      cmocka_unit_test(test_probe_perturb_charts),
+      cmocka_unit_test(test_probe_perturb_charts), cmocka_unit_test(test_probe_context_without_phase),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
