@@ -407,6 +407,8 @@ void cb__rep_chart_init(cb__rep_chart *c, const char *id, const char *title);
 void cb__rep_chart_free(cb__rep_chart *c);
 /* An axis of shares (accuracy, a rate) named LABEL: from 0 to 1, shown as %. */
 void cb__rep_axis_share(cb__rep_axis_spec *a, const char *label);
+/* An axis of latencies named LABEL: durations given in ms, from 0. */
+void cb__rep_axis_latency(cb__rep_axis_spec *a, const char *label);
 /* A new series (the pointer stays valid until the next call adds one). */
 cb__rep_series *cb__rep_chart_series(cb__rep_chart *c, cb__rep_series_kind kind, int color,
                                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -70,14 +70,19 @@ static void heatmap(cb__rep_doc *d, json_t *doc) {
   cb_free(lens);
 }
 
+/* A chart against the tested lengths (x: prompt tokens, log scale); returns them. */
+static json_t *lengths_chart(cb__rep_doc *d, cb__rep_chart *c, json_t *doc, const char *id, const char *title) {
+  cb__rep_doc_chart_begin(d, c, id, title);
+  snprintf(c->x.label, sizeof c->x.label, "prompt tokens");
+  c->x.log = 1;
+  return json_object_get(doc, "lengths");
+}
+
 static void decay_curve(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-decay", "Accuracy by context length");
-  snprintf(c.x.label, sizeof c.x.label, "prompt tokens");
-  c.x.log = 1;
+  json_t *lengths = lengths_chart(d, &c, doc, "probe-decay", "Accuracy by context length");
   cb__rep_axis_share(&c.y, "accuracy");
   /* one line through every tested length; the bisection's midpoints marked on it */
-  json_t *lengths = json_object_get(doc, "lengths");
   cb__rep_probe_line(&c, 0, "accuracy", lengths, "length", "accuracy")->markers = 1;
   cb__rep_series *b = cb__rep_chart_series(&c, CB__REP_POINTS, 1, "bisection midpoint");
   size_t i;
@@ -123,13 +128,8 @@ static void pressure_curve(cb__rep_doc *d, json_t *doc) {
 
 static void latency_curve(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-latency", "TTFT and E2E by context length (p50)");
-  snprintf(c.x.label, sizeof c.x.label, "prompt tokens");
-  c.x.log = 1;
-  snprintf(c.y.label, sizeof c.y.label, "latency");
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
-  json_t *lengths = json_object_get(doc, "lengths");
+  json_t *lengths = lengths_chart(d, &c, doc, "probe-latency", "TTFT and E2E by context length (p50)");
+  cb__rep_axis_latency(&c.y, "latency");
   cb__rep_probe_line(&c, 0, "TTFT p50", lengths, "length", "ttft_ms_p50")->markers = 1;
   cb__rep_probe_line(&c, 1, "E2E p50", lengths, "length", "e2e_ms_p50")->markers = 1;
   cb__rep_doc_chart_end(d, &c, NULL);

@@ -52,9 +52,7 @@ static void turn_part(cb__rep_doc *d, json_t *doc) {
   cb__rep_doc_chart_begin(d, &c, "dialog-ttft", "TTFT per turn as the conversation grows");
   snprintf(c.x.label, sizeof c.x.label, "turn");
   c.x.integer = 1;
-  snprintf(c.y.label, sizeof c.y.label, "TTFT");
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
+  cb__rep_axis_latency(&c.y, "TTFT");
   cb__rep_probe_line(&c, 0, "p50", rows, "turn", "ttft_ms.p50")->markers = 1;
   cb__rep_series *p90 = cb__rep_probe_line(&c, 0, "p90", rows, "turn", "ttft_ms.p90");
   p90->markers = 1;

@@ -2,8 +2,8 @@
  * test_report.c - the report's building blocks: axis ticks on every degenerate range
  * (one point, all equal, zero, NaN, infinities, huge, too narrow for a double), log
  * ticks, numbers for people, escaping for HTML / Markdown / terminal / CSV, UTF-8
- * cutting, histogram bins, CDF points and charts with nothing to draw, share axes and
- * probe lines drawn from JSON rows. Failures print what was got and what was wanted.
+ * cutting, histogram bins, CDF points and charts with nothing to draw, share and
+ * latency axes, probe lines drawn from JSON rows. Failures print what was got and what was wanted.
  */
 #include <jansson.h>
 #include <math.h>
@@ -585,6 +585,30 @@ static void test_axis_share(void **state) {
   cb__rep_chart_free(&c);
 }
 
+/* cb__rep_axis_latency: the label, ms, from 0 with free ends; drawn, 120..130 ms sits
+ * on an axis from 0 labelled "(ms)". */
+static void test_axis_latency(void **state) {
+  (void)state;
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "lat", "latency");
+  cb__rep_axis_latency(&c.y, "TTFT");
+  want_str("latency axis label", c.y.label, "TTFT");
+  assert_int_equal(c.y.unit, CB__REP_UNIT_MS);
+  assert_int_equal(c.y.from_zero, 1);
+  assert_true(isnan(c.y.min) && isnan(c.y.max));
+  assert_int_equal(c.y.log, 0);
+  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "v");
+  cb__rep_series_add(s, 1, 120);
+  cb__rep_series_add(s, 2, 130);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb__rep_chart_svg(&c, &out);
+  if (!strstr(out.data, "class=\"tick\">0</text>") || !strstr(out.data, ">TTFT (ms)</text>"))
+    fail_msg("a latency axis over 120..130 ms does not start at 0 in ms:\n%s", out.data);
+  cb_buf_free(&out);
+  cb__rep_chart_free(&c);
+}
+
 /* cb__rep_probe_line: a LINE series named as asked, one point per row with both
  * numbers (a dotted path reaches a nested object), in row order; rows without them,
  * rows that are not objects and a missing array give no point. */
@@ -634,6 +658,7 @@ int main(void) {
       cmocka_unit_test(test_tick_labels),       cmocka_unit_test(test_chart_categories),
       cmocka_unit_test(test_fmt_unit),          cmocka_unit_test(test_table_add_text),
       cmocka_unit_test(test_axis_share),        cmocka_unit_test(test_probe_line),
+      cmocka_unit_test(test_axis_latency),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -555,13 +555,16 @@ static void test_probe_perturb_charts(void **state) {
 }
 
 /* probe context: a length without "phase" (a hand-edited probe.json) is a row with "?"
- * and no bisection mark, in every format; it crashed the report before. */
-static void test_probe_context_without_phase(void **state) {
+ * and no bisection mark, in every format (it crashed the report before); the decay and
+ * latency curves are drawn against the lengths on a log scale. */
+static void test_probe_context_part(void **state) {
   (void)state;
   static const char doc[] =
-      "{\"lengths\": [{\"length\": 1000, \"phase\": \"grid\", \"accuracy\": 1, \"lo\": 0.8, \"hi\": 1},"
-      " {\"length\": 1500, \"accuracy\": 0.5, \"lo\": 0.3, \"hi\": 0.7},"
-      " {\"length\": 1250, \"phase\": \"bisect\", \"accuracy\": 0.75, \"lo\": 0.5, \"hi\": 0.9}],"
+      "{\"lengths\": [{\"length\": 1000, \"phase\": \"grid\", \"accuracy\": 1, \"lo\": 0.8, \"hi\": 1,"
+      "   \"ttft_ms_p50\": 120, \"e2e_ms_p50\": 300},"
+      " {\"length\": 1500, \"accuracy\": 0.5, \"lo\": 0.3, \"hi\": 0.7, \"ttft_ms_p50\": 150, \"e2e_ms_p50\": 330},"
+      " {\"length\": 1250, \"phase\": \"bisect\", \"accuracy\": 0.75, \"lo\": 0.5, \"hi\": 0.9,"
+      "   \"ttft_ms_p50\": 135, \"e2e_ms_p50\": 315}],"
       " \"tolerance\": 0.1, \"confidence\": 0.95, \"breakpoint_tokens\": 1250}";
   char *text = render_probe(cb__rep_probe_context, doc, CB__REP_FMT_TEXT);
   const char *row = strstr(text, "\n  1500 ");
@@ -572,6 +575,16 @@ static void test_probe_context_without_phase(void **state) {
   char *decay = figure(html, "probe-decay");
   /* 3 accuracy points, 3 + 3 interval bounds, 1 bisection midpoint (1250, not 1500) */
   if (!strstr(decay, "data-points=\"10\"")) fail_msg("decay chart points:\n%s", decay);
+  /* both curves against the tested lengths: prompt tokens on a log scale (1k, 2k) */
+  char *latency = figure(html, "probe-latency");
+  const char *const curves[] = {decay, latency};
+  for (size_t i = 0; i < 2; i++)
+    if (!strstr(curves[i], ">prompt tokens</text>") || !strstr(curves[i], ">1k</text>") ||
+        !strstr(curves[i], ">2k</text>") || strstr(curves[i], ">1.2k</text>"))
+      fail_msg("not against prompt tokens on a log scale:\n%s", curves[i]);
+  if (!strstr(latency, "data-points=\"6\"") || !strstr(latency, ">latency (ms)</text>"))
+    fail_msg("latency chart: TTFT and E2E per length in ms:\n%s", latency);
+  cb_free(latency);
   cb_free(decay);
   cb_free(html);
   cb_free(text);
@@ -583,7 +596,7 @@ int main(void) {
       cmocka_unit_test(test_sample_requests),       cmocka_unit_test(test_values_skip_impossible_times),
       cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
-      cmocka_unit_test(test_probe_perturb_charts), cmocka_unit_test(test_probe_context_without_phase),
+      cmocka_unit_test(test_probe_perturb_charts), cmocka_unit_test(test_probe_context_part),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
