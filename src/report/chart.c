@@ -42,6 +42,11 @@ void cb__rep_axis_latency(cb__rep_axis_spec *a, const char *label) {
   a->from_zero = 1;
 }
 
+void cb__rep_axis_count(cb__rep_axis_spec *a, const char *label) {
+  snprintf(a->label, sizeof a->label, "%s", label);
+  a->integer = 1;
+}
+
 void cb__rep_chart_free(cb__rep_chart *c) {
   for (size_t i = 0; i < c->n_series; i++) {
     cb_free(c->series[i].x);

@@ -409,6 +409,8 @@ void cb__rep_chart_free(cb__rep_chart *c);
 void cb__rep_axis_share(cb__rep_axis_spec *a, const char *label);
 /* An axis of latencies named LABEL: durations given in ms, from 0. */
 void cb__rep_axis_latency(cb__rep_axis_spec *a, const char *label);
+/* An axis of counts (requests, turns, tool calls) named LABEL: ticks on whole numbers. */
+void cb__rep_axis_count(cb__rep_axis_spec *a, const char *label);
 /* A new series (the pointer stays valid until the next call adds one). */
 cb__rep_series *cb__rep_chart_series(cb__rep_chart *c, cb__rep_series_kind kind, int color,
                                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -114,8 +114,7 @@ static void charts(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart calls;
   cb__rep_chart_init(&calls, "", "Success against tool calls");
   snprintf(calls.id, sizeof calls.id, "probe-agent-calls-%u", d->seq++);
-  snprintf(calls.x.label, sizeof calls.x.label, "tool calls");
-  calls.x.integer = 1;
+  cb__rep_axis_count(&calls.x, "tool calls");
   calls.x.from_zero = 1;
   snprintf(calls.y.label, sizeof calls.y.label, "success");
   calls.y.unit = CB__REP_UNIT_FRACTION;

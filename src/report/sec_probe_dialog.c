@@ -20,8 +20,7 @@ static void depth_part(cb__rep_doc *d, json_t *doc) {
   if (!json_array_size(rows)) return;
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "dialog-depth", "Satisfaction by recall depth (turns since the slot was set)");
-  snprintf(c.x.label, sizeof c.x.label, "recall depth (turns)");
-  c.x.integer = 1;
+  cb__rep_axis_count(&c.x, "recall depth (turns)");
   c.x.from_zero = 1;
   cb__rep_axis_share(&c.y, "satisfied");
   cb__rep_probe_line(&c, 0, "satisfied", rows, "depth", "rate")->markers = 1;
@@ -50,8 +49,7 @@ static void turn_part(cb__rep_doc *d, json_t *doc) {
   if (!json_array_size(rows)) return;
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "dialog-ttft", "TTFT per turn as the conversation grows");
-  snprintf(c.x.label, sizeof c.x.label, "turn");
-  c.x.integer = 1;
+  cb__rep_axis_count(&c.x, "turn");
   cb__rep_axis_latency(&c.y, "TTFT");
   cb__rep_probe_line(&c, 0, "p50", rows, "turn", "ttft_ms.p50")->markers = 1;
   cb__rep_series *p90 = cb__rep_probe_line(&c, 0, "p90", rows, "turn", "ttft_ms.p90");

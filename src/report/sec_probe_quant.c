@@ -59,8 +59,7 @@ static void histogram(cb__rep_doc *d, json_t *doc) {
   cb__rep_doc_chart_begin(d, &c, "probe-kld", "KLD per position (nats)");
   snprintf(c.x.label, sizeof c.x.label, "KLD");
   c.x.log = 1;
-  snprintf(c.y.label, sizeof c.y.label, "positions");
-  c.y.integer = 1;
+  cb__rep_axis_count(&c.y, "positions");
   c.y.from_zero = 1;
   cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_STEP, 0, "positions per half-decade");
   size_t i;
@@ -79,8 +78,7 @@ static void histogram(cb__rep_doc *d, json_t *doc) {
 static void by_position(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "probe-kld-pos", "Mean KLD by position in the continuation");
-  snprintf(c.x.label, sizeof c.x.label, "position");
-  c.x.integer = 1;
+  cb__rep_axis_count(&c.x, "position");
   snprintf(c.y.label, sizeof c.y.label, "mean KLD");
   c.y.from_zero = 1;
   json_t *positions = json_object_get(doc, "by_position");

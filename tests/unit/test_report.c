@@ -2,8 +2,8 @@
  * test_report.c - the report's building blocks: axis ticks on every degenerate range
  * (one point, all equal, zero, NaN, infinities, huge, too narrow for a double), log
  * ticks, numbers for people, escaping for HTML / Markdown / terminal / CSV, UTF-8
- * cutting, histogram bins, CDF points and charts with nothing to draw, share and
- * latency axes, probe lines drawn from JSON rows. Failures print what was got and what was wanted.
+ * cutting, histogram bins, CDF points and charts with nothing to draw, share, latency
+ * and count axes, probe lines drawn from JSON rows. Failures print what was got and what was wanted.
  */
 #include <jansson.h>
 #include <math.h>
@@ -558,6 +558,18 @@ static void test_table_add_text(void **state) {
   cb__rep_table_free(&t);
 }
 
+/* The SVG of chart C with one line through (1, y0) and (2, y1), C freed (owned text). */
+static char *draw_line(cb__rep_chart *c, double y0, double y1) {
+  cb__rep_series *s = cb__rep_chart_series(c, CB__REP_LINE, 0, "v");
+  cb__rep_series_add(s, 1, y0);
+  cb__rep_series_add(s, 2, y1);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb__rep_chart_svg(c, &out);
+  cb__rep_chart_free(c);
+  return out.data;
+}
+
 /* cb__rep_axis_share: the label, shown as %, fixed at 0 and 1, the other settings kept;
  * drawn, its ticks run from 0% to 100% whatever the data. */
 static void test_axis_share(void **state) {
@@ -573,16 +585,10 @@ static void test_axis_share(void **state) {
   assert_int_equal(c.y.log, 0);
   assert_int_equal(c.y.from_zero, 0);
   assert_true(isnan(c.x.min) && isnan(c.x.max)); /* the other axis untouched */
-  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "v");
-  cb__rep_series_add(s, 1, 0.42);
-  cb__rep_series_add(s, 2, 0.44);
-  cb_buf out;
-  cb_buf_init(&out, 0);
-  cb__rep_chart_svg(&c, &out);
-  if (!strstr(out.data, ">0%</text>") || !strstr(out.data, ">100%</text>"))
-    fail_msg("a share axis over 0.42..0.44 does not run from 0%% to 100%%:\n%s", out.data);
-  cb_buf_free(&out);
-  cb__rep_chart_free(&c);
+  char *svg = draw_line(&c, 0.42, 0.44);
+  if (!strstr(svg, ">0%</text>") || !strstr(svg, ">100%</text>"))
+    fail_msg("a share axis over 0.42..0.44 does not run from 0%% to 100%%:\n%s", svg);
+  cb_free(svg);
 }
 
 /* cb__rep_axis_latency: the label, ms, from 0 with free ends; drawn, 120..130 ms sits
@@ -597,16 +603,30 @@ static void test_axis_latency(void **state) {
   assert_int_equal(c.y.from_zero, 1);
   assert_true(isnan(c.y.min) && isnan(c.y.max));
   assert_int_equal(c.y.log, 0);
-  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "v");
-  cb__rep_series_add(s, 1, 120);
-  cb__rep_series_add(s, 2, 130);
-  cb_buf out;
-  cb_buf_init(&out, 0);
-  cb__rep_chart_svg(&c, &out);
-  if (!strstr(out.data, "class=\"tick\">0</text>") || !strstr(out.data, ">TTFT (ms)</text>"))
-    fail_msg("a latency axis over 120..130 ms does not start at 0 in ms:\n%s", out.data);
-  cb_buf_free(&out);
-  cb__rep_chart_free(&c);
+  char *svg = draw_line(&c, 120, 130);
+  if (!strstr(svg, "class=\"tick\">0</text>") || !strstr(svg, ">TTFT (ms)</text>"))
+    fail_msg("a latency axis over 120..130 ms does not start at 0 in ms:\n%s", svg);
+  cb_free(svg);
+}
+
+/* cb__rep_axis_count: the label, whole-number ticks, nothing else set; drawn over
+ * 1..3 turns, the ticks are 1, 2, 3 and never 1.5. */
+static void test_axis_count(void **state) {
+  (void)state;
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "count", "count");
+  cb__rep_axis_count(&c.y, "turn");
+  want_str("count axis label", c.y.label, "turn");
+  assert_int_equal(c.y.integer, 1);
+  assert_int_equal(c.y.unit, CB__REP_UNIT_NONE);
+  assert_int_equal(c.y.from_zero, 0);
+  assert_true(isnan(c.y.min) && isnan(c.y.max));
+  char *svg = draw_line(&c, 1, 3);
+  /* y ticks are drawn right-aligned (text-anchor end), x ticks centred */
+  if (!strstr(svg, "\"end\" class=\"tick\">2</text>") || !strstr(svg, "\"end\" class=\"tick\">3</text>") ||
+      strstr(svg, "\"end\" class=\"tick\">1.5</text>"))
+    fail_msg("a count axis over 1..3 is not on whole numbers:\n%s", svg);
+  cb_free(svg);
 }
 
 /* cb__rep_probe_line: a LINE series named as asked, one point per row with both
@@ -658,7 +678,7 @@ int main(void) {
       cmocka_unit_test(test_tick_labels),       cmocka_unit_test(test_chart_categories),
       cmocka_unit_test(test_fmt_unit),          cmocka_unit_test(test_table_add_text),
       cmocka_unit_test(test_axis_share),        cmocka_unit_test(test_probe_line),
-      cmocka_unit_test(test_axis_latency),
+      cmocka_unit_test(test_axis_latency),      cmocka_unit_test(test_axis_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
