@@ -159,6 +159,9 @@ void cb__rep_run_name(const cb_report *r, const cb__rep_input *in, const cb__rep
  * by '.' reach nested objects ("calibench.version"). */
 const char *cb__rep_json_str(const struct json_t *o, const char *path);
 double cb__rep_json_num(const struct json_t *o, const char *path);
+/* The number member KEY of an object, KEY taken whole (an eval metric's name such as
+ * "judge:rubrics/x.yaml" has dots), or NAN when absent or not a number. */
+double cb__rep_json_key_num(const struct json_t *o, const char *key);
 
 /* The value of "KEY=..." among a manifest's workload description lines ("arrival",
  * "concurrency", "seed", ...), or NULL. */
@@ -537,8 +540,6 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
                            struct json_t *doc);
 void cb__rep_probe_dialog(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                           struct json_t *doc);
-/* A number member of a JSON object, NAN when absent or not a number. */
-double cb__rep_probe_num(struct json_t *o, const char *key);
 /* A probe number for a cell: whole numbers (token counts) in full, others to 4 digits. */
 void cb__rep_probe_fmt(double v, char *out, size_t n);
 /* A LINE series named NAME: one point per object of the JSON array ROWS, its YKEY

@@ -15,7 +15,7 @@
 #include "calibench/alloc.h"
 #include "report_internal.h"
 
-#define num cb__rep_probe_num
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static void heatmap(cb__rep_doc *d, json_t *doc) {
   json_t *depths = json_object_get(doc, "depths"), *grid = json_object_get(doc, "grid");

@@ -19,7 +19,8 @@
 
 /* "mean [lo, hi]" of an object with mean/rate, lo, hi; "-" when it has no value. */
 static void with_interval(json_t *o, const char *key, char *out, size_t n) {
-  double v = cb__rep_probe_num(o, key), lo = cb__rep_probe_num(o, "lo"), hi = cb__rep_probe_num(o, "hi");
+  double v = cb__rep_json_key_num(o, key), lo = cb__rep_json_key_num(o, "lo"),
+         hi = cb__rep_json_key_num(o, "hi");
   if (!isfinite(v)) {
     snprintf(out, n, "-");
     return;
@@ -58,7 +59,7 @@ static void families_table(cb__rep_doc *d, json_t *families) {
     cb__rep_table_add(&t, 0, "%s", cell);
     json_t *c = json_object_get(f, "conflict");
     with_interval(c, "rate", cell, sizeof cell);
-    double k = cb__rep_probe_num(c, "k"), n = cb__rep_probe_num(c, "n");
+    double k = cb__rep_json_key_num(c, "k"), n = cb__rep_json_key_num(c, "n");
     if (isfinite(n) && n > 0)
       cb__rep_table_add(&t, k > 0 ? CB__REP_TONE_BAD : 0, "%s of %.0f refused clean", cell, n);
     else
@@ -74,7 +75,8 @@ static void families_table(cb__rep_doc *d, json_t *families) {
 static void point_with_interval(cb__rep_chart *c, int color, const char *legend, double x, json_t *o,
                                 const char *key) {
   cb__rep_series *pts = cb__rep_chart_series(c, CB__REP_POINTS, color, "%s", legend);
-  double v = cb__rep_probe_num(o, key), lo = cb__rep_probe_num(o, "lo"), hi = cb__rep_probe_num(o, "hi");
+  double v = cb__rep_json_key_num(o, key), lo = cb__rep_json_key_num(o, "lo"),
+         hi = cb__rep_json_key_num(o, "hi");
   if (!isfinite(v)) return;
   cb__rep_series_add(pts, x, v); /* before the segment is made: series pointers move */
   if (!isfinite(lo) || !isfinite(hi)) return;
@@ -152,13 +154,13 @@ static void worst_table(cb__rep_doc *d, json_t *families) {
     json_t *w;
     json_array_foreach(json_object_get(f, "worst"), i, w) {
       char drift[32];
-      cb__rep_probe_fmt(cb__rep_probe_num(w, "drift"), drift, sizeof drift);
+      cb__rep_probe_fmt(cb__rep_json_key_num(w, "drift"), drift, sizeof drift);
       cb__rep_table_add(&t, 0, "%s", name);
       cut_cell(&t, w, "id");
       cut_cell(&t, w, "perturbed_prompt");
       cut_cell(&t, w, "clean_answer");
       cut_cell(&t, w, "perturbed_answer");
-      cb__rep_table_add(&t, 0, "%s", isfinite(cb__rep_probe_num(w, "drift")) ? drift : "-");
+      cb__rep_table_add(&t, 0, "%s", isfinite(cb__rep_json_key_num(w, "drift")) ? drift : "-");
       const char *cr = json_string_value(json_object_get(w, "clean_refusal"));
       const char *pr = json_string_value(json_object_get(w, "perturbed_refusal"));
       int conflict = cr && pr && strcmp(cr, "none") && !strcmp(pr, "none");
@@ -186,7 +188,7 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
                    "clean prompt was refused. Means with bootstrap intervals, rates with Wilson "
                    "intervals.");
   families_table(d, families);
-  double confidence = cb__rep_probe_num(json_object_get(doc, "settings"), "confidence");
+  double confidence = cb__rep_json_key_num(json_object_get(doc, "settings"), "confidence");
   if (!isfinite(confidence)) confidence = 0.95;
   cb__rep_doc_grid_begin(d);
   drift_chart(d, families, confidence);

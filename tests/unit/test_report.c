@@ -629,6 +629,24 @@ static void test_axis_count(void **state) {
   cb_free(svg);
 }
 
+/* cb__rep_json_key_num takes the key whole (eval metric names have dots), where
+ * cb__rep_json_num walks a path; both give NAN for what is not a number. */
+static void test_json_key_num(void **state) {
+  (void)state;
+  json_error_t e;
+  json_t *o = json_loads("{\"judge:rubrics/x.yaml\": 0.5, \"a\": {\"b\": 2}, \"s\": \"1\", \"t\": true}", 0, &e);
+  assert_non_null(o);
+  if (cb__rep_json_key_num(o, "judge:rubrics/x.yaml") != 0.5) fail_msg("a key with dots is not read whole");
+  assert_true(isnan(cb__rep_json_num(o, "judge:rubrics/x.yaml"))); /* a path: "judge:rubrics/x", "yaml" */
+  assert_true(isnan(cb__rep_json_key_num(o, "a.b")));
+  if (cb__rep_json_num(o, "a.b") != 2) fail_msg("the path a.b is not 2");
+  assert_true(isnan(cb__rep_json_key_num(o, "s")));
+  assert_true(isnan(cb__rep_json_key_num(o, "t")));
+  assert_true(isnan(cb__rep_json_key_num(o, "absent")));
+  assert_true(isnan(cb__rep_json_key_num(NULL, "a")));
+  json_decref(o);
+}
+
 /* cb__rep_probe_line: a LINE series named as asked, one point per row with both
  * numbers (a dotted path reaches a nested object), in row order; rows without them,
  * rows that are not objects and a missing array give no point. */
@@ -679,6 +697,7 @@ int main(void) {
       cmocka_unit_test(test_fmt_unit),          cmocka_unit_test(test_table_add_text),
       cmocka_unit_test(test_axis_share),        cmocka_unit_test(test_probe_line),
       cmocka_unit_test(test_axis_latency),      cmocka_unit_test(test_axis_count),
+      cmocka_unit_test(test_json_key_num),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
