@@ -235,9 +235,7 @@ static void sla_chart(const json_t *j, const char *metric, cb__rep_doc *d) {
   if (!numeric)
     for (size_t k = 0; k < json_array_size(points); k++)
       cb__rep_chart_category(&c, str_or(json_array_get(points, k), "label", "?"));
-  snprintf(c.y.label, sizeof c.y.label, "%s", metric);
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
+  cb__rep_axis_latency(&c.y, metric);
   double stops = INFINITY;
   int color = 0;
   char promises[200] = "";

@@ -29,6 +29,24 @@ void cb__rep_chart_init(cb__rep_chart *c, const char *id, const char *title) {
   axis_default(&c->y);
 }
 
+void cb__rep_axis_share(cb__rep_axis_spec *a, const char *label) {
+  snprintf(a->label, sizeof a->label, "%s", label);
+  a->unit = CB__REP_UNIT_FRACTION;
+  a->min = 0;
+  a->max = 1;
+}
+
+void cb__rep_axis_latency(cb__rep_axis_spec *a, const char *label) {
+  snprintf(a->label, sizeof a->label, "%s", label);
+  a->unit = CB__REP_UNIT_MS;
+  a->from_zero = 1;
+}
+
+void cb__rep_axis_count(cb__rep_axis_spec *a, const char *label) {
+  snprintf(a->label, sizeof a->label, "%s", label);
+  a->integer = 1;
+}
+
 void cb__rep_chart_free(cb__rep_chart *c) {
   for (size_t i = 0; i < c->n_series; i++) {
     cb_free(c->series[i].x);

@@ -53,6 +53,11 @@ double cb__rep_json_num(const json_t *o, const char *path) {
   return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+double cb__rep_json_key_num(const json_t *o, const char *key) {
+  const json_t *v = json_object_get(o, key);
+  return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 static int exists(const char *path) {
   struct stat st;
   return stat(path, &st) == 0;

@@ -13,10 +13,7 @@
 
 #include "report_internal.h"
 
-static double num(json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static long whole(json_t *o, const char *key) {
   json_t *v = json_object_get(o, key);

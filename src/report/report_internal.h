@@ -159,6 +159,9 @@ void cb__rep_run_name(const cb_report *r, const cb__rep_input *in, const cb__rep
  * by '.' reach nested objects ("calibench.version"). */
 const char *cb__rep_json_str(const struct json_t *o, const char *path);
 double cb__rep_json_num(const struct json_t *o, const char *path);
+/* The number member KEY of an object, KEY taken whole (an eval metric's name such as
+ * "judge:rubrics/x.yaml" has dots), or NAN when absent or not a number. */
+double cb__rep_json_key_num(const struct json_t *o, const char *key);
 
 /* The value of "KEY=..." among a manifest's workload description lines ("arrival",
  * "concurrency", "seed", ...), or NULL. */
@@ -405,6 +408,12 @@ typedef struct cb__rep_heatmap {
 /* A chart with linear axes, NAN fixed ends and "no data" as its empty text. */
 void cb__rep_chart_init(cb__rep_chart *c, const char *id, const char *title);
 void cb__rep_chart_free(cb__rep_chart *c);
+/* An axis of shares (accuracy, a rate) named LABEL: from 0 to 1, shown as %. */
+void cb__rep_axis_share(cb__rep_axis_spec *a, const char *label);
+/* An axis of latencies named LABEL: durations given in ms, from 0. */
+void cb__rep_axis_latency(cb__rep_axis_spec *a, const char *label);
+/* An axis of counts (requests, turns, tool calls) named LABEL: ticks on whole numbers. */
+void cb__rep_axis_count(cb__rep_axis_spec *a, const char *label);
 /* A new series (the pointer stays valid until the next call adds one). */
 cb__rep_series *cb__rep_chart_series(cb__rep_chart *c, cb__rep_series_kind kind, int color,
                                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -531,10 +540,13 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
                            struct json_t *doc);
 void cb__rep_probe_dialog(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                           struct json_t *doc);
-/* A number member of a JSON object, NAN when absent or not a number. */
-double cb__rep_probe_num(struct json_t *o, const char *key);
 /* A probe number for a cell: whole numbers (token counts) in full, others to 4 digits. */
 void cb__rep_probe_fmt(double v, char *out, size_t n);
+/* A LINE series named NAME: one point per object of the JSON array ROWS, its YKEY
+ * against its XKEY (keys, or paths as cb__rep_json_num takes them: "ttft_ms.p50");
+ * a row without both numbers is left out. The pointer is cb__rep_chart_series's. */
+cb__rep_series *cb__rep_probe_line(cb__rep_chart *c, int color, const char *name, struct json_t *rows,
+                                   const char *xkey, const char *ykey);
 void cb__rep_probe_agent(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,
                          struct json_t *doc);
 void cb__rep_probe_embed(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run,

@@ -145,10 +145,7 @@ static void class_cdf(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_doc_chart_begin(d, &c, "class-ttft", "TTFT by class: cumulative distribution");
   snprintf(c.x.label, sizeof c.x.label, "TTFT");
   c.x.unit = CB__REP_UNIT_MS;
-  snprintf(c.y.label, sizeof c.y.label, "requests at or below");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  cb__rep_axis_share(&c.y, "requests at or below");
   for (size_t i = 0; i < run->n_classes && i < CB__REP_PALETTE; i++) {
     cb__rep_values v;
     cb__rep_values_of(&run->records, run->classes[i].class_name, CB__REP_TTFT, &v);

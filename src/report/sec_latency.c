@@ -67,11 +67,7 @@ static void cdf_chart(const cb_report *r, cb__rep_doc *d, size_t m) {
   cb__rep_chart_init(&c, id, title);
   snprintf(c.x.label, sizeof c.x.label, "%s", dists[m].name);
   c.x.unit = CB__REP_UNIT_MS;
-  snprintf(c.y.label, sizeof c.y.label, "requests at or below");
-  if (dists[m].which == CB__REP_ITL) snprintf(c.y.label, sizeof c.y.label, "gaps at or below");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  cb__rep_axis_share(&c.y, dists[m].which == CB__REP_ITL ? "gaps at or below" : "requests at or below");
   double lo = INFINITY, hi = 0;
   for (size_t i = 0; i < n; i++) {
     const cb__rep_values *v = &refs[i].run->dist[dists[m].which];
@@ -120,9 +116,8 @@ static void histogram(const cb_report *r, const cb__rep_input *in, cb__rep_doc *
   cb__rep_chart_init(&c, id, title);
   snprintf(c.x.label, sizeof c.x.label, "%s", dists[m].name);
   c.x.unit = CB__REP_UNIT_MS;
-  snprintf(c.y.label, sizeof c.y.label, "%s", dists[m].which == CB__REP_ITL ? "gaps" : "requests");
+  cb__rep_axis_count(&c.y, dists[m].which == CB__REP_ITL ? "gaps" : "requests");
   c.y.from_zero = 1;
-  c.y.integer = 1;
   cb__rep_bins b;
   cb__rep_bins_compute(v, 32, &b);
   char width[32];

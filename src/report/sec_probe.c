@@ -45,15 +45,21 @@ static int applies(const cb_report *r, cb__rep_fmt fmt) {
   return cb__rep_any_run_has(r, "probe.json");
 }
 
-double cb__rep_probe_num(json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* A metric's number: whole numbers (token counts) in full, others to 4 digits. */
 void cb__rep_probe_fmt(double v, char *out, size_t n) {
   if (isfinite(v) && v == floor(v) && fabs(v) < 1e12) snprintf(out, n, "%.0f", v);
   else snprintf(out, n, "%.4g", v);
+}
+
+cb__rep_series *cb__rep_probe_line(cb__rep_chart *c, int color, const char *name, json_t *rows,
+                                   const char *xkey, const char *ykey) {
+  cb__rep_series *s = cb__rep_chart_series(c, CB__REP_LINE, color, "%s", name);
+  size_t i;
+  json_t *row;
+  json_array_foreach(rows, i, row) {
+    cb__rep_series_add(s, cb__rep_json_num(row, xkey), cb__rep_json_num(row, ykey));
+  }
+  return s;
 }
 
 static void metrics_table(cb__rep_doc *d, json_t *doc) {
@@ -63,9 +69,9 @@ static void metrics_table(cb__rep_doc *d, json_t *doc) {
   const char *name;
   json_t *m;
   json_object_foreach(json_object_get(doc, "metrics"), name, m) {
-    double lo = cb__rep_probe_num(m, "lo"), hi = cb__rep_probe_num(m, "hi");
+    double lo = cb__rep_json_key_num(m, "lo"), hi = cb__rep_json_key_num(m, "hi");
     char v[32], a[32], b[32];
-    cb__rep_probe_fmt(cb__rep_probe_num(m, "value"), v, sizeof v);
+    cb__rep_probe_fmt(cb__rep_json_key_num(m, "value"), v, sizeof v);
     cb__rep_probe_fmt(lo, a, sizeof a);
     cb__rep_probe_fmt(hi, b, sizeof b);
     cb__rep_table_add(&t, 0, "%s", name);

@@ -15,7 +15,7 @@
 #include "calibench/alloc.h"
 #include "report_internal.h"
 
-#define num cb__rep_probe_num
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static void heatmap(cb__rep_doc *d, json_t *doc) {
   json_t *depths = json_object_get(doc, "depths"), *grid = json_object_get(doc, "grid");
@@ -70,39 +70,33 @@ static void heatmap(cb__rep_doc *d, json_t *doc) {
   cb_free(lens);
 }
 
+/* A chart against the tested lengths (x: prompt tokens, log scale); returns them. */
+static json_t *lengths_chart(cb__rep_doc *d, cb__rep_chart *c, json_t *doc, const char *id, const char *title) {
+  cb__rep_doc_chart_begin(d, c, id, title);
+  snprintf(c->x.label, sizeof c->x.label, "prompt tokens");
+  c->x.log = 1;
+  return json_object_get(doc, "lengths");
+}
+
 static void decay_curve(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-decay", "Accuracy by context length");
-  snprintf(c.x.label, sizeof c.x.label, "prompt tokens");
-  c.x.log = 1;
-  snprintf(c.y.label, sizeof c.y.label, "accuracy");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  json_t *lengths = lengths_chart(d, &c, doc, "probe-decay", "Accuracy by context length");
+  cb__rep_axis_share(&c.y, "accuracy");
   /* one line through every tested length; the bisection's midpoints marked on it */
-  cb__rep_series *a = cb__rep_chart_series(&c, CB__REP_LINE, 0, "accuracy");
-  a->markers = 1;
+  cb__rep_probe_line(&c, 0, "accuracy", lengths, "length", "accuracy")->markers = 1;
+  cb__rep_series *b = cb__rep_chart_series(&c, CB__REP_POINTS, 1, "bisection midpoint");
   size_t i;
   json_t *l;
-  json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    cb__rep_series_add(a, num(l, "length"), num(l, "accuracy"));
-  }
-  cb__rep_series *b = cb__rep_chart_series(&c, CB__REP_POINTS, 1, "bisection midpoint");
-  json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    if (strcmp(json_string_value(json_object_get(l, "phase")), "grid"))
+  json_array_foreach(lengths, i, l) {
+    const char *phase = json_string_value(json_object_get(l, "phase"));
+    if (phase && strcmp(phase, "grid")) /* a length of no known phase is left unmarked */
       cb__rep_series_add(b, num(l, "length"), num(l, "accuracy"));
   }
-  cb__rep_series *lo = cb__rep_chart_series(&c, CB__REP_LINE, 0, "%.0f%% interval", 100 * num(doc, "confidence"));
-  lo->dashed = 1;
-  json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    cb__rep_series_add(lo, num(l, "length"), num(l, "lo"));
-  }
-  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 0, "%s", ""); /* no second key */
-  hi->dashed = 1;
-  json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    cb__rep_series_add(hi, num(l, "length"), num(l, "hi"));
-  }
-  json_t *first = json_array_get(json_object_get(doc, "lengths"), 0);
+  char interval[sizeof b->name];
+  snprintf(interval, sizeof interval, "%.0f%% interval", 100 * num(doc, "confidence"));
+  cb__rep_probe_line(&c, 0, interval, lengths, "length", "lo")->dashed = 1;
+  cb__rep_probe_line(&c, 0, "", lengths, "length", "hi")->dashed = 1; /* no second key */
+  json_t *first = json_array_get(lengths, 0);
   double floor_acc = num(first, "accuracy") - num(doc, "tolerance");
   cb__rep_chart_mark(&c, 0, floor_acc, CB__REP_TONE_WARN, "tolerance");
   if (isfinite(num(doc, "breakpoint_tokens"))) /* a mark at NaN is dropped anyway */
@@ -122,23 +116,11 @@ static void pressure_curve(cb__rep_doc *d, json_t *doc) {
   cb__rep_doc_chart_begin(d, &c, "probe-pressure", title);
   snprintf(c.x.label, sizeof c.x.label, "distractors per 1k tokens");
   c.x.from_zero = 1;
-  snprintf(c.y.label, sizeof c.y.label, "accuracy");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
-  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 2, "accuracy");
-  s->markers = 1;
-  cb__rep_series *lo = cb__rep_chart_series(&c, CB__REP_LINE, 2, "Wilson interval");
-  lo->dashed = 1;
-  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 2, "%s", "");
-  hi->dashed = 1;
-  size_t i;
-  json_t *p;
-  json_array_foreach(json_object_get(pr, "points"), i, p) {
-    cb__rep_series_add(&c.series[0], num(p, "density"), num(p, "accuracy"));
-    cb__rep_series_add(&c.series[1], num(p, "density"), num(p, "lo"));
-    cb__rep_series_add(&c.series[2], num(p, "density"), num(p, "hi"));
-  }
+  cb__rep_axis_share(&c.y, "accuracy");
+  json_t *points = json_object_get(pr, "points");
+  cb__rep_probe_line(&c, 2, "accuracy", points, "density", "accuracy")->markers = 1;
+  cb__rep_probe_line(&c, 2, "Wilson interval", points, "density", "lo")->dashed = 1;
+  cb__rep_probe_line(&c, 2, "", points, "density", "hi")->dashed = 1;
   snprintf(c.note, sizeof c.note, "Distractor needles of other keys, their distance from the needle "
            "exponential with mean %.0f%% of the length", 100 * num(pr, "scale"));
   cb__rep_doc_chart_end(d, &c, NULL);
@@ -146,22 +128,10 @@ static void pressure_curve(cb__rep_doc *d, json_t *doc) {
 
 static void latency_curve(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-latency", "TTFT and E2E by context length (p50)");
-  snprintf(c.x.label, sizeof c.x.label, "prompt tokens");
-  c.x.log = 1;
-  snprintf(c.y.label, sizeof c.y.label, "latency");
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
-  cb__rep_series *t = cb__rep_chart_series(&c, CB__REP_LINE, 0, "TTFT p50");
-  t->markers = 1;
-  cb__rep_series *e = cb__rep_chart_series(&c, CB__REP_LINE, 1, "E2E p50");
-  e->markers = 1;
-  size_t i;
-  json_t *l;
-  json_array_foreach(json_object_get(doc, "lengths"), i, l) {
-    cb__rep_series_add(&c.series[0], num(l, "length"), num(l, "ttft_ms_p50"));
-    cb__rep_series_add(&c.series[1], num(l, "length"), num(l, "e2e_ms_p50"));
-  }
+  json_t *lengths = lengths_chart(d, &c, doc, "probe-latency", "TTFT and E2E by context length (p50)");
+  cb__rep_axis_latency(&c.y, "latency");
+  cb__rep_probe_line(&c, 0, "TTFT p50", lengths, "length", "ttft_ms_p50")->markers = 1;
+  cb__rep_probe_line(&c, 1, "E2E p50", lengths, "length", "e2e_ms_p50")->markers = 1;
   cb__rep_doc_chart_end(d, &c, NULL);
 }
 
@@ -175,8 +145,9 @@ static void lengths_table(cb__rep_doc *d, json_t *doc) {
   json_t *l;
   json_array_foreach(json_object_get(doc, "lengths"), i, l) {
     double acc = num(l, "accuracy");
+    const char *phase = json_string_value(json_object_get(l, "phase"));
     cb__rep_table_add(&t, 0, "%.0f", num(l, "length"));
-    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%s", json_string_value(json_object_get(l, "phase")));
+    cb__rep_table_add(&t, CB__REP_TONE_MUTED, "%s", phase ? phase : "?");
     cb__rep_table_add(&t, 0, "%.0f", num(l, "requests"));
     cb__rep_table_add(&t, num(l, "failed") > 0 ? CB__REP_TONE_BAD : 0, "%.0f", num(l, "failed"));
     cb__rep_table_add(&t, acc >= floor_acc - 1e-12 ? CB__REP_TONE_GOOD : CB__REP_TONE_BAD, "%.3f", acc);

@@ -13,37 +13,24 @@
 
 #include "report_internal.h"
 
-static double num(json_t *o, const char *key) { return cb__rep_probe_num(o, key); }
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static void depth_part(cb__rep_doc *d, json_t *doc) {
   json_t *rows = json_object_get(doc, "by_depth");
   if (!json_array_size(rows)) return;
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "dialog-depth", "Satisfaction by recall depth (turns since the slot was set)");
-  snprintf(c.x.label, sizeof c.x.label, "recall depth (turns)");
-  c.x.integer = 1;
+  cb__rep_axis_count(&c.x, "recall depth (turns)");
   c.x.from_zero = 1;
-  snprintf(c.y.label, sizeof c.y.label, "satisfied");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
-  cb__rep_series *rate = cb__rep_chart_series(&c, CB__REP_LINE, 0, "satisfied");
-  rate->markers = 1;
-  cb__rep_series *lo = cb__rep_chart_series(&c, CB__REP_LINE, 0, "interval low");
-  lo->dashed = 1;
-  cb__rep_series *hi = cb__rep_chart_series(&c, CB__REP_LINE, 0, "interval high");
-  hi->dashed = 1;
-  size_t i;
-  json_t *row;
-  json_array_foreach(rows, i, row) {
-    double x = num(row, "depth");
-    cb__rep_series_add(&c.series[0], x, num(row, "rate"));
-    cb__rep_series_add(&c.series[1], x, num(row, "lo"));
-    cb__rep_series_add(&c.series[2], x, num(row, "hi"));
-  }
+  cb__rep_axis_share(&c.y, "satisfied");
+  cb__rep_probe_line(&c, 0, "satisfied", rows, "depth", "rate")->markers = 1;
+  cb__rep_probe_line(&c, 0, "interval low", rows, "depth", "lo")->dashed = 1;
+  cb__rep_probe_line(&c, 0, "interval high", rows, "depth", "hi")->dashed = 1;
   cb__rep_doc_chart_end(d, &c, NULL);
 
   cb__rep_table t;
+  size_t i;
+  json_t *row;
   const char *head[] = {"depth", "checks", "satisfied", "interval"};
   cb__rep_table_init_head(&t, "rrrr", head, 4);
   json_array_foreach(rows, i, row) {
@@ -62,25 +49,17 @@ static void turn_part(cb__rep_doc *d, json_t *doc) {
   if (!json_array_size(rows)) return;
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "dialog-ttft", "TTFT per turn as the conversation grows");
-  snprintf(c.x.label, sizeof c.x.label, "turn");
-  c.x.integer = 1;
-  snprintf(c.y.label, sizeof c.y.label, "TTFT");
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
-  cb__rep_chart_series(&c, CB__REP_LINE, 0, "p50")->markers = 1;
-  cb__rep_series *p90 = cb__rep_chart_series(&c, CB__REP_LINE, 0, "p90");
+  cb__rep_axis_count(&c.x, "turn");
+  cb__rep_axis_latency(&c.y, "TTFT");
+  cb__rep_probe_line(&c, 0, "p50", rows, "turn", "ttft_ms.p50")->markers = 1;
+  cb__rep_series *p90 = cb__rep_probe_line(&c, 0, "p90", rows, "turn", "ttft_ms.p90");
   p90->markers = 1;
   p90->dashed = 1;
-  size_t i;
-  json_t *row;
-  json_array_foreach(rows, i, row) {
-    json_t *ttft = json_object_get(row, "ttft_ms");
-    cb__rep_series_add(&c.series[0], num(row, "turn"), num(ttft, "p50"));
-    cb__rep_series_add(&c.series[1], num(row, "turn"), num(ttft, "p90"));
-  }
   cb__rep_doc_chart_end(d, &c, "no turn was answered");
 
   cb__rep_table t;
+  size_t i;
+  json_t *row;
   const char *head[] = {"turn", "answers", "prompt tokens", "TTFT p50", "checks", "satisfied", "asked back"};
   cb__rep_table_init_head(&t, "rrrrrrr", head, 7);
   json_array_foreach(rows, i, row) {

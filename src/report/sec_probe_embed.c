@@ -13,7 +13,7 @@
 
 #include "report_internal.h"
 
-static double num(json_t *o, const char *key) { return cb__rep_probe_num(o, key); }
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static void models_part(cb__rep_doc *d, json_t *doc) {
   cb__rep_table t;

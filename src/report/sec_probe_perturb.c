@@ -19,7 +19,8 @@
 
 /* "mean [lo, hi]" of an object with mean/rate, lo, hi; "-" when it has no value. */
 static void with_interval(json_t *o, const char *key, char *out, size_t n) {
-  double v = cb__rep_probe_num(o, key), lo = cb__rep_probe_num(o, "lo"), hi = cb__rep_probe_num(o, "hi");
+  double v = cb__rep_json_key_num(o, key), lo = cb__rep_json_key_num(o, "lo"),
+         hi = cb__rep_json_key_num(o, "hi");
   if (!isfinite(v)) {
     snprintf(out, n, "-");
     return;
@@ -58,7 +59,7 @@ static void families_table(cb__rep_doc *d, json_t *families) {
     cb__rep_table_add(&t, 0, "%s", cell);
     json_t *c = json_object_get(f, "conflict");
     with_interval(c, "rate", cell, sizeof cell);
-    double k = cb__rep_probe_num(c, "k"), n = cb__rep_probe_num(c, "n");
+    double k = cb__rep_json_key_num(c, "k"), n = cb__rep_json_key_num(c, "n");
     if (isfinite(n) && n > 0)
       cb__rep_table_add(&t, k > 0 ? CB__REP_TONE_BAD : 0, "%s of %.0f refused clean", cell, n);
     else
@@ -68,34 +69,43 @@ static void families_table(cb__rep_doc *d, json_t *families) {
   cb__rep_table_free(&t);
 }
 
-/* One family's value as a point at x = k (+ offset) and its interval as a vertical
- * segment through it (a two-point line of its own, no legend key). */
-static void point_with_interval(cb__rep_chart *c, cb__rep_series *pts, int color, double x, json_t *o,
+/* One family's value as a point at x = k (+ offset), a POINTS series of its own named
+ * LEGEND ("" after the first family: one key per chart), and its interval as a
+ * vertical segment through it (a two-point line of its own, no legend key). */
+static void point_with_interval(cb__rep_chart *c, int color, const char *legend, double x, json_t *o,
                                 const char *key) {
-  double v = cb__rep_probe_num(o, key), lo = cb__rep_probe_num(o, "lo"), hi = cb__rep_probe_num(o, "hi");
+  cb__rep_series *pts = cb__rep_chart_series(c, CB__REP_POINTS, color, "%s", legend);
+  double v = cb__rep_json_key_num(o, key), lo = cb__rep_json_key_num(o, "lo"),
+         hi = cb__rep_json_key_num(o, "hi");
   if (!isfinite(v)) return;
-  cb__rep_series_add(pts, x, v);
+  cb__rep_series_add(pts, x, v); /* before the segment is made: series pointers move */
   if (!isfinite(lo) || !isfinite(hi)) return;
   cb__rep_series *seg = cb__rep_chart_series(c, CB__REP_LINE, color, "%s", "");
   cb__rep_series_add(seg, x, lo);
   cb__rep_series_add(seg, x, hi);
 }
 
-/* Drift per family with its bootstrap interval. Series pointers move as series are
- * added, so each family's point goes in before its segment is made. */
-static void drift_chart(cb__rep_doc *d, json_t *families, double confidence) {
-  cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-perturb-drift", "First-token drift by family");
-  snprintf(c.x.label, sizeof c.x.label, "family");
-  snprintf(c.y.label, sizeof c.y.label, "drift (1 - cos + KL)");
-  c.y.from_zero = 1;
+/* A chart with the families as its x categories, in probe.json's order. */
+static void family_chart(cb__rep_doc *d, cb__rep_chart *c, json_t *families, const char *id,
+                         const char *title) {
+  cb__rep_doc_chart_begin(d, c, id, title);
+  snprintf(c->x.label, sizeof c->x.label, "family");
   const char *name;
   json_t *f;
-  json_object_foreach(families, name, f) cb__rep_chart_category(&c, name);
+  json_object_foreach(families, name, f) cb__rep_chart_category(c, name);
+}
+
+/* Drift per family with its bootstrap interval. */
+static void drift_chart(cb__rep_doc *d, json_t *families, double confidence) {
+  cb__rep_chart c;
+  family_chart(d, &c, families, "probe-perturb-drift", "First-token drift by family");
+  snprintf(c.y.label, sizeof c.y.label, "drift (1 - cos + KL)");
+  c.y.from_zero = 1;
   size_t k = 0;
+  const char *name;
+  json_t *f;
   json_object_foreach(families, name, f) {
-    cb__rep_series *pts = cb__rep_chart_series(&c, CB__REP_POINTS, 0, "%s", k ? "" : "mean drift");
-    point_with_interval(&c, pts, 0, (double)k, json_object_get(f, "drift"), "mean");
+    point_with_interval(&c, 0, k ? "" : "mean drift", (double)k, json_object_get(f, "drift"), "mean");
     k++;
   }
   snprintf(c.note, sizeof c.note, "Mean drift of each family's pairs with its %.0f%% bootstrap interval; "
@@ -106,22 +116,16 @@ static void drift_chart(cb__rep_doc *d, json_t *families, double confidence) {
 /* Refusal and conflict rates per family with their Wilson intervals, side by side. */
 static void rates_chart(cb__rep_doc *d, json_t *families, double confidence) {
   cb__rep_chart c;
-  cb__rep_doc_chart_begin(d, &c, "probe-perturb-rates", "Refusal and conflict rates by family");
-  snprintf(c.x.label, sizeof c.x.label, "family");
-  snprintf(c.y.label, sizeof c.y.label, "rate");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  family_chart(d, &c, families, "probe-perturb-rates", "Refusal and conflict rates by family");
+  cb__rep_axis_share(&c.y, "rate");
+  size_t k = 0;
   const char *name;
   json_t *f;
-  json_object_foreach(families, name, f) cb__rep_chart_category(&c, name);
-  size_t k = 0;
   json_object_foreach(families, name, f) {
-    cb__rep_series *r = cb__rep_chart_series(&c, CB__REP_POINTS, 0, "%s", k ? "" : "refusal rate");
-    point_with_interval(&c, r, 0, (double)k - 0.15, json_object_get(f, "refusal"), "rate");
-    cb__rep_series *x = cb__rep_chart_series(&c, CB__REP_POINTS, CB__REP_COLOR_BAD, "%s",
-                                             k ? "" : "conflict rate");
-    point_with_interval(&c, x, CB__REP_COLOR_BAD, (double)k + 0.15, json_object_get(f, "conflict"), "rate");
+    point_with_interval(&c, 0, k ? "" : "refusal rate", (double)k - 0.15,
+                        json_object_get(f, "refusal"), "rate");
+    point_with_interval(&c, CB__REP_COLOR_BAD, k ? "" : "conflict rate", (double)k + 0.15,
+                        json_object_get(f, "conflict"), "rate");
     k++;
   }
   snprintf(c.note, sizeof c.note, "%.0f%% Wilson intervals; conflict: complied where the clean prompt was "
@@ -150,13 +154,13 @@ static void worst_table(cb__rep_doc *d, json_t *families) {
     json_t *w;
     json_array_foreach(json_object_get(f, "worst"), i, w) {
       char drift[32];
-      cb__rep_probe_fmt(cb__rep_probe_num(w, "drift"), drift, sizeof drift);
+      cb__rep_probe_fmt(cb__rep_json_key_num(w, "drift"), drift, sizeof drift);
       cb__rep_table_add(&t, 0, "%s", name);
       cut_cell(&t, w, "id");
       cut_cell(&t, w, "perturbed_prompt");
       cut_cell(&t, w, "clean_answer");
       cut_cell(&t, w, "perturbed_answer");
-      cb__rep_table_add(&t, 0, "%s", isfinite(cb__rep_probe_num(w, "drift")) ? drift : "-");
+      cb__rep_table_add(&t, 0, "%s", isfinite(cb__rep_json_key_num(w, "drift")) ? drift : "-");
       const char *cr = json_string_value(json_object_get(w, "clean_refusal"));
       const char *pr = json_string_value(json_object_get(w, "perturbed_refusal"));
       int conflict = cr && pr && strcmp(cr, "none") && !strcmp(pr, "none");
@@ -184,7 +188,7 @@ void cb__rep_probe_perturb(const cb_report *r, cb__rep_doc *d, const cb__rep_run
                    "clean prompt was refused. Means with bootstrap intervals, rates with Wilson "
                    "intervals.");
   families_table(d, families);
-  double confidence = cb__rep_probe_num(json_object_get(doc, "settings"), "confidence");
+  double confidence = cb__rep_json_key_num(json_object_get(doc, "settings"), "confidence");
   if (!isfinite(confidence)) confidence = 0.95;
   cb__rep_doc_grid_begin(d);
   drift_chart(d, families, confidence);

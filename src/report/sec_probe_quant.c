@@ -13,7 +13,7 @@
 
 #include "report_internal.h"
 
-static double num(json_t *o, const char *key) { return cb__rep_probe_num(o, key); }
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static void stats_table(cb__rep_doc *d, json_t *doc) {
   json_t *k = json_object_get(doc, "kld"), *ppl = json_object_get(doc, "ppl");
@@ -59,8 +59,7 @@ static void histogram(cb__rep_doc *d, json_t *doc) {
   cb__rep_doc_chart_begin(d, &c, "probe-kld", "KLD per position (nats)");
   snprintf(c.x.label, sizeof c.x.label, "KLD");
   c.x.log = 1;
-  snprintf(c.y.label, sizeof c.y.label, "positions");
-  c.y.integer = 1;
+  cb__rep_axis_count(&c.y, "positions");
   c.y.from_zero = 1;
   cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_STEP, 0, "positions per half-decade");
   size_t i;
@@ -79,17 +78,11 @@ static void histogram(cb__rep_doc *d, json_t *doc) {
 static void by_position(cb__rep_doc *d, json_t *doc) {
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "probe-kld-pos", "Mean KLD by position in the continuation");
-  snprintf(c.x.label, sizeof c.x.label, "position");
-  c.x.integer = 1;
+  cb__rep_axis_count(&c.x, "position");
   snprintf(c.y.label, sizeof c.y.label, "mean KLD");
   c.y.from_zero = 1;
-  cb__rep_series *s = cb__rep_chart_series(&c, CB__REP_LINE, 0, "mean KLD");
-  s->markers = 1;
-  size_t i;
-  json_t *p;
-  json_array_foreach(json_object_get(doc, "by_position"), i, p) {
-    cb__rep_series_add(s, num(p, "pos"), num(p, "kld_mean"));
-  }
+  json_t *positions = json_object_get(doc, "by_position");
+  cb__rep_probe_line(&c, 0, "mean KLD", positions, "pos", "kld_mean")->markers = 1;
   snprintf(c.note, sizeof c.note, "Every prompt's position j is scored on the reference's first j "
            "tokens, so later positions see longer, reference-chosen contexts");
   cb__rep_doc_chart_end(d, &c, NULL);

@@ -29,10 +29,7 @@ static int applies(const cb_report *r, cb__rep_fmt fmt) {
   return cb__rep_any_run_has(r, "eval.json");
 }
 
-static double num(json_t *o, const char *key) {
-  json_t *v = json_object_get(o, key);
-  return json_is_number(v) ? json_number_value(v) : NAN;
-}
+static double num(json_t *o, const char *key) { return cb__rep_json_key_num(o, key); }
 
 static long count(json_t *doc, const char *status) {
   json_t *v = json_object_get(json_object_get(doc, "status"), status);

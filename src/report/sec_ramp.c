@@ -137,9 +137,7 @@ static void latency_chart(const cb__rep_run *run, cb__rep_doc *d, cb_metric m, c
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, m == CB_METRIC_TTFT ? "ramp-ttft" : "ramp-e2e", title);
   x_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "%s", cb__rep_metric_title(m));
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
+  cb__rep_axis_latency(&c.y, cb__rep_metric_title(m));
   cb__rep_series *s99 = cb__rep_chart_series(&c, CB__REP_LINE, 0, "p99");
   s99->markers = 1;
   for (size_t bin = 0; bin < b->n_bins; bin++) cb__rep_series_add(s99, bin_mid(b, bin), p99[bin]);
@@ -165,10 +163,7 @@ static void attainment_chart(const cb__rep_run *run, cb__rep_doc *d) {
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, "ramp-attainment", "SLO attainment against offered rate");
   x_axis(&c);
-  snprintf(c.y.label, sizeof c.y.label, "met the SLO");
-  c.y.unit = CB__REP_UNIT_FRACTION;
-  c.y.min = 0;
-  c.y.max = 1;
+  cb__rep_axis_share(&c.y, "met the SLO");
   for (size_t k = 0; k < s->n_slos; k++) {
     char text[96];
     cb__rep_slo_text(&s->slos[k].slo, text, sizeof text);

@@ -110,9 +110,7 @@ static void ttft_chart(const cb_summary *s, cb__rep_doc *d) {
   cb__rep_doc_chart_begin(d, &c, "sessions-ttft", "TTFT by turn (as the conversation grows)");
   snprintf(c.x.label, sizeof c.x.label, "turn");
   c.x.from_zero = 1;
-  snprintf(c.y.label, sizeof c.y.label, "TTFT");
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
+  cb__rep_axis_latency(&c.y, "TTFT");
   static const char *const names[] = {"p99", "p50", "mean"};
   for (int k = 0; k < 3; k++) {
     cb__rep_series *ser = cb__rep_chart_series(&c, CB__REP_LINE, k, "%s", names[k]);

@@ -120,9 +120,7 @@ static void latency_chart(const cb_report *r, cb__rep_doc *d, xkind xk, cb_metri
   cb__rep_chart c;
   cb__rep_doc_chart_begin(d, &c, m == CB_METRIC_TTFT ? "sweep-ttft" : "sweep-tpot", title);
   x_axis(xk, &c);
-  snprintf(c.y.label, sizeof c.y.label, "%s", cb__rep_metric_title(m));
-  c.y.unit = CB__REP_UNIT_MS;
-  c.y.from_zero = 1;
+  cb__rep_axis_latency(&c.y, cb__rep_metric_title(m));
   int color = 0, sweeps = 0;
   for (size_t i = 0; i < r->n_inputs; i++) sweeps += r->inputs[i].kind == CB__REP_INPUT_SWEEP;
   int slo_marked = 0;

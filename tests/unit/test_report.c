@@ -2,9 +2,10 @@
  * test_report.c - the report's building blocks: axis ticks on every degenerate range
  * (one point, all equal, zero, NaN, infinities, huge, too narrow for a double), log
  * ticks, numbers for people, escaping for HTML / Markdown / terminal / CSV, UTF-8
- * cutting, histogram bins, CDF points and charts with nothing to draw. Failures
- * print what was got and what was wanted.
+ * cutting, histogram bins, CDF points and charts with nothing to draw, share, latency
+ * and count axes, probe lines drawn from JSON rows. Failures print what was got and what was wanted.
  */
+#include <jansson.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -557,6 +558,132 @@ static void test_table_add_text(void **state) {
   cb__rep_table_free(&t);
 }
 
+/* The SVG of chart C with one line through (1, y0) and (2, y1), C freed (owned text). */
+static char *draw_line(cb__rep_chart *c, double y0, double y1) {
+  cb__rep_series *s = cb__rep_chart_series(c, CB__REP_LINE, 0, "v");
+  cb__rep_series_add(s, 1, y0);
+  cb__rep_series_add(s, 2, y1);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb__rep_chart_svg(c, &out);
+  cb__rep_chart_free(c);
+  return out.data;
+}
+
+/* cb__rep_axis_share: the label, shown as %, fixed at 0 and 1, the other settings kept;
+ * drawn, its ticks run from 0% to 100% whatever the data. */
+static void test_axis_share(void **state) {
+  (void)state;
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "share", "share");
+  c.y.integer = 1;
+  cb__rep_axis_share(&c.y, "met the SLO");
+  want_str("share axis label", c.y.label, "met the SLO");
+  assert_int_equal(c.y.unit, CB__REP_UNIT_FRACTION);
+  if (c.y.min != 0 || c.y.max != 1) fail_msg("share axis: [%g, %g], want [0, 1]", c.y.min, c.y.max);
+  assert_int_equal(c.y.integer, 1);
+  assert_int_equal(c.y.log, 0);
+  assert_int_equal(c.y.from_zero, 0);
+  assert_true(isnan(c.x.min) && isnan(c.x.max)); /* the other axis untouched */
+  char *svg = draw_line(&c, 0.42, 0.44);
+  if (!strstr(svg, ">0%</text>") || !strstr(svg, ">100%</text>"))
+    fail_msg("a share axis over 0.42..0.44 does not run from 0%% to 100%%:\n%s", svg);
+  cb_free(svg);
+}
+
+/* cb__rep_axis_latency: the label, ms, from 0 with free ends; drawn, 120..130 ms sits
+ * on an axis from 0 labelled "(ms)". */
+static void test_axis_latency(void **state) {
+  (void)state;
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "lat", "latency");
+  cb__rep_axis_latency(&c.y, "TTFT");
+  want_str("latency axis label", c.y.label, "TTFT");
+  assert_int_equal(c.y.unit, CB__REP_UNIT_MS);
+  assert_int_equal(c.y.from_zero, 1);
+  assert_true(isnan(c.y.min) && isnan(c.y.max));
+  assert_int_equal(c.y.log, 0);
+  char *svg = draw_line(&c, 120, 130);
+  if (!strstr(svg, "class=\"tick\">0</text>") || !strstr(svg, ">TTFT (ms)</text>"))
+    fail_msg("a latency axis over 120..130 ms does not start at 0 in ms:\n%s", svg);
+  cb_free(svg);
+}
+
+/* cb__rep_axis_count: the label, whole-number ticks, nothing else set; drawn over
+ * 1..3 turns, the ticks are 1, 2, 3 and never 1.5. */
+static void test_axis_count(void **state) {
+  (void)state;
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "count", "count");
+  cb__rep_axis_count(&c.y, "turn");
+  want_str("count axis label", c.y.label, "turn");
+  assert_int_equal(c.y.integer, 1);
+  assert_int_equal(c.y.unit, CB__REP_UNIT_NONE);
+  assert_int_equal(c.y.from_zero, 0);
+  assert_true(isnan(c.y.min) && isnan(c.y.max));
+  char *svg = draw_line(&c, 1, 3);
+  /* y ticks are drawn right-aligned (text-anchor end), x ticks centred */
+  if (!strstr(svg, "\"end\" class=\"tick\">2</text>") || !strstr(svg, "\"end\" class=\"tick\">3</text>") ||
+      strstr(svg, "\"end\" class=\"tick\">1.5</text>"))
+    fail_msg("a count axis over 1..3 is not on whole numbers:\n%s", svg);
+  cb_free(svg);
+}
+
+/* cb__rep_json_key_num takes the key whole (eval metric names have dots), where
+ * cb__rep_json_num walks a path; both give NAN for what is not a number. */
+static void test_json_key_num(void **state) {
+  (void)state;
+  json_error_t e;
+  json_t *o = json_loads("{\"judge:rubrics/x.yaml\": 0.5, \"a\": {\"b\": 2}, \"s\": \"1\", \"t\": true}", 0, &e);
+  assert_non_null(o);
+  if (cb__rep_json_key_num(o, "judge:rubrics/x.yaml") != 0.5) fail_msg("a key with dots is not read whole");
+  assert_true(isnan(cb__rep_json_num(o, "judge:rubrics/x.yaml"))); /* a path: "judge:rubrics/x", "yaml" */
+  assert_true(isnan(cb__rep_json_key_num(o, "a.b")));
+  if (cb__rep_json_num(o, "a.b") != 2) fail_msg("the path a.b is not 2");
+  assert_true(isnan(cb__rep_json_key_num(o, "s")));
+  assert_true(isnan(cb__rep_json_key_num(o, "t")));
+  assert_true(isnan(cb__rep_json_key_num(o, "absent")));
+  assert_true(isnan(cb__rep_json_key_num(NULL, "a")));
+  json_decref(o);
+}
+
+/* cb__rep_probe_line: a LINE series named as asked, one point per row with both
+ * numbers (a dotted path reaches a nested object), in row order; rows without them,
+ * rows that are not objects and a missing array give no point. */
+static void test_probe_line(void **state) {
+  (void)state;
+  json_error_t e;
+  json_t *rows = json_loads("[{\"x\": 1, \"y\": 0.5, \"t\": {\"p50\": 12}},"
+                            " {\"x\": 2, \"t\": {\"p50\": 14}},"
+                            " {\"x\": 3, \"y\": \"0.7\"},"
+                            " 7,"
+                            " {\"x\": 4, \"y\": 0.25, \"t\": 3}]",
+                            0, &e);
+  assert_non_null(rows);
+  cb__rep_chart c;
+  cb__rep_chart_init(&c, "rows", "rows");
+  cb__rep_chart_series(&c, CB__REP_POINTS, 1, "before");
+  cb__rep_series *y = cb__rep_probe_line(&c, 2, "a <y> line", rows, "x", "y");
+  assert_ptr_equal(y, &c.series[1]);
+  assert_int_equal(y->kind, CB__REP_LINE);
+  assert_int_equal(y->color, 2);
+  want_str("series name", y->name, "a <y> line");
+  assert_int_equal(y->markers, 0);
+  assert_int_equal(y->dashed, 0);
+  assert_int_equal(y->n, 2);
+  if (y->x[0] != 1 || y->y[0] != 0.5 || y->x[1] != 4 || y->y[1] != 0.25)
+    fail_msg("y against x: (%g, %g) (%g, %g), want (1, 0.5) (4, 0.25)", y->x[0], y->y[0], y->x[1], y->y[1]);
+  cb__rep_series *t = cb__rep_probe_line(&c, 0, "", rows, "x", "t.p50");
+  assert_int_equal(t->n, 2);
+  if (t->x[0] != 1 || t->y[0] != 12 || t->x[1] != 2 || t->y[1] != 14)
+    fail_msg("t.p50 against x: (%g, %g) (%g, %g), want (1, 12) (2, 14)", t->x[0], t->y[0], t->x[1], t->y[1]);
+  cb__rep_series *none = cb__rep_probe_line(&c, 0, "none", json_object_get(rows, "absent"), "x", "y");
+  assert_int_equal(none->n, 0);
+  assert_int_equal(c.n_series, 4);
+  cb__rep_chart_free(&c);
+  json_decref(rows);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_axis_ticks_normal), cmocka_unit_test(test_axis_ticks_degenerate),
@@ -568,6 +695,9 @@ int main(void) {
       cmocka_unit_test(test_cdf_series),        cmocka_unit_test(test_chart_svg),
       cmocka_unit_test(test_tick_labels),       cmocka_unit_test(test_chart_categories),
       cmocka_unit_test(test_fmt_unit),          cmocka_unit_test(test_table_add_text),
+      cmocka_unit_test(test_axis_share),        cmocka_unit_test(test_probe_line),
+      cmocka_unit_test(test_axis_latency),      cmocka_unit_test(test_axis_count),
+      cmocka_unit_test(test_json_key_num),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

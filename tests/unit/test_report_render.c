@@ -5,7 +5,9 @@
  * (outputs, error messages, class names, ids) never becomes markup, formatting, an
  * escape sequence or a formula; the sample requests are the first sent, the median
  * and the slowest, their output cut; colour only when asked; loading errors name the file;
- * statistics agree with the run's own summary.json; the committed fixtures load.
+ * statistics agree with the run's own summary.json; the committed fixtures load; probe
+ * parts drawn from a probe.json made here (probe perturb's family charts; a hand-edited
+ * probe.json with members missing or of the wrong type renders, never crashes).
  */
 #include <jansson.h>
 #include <math.h>
@@ -486,12 +488,115 @@ static void test_fixtures_load(void **state) {
   }
 }
 
+/* ---- probe parts from a probe.json made here ---------------------------------------------- */
+
+typedef void (*probe_part)(const cb_report *r, cb__rep_doc *d, const cb__rep_run *run, json_t *doc);
+
+/* PART of the probe section for the JSON text DOC, in FMT (owned text). */
+static char *render_probe(probe_part part, const char *doc_text, cb__rep_fmt fmt) {
+  json_error_t e;
+  json_t *doc = json_loads(doc_text, 0, &e);
+  if (!doc) fail_msg("probe.json made here: %s (line %d)", e.text, e.line);
+  cb_buf out;
+  cb_buf_init(&out, 0);
+  cb__rep_doc d = {.fmt = fmt, .out = &out};
+  part(NULL, &d, NULL, doc);
+  json_decref(doc);
+  return out.data ? out.data : cb_strdup("");
+}
+
+/* The figure whose data-chart starts with PREFIX, as a string of its own (owned). */
+static char *figure(const char *html, const char *prefix) {
+  char at[96];
+  snprintf(at, sizeof at, "data-chart=\"%s-", prefix);
+  const char *b = strstr(html, at), *e = b ? strstr(b, "</figure>") : NULL;
+  if (!e) fail_msg("no figure %s in:\n%s", prefix, html);
+  char *f = cb_calloc((size_t)(e - b) + 1, 1);
+  memcpy(f, b, (size_t)(e - b));
+  return f;
+}
+
+static size_t count_of(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+/* probe perturb: each chart has the families as x categories in the file's order (names
+ * escaped), a point per family value with its interval as a segment, one legend key per
+ * kind of point; a value without interval is a point alone, a missing value no point. */
+static void test_probe_perturb_charts(void **state) {
+  (void)state;
+  char *html = render_probe(cb__rep_probe_perturb,
+      "{\"families\": {"
+      " \"typo\": {\"pairs\": 4, \"drift\": {\"mean\": 0.2, \"lo\": 0.1, \"hi\": 0.3},"
+      "  \"refusal\": {\"rate\": 0.5, \"lo\": 0.2, \"hi\": 0.8}, \"conflict\": {\"rate\": null, \"n\": 0}},"
+      " \"<b>noise</b>\": {\"pairs\": 4, \"drift\": {\"mean\": 0.4},"
+      "  \"refusal\": {\"rate\": 0.25, \"lo\": 0.05, \"hi\": 0.6},"
+      "  \"conflict\": {\"rate\": 1, \"lo\": 0.3, \"hi\": 1, \"k\": 1, \"n\": 1}}},"
+      " \"settings\": {\"confidence\": 0.9}}",
+      CB__REP_FMT_HTML);
+  char *drift = figure(html, "probe-perturb-drift"), *rates = figure(html, "probe-perturb-rates");
+  const char *typo = strstr(drift, ">typo</text>"), *noise = strstr(drift, ">&lt;b&gt;noise&lt;/b&gt;</text>");
+  if (!typo || !noise || noise < typo || strstr(drift, "<b>"))
+    fail_msg("the drift chart's x categories are not the families, in order, escaped:\n%s", drift);
+  if (!strstr(rates, ">typo</text>") || !strstr(rates, ">&lt;b&gt;noise&lt;/b&gt;</text>"))
+    fail_msg("the rates chart's x categories are not the families:\n%s", rates);
+  /* drift: typo's point and segment (3 points), noise's point alone (1) */
+  if (!strstr(drift, "data-points=\"4\"")) fail_msg("drift chart points:\n%s", drift);
+  /* rates: typo's refusal (3), noise's refusal and conflict (3 + 3); typo has no conflict */
+  if (!strstr(rates, "data-points=\"9\"")) fail_msg("rates chart points:\n%s", rates);
+  if (count_of(drift, "</svg>mean drift</span>") != 1 || count_of(rates, "</svg>refusal rate</span>") != 1 ||
+      count_of(rates, "</svg>conflict rate</span>") != 1 || count_of(rates, "class=\"key\"") != 2)
+    fail_msg("one legend key per kind of point:\n%s\n%s", drift, rates);
+  cb_free(drift);
+  cb_free(rates);
+  cb_free(html);
+}
+
+/* probe context: a length without "phase" (a hand-edited probe.json) is a row with "?"
+ * and no bisection mark, in every format (it crashed the report before); the decay and
+ * latency curves are drawn against the lengths on a log scale. */
+static void test_probe_context_part(void **state) {
+  (void)state;
+  static const char doc[] =
+      "{\"lengths\": [{\"length\": 1000, \"phase\": \"grid\", \"accuracy\": 1, \"lo\": 0.8, \"hi\": 1,"
+      "   \"ttft_ms_p50\": 120, \"e2e_ms_p50\": 300},"
+      " {\"length\": 1500, \"accuracy\": 0.5, \"lo\": 0.3, \"hi\": 0.7, \"ttft_ms_p50\": 150, \"e2e_ms_p50\": 330},"
+      " {\"length\": 1250, \"phase\": \"bisect\", \"accuracy\": 0.75, \"lo\": 0.5, \"hi\": 0.9,"
+      "   \"ttft_ms_p50\": 135, \"e2e_ms_p50\": 315}],"
+      " \"tolerance\": 0.1, \"confidence\": 0.95, \"breakpoint_tokens\": 1250}";
+  char *text = render_probe(cb__rep_probe_context, doc, CB__REP_FMT_TEXT);
+  const char *row = strstr(text, "\n  1500 ");
+  if (row) row += strspn(row + 7, " ") + 7; /* the phase column */
+  if (!row || strncmp(row, "? ", 2) || strstr(text, "(null)"))
+    fail_msg("a length without a phase is not shown with \"?\":\n%s", text);
+  char *html = render_probe(cb__rep_probe_context, doc, CB__REP_FMT_HTML);
+  char *decay = figure(html, "probe-decay");
+  /* 3 accuracy points, 3 + 3 interval bounds, 1 bisection midpoint (1250, not 1500) */
+  if (!strstr(decay, "data-points=\"10\"")) fail_msg("decay chart points:\n%s", decay);
+  /* both curves against the tested lengths: prompt tokens on a log scale (1k, 2k) */
+  char *latency = figure(html, "probe-latency");
+  const char *const curves[] = {decay, latency};
+  for (size_t i = 0; i < 2; i++)
+    if (!strstr(curves[i], ">prompt tokens</text>") || !strstr(curves[i], ">1k</text>") ||
+        !strstr(curves[i], ">2k</text>") || strstr(curves[i], ">1.2k</text>"))
+      fail_msg("not against prompt tokens on a log scale:\n%s", curves[i]);
+  if (!strstr(latency, "data-points=\"6\"") || !strstr(latency, ">latency (ms)</text>"))
+    fail_msg("latency chart: TTFT and E2E per length in ms:\n%s", latency);
+  cb_free(latency);
+  cb_free(decay);
+  cb_free(html);
+  cb_free(text);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_degenerate_runs),       cmocka_unit_test(test_untrusted_text_stays_text),
       cmocka_unit_test(test_sample_requests),       cmocka_unit_test(test_values_skip_impossible_times),
       cmocka_unit_test(test_color_only_when_asked), cmocka_unit_test(test_load_errors),
       cmocka_unit_test(test_agrees_with_summary_json), cmocka_unit_test(test_fixtures_load),
+      cmocka_unit_test(test_probe_perturb_charts), cmocka_unit_test(test_probe_context_part),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
