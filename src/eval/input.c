@@ -284,7 +284,8 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
   cb__eval_jsonl_free(&rd.j);
   if (!st && !c->n) st = cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no segments: no JSON records");
   if (!st)
-    for (size_t i = 0; i < c->n; i++) c->segs[i].refs = c->ref_texts ? c->ref_texts + rd.ref_first[i] : NULL;
+    for (size_t i = 0; i < c->n; i++)
+      c->segs[i].refs = c->ref_texts ? c->ref_texts + rd.ref_first[i] : NULL;
   cb_free(rd.ref_first);
   if (st) cb_eval_corpus_free(c);
   return st;

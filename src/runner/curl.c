@@ -150,7 +150,8 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
   CURL *e = cr->easy;
   cb__curl.easy_reset(e);
   /* The common headers, then this request's own lines. */
-  for (struct curl_slist *h = t->common; h; h = h->next) cr->headers = cb__curl.slist_append(cr->headers, h->data);
+  for (struct curl_slist *h = t->common; h; h = h->next)
+    cr->headers = cb__curl.slist_append(cr->headers, h->data);
   const char *s = q->headers.data, *end = s ? s + q->headers.len : NULL;
   while (s && s < end) {
     const char *crlf = strstr(s, "\r\n");
@@ -178,7 +179,8 @@ static void send_req(cb__transport *ops, cb__runner_req *q) {
    * a request asking for the same one. */
   if (t->n_src) cb__curl.easy_setopt(e, CURLOPT_INTERFACE, t->src[t->next_src++ % t->n_src]);
   cb__curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
-  if (p->request_timeout_s > 0) cb__curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
+  if (p->request_timeout_s > 0)
+    cb__curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
   cb__runner_curl_tls(e, p->url, p->verify_tls, p->http2);
   /* HTTP/2: wait for the connection being set up rather than opening one per request
    * (requests share one multiplexed connection). */
@@ -265,7 +267,8 @@ cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *e
   cb__curl.multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
   cb__curl.multi_setopt(t->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
   t->timer = evtimer_new(t->base, on_timer, t);
-  for (size_t i = 0; i < c->n_common; i++) t->common = cb__curl.slist_append(t->common, c->common[i]);
+  for (size_t i = 0; i < c->n_common; i++)
+    t->common = cb__curl.slist_append(t->common, c->common[i]);
   t->common = cb__curl.slist_append(t->common, "Expect:"); /* no 100-continue round trip */
   return &t->ops;
 }

@@ -64,7 +64,8 @@ cb_status cb__session_target_check(const char *base_url, const char *const *head
   for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
   cb__curl.slist_free_all(h);
   if (rc != CURLE_OK)
-    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown, cb__curl.easy_strerror(rc));
+    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown,
+                        cb__curl.easy_strerror(rc));
   if (status != 200) {
     char body[201];
     server_text(models->data ? models->data : "", models->len, base_url, headers, n_headers,

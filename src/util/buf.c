@@ -247,7 +247,8 @@ typedef struct {
 static cb_status append_chunk(void *arg, const char *data, size_t n, cb_error *err) {
   file_append *a = arg;
   /* the buffer's own length counts against the cap too */
-  if (a->max_bytes && a->out->len + n > a->max_bytes) return over_max_bytes(a->path, a->max_bytes, err);
+  if (a->max_bytes && a->out->len + n > a->max_bytes)
+    return over_max_bytes(a->path, a->max_bytes, err);
   if (cb_buf_append(a->out, data, n) != CB_OK)
     return cb_error_at(err, CB_ERR_CAPACITY, a->path, 0, 0,
                        "file does not fit the buffer's limit of %zu bytes", a->out->cap);
