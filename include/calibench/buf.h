@@ -61,6 +61,13 @@ cb_status cb_file_read(const char *path, size_t max_bytes, cb_buf *out, cb_error
  * and a file with no newline stops at the line cap. The caps: calibench/limits.h. */
 cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
                              cb_error *err);
+/* cb_file_read_lines without keeping the file: each chunk read is handed to `each`
+ * (64 KiB at a time; lines run across chunks), after the same checks, which fail with
+ * the same errors in the same order; an error from `each` ends the read and is
+ * returned. For a reader that keeps less than the whole file. */
+typedef cb_status (*cb_file_chunk_fn)(void *arg, const char *data, size_t n, cb_error *err);
+cb_status cb_file_each_chunk(const char *path, size_t max_bytes, size_t max_line,
+                             cb_file_chunk_fn each, void *arg, cb_error *err);
 
 #ifdef __cplusplus
 }

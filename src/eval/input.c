@@ -156,8 +156,8 @@ static cb_status jansson_line(cb_eval_corpus *c, const char *s, size_t len, cons
 
 /* Room for n more bytes in b, in transparent huge pages where the system gives them on
  * request: a buffer of megabytes filled once otherwise takes a page fault per 4 KiB
- * (on the 8.7 MB ROUGE bench corpus, the file and its decoded strings: ~4,200 faults,
- * a fifth of the command's CPU time). Only a hint: nothing changes where it is refused. */
+ * (the 8.7 MB ROUGE bench corpus' decoded strings: ~2,100 faults). Only a hint:
+ * nothing changes where it is refused. */
 static void reserve_huge(cb_buf *b, size_t n) {
   cb_buf_reserve(b, n); /* no cap: cannot fail */
 #ifdef MADV_HUGEPAGE
@@ -168,61 +168,125 @@ static void reserve_huge(cb_buf *b, size_t n) {
 #endif
 }
 
+/* The JSONL file is read chunk by chunk (cb_file_each_chunk) and never kept whole: each
+ * line's strings are decoded into c->bufs, the last of which has room for what is
+ * still to come (the regular file's size, from the start), and a line cut by a chunk's
+ * end waits in `cut`. A record's error is kept until the file has been read, so an
+ * error of the file itself (a NUL byte, a line or the file over its cap), wherever it
+ * is, is the one said, as when the file was read before any line was looked at. */
+typedef struct {
+  cb_eval_corpus *c;
+  const char *path, *field, *ref_field;
+  cb__eval_jsonl j;
+  cb_buf cut;
+  size_t left;   /* bytes of the file not yet decoded (a hint: 0 for a pipe) */
+  long line;
+  cb_status st;  /* the first record's error, in rec_err */
+  cb_error rec_err;
+  size_t cap, rcap, nref_total;
+  size_t *ref_first; /* per segment: its first reference in ref_texts */
+} jsonl_reader;
+
+/* Room in the strings' buffer for a line of len bytes (decoding never grows a string):
+ * when the last buffer is short, a new one, so the texts already in one stay put. */
+static void room_for(jsonl_reader *rd, size_t len) {
+  cb_eval_corpus *c = rd->c;
+  cb_buf *b = &c->bufs[c->nbufs - 1];
+  size_t used = rd->j.out_len;
+  if (b->data && b->alloc - used > len) return;
+  b->len = used;
+  if (b->data) { /* a pipe, or a file that grew: a buffer more */
+    c->bufs = cb_reallocarray(c->bufs, ++c->nbufs, sizeof *c->bufs);
+    b = &c->bufs[c->nbufs - 1];
+    cb_buf_init(b, 0);
+  }
+  size_t want = rd->left > len ? rd->left : len;
+  reserve_huge(b, want < ((size_t)1 << 20) ? (size_t)1 << 20 : want);
+  rd->j.out = b->data;
+  rd->j.out_len = 0;
+}
+
+static void one_line(jsonl_reader *rd, const char *s, size_t len) {
+  cb_eval_corpus *c = rd->c;
+  cb__eval_jsonl *j = &rd->j;
+  rd->line++;
+  rd->left = rd->left > len + 1 ? rd->left - len - 1 : 0;
+  if (rd->st || cb__eval_lstrip(s, len) == len) return; /* after an error; a blank line */
+  room_for(rd, len);
+  if (cb__eval_jsonl_line(j, s, len) != CB__EVAL_JSONL_OK)
+    rd->st = jansson_line(c, s, len, rd->path, rd->line, rd->field, rd->ref_field, j, &rd->rec_err);
+  if (rd->st) return;
+  if (c->n == rd->cap) {
+    rd->cap = rd->cap ? rd->cap * 2 : 1024;
+    c->segs = cb_reallocarray(c->segs, rd->cap, sizeof *c->segs);
+    rd->ref_first = cb_reallocarray(rd->ref_first, rd->cap, sizeof *rd->ref_first);
+  }
+  size_t nr = j->nrefs;
+  if (rd->nref_total + nr > rd->rcap) {
+    rd->rcap = (rd->nref_total + nr) * 2;
+    c->ref_texts = cb_reallocarray(c->ref_texts, rd->rcap, sizeof *c->ref_texts);
+  }
+  if (nr) memcpy(c->ref_texts + rd->nref_total, j->refs, nr * sizeof *j->refs);
+  c->segs[c->n] = (cb_eval_segment){j->hyp, NULL, nr};
+  rd->ref_first[c->n] = rd->nref_total;
+  rd->nref_total += nr;
+  if (!c->n || nr < c->nrefs_min) c->nrefs_min = nr;
+  if (nr > c->nrefs_max) c->nrefs_max = nr;
+  c->n++;
+}
+
+static cb_status jsonl_chunk(void *arg, const char *data, size_t n, cb_error *err) {
+  (void)err;
+  jsonl_reader *rd = arg;
+  while (n) {
+    const char *nl = memchr(data, '\n', n);
+    if (!nl) { /* the cap on a line's length has been checked (cb_file_each_chunk) */
+      cb_buf_append(&rd->cut, data, n);
+      break;
+    }
+    size_t part = (size_t)(nl - data);
+    if (rd->cut.len) {
+      cb_buf_append(&rd->cut, data, part);
+      one_line(rd, rd->cut.data, rd->cut.len);
+      cb_buf_reset(&rd->cut);
+    } else {
+      one_line(rd, data, part);
+    }
+    data += part + 1;
+    n -= part + 1;
+  }
+  return CB_OK;
+}
+
 cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *field,
                              const char *ref_field, cb_error *err) {
   memset(c, 0, sizeof *c);
-  c->nbufs = 2; /* the file, and the strings decoded from it */
+  c->nbufs = 1; /* the strings decoded from the file */
   c->bufs = cb_calloc(c->nbufs, sizeof *c->bufs);
-  struct stat sb; /* a regular file's size: its buffer in one piece from the start */
+  jsonl_reader rd = {.c = c, .path = path, .field = field, .ref_field = ref_field};
+  rd.j = (cb__eval_jsonl){.field = field, .ref_field = ref_field};
+  struct stat sb; /* a regular file's size: its strings' buffer in one piece from the start */
   if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && (uintmax_t)sb.st_size <= CB_LIMIT_DATASET_BYTES)
-    reserve_huge(&c->bufs[0], (size_t)sb.st_size);
-  cb_status st = cb_file_read_lines(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, &c->bufs[0], err);
-  cb_buf *buf = &c->bufs[0];
-  /* Decoding never grows a string, so the file's length is room for all of them and
-   * the texts' pointers into it stay put. */
-  if (!st) reserve_huge(&c->bufs[1], buf->len);
-  cb__eval_jsonl j = {.field = field, .ref_field = ref_field, .out = c->bufs[1].data};
-  size_t cap = 0, rcap = 0, nref_total = 0;
-  size_t *ref_first = NULL; /* per segment: its first reference in ref_texts */
-  long line = 0;
-  for (size_t pos = 0; !st && pos < buf->len;) {
-    const char *nl = memchr(buf->data + pos, '\n', buf->len - pos);
-    size_t end = nl ? (size_t)(nl - buf->data) : buf->len;
-    const char *s = buf->data + pos;
-    size_t len = end - pos;
-    line++;
-    pos = end + 1;
-    if (cb__eval_lstrip(s, len) == len) continue; /* a blank line */
-    if (cb__eval_jsonl_line(&j, s, len) != CB__EVAL_JSONL_OK)
-      st = jansson_line(c, s, len, path, line, field, ref_field, &j, err);
-    if (st) break;
-    if (c->n == cap) {
-      cap = cap ? cap * 2 : 1024;
-      c->segs = cb_reallocarray(c->segs, cap, sizeof *c->segs);
-      ref_first = cb_reallocarray(ref_first, cap, sizeof *ref_first);
-    }
-    size_t nr = j.nrefs;
-    if (nref_total + nr > rcap) {
-      rcap = (nref_total + nr) * 2;
-      c->ref_texts = cb_reallocarray(c->ref_texts, rcap, sizeof *c->ref_texts);
-    }
-    if (nr) memcpy(c->ref_texts + nref_total, j.refs, nr * sizeof *j.refs);
-    c->segs[c->n] = (cb_eval_segment){j.hyp, NULL, nr};
-    ref_first[c->n] = nref_total;
-    nref_total += nr;
-    if (!c->n || nr < c->nrefs_min) c->nrefs_min = nr;
-    if (nr > c->nrefs_max) c->nrefs_max = nr;
-    c->n++;
+    rd.left = (size_t)sb.st_size;
+  cb_status st = cb_file_each_chunk(path, CB_LIMIT_DATASET_BYTES, CB_LIMIT_LINE_BYTES, jsonl_chunk,
+                                    &rd, err);
+  if (!st && rd.cut.len) one_line(&rd, rd.cut.data, rd.cut.len); /* no newline at the end */
+  if (!st && rd.st) {
+    st = rd.st;
+    if (err) *err = rd.rec_err;
   }
-  if (c->bufs[1].data) {
-    c->bufs[1].len = j.out_len;
-    c->bufs[1].data[j.out_len] = '\0';
+  cb_buf *last = &c->bufs[c->nbufs - 1];
+  if (last->data) {
+    last->len = rd.j.out_len;
+    last->data[last->len] = '\0';
   }
-  cb__eval_jsonl_free(&j);
+  cb_buf_free(&rd.cut);
+  cb__eval_jsonl_free(&rd.j);
   if (!st && !c->n) st = cb_error_at(err, CB_ERR_PARSE, path, 0, 0, "no segments: no JSON records");
   if (!st)
-    for (size_t i = 0; i < c->n; i++) c->segs[i].refs = c->ref_texts ? c->ref_texts + ref_first[i] : NULL;
-  cb_free(ref_first);
+    for (size_t i = 0; i < c->n; i++)
+      c->segs[i].refs = c->ref_texts ? c->ref_texts + rd.ref_first[i] : NULL;
+  cb_free(rd.ref_first);
   if (st) cb_eval_corpus_free(c);
   return st;
 }

@@ -44,8 +44,11 @@ typedef struct cb__rouge_vocab {
   } *words;
   uint32_t n, cap;
   struct cb__rouge_slot { /* open addressing */
-    uint32_t id1; /* id + 1, 0 = empty */
-    uint32_t tag; /* the hash's high half: most misses end here */
+    uint64_t last; /* the word's last eight bytes as its hash takes them (word_hash.h):
+                    * with len, the whole word when it has 8 bytes or fewer, so most
+                    * lookups read nothing but the slot */
+    uint32_t id1;  /* id + 1, 0 = empty */
+    uint32_t len;
   } *slots;
   uint32_t n_slots; /* a power of two */
 } cb__rouge_vocab;

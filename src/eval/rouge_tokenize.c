@@ -50,21 +50,23 @@ void cb__rouge_vocab_clear(cb__rouge_vocab *v) {
 
 static void grow_slots(cb__rouge_vocab *v) {
   uint32_t n_slots = v->n_slots ? v->n_slots * 2 : 1024;
-  cb_free(v->slots);
+  struct cb__rouge_slot *old = v->slots;
   v->slots = cb_calloc(n_slots, sizeof v->slots[0]);
-  v->n_slots = n_slots;
-  for (uint32_t id = 0; id < v->n; id++) {
-    uint32_t s = (uint32_t)v->words[id].hash & (n_slots - 1);
+  for (uint32_t i = 0; i < v->n_slots; i++) {
+    if (!old[i].id1) continue;
+    uint32_t s = (uint32_t)v->words[old[i].id1 - 1].hash & (n_slots - 1);
     while (v->slots[s].id1) s = (s + 1) & (n_slots - 1);
-    v->slots[s] = (struct cb__rouge_slot){id + 1, (uint32_t)(v->words[id].hash >> 32)};
+    v->slots[s] = old[i];
   }
+  cb_free(old);
+  v->n_slots = n_slots;
 }
 
 /* A new word (out of line: rare once the first texts are in). */
 static __attribute__((noinline)) uint32_t vocab_add(cb__rouge_vocab *v, const char *s,
-                                                    size_t len, uint64_t h) {
+                                                    size_t len, uint64_t h, uint64_t last) {
   if ((size_t)(v->n + 1) * 2 > v->n_slots) grow_slots(v);
-  uint32_t slot = (uint32_t)h & (v->n_slots - 1), tag = (uint32_t)(h >> 32);
+  uint32_t slot = (uint32_t)h & (v->n_slots - 1);
   while (v->slots[slot].id1) slot = (slot + 1) & (v->n_slots - 1);
   if (v->n == v->cap) {
     v->cap = v->cap ? v->cap * 2 : 512;
@@ -80,22 +82,37 @@ static __attribute__((noinline)) uint32_t vocab_add(cb__rouge_vocab *v, const ch
   uint32_t id = v->n++;
   v->words[id] = (struct cb__rouge_word){h, v->text_len, (uint32_t)len, UINT32_MAX};
   v->text_len += len;
-  v->slots[slot] = (struct cb__rouge_slot){id + 1, tag};
+  v->slots[slot] = (struct cb__rouge_slot){last, id + 1, (uint32_t)len};
   return id;
 }
 
-uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
-  uint64_t h = cb__eval_word_hash(s, len);
-  uint32_t mask = v->n_slots - 1, slot = (uint32_t)h & mask, tag = (uint32_t)(h >> 32);
+/* The whole lookup: the probe from the hash's slot on, a new word added. */
+static __attribute__((noinline)) uint32_t vocab_probe(cb__rouge_vocab *v, const char *s,
+                                                      size_t len, uint64_t h, uint64_t last) {
+  uint32_t mask = v->n_slots - 1, slot = (uint32_t)h & mask;
   for (; v->n_slots; slot = (slot + 1) & mask) {
     struct cb__rouge_slot e = v->slots[slot];
     if (!e.id1) break;
-    if (e.tag == tag) {
-      const struct cb__rouge_word *w = &v->words[e.id1 - 1];
-      if (w->len == len && cb__eval_word_eq(v->text + w->off, s, len)) return e.id1 - 1;
-    }
+    if (e.last == last && e.len == len &&
+        (len <= 8 || cb__eval_word_eq(v->text + v->words[e.id1 - 1].off, s, len)))
+      return e.id1 - 1;
   }
-  return vocab_add(v, s, len, h);
+  return vocab_add(v, s, len, h, last);
+}
+
+/* The usual case inline, where the tokenizer calls it: a word of up to 8 bytes found in
+ * the first slot it hashes to (the table is at most half full), no call and no spill. */
+static inline uint32_t vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
+  uint64_t last, h = cb__eval_word_hash_last(s, len, &last);
+  if (len <= 8 && v->n_slots) {
+    struct cb__rouge_slot e = v->slots[(uint32_t)h & (v->n_slots - 1)];
+    if (e.id1 && e.last == last && e.len == len) return e.id1 - 1;
+  }
+  return vocab_probe(v, s, len, h, last);
+}
+
+uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
+  return vocab_id(v, s, len);
 }
 
 static int ascii_alnum_lower(const char *s, size_t n) {
@@ -152,7 +169,7 @@ void cb__rouge_tokenizer_free(cb__rouge_tokenizer *t) {
 }
 
 static inline void emit(cb__rouge_tokenizer *t, const char *s, size_t n, cb__rouge_toks *out) {
-  uint32_t id = cb__rouge_vocab_id(&t->vocab, s, n);
+  uint32_t id = vocab_id(&t->vocab, s, n);
   if (t->use_stemmer) id = cb__rouge_vocab_stem(&t->vocab, id);
   if (out->n < out->cap) out->ids[out->n++] = id; /* no call for the usual case */
   else cb__rouge_toks_push(out, id);

@@ -25,7 +25,10 @@ static inline uint64_t cb__eval_load32(const char *s) {
   return w;
 }
 
-static inline uint64_t cb__eval_word_hash(const char *s, size_t n) {
+/* The hash, and in *last the eight bytes it takes in last: for a word of up to 8
+ * bytes these hold all of it (given n, equal *last means equal words), for a longer
+ * one its last eight bytes. */
+static inline uint64_t cb__eval_word_hash_last(const char *s, size_t n, uint64_t *last) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
   if (n >= 8) {
     for (; n > 8; s += 8, n -= 8) {
@@ -39,9 +42,15 @@ static inline uint64_t cb__eval_word_hash(const char *s, size_t n) {
     w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[n / 2] << 8 |
         (uint64_t)(unsigned char)s[n - 1] << 16;
   }
+  *last = w;
   h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
   h ^= h >> 32;
   return h;
+}
+
+static inline uint64_t cb__eval_word_hash(const char *s, size_t n) {
+  uint64_t last;
+  return cb__eval_word_hash_last(s, n, &last);
 }
 
 /* a[0..n) == b[0..n), by the same overlapping loads. */

@@ -6,7 +6,6 @@
  * (--libcurl). Easy handles are kept and reused across requests.
  */
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <event2/event.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -49,7 +48,7 @@ static const char *describe(cb__runner_req *q, CURLcode rc) {
       if (!q->rec.first_byte_ns) q->rec.first_byte_ns = cb_clock_now_ns();
       return "malformed HTTP response: not an HTTP/1.x status line";
     default:
-      return curl_easy_strerror(rc);
+      return cb__curl.easy_strerror(rc);
   }
 }
 
@@ -57,12 +56,12 @@ static const char *describe(cb__runner_req *q, CURLcode rc) {
 static void read_done(curl_tx *t) {
   CURLMsg *m;
   int left;
-  while ((m = curl_multi_info_read(t->multi, &left))) {
+  while ((m = cb__curl.multi_info_read(t->multi, &left))) {
     if (m->msg != CURLMSG_DONE) continue;
     CURL *easy = m->easy_handle;
     CURLcode rc = m->data.result;
     cb__runner_req *q;
-    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+    cb__curl.easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
     t->ops.cancel(&t->ops, q); /* detach: the handle goes back to the spares */
     cb__runner_result res = rc == CURLE_OK                  ? CB__RUNNER_OK
                             : rc == CURLE_OPERATION_TIMEDOUT ? CB__RUNNER_TIMEOUT
@@ -76,7 +75,7 @@ static void on_socket_event(evutil_socket_t fd, short what, void *arg) {
   curl_tx *t = arg;
   int flags = (what & EV_READ ? CURL_CSELECT_IN : 0) | (what & EV_WRITE ? CURL_CSELECT_OUT : 0);
   int running;
-  curl_multi_socket_action(t->multi, fd, flags, &running);
+  cb__curl.multi_socket_action(t->multi, fd, flags, &running);
   read_done(t);
 }
 
@@ -86,7 +85,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
   struct event *ev = socketp;
   if (what == CURL_POLL_REMOVE) {
     if (ev) event_free(ev);
-    curl_multi_assign(t->multi, s, NULL);
+    cb__curl.multi_assign(t->multi, s, NULL);
     return 0;
   }
   short kind = EV_PERSIST | (what & CURL_POLL_IN ? EV_READ : 0) | (what & CURL_POLL_OUT ? EV_WRITE : 0);
@@ -95,7 +94,7 @@ static int socket_cb(CURL *easy, curl_socket_t s, int what, void *userp, void *s
     event_assign(ev, t->base, s, kind, on_socket_event, t);
   } else {
     ev = event_new(t->base, s, kind, on_socket_event, t);
-    curl_multi_assign(t->multi, s, ev);
+    cb__curl.multi_assign(t->multi, s, ev);
   }
   event_add(ev, NULL);
   return 0;
@@ -106,7 +105,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg) {
   (void)what;
   curl_tx *t = arg;
   int running;
-  curl_multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+  cb__curl.multi_socket_action(t->multi, CURL_SOCKET_TIMEOUT, 0, &running);
   read_done(t);
 }
 
@@ -136,72 +135,74 @@ static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
  * (libcurl's own copies while it sends are its business). */
 static void slist_wipe_free(struct curl_slist *list) {
   for (struct curl_slist *h = list; h; h = h->next) cb_wipe(h->data, strlen(h->data));
-  curl_slist_free_all(list);
+  cb__curl.slist_free_all(list);
 }
 
 static void send_req(cb__transport *ops, cb__runner_req *q) {
   curl_tx *t = (curl_tx *)ops;
   const cb_runner_params *p = t->p;
   curl_req *cr = cb_calloc(1, sizeof *cr);
-  cr->easy = t->n_spare ? t->spare[--t->n_spare] : curl_easy_init();
+  cr->easy = t->n_spare ? t->spare[--t->n_spare] : cb__curl.easy_init();
   if (!cr->easy) {
     fprintf(stderr, "calibench: out of memory (curl handle)\n");
     abort();
   }
   CURL *e = cr->easy;
-  curl_easy_reset(e);
+  cb__curl.easy_reset(e);
   /* The common headers, then this request's own lines. */
-  for (struct curl_slist *h = t->common; h; h = h->next) cr->headers = curl_slist_append(cr->headers, h->data);
+  for (struct curl_slist *h = t->common; h; h = h->next)
+    cr->headers = cb__curl.slist_append(cr->headers, h->data);
   const char *s = q->headers.data, *end = s ? s + q->headers.len : NULL;
   while (s && s < end) {
     const char *crlf = strstr(s, "\r\n");
     size_t n = crlf ? (size_t)(crlf - s) : (size_t)(end - s);
     char *line = cb_strndup(s, n);
-    cr->headers = curl_slist_append(cr->headers, line);
+    cr->headers = cb__curl.slist_append(cr->headers, line);
     cb_wipe(line, n); /* may be the Authorization line */
     cb_free(line);
     s += n + 2;
   }
   q->tx = cr;
-  curl_easy_setopt(e, CURLOPT_URL, p->url);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, cr->headers);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->body);
-  curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, q);
-  curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt(e, CURLOPT_HEADERDATA, q);
-  curl_easy_setopt(e, CURLOPT_PRIVATE, q);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
-  if (q->fresh) curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L); /* a retry: a new connection */
+  cb__curl.easy_setopt(e, CURLOPT_URL, p->url);
+  cb__curl.easy_setopt(e, CURLOPT_HTTPHEADER, cr->headers);
+  cb__curl.easy_setopt(e, CURLOPT_POSTFIELDS, q->body);
+  cb__curl.easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
+  cb__curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+  cb__curl.easy_setopt(e, CURLOPT_WRITEDATA, q);
+  cb__curl.easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+  cb__curl.easy_setopt(e, CURLOPT_HEADERDATA, q);
+  cb__curl.easy_setopt(e, CURLOPT_PRIVATE, q);
+  cb__curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  cb__curl.easy_setopt(e, CURLOPT_TCP_NODELAY, 1L);
+  if (q->fresh) cb__curl.easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L); /* a retry: a new connection */
   /* Round robin over the source addresses: libcurl reuses a kept connection only for
    * a request asking for the same one. */
-  if (t->n_src) curl_easy_setopt(e, CURLOPT_INTERFACE, t->src[t->next_src++ % t->n_src]);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
-  if (p->request_timeout_s > 0) curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
+  if (t->n_src) cb__curl.easy_setopt(e, CURLOPT_INTERFACE, t->src[t->next_src++ % t->n_src]);
+  cb__curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)(p->connect_timeout_s * 1000));
+  if (p->request_timeout_s > 0)
+    cb__curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)(p->request_timeout_s * 1000));
   cb__runner_curl_tls(e, p->url, p->verify_tls, p->http2);
   /* HTTP/2: wait for the connection being set up rather than opening one per request
    * (requests share one multiplexed connection). */
-  if (p->http2) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-  else curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
-  curl_multi_add_handle(t->multi, e);
+  if (p->http2) cb__curl.easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  else cb__curl.easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+  cb__curl.multi_add_handle(t->multi, e);
 }
 
 void cb__runner_curl_tls(CURL *e, const char *url, int verify_tls, int http2) {
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
-  curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
+  cb__curl.easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify_tls ? 1L : 0L);
+  cb__curl.easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify_tls ? 2L : 0L);
   if (http2)
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(url, "https:", 6)
-                                                  ? (long)CURL_HTTP_VERSION_2TLS
-                                                  : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+    cb__curl.easy_setopt(e, CURLOPT_HTTP_VERSION, !strncmp(url, "https:", 6)
+                                                      ? (long)CURL_HTTP_VERSION_2TLS
+                                                      : (long)CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
 }
 
 static void cancel_req(cb__transport *ops, cb__runner_req *q) {
   curl_tx *t = (curl_tx *)ops;
   curl_req *cr = q->tx;
   if (!cr) return;
-  curl_multi_remove_handle(t->multi, cr->easy);
+  cb__curl.multi_remove_handle(t->multi, cr->easy);
   slist_wipe_free(cr->headers);
   if (t->n_spare == t->cap_spare) {
     t->cap_spare = t->cap_spare ? t->cap_spare * 2 : 16;
@@ -214,17 +215,18 @@ static void cancel_req(cb__transport *ops, cb__runner_req *q) {
 
 static void free_tx(cb__transport *ops) {
   curl_tx *t = (curl_tx *)ops;
-  for (size_t i = 0; i < t->n_spare; i++) curl_easy_cleanup(t->spare[i]);
+  for (size_t i = 0; i < t->n_spare; i++) cb__curl.easy_cleanup(t->spare[i]);
   cb_free(t->spare);
   cb_free(t->src);
   slist_wipe_free(t->common);
   event_free(t->timer);
-  curl_multi_cleanup(t->multi);
+  cb__curl.multi_cleanup(t->multi);
   cb_free(t);
 }
 
 cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *err) {
-  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+  if (cb__curl_load(err) != CB_OK) return NULL;
+  if (cb__curl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     cb_error_set(err, CB_ERR_NETWORK, "libcurl failed to initialise");
     return NULL;
   }
@@ -254,18 +256,19 @@ cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *e
   t->rn = c->rn;
   t->base = c->base;
   t->p = c->p;
-  t->multi = curl_multi_init();
+  t->multi = cb__curl.multi_init();
   if (!t->multi) {
     fprintf(stderr, "calibench: out of memory (curl multi)\n");
     abort();
   }
-  curl_multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
-  curl_multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
-  curl_multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
-  curl_multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
-  curl_multi_setopt(t->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
+  cb__curl.multi_setopt(t->multi, CURLMOPT_SOCKETFUNCTION, socket_cb);
+  cb__curl.multi_setopt(t->multi, CURLMOPT_SOCKETDATA, t);
+  cb__curl.multi_setopt(t->multi, CURLMOPT_TIMERFUNCTION, timer_cb);
+  cb__curl.multi_setopt(t->multi, CURLMOPT_TIMERDATA, t);
+  cb__curl.multi_setopt(t->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
   t->timer = evtimer_new(t->base, on_timer, t);
-  for (size_t i = 0; i < c->n_common; i++) t->common = curl_slist_append(t->common, c->common[i]);
-  t->common = curl_slist_append(t->common, "Expect:"); /* no 100-continue round trip */
+  for (size_t i = 0; i < c->n_common; i++)
+    t->common = cb__curl.slist_append(t->common, c->common[i]);
+  t->common = cb__curl.slist_append(t->common, "Expect:"); /* no 100-continue round trip */
   return &t->ops;
 }

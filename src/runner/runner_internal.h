@@ -8,13 +8,13 @@
 #ifndef CALIBENCH_RUNNER_INTERNAL_H
 #define CALIBENCH_RUNNER_INTERNAL_H
 
-#include <curl/curl.h>
 #include <stdint.h>
 
 #include "calibench/buf.h"
 #include "calibench/rng.h"
 #include "calibench/runner.h"
 #include "calibench/secret.h"
+#include "util/curl_api.h"
 
 struct event;
 struct event_base;

@@ -4,7 +4,6 @@
  */
 #include "session_internal.h"
 
-#include <curl/curl.h>
 #include <math.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include "calibench/clock.h"
 #include "calibench/prom.h"
 #include "calibench/secret.h"
+#include "util/curl_api.h"
 
 typedef struct scrape_point {
   uint64_t t_ns;       /* asked (the counters are some instant in [t_ns, t_done_ns]) */
@@ -51,9 +51,9 @@ static void json_num(FILE *f, const char *key, double v, int comma) {
 static int scrape_once(cb__session_scrape *s) {
   cb_buf_reset(&s->body);
   uint64_t t = cb_clock_now_ns();
-  if (curl_easy_perform(s->easy) != CURLE_OK) return -1;
+  if (cb__curl.easy_perform(s->easy) != CURLE_OK) return -1;
   long status = 0;
-  curl_easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
+  cb__curl.easy_getinfo(s->easy, CURLINFO_RESPONSE_CODE, &status);
   if (status != 200) return -1;
   scrape_point p = {.t_ns = t, .t_done_ns = cb_clock_now_ns()};
   cb_error err;
@@ -107,17 +107,19 @@ static void *scrape_thread(void *arg) {
 cb_status cb__session_scrape_start(const char *url, double interval_s, const char *jsonl_path,
                            cb__session_scrape **out, cb_error *err) {
   *out = NULL;
+  cb_status loaded = cb__curl_load(err);
+  if (loaded != CB_OK) return loaded;
   cb__session_scrape *s = cb_calloc(1, sizeof *s);
   snprintf(s->url, sizeof s->url, "%s", url);
   s->interval_s = interval_s;
   cb_buf_init(&s->body, (size_t)64 << 20);
-  s->easy = curl_easy_init();
-  curl_easy_setopt(s->easy, CURLOPT_URL, s->url);
-  curl_easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(s->easy, CURLOPT_WRITEDATA, &s->body);
-  curl_easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, 5000L);
-  curl_easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+  s->easy = cb__curl.easy_init();
+  cb__curl.easy_setopt(s->easy, CURLOPT_URL, s->url);
+  cb__curl.easy_setopt(s->easy, CURLOPT_WRITEFUNCTION, collect);
+  cb__curl.easy_setopt(s->easy, CURLOPT_WRITEDATA, &s->body);
+  cb__curl.easy_setopt(s->easy, CURLOPT_NOSIGNAL, 1L);
+  cb__curl.easy_setopt(s->easy, CURLOPT_TIMEOUT_MS, 5000L);
+  cb__curl.easy_setopt(s->easy, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->cv, NULL);
   if (jsonl_path) s->jsonl = fopen(jsonl_path, "w");
@@ -146,7 +148,7 @@ void cb__session_scrape_stop(cb__session_scrape *s) {
 void cb__session_scrape_free(cb__session_scrape *s) {
   if (!s) return;
   if (s->jsonl) fclose(s->jsonl);
-  curl_easy_cleanup(s->easy);
+  cb__curl.easy_cleanup(s->easy);
   cb_buf_free(&s->body);
   pthread_mutex_destroy(&s->lock);
   pthread_cond_destroy(&s->cv);

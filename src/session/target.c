@@ -4,7 +4,6 @@
  */
 #include "session_internal.h"
 
-#include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,35 +34,38 @@ static void server_text(const char *text, size_t len, const char *url, const cha
 cb_status cb__session_target_check(const char *base_url, const char *const *headers, size_t n_headers,
                            const char *api_key, int verify_tls, int http2, const char *requested,
                            char *model, size_t model_size, cb_buf *models, cb_error *err) {
+  cb_status loaded = cb__curl_load(err);
+  if (loaded != CB_OK) return loaded;
   char url[2048], shown[2048]; /* shown: the password masked, for messages */
   snprintf(url, sizeof url, "%s/models", base_url);
   cb_secret_mask_url(url, shown, sizeof shown);
-  CURL *e = curl_easy_init();
+  CURL *e = cb__curl.easy_init();
   struct curl_slist *h = NULL;
-  for (size_t i = 0; i < n_headers; i++) h = curl_slist_append(h, headers[i]);
+  for (size_t i = 0; i < n_headers; i++) h = cb__curl.slist_append(h, headers[i]);
   char auth[1024] = "";
   if (api_key && *api_key) {
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", api_key);
-    h = curl_slist_append(h, auth);
+    h = cb__curl.slist_append(h, auth);
   }
   models->cap = MODELS_MAX_BYTES;
-  curl_easy_setopt(e, CURLOPT_URL, url);
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, models);
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
+  cb__curl.easy_setopt(e, CURLOPT_URL, url);
+  cb__curl.easy_setopt(e, CURLOPT_HTTPHEADER, h);
+  cb__curl.easy_setopt(e, CURLOPT_WRITEFUNCTION, collect);
+  cb__curl.easy_setopt(e, CURLOPT_WRITEDATA, models);
+  cb__curl.easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  cb__curl.easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  cb__curl.easy_setopt(e, CURLOPT_TIMEOUT_MS, 30000L);
   cb__runner_curl_tls(e, url, verify_tls, http2);
-  CURLcode rc = curl_easy_perform(e);
+  CURLcode rc = cb__curl.easy_perform(e);
   long status = 0;
-  curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-  curl_easy_cleanup(e);
+  cb__curl.easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+  cb__curl.easy_cleanup(e);
   memset(auth, 0, sizeof auth);
   for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
-  curl_slist_free_all(h);
+  cb__curl.slist_free_all(h);
   if (rc != CURLE_OK)
-    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown, curl_easy_strerror(rc));
+    return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown,
+                        cb__curl.easy_strerror(rc));
   if (status != 200) {
     char body[201];
     server_text(models->data ? models->data : "", models->len, base_url, headers, n_headers,

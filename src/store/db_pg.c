@@ -5,7 +5,6 @@
  * `calibench store` runs queue instead of colliding. Messages never carry the password
  * of the connection URL.
  */
-#include <libpq-fe.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +12,7 @@
 #include "calibench/buf.h"
 #include "calibench/secret.h"
 #include "store_internal.h"
+#include "util/pq_api.h"
 
 /* Arbitrary, fixed: the key of calibench's advisory lock. */
 #define CB_PG_LOCK_KEY 7310251
@@ -43,29 +43,29 @@ static cb_status pg_exec(cb__db *db, const char *sql, const char *const *params,
   pg *d = (pg *)db;
   if (res) memset(res, 0, sizeof *res);
   char *q = number_placeholders(sql);
-  PGresult *r = PQexecParams(d->c, q, (int)n, NULL, params, NULL, NULL, 0);
+  PGresult *r = cb__pq.PQexecParams(d->c, q, (int)n, NULL, params, NULL, NULL, 0);
   cb_free(q);
-  ExecStatusType s = PQresultStatus(r);
+  ExecStatusType s = cb__pq.PQresultStatus(r);
   if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+    const char *why = cb__pq.PQresultErrorMessage(r);
     cb_status st = cb_error_set(err, CB_ERR_IO, "registry %s: %s", d->where,
-                                PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
-                                                           : PQerrorMessage(d->c));
+                                why[0] ? why : cb__pq.PQerrorMessage(d->c));
     /* libpq messages end in a newline */
     size_t len = err ? strlen(err->msg) : 0;
     if (len && err->msg[len - 1] == '\n') err->msg[len - 1] = '\0';
-    PQclear(r);
+    cb__pq.PQclear(r);
     return st;
   }
   if (res && s == PGRES_TUPLES_OK) {
-    res->rows = (size_t)PQntuples(r);
-    res->cols = (size_t)PQnfields(r);
+    res->rows = (size_t)cb__pq.PQntuples(r);
+    res->cols = (size_t)cb__pq.PQnfields(r);
     res->cells = cb_calloc(res->rows * res->cols + 1, sizeof *res->cells);
     for (size_t i = 0; i < res->rows; i++)
       for (size_t c = 0; c < res->cols; c++)
-        if (!PQgetisnull(r, (int)i, (int)c))
-          res->cells[i * res->cols + c] = cb_strdup(PQgetvalue(r, (int)i, (int)c));
+        if (!cb__pq.PQgetisnull(r, (int)i, (int)c))
+          res->cells[i * res->cols + c] = cb_strdup(cb__pq.PQgetvalue(r, (int)i, (int)c));
   }
-  PQclear(r);
+  cb__pq.PQclear(r);
   return CB_OK;
 }
 
@@ -81,26 +81,28 @@ static cb_status pg_begin(cb__db *db, int write, cb_error *err) {
 
 static void pg_close(cb__db *db) {
   pg *d = (pg *)db;
-  PQfinish(d->c);
+  cb__pq.PQfinish(d->c);
   cb_free(d);
 }
 
 static const cb__db_ops pg_ops = {"postgresql", pg_exec, pg_begin, pg_close};
 
 cb_status cb__db_pg_open(const char *url, cb__db **out, cb_error *err) {
+  cb_status loaded = cb__pq_load(err);
+  if (loaded != CB_OK) return loaded;
   pg *d = cb_calloc(1, sizeof *d);
   d->base.ops = &pg_ops;
   cb_secret_mask_url(url, d->where, sizeof d->where);
-  d->c = PQconnectdb(url);
-  if (!d->c || PQstatus(d->c) != CONNECTION_OK) {
+  d->c = cb__pq.PQconnectdb(url);
+  if (!d->c || cb__pq.PQstatus(d->c) != CONNECTION_OK) {
     cb_status st = cb_error_set(err, CB_ERR_IO, "registry %s: cannot connect: %s", d->where,
-                                d->c ? PQerrorMessage(d->c) : "out of memory");
+                                d->c ? cb__pq.PQerrorMessage(d->c) : "out of memory");
     size_t len = err ? strlen(err->msg) : 0;
     while (len && (err->msg[len - 1] == '\n' || err->msg[len - 1] == ' ')) err->msg[--len] = '\0';
     pg_close(&d->base);
     return st;
   }
-  PQsetNoticeProcessor(d->c, ignore_notice, NULL);
+  cb__pq.PQsetNoticeProcessor(d->c, ignore_notice, NULL);
   *out = &d->base;
   return CB_OK;
 }

@@ -4,10 +4,12 @@
 #include "calibench/buf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "calibench/alloc.h"
 #include "calibench/utf8.h"
@@ -182,26 +184,42 @@ static long line_over(const char *data, size_t n, size_t max_line, size_t *open_
   }
 }
 
-cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
-                             cb_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+static cb_status over_max_bytes(const char *path, size_t max_bytes, cb_error *err) {
+  return cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
+                     "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
+}
+
+cb_status cb_file_each_chunk(const char *path, size_t max_bytes, size_t max_line,
+                             cb_file_chunk_fn each, void *arg, cb_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return cb_error_at(err, CB_ERR_IO, path, 0, 0, "cannot open: %s", strerror(errno));
   /* A whole-file read of a regular file over the cap fails before it reads (or holds) a
    * byte; a line-based one reads on, so a line error earlier in the file is the one said. */
   struct stat sb;
-  if (max_bytes && !max_line && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+  if (max_bytes && !max_line && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
       (uintmax_t)sb.st_size > max_bytes) {
-    fclose(f);
-    return cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
-                       "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
+    close(fd);
+    return over_max_bytes(path, max_bytes, err);
   }
+  /* read(2) straight into one chunk reused: no stdio buffer to copy through */
   char chunk[65536];
-  size_t n, open_len = 0, cap = out->cap, orig_len = out->len;
+  size_t open_len = 0, total = 0;
   long lineno = 1;
   int nul = 0;
   cb_status st = CB_OK;
-  if (max_bytes && (!cap || cap > max_bytes)) out->cap = max_bytes;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+  for (;;) {
+    size_t n = 0;
+    while (n < sizeof chunk) { /* whole chunks, as fread gave them */
+      ssize_t r = read(fd, chunk + n, sizeof chunk - n);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) {
+        st = cb_error_at(err, CB_ERR_IO, path, 0, 0, "read failed: %s", strerror(errno));
+        break;
+      }
+      if (r == 0) break;
+      n += (size_t)r;
+    }
+    if (st != CB_OK || !n) break;
     long over = max_line ? line_over(chunk, n, max_line, &open_len, &lineno, &nul) : 0;
     if (over) {
       st = nul ? cb_error_at(err, CB_ERR_PARSE, path, over, 0, "a NUL byte: not a text file")
@@ -209,20 +227,40 @@ cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line
                              "the line is over the limit of %zu bytes (docs/limits.md)", max_line);
       break;
     }
-    if (max_bytes && out->len + n > max_bytes) {
-      st = cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
-                       "the file is over the limit of %zu bytes (docs/limits.md)", max_bytes);
+    if (max_bytes && total + n > max_bytes) {
+      st = over_max_bytes(path, max_bytes, err);
       break;
     }
-    if (cb_buf_append(out, chunk, n) != CB_OK) {
-      st = cb_error_at(err, CB_ERR_CAPACITY, path, 0, 0,
-                       "file does not fit the buffer's limit of %zu bytes", out->cap);
-      break;
-    }
+    total += n;
+    if ((st = each(arg, chunk, n, err)) != CB_OK) break;
   }
-  if (st == CB_OK && ferror(f))
-    st = cb_error_at(err, CB_ERR_IO, path, 0, 0, "read failed: %s", strerror(errno));
-  fclose(f);
+  close(fd);
+  return st;
+}
+
+typedef struct {
+  cb_buf *out;
+  const char *path;
+  size_t max_bytes;
+} file_append;
+
+static cb_status append_chunk(void *arg, const char *data, size_t n, cb_error *err) {
+  file_append *a = arg;
+  /* the buffer's own length counts against the cap too */
+  if (a->max_bytes && a->out->len + n > a->max_bytes)
+    return over_max_bytes(a->path, a->max_bytes, err);
+  if (cb_buf_append(a->out, data, n) != CB_OK)
+    return cb_error_at(err, CB_ERR_CAPACITY, a->path, 0, 0,
+                       "file does not fit the buffer's limit of %zu bytes", a->out->cap);
+  return CB_OK;
+}
+
+cb_status cb_file_read_lines(const char *path, size_t max_bytes, size_t max_line, cb_buf *out,
+                             cb_error *err) {
+  size_t cap = out->cap, orig_len = out->len;
+  if (max_bytes && (!cap || cap > max_bytes)) out->cap = max_bytes;
+  file_append a = {out, path, max_bytes};
+  cb_status st = cb_file_each_chunk(path, max_bytes, max_line, append_chunk, &a, err);
   out->cap = cap;
   if (st != CB_OK) { /* nothing of a file that failed is kept, so no caller can leak it */
     if (orig_len) {

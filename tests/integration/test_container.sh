@@ -5,7 +5,8 @@
 # - the build stage installs the -dev package of every library CMakeLists.txt asks
 #   pkg-config (or find_package) for;
 # - the runtime stage installs exactly the packages of the libraries the built binary
-#   links (readelf -d NEEDED; libc6 is the base's), no -dev package, no compiler;
+#   links (readelf -d NEEDED, and libcurl and libpq, which it opens when a command
+#   needs them; libc6 is the base's), no -dev package, no compiler;
 # - the binary runs, `--version` and a short `sim run`, under chroot in a root that
 #   holds only the files of those packages and of their dependencies, as apt would
 #   install them; without one of them it does not start.
@@ -97,6 +98,12 @@ echo "ok - the build stage installs the package of each of: $(echo $mods) bzip2"
 # ---- runtime stage: the binary's libraries, nothing more ---------------------------------
 needed=$(readelf -d "$CALIBENCH" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p')
 [ "$(wc -l <<<"$needed")" -ge 10 ] || fail "readelf NEEDED: $needed"
+# ... and those it opens when a command needs them (src/util/lazylib.h: libcurl, libpq),
+# by the sonames the source gives dlopen
+opened=$(grep -ho 'cb__lazylib_open("[^"]*"' "$SRC"/src/util/*.c | sed 's/.*("//; s/"$//')
+[ "$(wc -l <<<"$opened")" -ge 2 ] ||
+  fail "no sonames opened by cb__lazylib_open in src/util: $opened"
+needed=$(printf '%s\n%s\n' "$needed" "$opened")
 libs=()
 ldconfig -p >"$work/ldconfig" # once, and read whole: awk's early exit would SIGPIPE ldconfig
 for so in $needed; do
@@ -114,7 +121,7 @@ expected=$( (grep -vxE 'libc6|lib(a|ub|t|l)san[0-9]+' <<<"$want"; echo ca-certif
 [ "$run_pkgs" = "$expected" ] ||
   fail "runtime packages differ from the binary's libraries' (+ ca-certificates): $(diff <(echo "$expected") <(echo "$run_pkgs") | grep '^[<>]' | tr '\n' ' ')"
 if grep -Eq -- '-dev$|^(gcc|cmake|make|pkg-config)$' <<<"$run_pkgs"; then fail "build tools in the runtime stage: $run_pkgs"; fi
-echo "ok - the runtime stage installs the packages of the $(wc -l <<<"$needed") libraries the binary links (libc6 is the base's${sanitizers:+; sanitizer runtimes left out: $(echo $sanitizers)}), ca-certificates, nothing else"
+echo "ok - the runtime stage installs the packages of the $(wc -l <<<"$needed") libraries the binary links or opens (libc6 is the base's${sanitizers:+; sanitizer runtimes left out: $(echo $sanitizers)}), ca-certificates, nothing else"
 
 # ---- the binary in a root of those packages alone -------------------------------------
 # The runtime packages' dependency closure (apt installs it); ca-certificates' is data
@@ -141,7 +148,12 @@ grep -Eq '^calibench [0-9]+\.[0-9]+\.[0-9]+ ' <<<"$out" || fail "--version: $out
 in_root /usr/local/bin/calibench sim run --rate 50 --num-requests 20 --input-len 32 --output-len 8 \
   --quiet --no-report --out /tmp/r >"$work/sim.out" 2>&1 || fail "sim run in the root: $(cat "$work/sim.out")"
 [ "$(wc -l <"$root/tmp/r/records.jsonl")" = 20 ] || fail "sim run in the root wrote $(wc -l <"$root/tmp/r/records.jsonl") records"
-echo "ok - the binary runs in a root of $(wc -w <<<"$closure") packages ($(du -sm "$root" | cut -f1) MB): --version, sim run"
+# libcurl opens there too: the target's /models check gets as far as the connection,
+# which nothing on port 9 accepts
+out=$(in_root /usr/local/bin/calibench run --url http://127.0.0.1:9/v1 --model m --num-requests 1 \
+  --out /tmp/r9 2>&1) && fail "run against port 9 succeeded in the root: $out"
+grep -q "cannot reach http://127.0.0.1:9/v1/models" <<<"$out" || fail "run in the root: $out"
+echo "ok - the binary runs in a root of $(wc -w <<<"$closure") packages ($(du -sm "$root" | cut -f1) MB): --version, sim run, libcurl opened by run"
 # ... and does not without one of them: the root is what the binary has.
 rm -f "$root"/usr/lib/x86_64-linux-gnu/libjansson.so.4*
 out=$(in_root /usr/local/bin/calibench --version 2>&1) && fail "ran without libjansson: $out"

@@ -8,6 +8,7 @@
  * it calls not JSON one jansson rejects. Then the reader itself: decoded texts, lines
  * left to jansson, and every error with its file:line.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -426,12 +427,114 @@ static void test_reader_errors(void **state) {
   remove(path);
 }
 
+/* The reader takes the file 64 KiB at a time and keeps only the decoded strings: lines
+ * cut by a chunk's end (lines of up to 200 KB, escapes on both sides of every 64 KiB
+ * boundary), read from the file and from a pipe, whose strings outgrow the first 1 MiB
+ * buffer (earlier texts must stay where they are); and a record's error followed by a
+ * NUL byte further on: the file's error is the one said, as when the whole file was
+ * read before any record. */
+static char *stream_text(size_t *len, size_t *n_lines) {
+  cb_buf b;
+  cb_buf_init(&b, 0);
+  size_t i = 0;
+  for (; b.len < (size_t)3 << 20; i++) {
+    size_t pad = i % 7 == 3 ? 50000 + i * 997 % 150000 : i * 131 % 300;
+    cb_buf_appendf(&b, "{\"h\":\"h%zu\\n", i);
+    for (size_t k = 0; k < pad; k++) cb_buf_append_char(&b, (char)('a' + (i + k) % 26));
+    cb_buf_appendf(&b, "\",\"r\":[\"r%zu\",\"\\u00e9%zu\"]}\n", i, i);
+  }
+  *len = b.len;
+  *n_lines = i;
+  return b.data;
+}
+
+static void check_stream(const cb_eval_corpus *c, size_t n_lines) {
+  assert_int_equal(c->n, n_lines);
+  for (size_t i = 0; i < n_lines; i++) {
+    size_t pad = i % 7 == 3 ? 50000 + i * 997 % 150000 : i * 131 % 300;
+    char head[32], r0[32], r1[32];
+    int hn = snprintf(head, sizeof head, "h%zu\n", i);
+    const cb_eval_segment *s = &c->segs[i];
+    if (s->hyp.n != (size_t)hn + pad || memcmp(s->hyp.s, head, (size_t)hn))
+      fail_msg("line %zu: hypothesis of %zu bytes, expected %zu", i + 1, s->hyp.n, (size_t)hn + pad);
+    for (size_t k = 0; k < pad; k++)
+      if (s->hyp.s[hn + k] != (char)('a' + (i + k) % 26)) fail_msg("line %zu: byte %zu differs", i + 1, k);
+    int n0 = snprintf(r0, sizeof r0, "r%zu", i), n1 = snprintf(r1, sizeof r1, "\xC3\xA9%zu", i);
+    assert_int_equal(s->nrefs, 2);
+    assert_true(text_is(s->refs[0], r0, (size_t)n0));
+    assert_true(text_is(s->refs[1], r1, (size_t)n1));
+  }
+}
+
+typedef struct {
+  int fd;
+  const char *text;
+  size_t len;
+} pipe_writer;
+
+static void *write_pipe(void *arg) {
+  pipe_writer *w = arg;
+  for (size_t at = 0; at < w->len;) {
+    ssize_t n = write(w->fd, w->text + at, w->len - at < 4096 ? w->len - at : 4096);
+    if (n <= 0) break;
+    at += (size_t)n;
+  }
+  close(w->fd);
+  return NULL;
+}
+
+static void test_reader_streams(void **state) {
+  (void)state;
+  size_t len, n_lines;
+  char *text = stream_text(&len, &n_lines);
+  write_file(text);
+  cb_eval_corpus c;
+  cb_error err = {0};
+  if (cb_eval_read_jsonl(&c, path, "h", "r", &err)) fail_msg("%s", err.msg);
+  check_stream(&c, n_lines);
+  assert_int_equal(c.nbufs, 1); /* a regular file: room for all of it from the start */
+  cb_eval_corpus_free(&c);
+
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  pipe_writer w = {fds[1], text, len};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, write_pipe, &w), 0);
+  char dev[32];
+  snprintf(dev, sizeof dev, "/dev/fd/%d", fds[0]);
+  cb_status st = cb_eval_read_jsonl(&c, dev, "h", "r", &err);
+  pthread_join(th, NULL);
+  close(fds[0]);
+  if (st) fail_msg("%s", err.msg);
+  check_stream(&c, n_lines);
+  assert_true(c.nbufs > 1); /* the strings outgrew the first buffer */
+  cb_eval_corpus_free(&c);
+  free(text);
+
+  write_file("{\"h\":\"x\",\"r\":\"y\"}\n{\"h\":\n{\"h\":\"z\",\"r\":\"w\"}\n");
+  FILE *f = fopen(path, "ab");
+  assert_non_null(f);
+  for (int i = 0; i < 2000; i++) /* 220 KB more: the NUL byte comes chunks later */
+    fprintf(f, "{\"h\":\"%090d\",\"r\":\"w\"}\n", i);
+  fputs("{\"h\":\"a", f);
+  fputc('\0', f);
+  fputs("\",\"r\":\"b\"}\n", f);
+  fclose(f);
+  assert_int_equal(cb_eval_read_jsonl(&c, path, "h", "r", &err), CB_ERR_PARSE);
+  char want[128];
+  snprintf(want, sizeof want, "%s:2004: a NUL byte: not a text file", path);
+  assert_string_equal(err.msg, want);
+  assert_null(c.segs);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_lines_agree_with_jansson),
       cmocka_unit_test(test_edge_lines),
       cmocka_unit_test(test_reader_texts),
       cmocka_unit_test(test_reader_errors),
+      cmocka_unit_test(test_reader_streams),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
  * several references, with and without the stemmer, both tokenizers) to 1e-9, the
  * tokens of tokenize.jsonl, and the API's errors.
  */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "calibench/eval_rouge.h"
 #include "eval/rouge_internal.h"
+#include "eval/word_hash.h"
 #include "test_eval_rouge_vectors.h"
 
 static const int all_types[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, CB_EVAL_ROUGE_L, CB_EVAL_ROUGE_LSUM};
@@ -148,7 +150,10 @@ static void test_tokens_equal_rouge_score(void **state) {
  * punctuation and space, a capital that starts a new token, a non-ASCII letter, a
  * newline, the text's end), against the definition (tokenize.py: lowercase, every
  * other character a separator); then words that differ in one byte only, at every
- * position, which must get ids of their own. */
+ * position, which must get ids of their own; words that a slot's copy of the bytes
+ * its hash takes last does not tell apart ("a" and "aaa", "abab" and "ababab" load
+ * alike), one pair of them met on one probe; and thousands of words, whose ids must
+ * survive the table's growth. */
 static void test_token_runs_and_vocab(void **state) {
   (void)state;
   static const char *const stops[] = {" ", "-", "Bc", "\xC3\xA9", "\n", "", "9.", "\x7F"};
@@ -208,6 +213,62 @@ static void test_token_runs_and_vocab(void **state) {
     assert_int_equal(cb__rouge_vocab_id(&v, word, len), base);
   }
   assert_int_equal(v.n, 24 + 24 * 25 / 2); /* every word and every variant its own */
+  cb__rouge_vocab_clear(&v);
+  memset(word, 'a', sizeof word);
+  for (size_t len = 1; len <= sizeof word; len++)
+    assert_int_equal(cb__rouge_vocab_id(&v, word, len), len - 1);
+  for (size_t len = sizeof word; len >= 1; len--)
+    assert_int_equal(cb__rouge_vocab_id(&v, word, len), len - 1);
+  cb__rouge_vocab_clear(&v);
+  uint32_t n_slots = v.n_slots;
+  for (uint32_t i = 0; i < 5000; i++) {
+    int len = snprintf(word, sizeof word, "w%" PRIu32 "x%" PRIu32, i, i * 2654435761u);
+    assert_int_equal(cb__rouge_vocab_id(&v, word, (size_t)len), i);
+  }
+  assert_true(v.n_slots > n_slots); /* it grew */
+  for (uint32_t i = 0; i < 5000; i++) {
+    int len = snprintf(word, sizeof word, "w%" PRIu32 "x%" PRIu32, i, i * 2654435761u);
+    assert_int_equal(cb__rouge_vocab_id(&v, word, (size_t)len), i);
+  }
+  assert_int_equal(v.n, 5000);
+  cb__rouge_vocab_free(&v);
+  /* Words of 4, 6 and 8 bytes repeating two letters ("abab", "ababab") load alike: a
+   * lookup of the longer one that meets the shorter one's slot must go on. Their hashes
+   * never share a slot (they differ by the length alone), so the slots from the longer
+   * one's to the shorter one's are filled with other words, found by their hashes. */
+  assert_int_equal(cb__rouge_vocab_id(&v, "x", 1), 0); /* the first table */
+  const uint32_t mask = v.n_slots - 1;
+  char ab[9] = {0};
+  size_t n1 = 0, n2 = 0;
+  uint32_t s1 = 0, s2 = 0;
+  for (uint32_t c = 0; c < 36 * 36 * 3 && !n1; c++) {
+    for (int i = 0; i < 8; i++) ab[i] = alnum[i % 2 ? c / 36 % 36 : c % 36];
+    static const size_t lens[3][2] = {{4, 6}, {4, 8}, {6, 8}};
+    const size_t *l = lens[c / (36 * 36)];
+    uint64_t last1, last2;
+    uint32_t a = (uint32_t)cb__eval_word_hash_last(ab, l[0], &last1) & mask;
+    uint32_t b = (uint32_t)cb__eval_word_hash_last(ab, l[1], &last2) & mask;
+    assert_true(last1 == last2);
+    if (((a - b) & mask) < 6) { /* the longer one's probe reaches the shorter one's slot */
+      n1 = l[0], n2 = l[1], s1 = a, s2 = b;
+    }
+  }
+  assert_true(n1);
+  cb__rouge_vocab_clear(&v);
+  assert_int_equal(cb__rouge_vocab_id(&v, ab, n1), 0);
+  uint32_t next = 1;
+  for (uint32_t slot = s2; slot != s1; slot = (slot + 1) & mask) {
+    char filler[16];
+    int len = 0;
+    for (uint32_t k = 0;; k++) {
+      uint64_t last;
+      len = snprintf(filler, sizeof filler, "f%" PRIu32, k);
+      if (((uint32_t)cb__eval_word_hash_last(filler, (size_t)len, &last) & mask) == slot) break;
+    }
+    assert_int_equal(cb__rouge_vocab_id(&v, filler, (size_t)len), next++);
+  }
+  assert_int_equal(cb__rouge_vocab_id(&v, ab, n2), next); /* a word of its own */
+  assert_int_equal(cb__rouge_vocab_id(&v, ab, n1), 0);
   cb__rouge_vocab_free(&v);
 }
 

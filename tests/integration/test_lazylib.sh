@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# test_lazylib.sh - libcurl and libpq are opened by the commands that use them, not at
+# every start (src/util/lazylib.h): the binary does not name them as needed libraries,
+# a command that uses neither runs where both are unloadable, and one that needs either
+# stops with an error naming the library and what it is needed for.
+#
+# "Unloadable": LD_LIBRARY_PATH is searched before the system's directories, so an
+# empty libcurl.so.4 and libpq.so.5 there are what dlopen finds (and refuses).
+CALIBENCH=$1
+SRC=$2
+source "$SRC/tests/integration/lib.sh"
+need_peer readelf
+T=$(mktemp -d "${TMPDIR:-/tmp}/cb-lazylib.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+needed=$(readelf -d "$CALIBENCH" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+grep -q '^libc\.so' <<<"$needed" || fail "readelf found no NEEDED entries: $needed"
+if grep -E '^lib(curl|pq)\.' <<<"$needed"; then fail "the binary still needs libcurl or libpq"; fi
+echo "ok - NEEDED: $(tr '\n' ' ' <<<"$needed")"
+
+mkdir "$T/lib"
+: >"$T/lib/libcurl.so.4"
+: >"$T/lib/libpq.so.5"
+export LD_LIBRARY_PATH=$T/lib
+printf '{"ref":"The cat sat.\\nOn the mat.","hyp":"the cat sat on a mat"}\n' >"$T/c.jsonl"
+expect 0 '^rouge1\|.* = 0\.8 ' -- eval score --metric rouge1 --hyp "$T/c.jsonl" --field hyp --ref-field ref
+expect 0 '^calibench [0-9]' -- --version
+# The target's /models check is the run's first use of libcurl: nothing listens on
+# port 9 (discard), and nothing is sent, since the library never loads.
+expect 1 'libcurl\.so\.4: file too short: calibench needs it for HTTP through libcurl' -- \
+  run --url http://127.0.0.1:9/v1 --model m --num-requests 1 --out "$T/run"
+expect 2 'libpq\.so\.5: file too short: calibench needs it for a PostgreSQL registry' -- \
+  history --registry postgresql://u@127.0.0.1:9/x --metric ttft.p50
