@@ -133,7 +133,7 @@ static size_t header_cb(char *data, size_t size, size_t n, void *userp) {
 
 /* curl_slist_free_all, each line wiped first: the lists hold the Authorization line
  * (libcurl's own copies while it sends are its business). */
-static void slist_wipe_free(struct curl_slist *list) {
+void cb__runner_slist_wipe_free(struct curl_slist *list) {
   for (struct curl_slist *h = list; h; h = h->next) cb_wipe(h->data, strlen(h->data));
   cb__curl.slist_free_all(list);
 }
@@ -203,7 +203,7 @@ static void cancel_req(cb__transport *ops, cb__runner_req *q) {
   curl_req *cr = q->tx;
   if (!cr) return;
   cb__curl.multi_remove_handle(t->multi, cr->easy);
-  slist_wipe_free(cr->headers);
+  cb__runner_slist_wipe_free(cr->headers);
   if (t->n_spare == t->cap_spare) {
     t->cap_spare = t->cap_spare ? t->cap_spare * 2 : 16;
     t->spare = cb_reallocarray(t->spare, t->cap_spare, sizeof *t->spare);
@@ -218,7 +218,7 @@ static void free_tx(cb__transport *ops) {
   for (size_t i = 0; i < t->n_spare; i++) cb__curl.easy_cleanup(t->spare[i]);
   cb_free(t->spare);
   cb_free(t->src);
-  slist_wipe_free(t->common);
+  cb__runner_slist_wipe_free(t->common);
   event_free(t->timer);
   cb__curl.multi_cleanup(t->multi);
   cb_free(t);

@@ -79,6 +79,8 @@ cb__transport *cb__transport_curl_new(const cb__transport_config *c, cb_error *e
  * http (no upgrade round trip). The load's handles (curl.c) and the session's target
  * check set up alike. */
 void cb__runner_curl_tls(CURL *e, const char *url, int verify_tls, int http2);
+/* curl_slist_free_all, each line wiped first: header lists hold the Authorization line. */
+void cb__runner_slist_wipe_free(struct curl_slist *list);
 /* Whether calibench's own HTTP/1.1 reader serves these parameters. */
 int cb__transport_h1_serves(const cb_runner_params *p);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calibench/alloc.h"
 #include "calibench/secret.h"
 #include "runner/runner_internal.h"
 
@@ -60,9 +61,8 @@ cb_status cb__session_target_check(const char *base_url, const char *const *head
   long status = 0;
   cb__curl.easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
   cb__curl.easy_cleanup(e);
-  memset(auth, 0, sizeof auth);
-  for (struct curl_slist *x = h; x; x = x->next) memset(x->data, 0, strlen(x->data));
-  cb__curl.slist_free_all(h);
+  cb_wipe(auth, sizeof auth); /* not a memset a compiler may drop: auth is dead here */
+  cb__runner_slist_wipe_free(h);
   if (rc != CURLE_OK)
     return cb_error_set(err, CB_ERR_NETWORK, "cannot reach %s: %s", shown,
                         cb__curl.easy_strerror(rc));
