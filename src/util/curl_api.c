@@ -4,8 +4,6 @@
  */
 #include "util/curl_api.h"
 
-#include <pthread.h>
-
 #include "util/lazylib.h"
 
 cb__curl_api cb__curl;
@@ -18,19 +16,11 @@ static const char *const names[] = {
 _Static_assert(sizeof cb__curl == sizeof names / sizeof names[0] * sizeof(void (*)(void)),
                "cb__curl_api holds one function pointer per name");
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static cb_status loaded;
-static cb_error load_err;
+static cb__lazylib lib = {
+    .soname = "libcurl.so.4",
+    .needed_for = "HTTP through libcurl (https:// and --libcurl loads, the target's "
+                  "/models check, metric scrapes, embedding, judge and --notify POSTs)",
+    .names = names, .fns = &cb__curl, .n = sizeof names / sizeof names[0],
+    .lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void load(void) {
-  loaded = cb__lazylib_open("libcurl.so.4",
-                            "HTTP through libcurl (https:// and --libcurl loads, the target's "
-                            "/models check, metric scrapes, embedding, judge and --notify POSTs)",
-                            names, &cb__curl, sizeof names / sizeof names[0], &load_err);
-}
-
-cb_status cb__curl_load(cb_error *err) {
-  pthread_once(&once, load);
-  if (loaded != CB_OK && err) *err = load_err;
-  return loaded;
-}
+cb_status cb__curl_load(cb_error *err) { return cb__lazylib_load(&lib, err); }

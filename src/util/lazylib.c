@@ -34,3 +34,15 @@ cb_status cb__lazylib_open(const char *soname, const char *needed_for, const cha
   }
   return CB_OK; /* never closed: the table points into it until exit */
 }
+
+cb_status cb__lazylib_load(cb__lazylib *lib, cb_error *err) {
+  pthread_mutex_lock(&lib->lock);
+  if (!lib->tried) {
+    lib->status = cb__lazylib_open(lib->soname, lib->needed_for, lib->names, lib->fns, lib->n, &lib->err);
+    lib->tried = 1;
+  }
+  cb_status st = lib->status;
+  if (st != CB_OK && err) *err = lib->err;
+  pthread_mutex_unlock(&lib->lock);
+  return st;
+}

@@ -9,6 +9,7 @@
 #ifndef CB_UTIL_LAZYLIB_H
 #define CB_UTIL_LAZYLIB_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "calibench/error.h"
@@ -19,5 +20,21 @@
  * needs it for ..."). On failure nothing is kept open and fns is cleared. */
 cb_status cb__lazylib_open(const char *soname, const char *needed_for, const char *const *names,
                            void *fns, size_t n, cb_error *err);
+
+/* One library's table, opened at most once per process by the first cb__lazylib_load
+ * (any thread); later calls give the first one's outcome. Initialise `lock` with
+ * PTHREAD_MUTEX_INITIALIZER and the rest with what cb__lazylib_open takes. */
+typedef struct cb__lazylib {
+  const char *soname, *needed_for;
+  const char *const *names;
+  void *fns;
+  size_t n;
+  pthread_mutex_t lock;
+  int tried;
+  cb_status status;
+  cb_error err;
+} cb__lazylib;
+
+cb_status cb__lazylib_load(cb__lazylib *lib, cb_error *err);
 
 #endif

@@ -4,8 +4,6 @@
  */
 #include "util/pq_api.h"
 
-#include <pthread.h>
-
 #include "util/lazylib.h"
 
 cb__pq_api cb__pq;
@@ -18,17 +16,10 @@ static const char *const names[] = {
 _Static_assert(sizeof cb__pq == sizeof names / sizeof names[0] * sizeof(void (*)(void)),
                "cb__pq_api holds one function pointer per name");
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static cb_status loaded;
-static cb_error load_err;
+static cb__lazylib lib = {
+    .soname = "libpq.so.5",
+    .needed_for = "a PostgreSQL registry (postgresql:// URLs)",
+    .names = names, .fns = &cb__pq, .n = sizeof names / sizeof names[0],
+    .lock = PTHREAD_MUTEX_INITIALIZER};
 
-static void load(void) {
-  loaded = cb__lazylib_open("libpq.so.5", "a PostgreSQL registry (postgresql:// URLs)",
-                            names, &cb__pq, sizeof names / sizeof names[0], &load_err);
-}
-
-cb_status cb__pq_load(cb_error *err) {
-  pthread_once(&once, load);
-  if (loaded != CB_OK && err) *err = load_err;
-  return loaded;
-}
+cb_status cb__pq_load(cb_error *err) { return cb__lazylib_load(&lib, err); }

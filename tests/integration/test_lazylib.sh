@@ -11,7 +11,7 @@ SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer readelf
 T=$(mktemp -d "${TMPDIR:-/tmp}/cb-lazylib.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+remove_on_exit "$T"
 
 needed=$(readelf -d "$CALIBENCH" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
 grep -q '^libc\.so' <<<"$needed" || fail "readelf found no NEEDED entries: $needed"

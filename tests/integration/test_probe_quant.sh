@@ -12,9 +12,7 @@ CALIBENCH=$1
 SRC=$2
 source "$SRC/tests/integration/lib.sh"
 need_peer python3
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-quant.XXXXXX")
-trap 'rm -rf "$TMP"; stop_sims' EXIT
-cd "$TMP"
+scratch_dir cb-quant
 
 for i in $(seq 1 40); do
   printf '{"prompt":"Item %d: the harbour master counted the boats that came in before the storm"}\n' "$i"
