@@ -57,6 +57,29 @@ static void test_table_filled(void **state) {
   assert_int_equal(t.abs_fn(-7), 7);
 }
 
+/* cb__lazylib_load opens once and gives the first outcome again: a failure is not
+ * retried (each call names the library), a success keeps the table. */
+static void test_load_once(void **state) {
+  (void)state;
+  static const char *const names[] = {"strlen", "abs"};
+  libc_table t = {0};
+  cb__lazylib absent = {.soname = "libcalibench-absent.so.7", .needed_for = "this test", .names = names,
+                        .fns = &t, .n = 2, .lock = PTHREAD_MUTEX_INITIALIZER};
+  for (int i = 0; i < 2; i++) {
+    cb_error err = {0};
+    assert_int_equal(cb__lazylib_load(&absent, &err), CB_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "libcalibench-absent.so.7"));
+  }
+  assert_int_equal(cb__lazylib_load(&absent, NULL), CB_ERR_UNSUPPORTED);
+  cb__lazylib libc = {.soname = "libc.so.6", .needed_for = "this test", .names = names, .fns = &t,
+                      .n = 2, .lock = PTHREAD_MUTEX_INITIALIZER};
+  assert_int_equal(cb__lazylib_load(&libc, NULL), CB_OK);
+  assert_int_equal(t.abs_fn(-3), 3);
+  libc.soname = "libcalibench-absent.so.7"; /* not opened again */
+  assert_int_equal(cb__lazylib_load(&libc, NULL), CB_OK);
+  assert_int_equal(t.strlen_fn("once"), 4);
+}
+
 static void test_curl_and_pq(void **state) {
   (void)state;
   cb_error err = {0};
@@ -81,6 +104,7 @@ int main(void) {
       cmocka_unit_test(test_missing_library),
       cmocka_unit_test(test_missing_function),
       cmocka_unit_test(test_table_filled),
+      cmocka_unit_test(test_load_once),
       cmocka_unit_test(test_curl_and_pq),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
