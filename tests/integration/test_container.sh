@@ -99,10 +99,10 @@ echo "ok - the build stage installs the package of each of: $(echo $mods) bzip2"
 needed=$(readelf -d "$CALIBENCH" | sed -nE 's/.*\(NEEDED\).*\[(.*)\]/\1/p')
 [ "$(wc -l <<<"$needed")" -ge 10 ] || fail "readelf NEEDED: $needed"
 # ... and those it opens when a command needs them (src/util/lazylib.h: libcurl, libpq),
-# by the sonames the source gives dlopen
-opened=$(grep -ho 'cb__lazylib_open("[^"]*"' "$SRC"/src/util/*.c | sed 's/.*("//; s/"$//')
+# by the sonames the source gives dlopen (each cb__lazylib's .soname)
+opened=$(grep -ho '\.soname = "[^"]*"' "$SRC"/src/util/*.c | sed 's/.*= "//; s/"$//')
 [ "$(wc -l <<<"$opened")" -ge 2 ] ||
-  fail "no sonames opened by cb__lazylib_open in src/util: $opened"
+  fail "no sonames of cb__lazylib tables in src/util: $opened"
 needed=$(printf '%s\n%s\n' "$needed" "$opened")
 libs=()
 ldconfig -p >"$work/ldconfig" # once, and read whole: awk's early exit would SIGPIPE ldconfig
