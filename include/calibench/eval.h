@@ -87,6 +87,9 @@ typedef struct cb_eval_options {
   cb_eval_option *v;
   size_t n;
   int sentence; /* scoring segment by segment (--sentence) */
+  /* Threads to score segments on (--threads; 0 or 1: the calling thread alone). The
+   * rows are the same bit for bit whatever the count: cb_eval_segment_stats_opts. */
+  int threads;
 } cb_eval_options;
 
 /* The option's value (the last one given), NULL when absent; marks it used. */
@@ -201,6 +204,21 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
  * NULL. */
 cb_status cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c,
                                 double **rows, cb_error *err);
+/* cb_eval_segment_stats on opts->threads threads (opts NULL: one), the rows bit for
+ * bit the same: contiguous blocks of segments, the first scored with `state` on the
+ * calling thread, each other with a state of its own made by m->create(opts) (a
+ * metric's vocabularies and caches are never shared), every row written by the block
+ * that owns its segment. A metric with prepare scores on one thread here: its prepare
+ * did the corpus's work (ROUGE's on opts->threads threads itself). An error is the
+ * first failing segment's, with the message one thread gives. */
+cb_status cb_eval_segment_stats_opts(const cb_eval_metric *m, void *state, cb_eval_options *opts,
+                                     const cb_eval_corpus *c, double **rows, cb_error *err);
+/* The rows of segs[0..n) into rows (n x n_stats, zeroed by the caller) as
+ * cb_eval_segment_stats_opts does; on an error *failed is the failing segment's
+ * index and err is the metric's own (the caller says where). */
+cb_status cb_eval_segment_rows(const cb_eval_metric *m, void *state, cb_eval_options *opts,
+                               const cb_eval_segment *segs, size_t n, double *rows,
+                               size_t *failed, cb_error *err);
 /* The column sums of rows (n rows of k) into sum[0..k). */
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
 
