@@ -24,7 +24,11 @@
  *     - n_stats, segment: the statistics vector of one segment, from that segment
  *       alone (the bootstrap and the paired tests re-sum the same rows); it fails
  *       only on a segment the metric cannot score (ROUGE's pair past the LCS limit),
- *       with an error, never by leaving the process. A metric
+ *       with an error, never by leaving the process. It may change its own state
+ *       (caches) but nothing shared: with --threads, each block of segments is scored
+ *       on its own thread with its own state, made by create with the same options
+ *       (cb_eval_segment_rows), and the rows must not depend on which state scored
+ *       them. A metric
  *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
  *       the segment's scores and a count of 1 in its vector and divides in result;
  *     - result: score, display name (into out->display), signature (starting with
