@@ -12,13 +12,17 @@
 #                  segment, 5-45 words of English-like prose with punctuation, numbers,
 #                  some accented, CJK and emoji words, and moved/changed words
 #   RUNS           repetitions per side (default 3)
-# Pinned with taskset to CPU $CPU (default 0).
+# The per-CPU comparison runs calibench with --threads 1, pinned with taskset to CPU $CPU
+# (default 0) as sacrebleu is; a last row runs calibench unpinned with --threads
+# $THREADS (default: every online CPU) against the same sacrebleu time: wall time is
+# what the threads shorten, and its CPU column shows what they cost.
 set -euo pipefail
 CALIBENCH=${1:-build/calibench}
 SB=${2:?usage: bench/eval_score.sh [CALIBENCH] SACREBLEU_DIR [SEGMENTS] [RUNS]}
 SEGMENTS=${3:-10000}
 RUNS=${4:-3}
 CPU=${CPU:-0}
+THREADS=${THREADS:-$(nproc)}
 [ -x "$CALIBENCH" ] || { echo "bench/eval_score.sh: $CALIBENCH missing: build first" >&2; exit 1; }
 [ -f "$SB/sacrebleu/version.py" ] || { echo "bench/eval_score.sh: $SB/sacrebleu/version.py missing" >&2; exit 1; }
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/cb-evalbench.XXXXXX")
@@ -44,7 +48,14 @@ with open(f"{out}/hyp.txt", "w") as h, open(f"{out}/ref.txt", "w") as r:
         r.write(" ".join(ref) + ".\n")
         h.write(" ".join(hyp) + ".\n")
 PY
-ours() { taskset -c "$CPU" "$CALIBENCH" eval score --metric bleu,chrf --hyp "$TMP/hyp.txt" --ref "$TMP/ref.txt"; }
+ours() {
+  taskset -c "$CPU" "$CALIBENCH" eval score --threads 1 --metric bleu,chrf --hyp "$TMP/hyp.txt" \
+    --ref "$TMP/ref.txt"
+}
+ours_mt() {
+  "$CALIBENCH" eval score --threads "$THREADS" --metric bleu,chrf --hyp "$TMP/hyp.txt" \
+    --ref "$TMP/ref.txt"
+}
 ref() {
   NO_COLOR=1 PYTHONPATH="$SB" taskset -c "$CPU" /usr/bin/python3 -m sacrebleu "$TMP/ref.txt" \
     -i "$TMP/hyp.txt" -m bleu chrf -f text 2>/dev/null
@@ -52,6 +63,8 @@ ref() {
 # Same lines (sacrebleu aligns its lines at '=': leading spaces dropped).
 diff <(ours) <(ref | sed 's/^ *//') >/dev/null ||
   { echo "bench/eval_score.sh: the score lines differ:"; diff <(ours) <(ref | sed 's/^ *//'); exit 1; }
+diff <(ours) <(ours_mt) >/dev/null ||
+  { echo "bench/eval_score.sh: --threads $THREADS differs from --threads 1"; exit 1; }
 best() { # COMMAND... -> best wall seconds over RUNS and that run's CPU seconds (user + system
   # of the command and its children, from getrusage: microseconds, where /usr/bin/time's
   # %U and %S round to 10 ms, a tenth of calibench's time)
@@ -69,14 +82,17 @@ for _ in range(runs):
 print("%.3f %.3f" % best)
 PY
 }
-export -f ours ref
-export CALIBENCH SB TMP CPU
+export -f ours ours_mt ref
+export CALIBENCH SB TMP CPU THREADS
 read -r ow oc < <(best bash -c ours)
+read -r mw mc < <(best bash -c ours_mt)
 read -r rw rc < <(best bash -c ref)
-echo "corpus: $SEGMENTS segments, $(wc -w <"$TMP/hyp.txt") + $(wc -w <"$TMP/ref.txt") words, $(stat -c %s "$TMP/hyp.txt") + $(stat -c %s "$TMP/ref.txt") bytes; pinned to CPU $CPU; best of $RUNS; $(date -u +%Y-%m-%d)"
+echo "corpus: $SEGMENTS segments, $(wc -w <"$TMP/hyp.txt") + $(wc -w <"$TMP/ref.txt") words, $(stat -c %s "$TMP/hyp.txt") + $(stat -c %s "$TMP/ref.txt") bytes; pinned to CPU $CPU but the last row (--threads $THREADS, unpinned, $(nproc) online CPUs); best of $RUNS; load $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%Y-%m-%d)"
 echo "score lines: identical"
 ours | sed 's/^/  /'
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", (b > 0 ? a / b : 0)}'; }
 printf '| side | wall s | CPU s | speed-up (wall) | speed-up (CPU) |\n|---|---:|---:|---:|---:|\n'
 printf '| sacrebleu 2.6.0 (Python %s) | %s | %s | 1 | 1 |\n' "$(/usr/bin/python3 -c 'import platform; print(platform.python_version())')" "$rw" "$rc"
-printf '| calibench | %s | %s | %s | %s |\n' "$ow" "$oc" "$(ratio "$rw" "$ow")" "$(ratio "$rc" "$oc")"
+printf '| calibench --threads 1 | %s | %s | %s | %s |\n' "$ow" "$oc" "$(ratio "$rw" "$ow")" "$(ratio "$rc" "$oc")"
+printf '| calibench --threads %s, unpinned | %s | %s | %s | %s |\n' "$THREADS" "$mw" "$mc" \
+  "$(ratio "$rw" "$mw")" "$(ratio "$rc" "$mc")"

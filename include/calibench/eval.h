@@ -24,7 +24,11 @@
  *     - n_stats, segment: the statistics vector of one segment, from that segment
  *       alone (the bootstrap and the paired tests re-sum the same rows); it fails
  *       only on a segment the metric cannot score (ROUGE's pair past the LCS limit),
- *       with an error, never by leaving the process. A metric
+ *       with an error, never by leaving the process. It may change its own state
+ *       (caches) but nothing shared: with --threads, each block of segments is scored
+ *       on its own thread with its own state, made by create with the same options
+ *       (cb_eval_segment_rows), and the rows must not depend on which state scored
+ *       them. A metric
  *       whose corpus score is the mean of segment scores (ROUGE, SQuAD exact/F1) puts
  *       the segment's scores and a count of 1 in its vector and divides in result;
  *     - result: score, display name (into out->display), signature (starting with
@@ -87,6 +91,9 @@ typedef struct cb_eval_options {
   cb_eval_option *v;
   size_t n;
   int sentence; /* scoring segment by segment (--sentence) */
+  /* Threads to score segments on (--threads; 0 or 1: the calling thread alone). The
+   * rows are the same bit for bit whatever the count: cb_eval_segment_stats_opts. */
+  int threads;
 } cb_eval_options;
 
 /* The option's value (the last one given), NULL when absent; marks it used. */
@@ -201,6 +208,21 @@ cb_status cb_eval_read_jsonl(cb_eval_corpus *c, const char *path, const char *fi
  * NULL. */
 cb_status cb_eval_segment_stats(const cb_eval_metric *m, void *state, const cb_eval_corpus *c,
                                 double **rows, cb_error *err);
+/* cb_eval_segment_stats on opts->threads threads (opts NULL: one), the rows bit for
+ * bit the same: contiguous blocks of segments, the first scored with `state` on the
+ * calling thread, each other with a state of its own made by m->create(opts) (a
+ * metric's vocabularies and caches are never shared), every row written by the block
+ * that owns its segment. A metric with prepare scores on one thread here: its prepare
+ * did the corpus's work (ROUGE's on opts->threads threads itself). An error is the
+ * first failing segment's, with the message one thread gives. */
+cb_status cb_eval_segment_stats_opts(const cb_eval_metric *m, void *state, cb_eval_options *opts,
+                                     const cb_eval_corpus *c, double **rows, cb_error *err);
+/* The rows of segs[0..n) into rows (n x n_stats, zeroed by the caller) as
+ * cb_eval_segment_stats_opts does; on an error *failed is the failing segment's
+ * index and err is the metric's own (the caller says where). */
+cb_status cb_eval_segment_rows(const cb_eval_metric *m, void *state, cb_eval_options *opts,
+                               const cb_eval_segment *segs, size_t n, double *rows,
+                               size_t *failed, cb_error *err);
 /* The column sums of rows (n rows of k) into sum[0..k). */
 void cb_eval_sum_stats(const double *rows, size_t n, size_t k, double *sum);
 

@@ -47,6 +47,9 @@ typedef struct cb_eval_run_params {
   size_t n_opts;
   long bootstrap;  /* resamples for each corpus score's 95% interval; 0: none */
   uint64_t seed;   /* of the resampling */
+  /* Threads to score the answers on (0 or 1: the calling thread); eval.json is the
+   * same byte for byte whatever the count (cb_eval_segment_rows). */
+  int threads;
   /* "judge:RUBRIC" in the metrics: the rubric file (NULL: no judge; points into the
    * list given to cb_eval_run_parse_metrics) and the name its scores go under in
    * eval.json, "judge:" and the file's base name without .yaml / .yml. */

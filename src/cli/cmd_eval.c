@@ -17,7 +17,7 @@
 
 enum { OPT_METRIC = 256, OPT_HYP, OPT_REF, OPT_FIELD, OPT_REF_FIELD, OPT_JSON, OPT_SENTENCE,
        OPT_WIDTH, OPT_BOOTSTRAP, OPT_SEED, OPT_BASELINE, OPT_PAIRED_BS, OPT_PAIRED_AR, OPT_PAIRED_N,
-       OPT_METRIC_BASE = 1000 };
+       OPT_THREADS, OPT_METRIC_BASE = 1000 };
 
 static const struct option BASE_OPTIONS[] = {
     {"metric", required_argument, NULL, OPT_METRIC},
@@ -34,6 +34,7 @@ static const struct option BASE_OPTIONS[] = {
     {"paired-bs", no_argument, NULL, OPT_PAIRED_BS},
     {"paired-ar", no_argument, NULL, OPT_PAIRED_AR},
     {"paired-n", required_argument, NULL, OPT_PAIRED_N},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"help", no_argument, NULL, 'h'},
 };
 #define N_BASE (sizeof BASE_OPTIONS / sizeof BASE_OPTIONS[0])
@@ -84,7 +85,10 @@ static void eval_usage(FILE *out) {
           "  --baseline FILE      a second system's output (as --hyp) to compare with, by\n"
           "  --paired-bs          paired bootstrap resampling (sacrebleu's --paired-bs), or\n"
           "  --paired-ar          paired approximate randomisation (--paired-ar)\n"
-          "  --paired-n N         resamples or trials [1000 for bs, 10000 for ar]\n");
+          "  --paired-n N         resamples or trials [1000 for bs, 10000 for ar]\n"
+          "  --threads N          score the segments on N threads, 1 to %d; the output is\n"
+          "                       the same byte for byte whatever N [online CPUs, at most %d]\n",
+          CLI_EVAL_THREADS_MAX, CLI_EVAL_THREADS_DEFAULT_MAX);
   cli_metric_options mo;
   cli_metric_options_init(&mo, CLI_METRIC_OPTIONS_MAX, OPT_METRIC_BASE);
   cli_metric_options_usage(&mo, out, 20);
@@ -97,7 +101,7 @@ typedef struct eval_args {
   const char **refs;
   size_t nrefs;
   int json, sentence;
-  long long width, bootstrap, seed, paired_n;
+  long long width, bootstrap, seed, paired_n, threads;
   int paired; /* 0, PAIRED_BS or PAIRED_AR */
   cb_eval_options opts;
 } eval_args;
@@ -231,9 +235,11 @@ static int score(eval_args *a, const cb_eval_corpus *c, const cb_eval_corpus *ba
     /* every segment's statistics now, so that a segment the metric cannot score is an
      * error before anything is printed; the baseline's after the system's (ROUGE's
      * prepare holds the system's scores, and scores the baseline's segments here) */
-    if (st == CB_OK) st = cb_eval_segment_stats(runs[i].m, runs[i].state, c, &runs[i].rows, &err);
+    if (st == CB_OK) st = cb_eval_segment_stats_opts(runs[i].m, runs[i].state, &a->opts, c,
+                                                         &runs[i].rows, &err);
     if (st == CB_OK && base) {
-      st = cb_eval_segment_stats(runs[i].m, runs[i].state, base, &runs[i].bl_rows, &err);
+      st = cb_eval_segment_stats_opts(runs[i].m, runs[i].state, &a->opts, base, &runs[i].bl_rows,
+                                      &err);
       if (st != CB_OK) cb_error_wrap(&err, "--baseline %s", a->baseline);
     }
     if (st != CB_OK) {
@@ -327,7 +333,7 @@ static int eval_score_main(int argc, char **argv) {
   memcpy(longopts, BASE_OPTIONS, sizeof BASE_OPTIONS);
   size_t n_longopts = N_BASE;
   cli_metric_options_append(&mo, longopts, &n_longopts);
-  eval_args a = {.width = 1, .seed = CB_EVAL_DEFAULT_SEED};
+  eval_args a = {.width = 1, .seed = CB_EVAL_DEFAULT_SEED, .threads = cli_eval_default_threads()};
   a.refs = cb_calloc((size_t)argc, sizeof *a.refs);
   a.opts.v = cb_calloc((size_t)argc, sizeof *a.opts.v);
   char *metrics = NULL;
@@ -352,6 +358,9 @@ static int eval_score_main(int argc, char **argv) {
       break;
     case OPT_SEED:
       if (cli_parse_int("--seed", optarg, 0, LLONG_MAX, &a.seed)) rc = 2;
+      break;
+    case OPT_THREADS:
+      if (cli_parse_int("--threads", optarg, 1, CLI_EVAL_THREADS_MAX, &a.threads)) rc = 2;
       break;
     case OPT_BASELINE: a.baseline = optarg; break;
     case OPT_PAIRED_BS: a.paired = a.paired == PAIRED_AR ? -1 : PAIRED_BS; break;
@@ -399,6 +408,7 @@ static int eval_score_main(int argc, char **argv) {
   a.metrics = metrics ? metrics : strdup("bleu");
   metrics = NULL;
   a.opts.sentence = a.sentence;
+  a.opts.threads = (int)a.threads;
   int jsonl = a.field || a.ref_field || ends_with(a.hyp, ".jsonl");
   cb_eval_corpus corpus, base = {0};
   cb_error err;

@@ -18,7 +18,8 @@
 #include "run_output.h"
 
 /* The metric table's options follow at O_METRIC_OPT + i. */
-enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_JUDGE_URL, O_JUDGE_MODEL, O_JUDGE_KEY_ENV,
+enum { O_METRICS = RUN_CONFIG_EXTRA_OPT, O_BOOTSTRAP, O_EVAL_THREADS, O_JUDGE_URL, O_JUDGE_MODEL,
+       O_JUDGE_KEY_ENV,
        O_JUDGE_CONCURRENCY, O_JUDGE_REPEATS, O_JUDGE_TIMEOUT, O_JUDGE_PRICE_IN,
        O_JUDGE_PRICE_OUT, O_METRIC_OPT };
 
@@ -36,6 +37,7 @@ static void build_options(eval_run_ctx *ctx) {
   size_t n = 0;
   ctx->options[n++] = (struct option){"metrics", required_argument, NULL, O_METRICS};
   ctx->options[n++] = (struct option){"bootstrap", required_argument, NULL, O_BOOTSTRAP};
+  ctx->options[n++] = (struct option){"threads", required_argument, NULL, O_EVAL_THREADS};
   ctx->options[n++] = (struct option){"judge-url", required_argument, NULL, O_JUDGE_URL};
   ctx->options[n++] = (struct option){"judge-model", required_argument, NULL, O_JUDGE_MODEL};
   ctx->options[n++] = (struct option){"judge-api-key-env", required_argument, NULL, O_JUDGE_KEY_ENV};
@@ -74,6 +76,8 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "                             judge's grade of every answer (docs/eval-run.md)\n"
           "  --bootstrap N              95%% interval of each corpus score from N resamples\n"
           "                             of the requests (as sacrebleu's --confidence) [none]\n"
+          "  --threads N                score the answers on N threads, 1 to %d; eval.json\n"
+          "                             is the same whatever N [online CPUs, at most %d]\n"
           "\n"
           "judge (with judge:RUBRIC; as eval judge's options, docs/eval-judge.md): the\n"
           "answered items go to the judge after the run, its own run in DIR/judge; a\n"
@@ -90,7 +94,8 @@ static void eval_run_usage(void *vctx, FILE *out) {
           "                             eval.json's judge cost = tokens x prices / 1000\n"
           "  --judge-price-output X     currency per 1,000 judge output tokens [no cost]\n"
           "\n"
-          "metric options:\n");
+          "metric options:\n",
+          CLI_EVAL_THREADS_MAX, CLI_EVAL_THREADS_DEFAULT_MAX);
   cli_metric_options_usage(&ctx->metric, out, 26);
   fprintf(out,
           "\n"
@@ -141,6 +146,10 @@ static int eval_run_option(void *vctx, int val, const char *arg) {
     case O_BOOTSTRAP:
       if (cli_parse_int("--bootstrap", arg, 1, 1000000, &v)) return 2;
       ctx->params.bootstrap = (long)v;
+      return 0;
+    case O_EVAL_THREADS:
+      if (cli_parse_int("--threads", arg, 1, CLI_EVAL_THREADS_MAX, &v)) return 2;
+      ctx->params.threads = (int)v;
       return 0;
     default:
       cli_metric_options_take(&ctx->metric, val, arg, ctx->opts, &ctx->params.n_opts);
@@ -260,6 +269,7 @@ static int run_and_score(cb_session *s, const eval_run_ctx *ctx, const cb_sessio
 int cli_eval_run_main(int argc, char **argv) {
   eval_run_ctx ctx = {0};
   cb_eval_run_params_init(&ctx.params);
+  ctx.params.threads = cli_eval_default_threads();
   build_options(&ctx);
   ctx.opts = calloc((size_t)argc + 1, sizeof *ctx.opts);
   ctx.params.opts = ctx.opts;

@@ -2,6 +2,8 @@
  * metric_options.c - the metric options of eval score as a command's options
  * (metric_options.h).
  */
+#include <unistd.h>
+
 #include "metric_options.h"
 
 void cli_metric_options_init(cli_metric_options *m, size_t max, int first) {
@@ -32,4 +34,10 @@ int cli_metric_options_take(const cli_metric_options *m, int val, const char *ar
   const cb_eval_option_def *d = m->defs[val - m->first];
   opts[(*n_opts)++] = (cb_eval_option){d->name, d->arg ? arg : NULL, 0};
   return 1;
+}
+
+int cli_eval_default_threads(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  if (n < 1) return 1;
+  return n < CLI_EVAL_THREADS_DEFAULT_MAX ? (int)n : CLI_EVAL_THREADS_DEFAULT_MAX;
 }

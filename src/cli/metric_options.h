@@ -34,4 +34,11 @@ void cli_metric_options_usage(const cli_metric_options *m, FILE *out, int width)
 int cli_metric_options_take(const cli_metric_options *m, int val, const char *arg,
                             cb_eval_option *opts, size_t *n_opts);
 
+/* --threads of eval score and eval run: at most CLI_EVAL_THREADS_MAX; by default the
+ * online CPUs, at most CLI_EVAL_THREADS_DEFAULT_MAX (past that, threads mostly wait on
+ * memory while each costs a scorer's state). */
+#define CLI_EVAL_THREADS_MAX 256
+#define CLI_EVAL_THREADS_DEFAULT_MAX 32
+int cli_eval_default_threads(void);
+
 #endif

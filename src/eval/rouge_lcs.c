@@ -77,8 +77,11 @@ static void next_row(uint64_t *v, const uint64_t *pm, size_t k) {
 
 /* The two functions that count bits are built twice, for x86-64 with and without the
  * POPCNT instruction, and the loader picks one by the CPU (an ifunc): the build targets
- * plain x86-64, where a popcount is otherwise a call into libgcc. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+ * plain x86-64, where a popcount is otherwise a call into libgcc. Not under
+ * ThreadSanitizer: the loader runs the ifunc's resolver before TSan's runtime is up,
+ * and its instrumented code crashes there (every TSan binary failed at start). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__SANITIZE_THREAD__)
 #define POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define POPCNT_CLONES

@@ -23,6 +23,7 @@
 #include "calibench/alloc.h"
 #include "calibench/eval.h"
 #include "calibench/eval_rouge.h"
+#include "blocks.h"
 #include "seg_refs.h"
 
 static const cb_eval_option_def ROUGE_OPTIONS[] = {
@@ -42,6 +43,7 @@ typedef struct rouge_state {
   size_t n, next;        /* next: where segment() expects the next one */
   cb_eval_prf *scores;   /* their scores */
   int fresh;             /* scores were filled by a sibling's prepare, not yet claimed */
+  int threads;           /* the corpus is scored on this many threads (--threads) */
   int prepared;          /* prepare was called on this state */
 } rouge_state;
 
@@ -113,6 +115,7 @@ static cb_status rouge_create(int type, cb_eval_options *o, void **state, cb_err
   rouge_state *s = cb_calloc(1, sizeof *s);
   s->type = type;
   s->stemmer = cb_eval_opt_flag(o, "stemmer");
+  s->threads = o->threads;
   cb_status st = cb_eval_opt_choice(o, "rouge-tokenizer", TOKENIZERS, &s->tokenizer, err);
   if (st == CB_OK) {
     cb_eval_rouge_config cfg = {&s->type, 1, s->stemmer, (cb_eval_rouge_tokenizer)s->tokenizer};
@@ -143,6 +146,35 @@ static int same_texts(const cb_eval_segment *a, const cb_eval_segment *b) {
          a->nrefs == b->nrefs;
 }
 
+/* One block of group_score's segments, with a scorer of its own (a scorer caches
+ * tokens and stems: never shared between threads). */
+typedef struct group_job {
+  const cb_eval_rouge_config *cfg;
+  const cb_eval_corpus *c;
+  rouge_state **ms;
+  const size_t *slot;
+  size_t nm;
+} group_job;
+
+static cb_status group_block(void *ctx, size_t block, size_t lo, size_t hi, size_t *failed,
+                             cb_error *err) {
+  (void)block;
+  const group_job *j = ctx;
+  cb_eval_rouge *r = NULL;
+  cb_eval_prf prf[CB_EVAL_ROUGE_LSUM];
+  cb_status st = cb_eval_rouge_new(j->cfg, &r, err);
+  *failed = lo;
+  for (size_t i = lo; i < hi && st == CB_OK; i++) {
+    if ((st = score_segment(r, &j->c->segs[i], prf, err)) != CB_OK) {
+      *failed = i;
+      break;
+    }
+    for (size_t m = 0; m < j->nm; m++) j->ms[m]->scores[i] = prf[j->slot[m]];
+  }
+  cb_eval_rouge_free(r);
+  return st;
+}
+
 /* The caller and every member of g not prepared yet (eval score creates all its
  * metrics before preparing any; eval run creates and prepares them one by one) get c's
  * scores for their type, c's segments and fresh = 1. */
@@ -170,17 +202,11 @@ static cb_status group_score(rouge_group *g, const rouge_state *caller, const cb
     s->fresh = 0;
   }
   cb_eval_rouge_config cfg = {types, nt, g->stemmer, (cb_eval_rouge_tokenizer)g->tokenizer};
-  cb_eval_rouge *r = NULL;
-  cb_eval_prf prf[CB_EVAL_ROUGE_LSUM];
-  cb_status st = cb_eval_rouge_new(&cfg, &r, err);
-  for (size_t i = 0; i < c->n && st == CB_OK; i++) {
-    if ((st = score_segment(r, &c->segs[i], prf, err)) != CB_OK) {
-      cb_error_wrap(err, "segment %zu", i + 1);
-      break;
-    }
-    for (size_t m = 0; m < nm; m++) ms[m]->scores[i] = prf[slot[m]];
-  }
-  cb_eval_rouge_free(r);
+  group_job job = {&cfg, c, ms, slot, nm};
+  size_t failed = 0;
+  cb_status st = cb__eval_blocks(c->n, cb__eval_block_count(c->n, caller->threads), group_block,
+                                 &job, &failed, err);
+  if (st != CB_OK) cb_error_wrap(err, "segment %zu", failed + 1);
   for (size_t m = 0; m < nm && st == CB_OK; m++) {
     ms[m]->n = c->n;
     ms[m]->fresh = 1;

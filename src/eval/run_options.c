@@ -27,6 +27,7 @@ void cb__eval_run_options(const cb_eval_run_params *p, int sentence, cb_eval_opt
   if (p->n_opts) memcpy(out->v, p->opts, p->n_opts * sizeof *out->v);
   for (size_t i = 0; i < out->n; i++) out->v[i].used = 0;
   out->sentence = sentence;
+  out->threads = p->threads;
 }
 
 cb_status cb_eval_run_check_options(const cb_eval_run_params *p, cb_error *err) {

@@ -221,6 +221,19 @@ static cb_status prepare(const cb__eval_scoring *sc, const cb__eval_metric_run *
   return st;
 }
 
+/* Metric m's rows of every segment, on p->threads threads (the same rows as one). */
+static cb_status score_rows(cb__eval_scoring *sc, cb__eval_metric_run *m, cb_eval_options *opts,
+                            cb_error *err) {
+  cb_eval_segment *segs = cb_calloc(sc->n_segs + 1, sizeof *segs);
+  for (size_t s = 0; s < sc->n_segs; s++) segs[s] = sc->segs[s].seg;
+  size_t failed = 0;
+  cb_status st =
+      cb_eval_segment_rows(m->m, m->state, opts, segs, sc->n_segs, m->rows, &failed, err);
+  if (st != CB_OK) cb_error_wrap(err, "%s: item '%s'", m->name, sc->segs[failed].item->id);
+  cb_free(segs);
+  return st;
+}
+
 static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p, cb_error *err) {
   sc->metrics = cb_calloc(p->n_metrics, sizeof *sc->metrics);
   for (size_t i = 0; i < p->n_metrics; i++) {
@@ -236,17 +249,15 @@ static cb_status score_metrics(cb__eval_scoring *sc, const cb_eval_run_params *p
       sc->n_metrics++;
       st = m->m->create(&sentence, &m->sentence_state, err);
     }
-    cb_free(corpus.v);
     cb_free(sentence.v);
+    if (!st && m->m->prepare) st = prepare(sc, m, err);
+    if (!st) {
+      m->k = m->m->n_stats(m->state);
+      m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);
+      st = score_rows(sc, m, &corpus, err);
+    }
+    cb_free(corpus.v);
     if (st) return st;
-    if (m->m->prepare && (st = prepare(sc, m, err)) != CB_OK) return st;
-    m->k = m->m->n_stats(m->state);
-    m->rows = cb_calloc(sc->n_segs * m->k + 1, sizeof *m->rows);
-    for (size_t s = 0; s < sc->n_segs; s++)
-      if ((st = m->m->segment(m->state, &sc->segs[s].seg, m->rows + s * m->k, err)) != CB_OK) {
-        cb_error_wrap(err, "%s: item '%s'", m->name, sc->segs[s].item->id);
-        return st;
-      }
   }
   return CB_OK;
 }

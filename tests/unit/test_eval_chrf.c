@@ -86,7 +86,7 @@ static void check_chars(const char *what, const uint32_t *alphabet, size_t na, s
   char order_s[8];
   snprintf(order_s, sizeof order_s, "%ld", order);
   cb_eval_option ov[] = {{"char-order", order_s, 0}};
-  cb_eval_options o = {ov, 1, 0};
+  cb_eval_options o = {ov, 1, 0, 0};
   const cb_eval_metric *m = cb_eval_metric_find("chrf");
   void *st = NULL;
   cb_error err;

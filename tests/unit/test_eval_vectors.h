@@ -42,7 +42,7 @@ static json_t *eval_next_vector(FILE *f, long *line) {
 
 /* The vector's "options" as command-line options (strings are values, true a flag). */
 static cb_eval_options eval_options_of(json_t *opts, int sentence) {
-  cb_eval_options o = {cb_calloc(json_object_size(opts) + 1, sizeof *o.v), 0, sentence};
+  cb_eval_options o = {cb_calloc(json_object_size(opts) + 1, sizeof *o.v), 0, sentence, 0};
   const char *key;
   json_t *val;
   json_object_foreach(opts, key, val) {
