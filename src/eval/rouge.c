@@ -320,20 +320,21 @@ static cb_status score_lsum(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
     }
     cb__rouge_lcs_cols_done(&r->lcs);
   }
-  /* then the tokens of each union, in reference order, while unused on both sides */
+  /* then the tokens of each union, in reference order, while unused on both sides.
+   * Only the hypothesis' side needs a count: _summary_level_lcs also checks the
+   * reference's count of t, but each reference index is in at most one union and is
+   * taken at most once, so at index i that count is never below the occurrences of t
+   * from i on, which include i itself: it is always > 0 there. */
   need_counts(r);
-  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref.ids[i]]++;
   for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]]++;
   size_t hits = 0;
   for (size_t i = 0; i < m; i++) {
     uint32_t t = r->ref.ids[i];
-    if (r->hit[i] && r->cnt_c[t] && r->cnt_r[t]) {
+    if (r->hit[i] && r->cnt_c[t]) {
       hits++;
       r->cnt_c[t]--;
-      r->cnt_r[t]--;
     }
   }
-  for (size_t i = 0; i < m; i++) r->cnt_r[r->ref.ids[i]] = 0;
   for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]] = 0;
   *out = prf(hits, n, m);
   return CB_OK;
