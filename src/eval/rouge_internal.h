@@ -44,9 +44,11 @@ typedef struct cb__rouge_vocab {
   } *words;
   uint32_t n, cap;
   struct cb__rouge_slot { /* open addressing */
-    uint64_t last; /* the word's last eight bytes as its hash takes them (word_hash.h):
-                    * with len, the whole word when it has 8 bytes or fewer, so most
-                    * lookups read nothing but the slot */
+    uint64_t hash; /* the word's hash (word_hash.h) */
+    uint64_t last; /* the eight bytes its hash takes last: with len, the whole word
+                    * when it has 8 bytes or fewer; with len and hash, the whole word
+                    * when it has 16 or fewer (cb__eval_word_hash_last), so nearly every
+                    * lookup reads nothing but the slot */
     uint32_t id1;  /* id + 1, 0 = empty */
     uint32_t len;
   } *slots;

@@ -54,7 +54,7 @@ static void grow_slots(cb__rouge_vocab *v) {
   v->slots = cb_calloc(n_slots, sizeof v->slots[0]);
   for (uint32_t i = 0; i < v->n_slots; i++) {
     if (!old[i].id1) continue;
-    uint32_t s = (uint32_t)v->words[old[i].id1 - 1].hash & (n_slots - 1);
+    uint32_t s = (uint32_t)old[i].hash & (n_slots - 1);
     while (v->slots[s].id1) s = (s + 1) & (n_slots - 1);
     v->slots[s] = old[i];
   }
@@ -82,7 +82,7 @@ static __attribute__((noinline)) uint32_t vocab_add(cb__rouge_vocab *v, const ch
   uint32_t id = v->n++;
   v->words[id] = (struct cb__rouge_word){h, v->text_len, (uint32_t)len, UINT32_MAX};
   v->text_len += len;
-  v->slots[slot] = (struct cb__rouge_slot){last, id + 1, (uint32_t)len};
+  v->slots[slot] = (struct cb__rouge_slot){h, last, id + 1, (uint32_t)len};
   return id;
 }
 
@@ -93,20 +93,22 @@ static __attribute__((noinline)) uint32_t vocab_probe(cb__rouge_vocab *v, const 
   for (; v->n_slots; slot = (slot + 1) & mask) {
     struct cb__rouge_slot e = v->slots[slot];
     if (!e.id1) break;
-    if (e.last == last && e.len == len &&
-        (len <= 8 || cb__eval_word_eq(v->text + v->words[e.id1 - 1].off, s, len)))
+    if (e.hash == h && e.last == last && e.len == len &&
+        (len <= 16 || cb__eval_word_eq(v->text + v->words[e.id1 - 1].off, s, len)))
       return e.id1 - 1;
   }
   return vocab_add(v, s, len, h, last);
 }
 
-/* The usual case inline, where the tokenizer calls it: a word of up to 8 bytes found in
- * the first slot it hashes to (the table is at most half full), no call and no spill. */
+/* The usual case inline, where the tokenizer calls it: a word of up to 16 bytes found
+ * in the first slot it hashes to (the table is at most half full), no call and no
+ * spill. An empty slot (all zero) matches nothing: a word of length n >= 1 differs in
+ * len, and the empty word's hash is odd times odd, then an invertible mix: not 0. */
 static inline uint32_t vocab_id(cb__rouge_vocab *v, const char *s, size_t len) {
   uint64_t last, h = cb__eval_word_hash_last(s, len, &last);
-  if (len <= 8 && v->n_slots) {
+  if (len <= 16 && v->n_slots) {
     struct cb__rouge_slot e = v->slots[(uint32_t)h & (v->n_slots - 1)];
-    if (e.id1 && e.last == last && e.len == len) return e.id1 - 1;
+    if (e.hash == h && e.last == last && e.len == len) return e.id1 - 1;
   }
   return vocab_probe(v, s, len, h, last);
 }

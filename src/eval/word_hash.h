@@ -27,7 +27,10 @@ static inline uint64_t cb__eval_load32(const char *s) {
 
 /* The hash, and in *last the eight bytes it takes in last: for a word of up to 8
  * bytes these hold all of it (given n, equal *last means equal words), for a longer
- * one its last eight bytes. */
+ * one its last eight bytes. For a word of 9-16 bytes, given n and *last the hash is a
+ * bijection of its first eight bytes (xor, multiplication by an odd constant and
+ * h ^= h >> 32 are each invertible on 64 bits), so equal n, *last and hash mean equal
+ * words: rouge_tokenize.c's vocabulary relies on it. */
 static inline uint64_t cb__eval_word_hash_last(const char *s, size_t n, uint64_t *last) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ n, w = 0;
   if (n >= 8) {

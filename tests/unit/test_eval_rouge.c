@@ -272,6 +272,40 @@ static void test_token_runs_and_vocab(void **state) {
   cb__rouge_vocab_free(&v);
 }
 
+/* A word of 9-16 bytes is found by its slot alone (hash, last eight bytes, length):
+ * two 12-byte words with the same last eight bytes whose hashes start in the same slot
+ * must still be two words, whether the second meets the first in its first slot (the
+ * inline lookup) or one further on (the probe). */
+static void test_vocab_long_words_same_tail(void **state) {
+  (void)state;
+  cb__rouge_vocab v = {0};
+  assert_int_equal(cb__rouge_vocab_id(&v, "x", 1), 0); /* the first table */
+  const uint32_t mask = v.n_slots - 1;
+  char w1[13] = "0000tailtail", w2[13] = "0000tailtail";
+  uint64_t last1, last2;
+  uint32_t home = (uint32_t)cb__eval_word_hash_last(w1, 12, &last1) & mask;
+  uint32_t c = 1;
+  for (; c < 100000; c++) { /* w2's first four bytes: a letter and three digits */
+    char head[8];
+    snprintf(head, sizeof head, "%c%03" PRIu32, 'a' + (int)(c / 1000 % 26), c % 1000);
+    memcpy(w2, head, 4);
+    if (((uint32_t)cb__eval_word_hash_last(w2, 12, &last2) & mask) == home) break;
+  }
+  assert_true(c < 100000);
+  assert_true(last1 == last2 && memcmp(w1, w2, 12) != 0);
+  assert_int_equal(cb__rouge_vocab_id(&v, w1, 12), 1);
+  assert_int_equal(cb__rouge_vocab_id(&v, w2, 12), 2); /* meets w1 in its first slot */
+  assert_int_equal(cb__rouge_vocab_id(&v, w1, 12), 1);
+  assert_int_equal(cb__rouge_vocab_id(&v, w2, 12), 2); /* found past w1's slot */
+  cb__rouge_vocab_free(&v);
+  /* the other order: w2 first, then w1 meets it */
+  assert_int_equal(cb__rouge_vocab_id(&v, "x", 1), 0);
+  assert_int_equal(cb__rouge_vocab_id(&v, w2, 12), 1);
+  assert_int_equal(cb__rouge_vocab_id(&v, w1, 12), 2);
+  assert_int_equal(cb__rouge_vocab_id(&v, w2, 12), 1);
+  cb__rouge_vocab_free(&v);
+}
+
 /* The LCS routines against rouge_scorer.py's own algorithm written out plainly
  * (_lcs_table, then _backtrack_norec: diagonal on equal tokens, else left when
  * table[i][j-1] > table[i-1][j], else up), on seeded random sequences over small
@@ -482,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_lsum_alone),
       cmocka_unit_test(test_tokens_equal_rouge_score),
       cmocka_unit_test(test_token_runs_and_vocab),
+      cmocka_unit_test(test_vocab_long_words_same_tail),
       cmocka_unit_test(test_types),
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),
