@@ -49,12 +49,23 @@ void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t v
   l->pm = grow(l->pm, &l->pm_cap, nb * k, sizeof l->pm[0]);
   uint64_t *pm = l->pm;
   uint32_t *slot = l->slot;
+  if (k == 1) { /* up to 64 columns (nearly every sentence): one word per mask */
+    for (size_t j = 0; j < nb; j++) {
+      uint32_t *s = &slot[b[j]];
+      if (!*s) {
+        *s = (uint32_t)++distinct;
+        pm[distinct - 1] = (uint64_t)1 << j;
+      } else {
+        pm[*s - 1] |= (uint64_t)1 << j;
+      }
+    }
+    return;
+  }
   for (size_t j = 0; j < nb; j++) {
     uint32_t *s = &slot[b[j]];
     if (!*s) {
       *s = (uint32_t)++distinct;
-      if (k == 1) pm[distinct - 1] = 0;
-      else memset(pm + (distinct - 1) * k, 0, k * sizeof pm[0]);
+      memset(pm + (distinct - 1) * k, 0, k * sizeof pm[0]);
     }
     pm[(*s - 1) * k + j / 64] |= (uint64_t)1 << (j % 64);
   }
