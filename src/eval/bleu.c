@@ -32,7 +32,7 @@ typedef struct bleu {
   cb__eval_vocab vocab;
   cb__trie trie;
   cb__bleu_tok_scratch scratch;
-  cb_buf lower, tokens;
+  cb_buf lower;
   uint32_t *ids;
   size_t ids_cap;
 } bleu;
@@ -85,7 +85,6 @@ static void bleu_destroy(void *state) {
   cb__trie_free(&b->trie);
   cb__bleu_tok_scratch_free(&b->scratch);
   cb_buf_free(&b->lower);
-  cb_buf_free(&b->tokens);
   cb_free(b->ids);
   cb_free(b);
 }
@@ -104,20 +103,15 @@ static size_t words(bleu *b, const cb_eval_text *t) {
     n = b->lower.len;
   }
   n = cb__eval_rstrip(s, n);
-  cb__bleu_tokenize(b->tok, s, n, &b->scratch, &b->tokens);
-  /* The tokenized text has single spaces between words and none around them. */
-  size_t count = 0, len = b->tokens.len;
-  const char *p = b->tokens.data;
-  for (size_t i = 0; i < len;) {
-    const char *sp = memchr(p + i, ' ', len - i);
-    size_t end = sp ? (size_t)(sp - p) : len;
-    if (count == b->ids_cap) {
-      b->ids_cap = b->ids_cap ? b->ids_cap * 2 : 256;
-      b->ids = cb_reallocarray(b->ids, b->ids_cap, sizeof *b->ids);
-    }
-    b->ids[count++] = cb__eval_vocab_id(&b->vocab, p + i, end - i);
-    i = end + 1;
+  size_t count;
+  const char *p = cb__bleu_tokens(b->tok, s, n, &b->scratch, &count);
+  if (count > b->ids_cap) {
+    b->ids_cap = count > 256 ? count : 256;
+    cb_free(b->ids);
+    b->ids = cb_reallocarray(NULL, b->ids_cap, sizeof *b->ids);
   }
+  const cb__bleu_span *sp = b->scratch.spans;
+  for (size_t i = 0; i < count; i++) b->ids[i] = cb__eval_vocab_id(&b->vocab, p + sp[i].at, sp[i].len);
   return count;
 }
 

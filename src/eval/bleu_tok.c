@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "calibench/alloc.h"
 #include "eval_text.h"
 #include "word_hash.h"
 
@@ -24,6 +25,9 @@ const char *cb__bleu_tok_name(cb__bleu_tok tok) { return TOK_NAMES[tok]; }
 void cb__bleu_tok_scratch_free(cb__bleu_tok_scratch *s) {
   cb_buf_free(&s->a);
   cb_buf_free(&s->b);
+  cb_free(s->spans);
+  s->spans = NULL;
+  s->spans_cap = 0;
 }
 
 static int is_dot_comma(unsigned char c) { return c == '.' || c == ','; }
@@ -57,35 +61,39 @@ static size_t word_run(const char *s, size_t n, size_t j) {
   return j;
 }
 
-void cb__eval_join_words(const char *s, size_t n, cb_buf *out) {
-  cb_buf_reserve(out, n + 8); /* a short word is copied as eight bytes */
-  char *w0 = out->data + out->len, *w = w0;
-  int gap = 0; /* whitespace since the last word: a space before the next one */
+/* Room for the spans of a text of n bytes: at most one word per two bytes, and one. */
+static cb__bleu_span *spans_for(cb__bleu_tok_scratch *sc, size_t n) {
+  if (n / 2 + 1 > sc->spans_cap) {
+    sc->spans_cap = n / 2 + 1 > 256 ? n / 2 + 1 : 256;
+    cb_free(sc->spans);
+    sc->spans = cb_reallocarray(NULL, sc->spans_cap, sizeof *sc->spans);
+  }
+  return sc->spans;
+}
+
+size_t cb__eval_word_spans(const char *s, size_t n, cb__bleu_tok_scratch *sc) {
+  cb__bleu_span *sp = spans_for(sc, n);
+  size_t k = 0, start = 0;
+  int in_word = 0;
   for (size_t i = 0; i < n;) {
     unsigned char c = (unsigned char)s[i];
     size_t l = 1;
     if (c > 0x20 && c < 0x80) { /* the common case: a run of ASCII word bytes */
       l = word_run(s, n, i + 1) - i;
-    } else if (c < 0x80 ? cb__eval_ascii_space(c) : cb__eval_space_len(s + i, n - i) != 0) {
-      i += c < 0x80 ? 1 : cb__eval_space_len(s + i, n - i);
-      gap = w != w0;
+    } else if (c < 0x80 ? cb__eval_ascii_space(c) : (l = cb__eval_space_len(s + i, n - i)) != 0) {
+      if (in_word) sp[k++] = (cb__bleu_span){start, i - start};
+      in_word = 0;
+      i += l;
       continue;
     } else if (c >= 0x80) {
       cb__eval_decode(s + i, n - i, &l);
     }
-    if (gap) *w++ = ' ';
-    gap = 0;
-    if (l <= 8 && n - i >= 8) { /* one load and one store, no call */
-      uint64_t v = cb__eval_load64(s + i);
-      memcpy(w, &v, 8);
-    } else {
-      memcpy(w, s + i, l);
-    }
-    w += l;
+    if (!in_word) start = i;
+    in_word = 1;
     i += l;
   }
-  out->len += (size_t)(w - w0);
-  out->data[out->len] = '\0';
+  if (in_word) sp[k++] = (cb__bleu_span){start, n - start};
+  return k;
 }
 
 static size_t char_len(const char *s, size_t n) {
@@ -155,8 +163,9 @@ static void put(char **w, const char *s, size_t n) {
   *w += n;
 }
 
-/* TokenizerRegexp (tokenizer_re.py): the four substitutions, then ' '.join(split()).
- * Each pass copies the text up to its next possible match in one piece. A match is
+/* TokenizerRegexp (tokenizer_re.py): the four substitutions into out (which may be
+ * in: it is read by the first pass only), whose words are the tokens (the reference's
+ * ' '.join(split()) is left to the caller). Each pass copies the text up to its next possible match in one piece. A match is
  * found where re.sub finds it: scanning left to right, a match starts at the first
  * character where the pattern matches, and the scan goes on after it. */
 static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
@@ -244,13 +253,10 @@ static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
     i = q + 1;
   }
   finish(out, w);
-  cb_buf_reset(tmp);
-  cb__eval_join_words(out->data, out->len, tmp);
-  swap(tmp, out);
 }
 
-/* tokenizer_13a.py */
-static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+/* tokenizer_13a.py, into sc->b (before its final join). */
+static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc) {
   cb_buf_reset(&sc->a);
   cb_buf_append(&sc->a, s, n);
   static const char *const steps[][2] = {{"<skipped>", ""}, {"-\n", ""}, {"\n", " "}};
@@ -270,7 +276,7 @@ static void tok_13a(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *o
   cb_buf_append_char(&sc->b, ' ');
   cb_buf_append(&sc->b, sc->a.data, sc->a.len);
   cb_buf_append_char(&sc->b, ' ');
-  regexp_post(&sc->b, &sc->a, out);
+  regexp_post(&sc->b, &sc->a, &sc->b);
 }
 
 #define IS_N(cp) cb__eval_in(cb__eval_intl_n, cb__eval_intl_n_len, cp)
@@ -301,8 +307,8 @@ static void split_pairs(const char *s, size_t n, int punct_first, cb_buf *out) {
 }
 
 /* tokenizer_intl.py: (\P{N})(\p{P}) -> '\1 \2 ', (\p{P})(\P{N}) -> ' \1 \2',
- * (\p{S}) -> ' \1 ', then ' '.join(split()). */
-static void tok_intl(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+ * (\p{S}) -> ' \1 ', into sc->a (before its final ' '.join(split())). */
+static void tok_intl(const char *s, size_t n, cb__bleu_tok_scratch *sc) {
   cb_buf *a = &sc->a, *b = &sc->b;
   cb_buf_reset(a);
   split_pairs(s, n, 0, a);
@@ -320,8 +326,6 @@ static void tok_intl(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *
     if (sym) cb_buf_append_char(a, ' ');
     i += l;
   }
-  cb_buf_reset(out);
-  cb__eval_join_words(a->data, a->len, out);
 }
 
 /* tokenizer_zh.py's _UCODE_RANGES. Two of its entries are written as '\u20000' and
@@ -344,8 +348,8 @@ static int is_zh(uint32_t cp) {
 }
 
 /* tokenizer_zh.py: strip, spaces around each Chinese character, then TokenizerRegexp
- * (without 13a's entity step and without its padding spaces). */
-static void tok_zh(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *out) {
+ * (without 13a's entity step and without its padding spaces), into sc->b. */
+static void tok_zh(const char *s, size_t n, cb__bleu_tok_scratch *sc) {
   size_t st = cb__eval_lstrip(s, n);
   n = cb__eval_rstrip(s, n);
   if (st > n) st = n;
@@ -359,36 +363,49 @@ static void tok_zh(const char *s, size_t n, cb__bleu_tok_scratch *sc, cb_buf *ou
     i += l;
   }
   if (!sc->b.data) cb_buf_append(&sc->b, "", 0);
-  regexp_post(&sc->b, &sc->a, out);
+  regexp_post(&sc->b, &sc->a, &sc->b);
 }
 
 /* tokenizer_char.py: " ".join(line) - one token per non-whitespace character. */
-static void tok_char(const char *s, size_t n, cb_buf *out) {
-  cb_buf_reset(out);
+static size_t tok_char(const char *s, size_t n, cb__bleu_tok_scratch *sc) {
+  cb__bleu_span *sp = spans_for(sc, 2 * n); /* one token per byte at most */
+  size_t k = 0;
   for (size_t i = 0; i < n;) {
-    size_t sp = cb__eval_space_len(s + i, n - i);
-    if (sp) {
-      i += sp;
+    size_t sl = cb__eval_space_len(s + i, n - i);
+    if (sl) {
+      i += sl;
       continue;
     }
     size_t l = char_len(s + i, n - i);
-    if (out->len) cb_buf_append_char(out, ' ');
-    cb_buf_append(out, s + i, l);
+    sp[k++] = (cb__bleu_span){i, l};
     i += l;
   }
+  return k;
+}
+
+const char *cb__bleu_tokens(cb__bleu_tok tok, const char *s, size_t n, cb__bleu_tok_scratch *sc,
+                            size_t *count) {
+  const cb_buf *text;
+  switch (tok) {
+  case CB__BLEU_TOK_13A: tok_13a(s, n, sc), text = &sc->b; break;
+  case CB__BLEU_TOK_INTL: tok_intl(s, n, sc), text = &sc->a; break;
+  case CB__BLEU_TOK_ZH: tok_zh(s, n, sc), text = &sc->b; break;
+  case CB__BLEU_TOK_CHAR: *count = tok_char(s, n, sc); return s;
+  case CB__BLEU_TOK_NONE:
+  default: *count = cb__eval_word_spans(s, n, sc); return s;
+  }
+  *count = cb__eval_word_spans(text->data, text->len, sc);
+  return text->data;
 }
 
 void cb__bleu_tokenize(cb__bleu_tok tok, const char *s, size_t n, cb__bleu_tok_scratch *scratch,
                        cb_buf *out) {
-  switch (tok) {
-  case CB__BLEU_TOK_13A: tok_13a(s, n, scratch, out); break;
-  case CB__BLEU_TOK_INTL: tok_intl(s, n, scratch, out); break;
-  case CB__BLEU_TOK_ZH: tok_zh(s, n, scratch, out); break;
-  case CB__BLEU_TOK_CHAR: tok_char(s, n, out); break;
-  case CB__BLEU_TOK_NONE:
-    cb_buf_reset(out);
-    cb__eval_join_words(s, n, out);
-    break;
+  size_t count;
+  const char *text = cb__bleu_tokens(tok, s, n, scratch, &count);
+  cb_buf_reset(out);
+  for (size_t i = 0; i < count; i++) {
+    if (i) cb_buf_append_char(out, ' ');
+    cb_buf_append(out, text + scratch->spans[i].at, scratch->spans[i].len);
   }
   if (!out->data) cb_buf_append(out, "", 0);
 }

@@ -13,9 +13,13 @@
 #define ID_BITS 11
 #define MAX_ID ((1u << ID_BITS) - 1)
 #define MAX_STAMP (1u << (32 - ID_BITS))
-/* Keys below this index a table of their own directly (no hash, no probe): the
- * unigrams and bigrams of a hypothesis of up to 64 distinct characters. */
-#define DIRECT 4096u
+/* The orders whose keys all lie below DIRECT index a table of their own directly (no
+ * hash, no probe): the unigrams, and the bigrams of a hypothesis of up to 64 distinct
+ * characters. */
+#define DIRECT_BITS 12u
+#define DIRECT (1u << DIRECT_BITS)
+/* The packed keys' highest order: every id takes at least one bit of 64. */
+#define MAX_ORDER 64
 
 struct cb__chrf_slot {
   uint64_t key;
@@ -45,12 +49,39 @@ static inline table table_of(const cb__chrf_chars *t) {
   return (table){t->slots, t->direct, t->mask, t->shift, t->bits, t->stamp};
 }
 
-/* The slot of key, or the empty one where it would go. */
+/* Orders 1..direct_orders(bits) have keys below DIRECT only (an order-n key is below
+ * 2^(bits n)): their slots are indexed without a test of the key at each n-gram. */
+static inline size_t direct_orders(unsigned bits) {
+  return DIRECT_BITS / bits;
+}
+
+/* The hash table's slot of key (of an order above direct_orders), or the empty one
+ * where it would go. */
 static inline struct cb__chrf_slot *probe(table tb, uint64_t key) {
-  if (key < DIRECT) return &tb.direct[key];
   size_t j = (size_t)((key * 0x9E3779B97F4A7C15ull) >> tb.shift);
   while (tb.slots[j].stamp == tb.stamp && tb.slots[j].key != key) j = (j + 1) & tb.mask;
   return &tb.slots[j];
+}
+
+/* One more of the hypothesis' n-gram key, in its slot s. */
+static inline void count_hyp(table tb, struct cb__chrf_slot *s, uint64_t key) {
+  if (s->stamp == tb.stamp) {
+    s->hyp++;
+  } else {
+    *s = (struct cb__chrf_slot){key, tb.stamp, 1, 0, 0};
+  }
+}
+
+/* One more of reference mark's n-gram in slot s: counted into *match while the
+ * hypothesis has as many; 0 when the hypothesis lacks it. */
+static inline int count_ref(table tb, struct cb__chrf_slot *s, uint32_t mark, uint64_t *match) {
+  if (s->stamp != tb.stamp) return 0;
+  if (s->mark != mark) {
+    s->mark = mark;
+    s->cur = 0;
+  }
+  if (++s->cur <= s->hyp) (*match)++;
+  return 1;
 }
 
 int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long order) {
@@ -94,17 +125,18 @@ int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long 
   t->shift = 64 - lg;
   const uint32_t *ids = t->ids;
   table tb = table_of(t);
+  size_t nd = direct_orders(tb.bits);
   for (size_t i = 0; i < len; i++) {
     uint64_t key = 0;
     size_t top = len - i < (size_t)order ? len - i : (size_t)order;
-    for (size_t n = 0; n < top; n++) {
+    size_t n = 0;
+    for (size_t dtop = top < nd ? top : nd; n < dtop; n++) {
       key = key << tb.bits | ids[i + n];
-      struct cb__chrf_slot *s = probe(tb, key);
-      if (s->stamp == tb.stamp) {
-        s->hyp++;
-      } else {
-        *s = (struct cb__chrf_slot){key, tb.stamp, 1, 0, 0};
-      }
+      count_hyp(tb, &tb.direct[key], key);
+    }
+    for (; n < top; n++) {
+      key = key << tb.bits | ids[i + n];
+      count_hyp(tb, probe(tb, key), key);
     }
   }
   return 1;
@@ -119,22 +151,28 @@ void cb__chrf_chars_ref(cb__chrf_chars *t, uint32_t mark, const uint32_t *cps, s
     ids[i] = v >> ID_BITS == t->stamp ? v & MAX_ID : 0;
   }
   table tb = table_of(t);
+  size_t nd = direct_orders(tb.bits);
+  /* Counted in integers, added to match at the end: a double in memory incremented at
+   * each hit made every hit wait for the last one's store. */
+  uint64_t hits[MAX_ORDER] = {0};
   for (size_t i = 0; i < len; i++) {
     uint64_t key = 0;
     size_t top = len - i < (size_t)order ? len - i : (size_t)order;
-    for (size_t n = 0; n < top; n++) {
-      /* The hypothesis lacks this n-gram, so it lacks every longer one from here. */
+    size_t n = 0;
+    /* The hypothesis lacks this n-gram, so it lacks every longer one from here. */
+    for (size_t dtop = top < nd ? top : nd; n < dtop; n++) {
       if (!ids[i + n]) break;
       key = key << tb.bits | ids[i + n];
-      struct cb__chrf_slot *s = probe(tb, key);
-      if (s->stamp != tb.stamp) break;
-      if (s->mark != mark) {
-        s->mark = mark;
-        s->cur = 0;
-      }
-      if (++s->cur <= s->hyp) match[n]++;
+      if (!count_ref(tb, &tb.direct[key], mark, &hits[n])) break;
+    }
+    if (n < nd) continue; /* stopped, or no order left */
+    for (; n < top; n++) {
+      if (!ids[i + n]) break;
+      key = key << tb.bits | ids[i + n];
+      if (!count_ref(tb, probe(tb, key), mark, &hits[n])) break;
     }
   }
+  for (long n = 0; n < order; n++) match[n] += hits[n];
 }
 
 void cb__chrf_chars_free(cb__chrf_chars *t) {

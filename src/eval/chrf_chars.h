@@ -6,8 +6,9 @@
  * orders never meet (an order-n key lies in [2^(bits(n-1)), 2^(bits n))). The keys of
  * every order that start at one position come from one another by a shift and an or,
  * and each is one probe of a hash table, where the trie (ngram.h) walked a chain of
- * lookups, each waiting for the last. Keys below 4096 (a hypothesis' unigrams, and its
- * bigrams when it has at most 64 distinct characters) index a table directly. A
+ * lookups, each waiting for the last. The orders whose keys all lie below 4096 (a
+ * hypothesis' unigrams, and its bigrams when it has at most 64 distinct characters)
+ * index a table directly. A
  * hypothesis whose keys would not fit (more than
  * 2047 distinct characters, or bits x order > 64) is left to the trie.
  */
