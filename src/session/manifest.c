@@ -22,6 +22,20 @@ static void str(cb_buf *out, const char *key, const char *v) {
   cb_buf_append_char(out, '"');
 }
 
+/* `"sha256": HEX`, or null for no file and null with `"sha256_error"` saying why a file
+ * has none (a FIFO read once, a file removed since it was loaded). */
+static void sha256_members(cb_buf *out, const char *path) {
+  char hex[65];
+  cb_error err;
+  cb_error_clear(&err);
+  if (path && cb_results_sha256_file(path, hex, &err) == CB_OK) {
+    str(out, "sha256", hex);
+    return;
+  }
+  str(out, "sha256", NULL);
+  if (path) str(out, "sha256_error", err.msg);
+}
+
 static void dataset_entries(const cb_workload *wl, cb_buf *out) {
   cb_buf_append_str(out, ",\"datasets\":[");
   for (size_t i = 0; i < cb_workload_num_classes(wl); i++) {
@@ -32,10 +46,7 @@ static void dataset_entries(const cb_workload *wl, cb_buf *out) {
     cb_buf_append_char(out, '"');
     str(out, "spec", c->dataset_spec);
     str(out, "path", path);
-    char hex[65] = "";
-    cb_error err;
-    if (path && cb_results_sha256_file(path, hex, &err) == CB_OK) str(out, "sha256", hex);
-    else str(out, "sha256", NULL);
+    sha256_members(out, path);
     cb_buf_appendf(out, ",\"content_xxh64\":\"%016llx\",\"bytes\":%llu,\"items\":%zu,\"skipped\":%zu}",
                    (unsigned long long)cb_dataset_content_hash(c->dataset),
                    (unsigned long long)cb_dataset_file_bytes(c->dataset),
@@ -150,15 +161,15 @@ static void config_part(const cb_session_config *cfg, cb_buf *out) {
 
 void cb__session_behavior_json(const cb_session_config *cfg, cb_buf *out) {
   const char *path = cfg->sim.behavior_path;
-  char hex[65];
-  cb_error err;
-  if (!path || cb_results_sha256_file(path, hex, &err) != CB_OK) {
+  if (!path) {
     cb_buf_append_str(out, ",\"behavior\":null");
     return;
   }
   cb_buf_append_str(out, ",\"behavior\":{\"path\":\"");
   cb_buf_append_json_string(out, path, strlen(path));
-  cb_buf_appendf(out, "\",\"sha256\":\"%s\"}", hex);
+  cb_buf_append_char(out, '"');
+  sha256_members(out, path);
+  cb_buf_append_char(out, '}');
 }
 
 static void server_part(const cb_session_config *cfg, const char *url, const cb_buf *models, cb_buf *out) {

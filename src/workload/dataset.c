@@ -14,6 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -280,7 +281,18 @@ cb_status cb_dataset_open(const char *spec, const cb_dataset_params *p,
     cb_buf_init(&file, 0);
     /* ShareGPT is one JSON document; the others are read a line at a time. */
     size_t max_line = kind == CB_DATASET_SHAREGPT ? 0 : CB_LIMIT_LINE_BYTES;
-    st = cb_file_read_lines(path, ds->params.max_file_bytes, max_line, &file, err);
+    /* A command reads its dataset more than once (checked before anything starts, then
+     * each point): a pipe or FIFO would be empty, or wait for a writer, the second time. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+      st = cb_error_at(err, CB_ERR_INVALID, path, 0, 0,
+                       "%s, not a regular file: a dataset is read more than once (checked "
+                       "first, then for each point), so it must be a file",
+                       S_ISDIR(sb.st_mode)    ? "a directory"
+                       : S_ISFIFO(sb.st_mode) ? "a pipe or FIFO"
+                                              : "a device or socket");
+    else
+      st = cb_file_read_lines(path, ds->params.max_file_bytes, max_line, &file, err);
     if (st == CB_OK) {
       ds->file_bytes = file.len;
       ds->content_hash = cb__xxh64(file.data, file.len, 0);

@@ -124,6 +124,20 @@ expect 2 "bad_range.yaml:[0-9]+: key 'gpu_memory_utilization'" -- sim serve --pr
 expect 2 "model weights take 131.42 GiB per GPU .*Use more GPUs \(--tp\)" -- sim serve --model llama-3.1-70b --gpu l40s
 expect 2 "no-such-file.jsonl.*cannot open" -- sim serve --port 0 --responses /nonexistent/no-such-file.jsonl
 expect 2 "cannot open --trace-out" -- sim serve --port 0 --trace-out /nonexistent/dir/trace.jsonl
+# A dataset is read more than once (checked, then per point): a FIFO is refused at once
+# rather than waited on (with no writer its open would never return).
+mkfifo "$work/dataset.fifo"
+out=$(timeout 30 "$CALIBENCH" sim run --dataset "jsonl:$work/dataset.fifo" --num-requests 2 \
+  --out "$work/fifo-run" 2>&1 </dev/null) && fail "a FIFO dataset was accepted: $out"
+grep -q "dataset.fifo: a pipe or FIFO, not a regular file" <<<"$out" || fail "FIFO dataset: $out"
+echo "ok - a FIFO dataset is refused at once"
+printf '{"prompt": "hello %s"}\n' 1 2 3 >"$work/dataset.jsonl"
+"$CALIBENCH" sim run --dataset "jsonl:$work/dataset.jsonl" --num-requests 2 --quiet --no-report \
+  --out "$work/dataset-run" </dev/null || fail "sim run on a JSONL dataset failed"
+want=$(sha256sum "$work/dataset.jsonl" | cut -d' ' -f1)
+grep -q "\"sha256\":\"$want\"" "$work/dataset-run/manifest.json" ||
+  fail "manifest's dataset sha256 is not sha256sum's $want: $(cat "$work/dataset-run/manifest.json")"
+echo "ok - the manifest fingerprints the dataset as sha256sum does"
 
 # --port 0 prints the chosen port first; a port in use is a clear error.
 start_sim --seed 1
