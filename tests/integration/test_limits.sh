@@ -42,8 +42,12 @@ printf 'model:\n  preset: llama-3.1-8b\n  max_context: 1e8\n' >ctx.yaml
 sim_run_refused "ctx.yaml:3: key 'model.max_context': must be in \[1, 1.67772e\+07\]" --profile ctx.yaml --num-requests 1
 
 # ---- files and lines -----------------------------------------------------------------
-sim_run_refused "/dev/zero:1: a NUL byte: not a text file" --dataset jsonl:/dev/zero --num-requests 1
-sim_run_refused "/dev/urandom:[0-9]+: a NUL byte: not a text file" --dataset trace:/dev/urandom --num-requests 1
+# A dataset is read more than once: a device (an endless one here) is refused unread.
+sim_run_refused "/dev/zero: a device or socket, not a regular file" --dataset jsonl:/dev/zero --num-requests 1
+printf '{"prompt": "a\0b"}\n' >nul.jsonl
+sim_run_refused "nul.jsonl:1: a NUL byte: not a text file" --dataset jsonl:nul.jsonl --num-requests 1
+head -c 100000 /dev/urandom >random.bin
+sim_run_refused "random.bin:[0-9]+: a NUL byte: not a text file" --dataset trace:random.bin --num-requests 1
 sim_run_refused "long_line:1: the line is over the limit of 16777216 bytes" --dataset chat:long_line --num-requests 1
 expect_err "/dev/zero: the file is over the limit of 268435456 bytes" \
   "$CALIBENCH" tokenize -t "$SRC/node_modules/tiktoken/encoders/gpt2.json" --count /dev/zero
