@@ -4,13 +4,13 @@
  * journal, which makes every transaction atomic across crashes and power loss.
  */
 #include <errno.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "calibench/alloc.h"
 #include "store_internal.h"
+#include "util/sqlite_api.h"
 
 typedef struct sq {
   cb__db base;
@@ -26,20 +26,20 @@ void cb__db_result_free(cb__db_result *r) {
 }
 
 static cb_status sq_error(sq *d, cb_error *err, const char *what) {
-  return cb_error_set(err, CB_ERR_IO, "registry %s: %s: %s", d->path, what, sqlite3_errmsg(d->h));
+  return cb_error_set(err, CB_ERR_IO, "registry %s: %s: %s", d->path, what, cb__sqlite.sqlite3_errmsg(d->h));
 }
 
 static char *cell_text(sqlite3_stmt *st, int col) {
-  switch (sqlite3_column_type(st, col)) {
+  switch (cb__sqlite.sqlite3_column_type(st, col)) {
     case SQLITE_NULL: return NULL;
     case SQLITE_FLOAT: {
       char buf[40];
-      snprintf(buf, sizeof buf, "%.17g", sqlite3_column_double(st, col));
+      snprintf(buf, sizeof buf, "%.17g", cb__sqlite.sqlite3_column_double(st, col));
       return cb_strdup(buf);
     }
     default: {
-      const unsigned char *t = sqlite3_column_text(st, col);
-      return cb_strndup((const char *)t, (size_t)sqlite3_column_bytes(st, col));
+      const unsigned char *t = cb__sqlite.sqlite3_column_text(st, col);
+      return cb_strndup((const char *)t, (size_t)cb__sqlite.sqlite3_column_bytes(st, col));
     }
   }
 }
@@ -49,20 +49,20 @@ static cb_status sq_exec(cb__db *db, const char *sql, const char *const *params,
   sq *d = (sq *)db;
   sqlite3_stmt *st;
   if (res) memset(res, 0, sizeof *res);
-  if (sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) return sq_error(d, err, "prepare");
+  if (cb__sqlite.sqlite3_prepare_v2(d->h, sql, -1, &st, NULL) != SQLITE_OK) return sq_error(d, err, "prepare");
   for (size_t i = 0; i < n; i++) {
-    int rc = params[i] ? sqlite3_bind_text(st, (int)i + 1, params[i], -1, SQLITE_STATIC)
-                       : sqlite3_bind_null(st, (int)i + 1);
+    int rc = params[i] ? cb__sqlite.sqlite3_bind_text(st, (int)i + 1, params[i], -1, SQLITE_STATIC)
+                       : cb__sqlite.sqlite3_bind_null(st, (int)i + 1);
     if (rc != SQLITE_OK) {
-      sqlite3_finalize(st);
+      cb__sqlite.sqlite3_finalize(st);
       return sq_error(d, err, "bind");
     }
   }
   size_t alloc = 0;
   int rc;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+  while ((rc = cb__sqlite.sqlite3_step(st)) == SQLITE_ROW) {
     if (!res) continue;
-    size_t cols = (size_t)sqlite3_column_count(st);
+    size_t cols = (size_t)cb__sqlite.sqlite3_column_count(st);
     res->cols = cols;
     if ((res->rows + 1) * cols > alloc) {
       alloc = alloc ? 2 * alloc : 16 * cols;
@@ -73,12 +73,12 @@ static cb_status sq_exec(cb__db *db, const char *sql, const char *const *params,
   }
   if (rc != SQLITE_DONE) {
     cb_status s = sq_error(d, err, "step");
-    sqlite3_finalize(st);
+    cb__sqlite.sqlite3_finalize(st);
     cb__db_result_free(res);
     return s;
   }
-  if (res && !res->rows) res->cols = (size_t)sqlite3_column_count(st);
-  sqlite3_finalize(st);
+  if (res && !res->rows) res->cols = (size_t)cb__sqlite.sqlite3_column_count(st);
+  cb__sqlite.sqlite3_finalize(st);
   return CB_OK;
 }
 
@@ -88,13 +88,15 @@ static cb_status sq_begin(cb__db *db, int write, cb_error *err) {
 
 static void sq_close(cb__db *db) {
   sq *d = (sq *)db;
-  sqlite3_close(d->h);
+  cb__sqlite.sqlite3_close(d->h);
   cb_free(d);
 }
 
 static const cb__db_ops sq_ops = {"sqlite", sq_exec, sq_begin, sq_close};
 
 cb_status cb__db_sqlite_open(const char *path, int create, cb__db **out, cb_error *err) {
+  cb_status loaded = cb__sqlite_load(err);
+  if (loaded != CB_OK) return loaded;
   struct stat stt;
   if (!create && stat(path, &stt) != 0)
     return cb_error_set(err, CB_ERR_NOT_FOUND,
@@ -104,14 +106,14 @@ cb_status cb__db_sqlite_open(const char *path, int create, cb__db **out, cb_erro
   d->base.ops = &sq_ops;
   snprintf(d->path, sizeof d->path, "%s", path);
   int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-  if (sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
+  if (cb__sqlite.sqlite3_open_v2(path, &d->h, flags, NULL) != SQLITE_OK) {
     cb_status s = cb_error_set(err, CB_ERR_IO, "registry %s: cannot open: %s", path,
-                               d->h ? sqlite3_errmsg(d->h) : "out of memory");
-    sqlite3_close(d->h);
+                               d->h ? cb__sqlite.sqlite3_errmsg(d->h) : "out of memory");
+    cb__sqlite.sqlite3_close(d->h);
     cb_free(d);
     return s;
   }
-  sqlite3_busy_timeout(d->h, 10000);
+  cb__sqlite.sqlite3_busy_timeout(d->h, 10000);
   cb_status s = sq_exec(&d->base, "PRAGMA foreign_keys = ON", NULL, 0, NULL, err);
   if (s == CB_OK) {
     /* A file that is not a database fails here, with SQLite's own words. */

@@ -22,7 +22,7 @@ flags=()
 # shellcheck disable=SC2046
 cc -std=c17 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Wpedantic -Werror "${flags[@]}" \
   -I"$SRC/include" "$tmp/example.c" "$LIB" \
-  $(pkg-config --libs libevent jansson yaml-0.1 libpcre2-8 sqlite3 libpng libjpeg) \
+  $(pkg-config --libs libevent jansson yaml-0.1 libpcre2-8 libpng libjpeg) \
   -lpthread -lm -o "$tmp/example" 2>"$tmp/cc.err" || fail "the example does not compile: $(cat "$tmp/cc.err")"
 echo "ok - docs/library.md's example compiles against include/ and libcalibench.a"
 
