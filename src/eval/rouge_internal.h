@@ -97,6 +97,8 @@ typedef struct cb__rouge_lcs {
   size_t pm_cap;
   uint64_t *rows; /* the table's rows as bit vectors */
   size_t rows_cap;
+  uint32_t *at; /* one-word rows: the reference index of each row stored */
+  size_t at_cap;
   const uint32_t *cols;
   size_t m, k; /* columns, words per row */
 } cb__rouge_lcs;

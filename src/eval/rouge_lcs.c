@@ -31,6 +31,7 @@ void cb__rouge_lcs_free(cb__rouge_lcs *l) {
   cb_free(l->slot);
   cb_free(l->pm);
   cb_free(l->rows);
+  cb_free(l->at);
   memset(l, 0, sizeof *l);
 }
 
@@ -108,36 +109,43 @@ static inline uint64_t step(uint64_t v, uint64_t pm) {
 static inline uint64_t low_bits(size_t x) { return ~(uint64_t)0 >> (64 - x); }
 
 /* Sentences of up to 64 tokens (nearly all): cb__rouge_lcs_mark with each row one word,
- * kept in a register while the rows are built. */
+ * kept in a register while the rows are built. Only the rows of reference tokens that
+ * are columns are stored (in l->rows, their indices in l->at): the row of any other
+ * token equals the row above it, and there the backtrack always goes up (no match; its
+ * cell above equals its own, which is cur, so never left), so the walk jumps straight
+ * to the next stored row. Most tokens of a sentence are not in the other sentence. */
 static inline __attribute__((always_inline)) void mark_one_word(cb__rouge_lcs *l, const uint32_t *ref, size_t nr,
                                  unsigned char *hit) {
   uint64_t *rows = l->rows, v = ~(uint64_t)0;
+  uint32_t *at = l->at;
   const uint64_t *pm = l->pm;
   const uint32_t *slot = l->slot, *cols = l->cols;
-  int any = 0;
-  rows[0] = v;
-  for (size_t i = 1; i <= nr; i++) {
-    uint32_t s = slot[ref[i - 1]];
+  size_t q = 0;
+  for (size_t i = 0; i < nr; i++) {
+    uint32_t s = slot[ref[i]];
     if (s) {
       v = step(v, pm[s - 1]);
-      any = 1;
+      rows[q] = v;
+      at[q++] = (uint32_t)i;
     }
-    rows[i] = v;
   }
-  if (!any) return;
-  size_t i = nr, j = l->m, cur = j - (size_t)__builtin_popcountll(v & low_bits(j));
-  while (i > 0 && j > 0) { /* as in cb__rouge_lcs_mark */
-    if (ref[i - 1] == cols[j - 1]) {
-      hit[i - 1] = 1;
-      i--;
+  if (!q) return;
+  /* t: the stored rows still above the walk; row t - 1 is table row at[t - 1] + 1 */
+  size_t t = q, j = l->m, cur = j - (size_t)__builtin_popcountll(v & low_bits(j));
+  while (t > 0 && j > 0) { /* as in cb__rouge_lcs_mark */
+    size_t i = at[t - 1];
+    if (ref[i] == cols[j - 1]) {
+      hit[i] = 1;
+      t--;
       j--;
       cur--;
-    } else if (!(rows[i] >> (j - 1) & 1)) {
-      i--;
-    } else if (j - (size_t)__builtin_popcountll(rows[i - 1] & low_bits(j)) < cur) {
+    } else if (!(rows[t - 1] >> (j - 1) & 1)) {
+      t--;
+    } else if (j - (size_t)__builtin_popcountll((t > 1 ? rows[t - 2] : ~(uint64_t)0) & low_bits(j)) <
+               cur) {
       j--;
     } else {
-      i--;
+      t--;
     }
   }
 }
@@ -176,6 +184,7 @@ POPCNT_CLONES void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, siz
   if (!k || !nr) return;
   l->rows = grow(l->rows, &l->rows_cap, (nr + 1) * k, sizeof l->rows[0]);
   if (k == 1) {
+    l->at = grow(l->at, &l->at_cap, nr, sizeof l->at[0]);
     mark_one_word(l, ref, nr, hit);
     return;
   }
