@@ -348,6 +348,54 @@ static void test_lcs_against_table(void **state) {
   cb__rouge_lcs_free(&l);
 }
 
+/* rouge2 against the clipped bigram count written out plainly, on seeded random texts
+ * over five words, so that a first token often starts several different bigrams of the
+ * reference (rouge.c keeps them in one list per first token) and bigrams repeat; one
+ * scorer for every pair, so a list left behind by one pair would spoil the next. */
+static void test_rouge2_against_counting(void **state) {
+  (void)state;
+  static const char *const words[] = {"a", "b", "c", "d", "e"};
+  enum { MAX = 40 };
+  int two = 2;
+  cb_eval_rouge_config cfg = {&two, 1, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  cb_eval_rouge *r = NULL;
+  cb_error err = {0};
+  assert_int_equal(cb_eval_rouge_new(&cfg, &r, &err), CB_OK);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int iter = 0; iter < 2000; iter++) {
+    int ref[MAX], hyp[MAX];
+    char rt[MAX * 2 + 1], ht[MAX * 2 + 1];
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    size_t nr = x % MAX, nh = (x >> 8) % MAX, alphabet = 2 + (x >> 16) % 4, rl = 0, hl = 0;
+    for (size_t i = 0; i < nr; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      ref[i] = (int)(x % alphabet);
+      rl += (size_t)sprintf(rt + rl, "%s ", words[ref[i]]);
+    }
+    for (size_t i = 0; i < nh; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      hyp[i] = (int)(x % alphabet);
+      hl += (size_t)sprintf(ht + hl, "%s ", words[hyp[i]]);
+    }
+    size_t hits = 0, used[MAX] = {0}; /* used[i]: reference bigram i matched */
+    for (size_t j = 0; j + 1 < nh; j++)
+      for (size_t i = 0; i + 1 < nr; i++)
+        if (!used[i] && ref[i] == hyp[j] && ref[i + 1] == hyp[j + 1]) {
+          used[i] = 1;
+          hits++;
+          break;
+        }
+    size_t bt = nr > 1 ? nr - 1 : 0, bh = nh > 1 ? nh - 1 : 0;
+    cb_eval_prf got;
+    assert_int_equal(cb_eval_rouge_score(r, rt, rl, ht, hl, &got, &err), CB_OK);
+    double p = (double)hits / (double)(bh ? bh : 1), rec = (double)hits / (double)(bt ? bt : 1);
+    if (got.precision != p || got.recall != rec)
+      fail_msg("iteration %d: '%s' vs '%s': P %g R %g, want %g %g", iter, rt, ht, got.precision,
+               got.recall, p, rec);
+  }
+  cb_eval_rouge_free(r);
+}
+
 static void test_types(void **state) {
   (void)state;
   int t = 0;
@@ -519,6 +567,7 @@ int main(void) {
       cmocka_unit_test(test_tokens_equal_rouge_score),
       cmocka_unit_test(test_token_runs_and_vocab),
       cmocka_unit_test(test_vocab_long_words_same_tail),
+      cmocka_unit_test(test_rouge2_against_counting),
       cmocka_unit_test(test_types),
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),
