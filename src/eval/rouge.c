@@ -20,7 +20,7 @@
 #define VOCAB_RESET_WORDS (1u << 22)
 
 typedef struct {
-  uint64_t hash;   /* bigrams: the two ids themselves */
+  uint64_t hash;   /* the n-gram's hash (hash_ids) */
   uint32_t start1; /* where the n-gram first occurs in the reference, + 1 */
   uint32_t left;   /* its occurrences in the reference not yet matched */
   uint32_t gen;    /* the slot is in use for the table of this generation */

@@ -91,9 +91,9 @@ size_t cb__eval_utf8_next(const char *s, size_t n, uint32_t *cp);
 
 /* LCS of token sequences against one set of columns (rouge_lcs.c). */
 typedef struct cb__rouge_lcs {
-  uint32_t *slot; /* per token id: its match mask's number + 1, 0 = not a column */
+  uint32_t *slot; /* per token id: its match mask's number (from 1), 0 = not a column */
   size_t slot_cap;
-  uint64_t *pm;   /* match masks, k words each */
+  uint64_t *pm;   /* match masks, k words each; mask 0 is all zero */
   size_t pm_cap;
   uint64_t *rows; /* the table's rows as bit vectors */
   size_t rows_cap;
