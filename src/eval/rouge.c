@@ -20,11 +20,17 @@
 #define VOCAB_RESET_WORDS (1u << 22)
 
 typedef struct {
-  uint64_t hash;   /* bigrams: the two ids themselves */
+  uint64_t hash;   /* the n-gram's hash (hash_ids) */
   uint32_t start1; /* where the n-gram first occurs in the reference, + 1 */
   uint32_t left;   /* its occurrences in the reference not yet matched */
   uint32_t gen;    /* the slot is in use for the table of this generation */
 } ngram_slot;
+
+/* rouge2: the reference's bigrams with the same first token, listed from that token's
+ * head (big_head); entry 0 is "none". */
+typedef struct {
+  uint32_t next, second, left; /* left: occurrences in the reference not yet matched */
+} bigram;
 
 struct cb_eval_rouge {
   int *types;
@@ -41,8 +47,10 @@ struct cb_eval_rouge {
   cb__rouge_lcs lcs;
   unsigned char *hit;
   size_t hit_cap;
-  uint32_t *cnt_r, *cnt_c;
+  uint32_t *cnt_r, *cnt_c, *big_head;
   size_t cnt_cap;
+  bigram *big;
+  size_t big_cap;
   cb_eval_prf *tmp;
 };
 
@@ -99,6 +107,8 @@ void cb_eval_rouge_free(cb_eval_rouge *r) {
   cb_free(r->hit);
   cb_free(r->cnt_r);
   cb_free(r->cnt_c);
+  cb_free(r->big_head);
+  cb_free(r->big);
   cb_free(r->tmp);
   cb_free(r->types);
   cb_free(r);
@@ -185,7 +195,16 @@ static uint64_t hash_ids(const uint32_t *ids, int n) {
   return h;
 }
 
-/* The per-token counts rougeLsum and rouge1 use, as large as the vocabulary. */
+static void *grow(void *p, size_t *cap, size_t want, size_t size) {
+  if (want <= *cap) return p;
+  size_t c = *cap ? *cap : 64;
+  while (c < want) c *= 2;
+  *cap = c;
+  return cb_reallocarray(p, c, size);
+}
+
+/* The per-token counts rougeLsum and rouge1 use, and rouge2's list heads, as large as
+ * the vocabulary (all zero between uses). */
 static void need_counts(cb_eval_rouge *r) {
   size_t vocab = r->tok.vocab.n;
   if (vocab <= r->cnt_cap) return;
@@ -193,8 +212,10 @@ static void need_counts(cb_eval_rouge *r) {
   while (cap < vocab) cap *= 2;
   cb_free(r->cnt_r);
   cb_free(r->cnt_c);
+  cb_free(r->big_head);
   r->cnt_r = cb_calloc(cap, sizeof r->cnt_r[0]);
   r->cnt_c = cb_calloc(cap, sizeof r->cnt_c[0]);
+  r->big_head = cb_calloc(cap, sizeof r->big_head[0]);
   r->cnt_cap = cap;
 }
 
@@ -223,31 +244,40 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
   if (n == 1 && n_t && n_p) { /* unigrams: a count per token id */
     need_counts(r);
     for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]]++;
-    for (size_t j = 0; j < n_p; j++)
-      if (r->cnt_r[p[j]]) {
-        r->cnt_r[p[j]]--;
-        hits++;
-      }
+    for (size_t j = 0; j < n_p; j++) { /* no branch: whether a token matches is random */
+      uint32_t *c = &r->cnt_r[p[j]], hit = *c != 0;
+      *c -= hit;
+      hits += hit;
+    }
     for (size_t i = 0; i < n_t; i++) r->cnt_r[t[i]] = 0;
-  } else if (n == 2 && n_t && n_p) { /* bigrams: both ids in one 64-bit key */
-    size_t mask = clear_slots(r, n_t);
-    const uint32_t gen = r->gen;
+  } else if (n == 2 && n_t && n_p) { /* bigrams: per first token, its second tokens */
+    need_counts(r);
+    r->big = grow(r->big, &r->big_cap, n_t + 1, sizeof r->big[0]);
+    bigram *e = r->big;
+    uint32_t *head = r->big_head, used = 1;
+    e[0] = (bigram){0, 0, 0}; /* "none": ends every list, and has nothing left */
     for (size_t i = 0; i < n_t; i++) {
-      uint64_t key = (uint64_t)t[i] << 32 | t[i + 1], h = key * 0x9E3779B97F4A7C15ull;
-      size_t k = (size_t)(h >> 40) & mask;
-      while (r->slots[k].gen == gen && r->slots[k].hash != key) k = (k + 1) & mask;
-      if (r->slots[k].gen == gen) r->slots[k].left++;
-      else r->slots[k] = (ngram_slot){key, 1, 1, gen};
-    }
-    for (size_t j = 0; j < n_p; j++) {
-      uint64_t key = (uint64_t)p[j] << 32 | p[j + 1], h = key * 0x9E3779B97F4A7C15ull;
-      size_t k = (size_t)(h >> 40) & mask;
-      while (r->slots[k].gen == gen && r->slots[k].hash != key) k = (k + 1) & mask;
-      if (r->slots[k].gen == gen && r->slots[k].left) {
-        r->slots[k].left--;
-        hits++;
+      uint32_t a = t[i], b = t[i + 1], x = head[a];
+      while ((x != 0) & (e[x].second != b)) x = e[x].next;
+      if (x) {
+        e[x].left++;
+      } else {
+        e[used] = (bigram){head[a], b, 1};
+        head[a] = used++;
       }
     }
+    /* Without a branch on whether the first token's list holds the bigram, nor on
+     * whether it matches (both random, and a mispredicted branch costs more than what
+     * it skips): the list's head checked by a select, the rest (a first token seen
+     * twice in the reference: rare) walked; y stays 0, "none", when nothing matches. */
+    for (size_t j = 0; j < n_p; j++) {
+      uint32_t b = p[j + 1], x = head[p[j]], y = e[x].second == b ? x : 0;
+      for (uint32_t z = e[x].next; z; z = e[z].next) y = e[z].second == b ? z : y;
+      uint32_t hit = e[y].left != 0;
+      e[y].left -= hit;
+      hits += hit;
+    }
+    for (size_t i = 0; i < n_t; i++) head[t[i]] = 0;
   } else if (n_t && n_p) {
     size_t mask = clear_slots(r, n_t);
     const uint32_t gen = r->gen;
@@ -276,14 +306,6 @@ static cb_eval_prf score_ngrams(cb_eval_rouge *r, int n) {
 }
 
 /* ---- rougeL, rougeLsum ------------------------------------------------------------ */
-
-static void *grow(void *p, size_t *cap, size_t want, size_t size) {
-  if (want <= *cap) return p;
-  size_t c = *cap ? *cap : 64;
-  while (c < want) c *= 2;
-  *cap = c;
-  return cb_reallocarray(p, c, size);
-}
 
 static cb_status score_lcs(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
   size_t nt = r->ref.n, np = r->hyp.n;
@@ -328,12 +350,10 @@ static cb_status score_lsum(cb_eval_rouge *r, cb_eval_prf *out, cb_error *err) {
   need_counts(r);
   for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]]++;
   size_t hits = 0;
-  for (size_t i = 0; i < m; i++) {
-    uint32_t t = r->ref.ids[i];
-    if (r->hit[i] && r->cnt_c[t]) {
-      hits++;
-      r->cnt_c[t]--;
-    }
+  for (size_t i = 0; i < m; i++) { /* no branch, as in score_ngrams */
+    uint32_t *c = &r->cnt_c[r->ref.ids[i]], take = r->hit[i] & (*c != 0);
+    *c -= take;
+    hits += take;
   }
   for (size_t i = 0; i < n; i++) r->cnt_c[r->hyp.ids[i]] = 0;
   *out = prf(hits, n, m);

@@ -55,6 +55,9 @@ typedef struct cb__rouge_vocab {
   uint32_t n_slots; /* a power of two */
 } cb__rouge_vocab;
 
+/* The vocabulary's hash of a word: cb__eval_word_hash_last's (word_hash.h), computed
+ * with fewer branches. */
+uint64_t cb__rouge_word_hash_last(const char *s, size_t n, uint64_t *last);
 void cb__rouge_vocab_free(cb__rouge_vocab *v);
 void cb__rouge_vocab_clear(cb__rouge_vocab *v);
 uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len);
@@ -91,12 +94,14 @@ size_t cb__eval_utf8_next(const char *s, size_t n, uint32_t *cp);
 
 /* LCS of token sequences against one set of columns (rouge_lcs.c). */
 typedef struct cb__rouge_lcs {
-  uint32_t *slot; /* per token id: its match mask's number + 1, 0 = not a column */
+  uint32_t *slot; /* per token id: its match mask's number (from 1), 0 = not a column */
   size_t slot_cap;
-  uint64_t *pm;   /* match masks, k words each */
+  uint64_t *pm;   /* match masks, k words each; mask 0 is all zero */
   size_t pm_cap;
   uint64_t *rows; /* the table's rows as bit vectors */
   size_t rows_cap;
+  uint32_t *at; /* one-word rows: the reference index of each row stored */
+  size_t at_cap;
   const uint32_t *cols;
   size_t m, k; /* columns, words per row */
 } cb__rouge_lcs;

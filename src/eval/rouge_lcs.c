@@ -31,6 +31,7 @@ void cb__rouge_lcs_free(cb__rouge_lcs *l) {
   cb_free(l->slot);
   cb_free(l->pm);
   cb_free(l->rows);
+  cb_free(l->at);
   memset(l, 0, sizeof *l);
 }
 
@@ -44,30 +45,34 @@ void cb__rouge_lcs_cols(cb__rouge_lcs *l, const uint32_t *b, size_t nb, size_t v
   l->cols = b;
   l->m = nb;
   l->k = k;
-  /* Room for a mask per column (no more distinct tokens than columns), then locals:
-   * stores to the masks could otherwise be taken to change l's fields. */
-  l->pm = grow(l->pm, &l->pm_cap, nb * k, sizeof l->pm[0]);
+  /* Room for mask 0, all zero (the mask of every token that is no column: a row
+   * stepped with it stays as it was, so the rows need no branch on it), and a mask per
+   * column (no more distinct tokens than columns); then locals: stores to the masks
+   * could otherwise be taken to change l's fields. */
+  l->pm = grow(l->pm, &l->pm_cap, (nb + 1) * k, sizeof l->pm[0]);
   uint64_t *pm = l->pm;
   uint32_t *slot = l->slot;
   if (k == 1) { /* up to 64 columns (nearly every sentence): one word per mask */
+    pm[0] = 0;
     for (size_t j = 0; j < nb; j++) {
       uint32_t *s = &slot[b[j]];
       if (!*s) {
         *s = (uint32_t)++distinct;
-        pm[distinct - 1] = (uint64_t)1 << j;
+        pm[distinct] = (uint64_t)1 << j;
       } else {
-        pm[*s - 1] |= (uint64_t)1 << j;
+        pm[*s] |= (uint64_t)1 << j;
       }
     }
     return;
   }
+  memset(pm, 0, k * sizeof pm[0]);
   for (size_t j = 0; j < nb; j++) {
     uint32_t *s = &slot[b[j]];
     if (!*s) {
       *s = (uint32_t)++distinct;
-      memset(pm + (distinct - 1) * k, 0, k * sizeof pm[0]);
+      memset(pm + distinct * k, 0, k * sizeof pm[0]);
     }
-    pm[(*s - 1) * k + j / 64] |= (uint64_t)1 << (j % 64);
+    pm[*s * k + j / 64] |= (uint64_t)1 << (j % 64);
   }
 }
 
@@ -108,36 +113,42 @@ static inline uint64_t step(uint64_t v, uint64_t pm) {
 static inline uint64_t low_bits(size_t x) { return ~(uint64_t)0 >> (64 - x); }
 
 /* Sentences of up to 64 tokens (nearly all): cb__rouge_lcs_mark with each row one word,
- * kept in a register while the rows are built. */
+ * kept in a register while the rows are built. Only the rows of reference tokens that
+ * are columns are stored (in l->rows, their indices in l->at): the row of any other
+ * token equals the row above it, and there the backtrack always goes up (no match; its
+ * cell above equals its own, which is cur, so never left), so the walk jumps straight
+ * to the next stored row. Most tokens of a sentence are not in the other sentence. */
 static inline __attribute__((always_inline)) void mark_one_word(cb__rouge_lcs *l, const uint32_t *ref, size_t nr,
                                  unsigned char *hit) {
   uint64_t *rows = l->rows, v = ~(uint64_t)0;
+  uint32_t *at = l->at;
   const uint64_t *pm = l->pm;
   const uint32_t *slot = l->slot, *cols = l->cols;
-  int any = 0;
-  rows[0] = v;
-  for (size_t i = 1; i <= nr; i++) {
-    uint32_t s = slot[ref[i - 1]];
-    if (s) {
-      v = step(v, pm[s - 1]);
-      any = 1;
-    }
-    rows[i] = v;
+  size_t q = 0;
+  for (size_t i = 0; i < nr; i++) { /* no branch: whether a token is a column is random */
+    uint32_t s = slot[ref[i]];
+    v = step(v, pm[s]);
+    rows[q] = v;
+    at[q] = (uint32_t)i;
+    q += s != 0;
   }
-  if (!any) return;
-  size_t i = nr, j = l->m, cur = j - (size_t)__builtin_popcountll(v & low_bits(j));
-  while (i > 0 && j > 0) { /* as in cb__rouge_lcs_mark */
-    if (ref[i - 1] == cols[j - 1]) {
-      hit[i - 1] = 1;
-      i--;
+  if (!q) return;
+  /* t: the stored rows still above the walk; row t - 1 is table row at[t - 1] + 1 */
+  size_t t = q, j = l->m, cur = j - (size_t)__builtin_popcountll(v & low_bits(j));
+  while (t > 0 && j > 0) { /* as in cb__rouge_lcs_mark */
+    size_t i = at[t - 1];
+    if (ref[i] == cols[j - 1]) {
+      hit[i] = 1;
+      t--;
       j--;
       cur--;
-    } else if (!(rows[i] >> (j - 1) & 1)) {
-      i--;
-    } else if (j - (size_t)__builtin_popcountll(rows[i - 1] & low_bits(j)) < cur) {
+    } else if (!(rows[t - 1] >> (j - 1) & 1)) {
+      t--;
+    } else if (j - (size_t)__builtin_popcountll((t > 1 ? rows[t - 2] : ~(uint64_t)0) & low_bits(j)) <
+               cur) {
       j--;
     } else {
-      i--;
+      t--;
     }
   }
 }
@@ -155,10 +166,7 @@ POPCNT_CLONES size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size
   if (!k) return 0;
   if (k == 1) { /* up to 64 columns: the row in a register */
     uint64_t v = ~(uint64_t)0;
-    for (size_t i = 0; i < na; i++) {
-      uint32_t s = l->slot[a[i]];
-      if (s) v = step(v, l->pm[s - 1]);
-    }
+    for (size_t i = 0; i < na; i++) v = step(v, l->pm[l->slot[a[i]]]); /* no branch */
     return l->m - (size_t)__builtin_popcountll(v & low_bits(l->m));
   }
   l->rows = grow(l->rows, &l->rows_cap, k, sizeof l->rows[0]);
@@ -166,7 +174,7 @@ POPCNT_CLONES size_t cb__rouge_lcs_len(cb__rouge_lcs *l, const uint32_t *a, size
   memset(v, 0xFF, k * sizeof v[0]);
   for (size_t i = 0; i < na; i++) {
     uint32_t s = l->slot[a[i]];
-    if (s) next_row(v, l->pm + (size_t)(s - 1) * k, k);
+    if (s) next_row(v, l->pm + (size_t)s * k, k);
   }
   return cell(v, l->m);
 }
@@ -176,6 +184,7 @@ POPCNT_CLONES void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, siz
   if (!k || !nr) return;
   l->rows = grow(l->rows, &l->rows_cap, (nr + 1) * k, sizeof l->rows[0]);
   if (k == 1) {
+    l->at = grow(l->at, &l->at_cap, nr, sizeof l->at[0]);
     mark_one_word(l, ref, nr, hit);
     return;
   }
@@ -187,7 +196,7 @@ POPCNT_CLONES void cb__rouge_lcs_mark(cb__rouge_lcs *l, const uint32_t *ref, siz
     memcpy(v, v - k, k * sizeof v[0]);
     uint32_t s = l->slot[ref[i - 1]];
     if (s) {
-      next_row(v, l->pm + (size_t)(s - 1) * k, k);
+      next_row(v, l->pm + (size_t)s * k, k);
       any = 1;
     }
   }

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -276,6 +277,29 @@ static void test_token_runs_and_vocab(void **state) {
  * two 12-byte words with the same last eight bytes whose hashes start in the same slot
  * must still be two words, whether the second meets the first in its first slot (the
  * inline lookup) or one further on (the probe). */
+/* The vocabulary's hash (cb__rouge_word_hash_last, with selects for 4-16 bytes) equals
+ * word_hash.h's, hash and tail, for every length 1-40 on seeded random bytes; each word
+ * in a buffer of its own exact size, so that a read past it is an error under ASan. The
+ * vocabulary relies on the bijection word_hash.h states for its hash (slots compared
+ * without the text), and test_vocab_long_words_same_tail on the two being equal. */
+static void test_word_hash_same(void **state) {
+  (void)state;
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (size_t n = 1; n <= 40; n++)
+    for (int rep = 0; rep < 200; rep++) {
+      char *w = malloc(n);
+      assert_non_null(w);
+      for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        w[i] = (char)(rep % 2 ? 'a' + x % 26 : x); /* letters, or any byte */
+      }
+      uint64_t l1 = 0, l2 = 1, h1 = cb__eval_word_hash_last(w, n, &l1);
+      uint64_t h2 = cb__rouge_word_hash_last(w, n, &l2);
+      free(w);
+      if (h1 != h2 || l1 != l2) fail_msg("length %zu: hash or tail differs", n);
+    }
+}
+
 static void test_vocab_long_words_same_tail(void **state) {
   (void)state;
   cb__rouge_vocab v = {0};
@@ -283,13 +307,13 @@ static void test_vocab_long_words_same_tail(void **state) {
   const uint32_t mask = v.n_slots - 1;
   char w1[13] = "0000tailtail", w2[13] = "0000tailtail";
   uint64_t last1, last2;
-  uint32_t home = (uint32_t)cb__eval_word_hash_last(w1, 12, &last1) & mask;
+  uint32_t home = (uint32_t)cb__rouge_word_hash_last(w1, 12, &last1) & mask;
   uint32_t c = 1;
   for (; c < 100000; c++) { /* w2's first four bytes: a letter and three digits */
     char head[8];
     snprintf(head, sizeof head, "%c%03" PRIu32, 'a' + (int)(c / 1000 % 26), c % 1000);
     memcpy(w2, head, 4);
-    if (((uint32_t)cb__eval_word_hash_last(w2, 12, &last2) & mask) == home) break;
+    if (((uint32_t)cb__rouge_word_hash_last(w2, 12, &last2) & mask) == home) break;
   }
   assert_true(c < 100000);
   assert_true(last1 == last2 && memcmp(w1, w2, 12) != 0);
@@ -310,7 +334,8 @@ static void test_vocab_long_words_same_tail(void **state) {
  * (_lcs_table, then _backtrack_norec: diagonal on equal tokens, else left when
  * table[i][j-1] > table[i-1][j], else up), on seeded random sequences over small
  * alphabets, 1 to 150 columns: rows of one word (up to 64 columns, kept in a register)
- * and of several. */
+ * and of several. Every other sequence draws from four times the columns' alphabet, so
+ * most of its tokens are no column (the one-word rows keep only the others). */
 static void test_lcs_against_table(void **state) {
   (void)state;
   enum { MAX = 150 };
@@ -322,8 +347,9 @@ static void test_lcs_against_table(void **state) {
   for (int iter = 0; iter < 3000; iter++) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     size_t na = 1 + x % MAX, nb = 1 + (x >> 16) % MAX, alphabet = 2 + (x >> 32) % 12;
+    size_t a_alphabet = iter % 2 ? alphabet * 4 : alphabet;
     if (iter % 3 == 0) nb = 1 + (x >> 16) % 64; /* more of the one-word rows */
-    for (size_t i = 0; i < na; i++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, a[i] = (uint32_t)(x % alphabet);
+    for (size_t i = 0; i < na; i++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, a[i] = (uint32_t)(x % a_alphabet);
     for (size_t j = 0; j < nb; j++) x ^= x << 13, x ^= x >> 7, x ^= x << 17, b[j] = (uint32_t)(x % alphabet);
     for (size_t i = 0; i <= na; i++)
       for (size_t j = 0; j <= nb; j++)
@@ -336,7 +362,7 @@ static void test_lcs_against_table(void **state) {
       else if (table[i][j - 1] > table[i - 1][j]) j--;
       else i--;
     }
-    cb__rouge_lcs_cols(&l, b, nb, 16);
+    cb__rouge_lcs_cols(&l, b, nb, 64);
     assert_int_equal(cb__rouge_lcs_len(&l, a, na), table[na][nb]);
     memset(hit, 0, na);
     cb__rouge_lcs_mark(&l, a, na, hit);
@@ -344,6 +370,54 @@ static void test_lcs_against_table(void **state) {
     if (memcmp(hit, want, na)) fail_msg("iteration %d (%zu x %zu): marks differ", iter, na, nb);
   }
   cb__rouge_lcs_free(&l);
+}
+
+/* rouge2 against the clipped bigram count written out plainly, on seeded random texts
+ * over five words, so that a first token often starts several different bigrams of the
+ * reference (rouge.c keeps them in one list per first token) and bigrams repeat; one
+ * scorer for every pair, so a list left behind by one pair would spoil the next. */
+static void test_rouge2_against_counting(void **state) {
+  (void)state;
+  static const char *const words[] = {"a", "b", "c", "d", "e"};
+  enum { MAX = 40 };
+  int two = 2;
+  cb_eval_rouge_config cfg = {&two, 1, 0, CB_EVAL_ROUGE_TOK_DEFAULT};
+  cb_eval_rouge *r = NULL;
+  cb_error err = {0};
+  assert_int_equal(cb_eval_rouge_new(&cfg, &r, &err), CB_OK);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int iter = 0; iter < 2000; iter++) {
+    int ref[MAX], hyp[MAX];
+    char rt[MAX * 2 + 1], ht[MAX * 2 + 1];
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    size_t nr = x % MAX, nh = (x >> 8) % MAX, alphabet = 2 + (x >> 16) % 4, rl = 0, hl = 0;
+    for (size_t i = 0; i < nr; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      ref[i] = (int)(x % alphabet);
+      rl += (size_t)sprintf(rt + rl, "%s ", words[ref[i]]);
+    }
+    for (size_t i = 0; i < nh; i++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      hyp[i] = (int)(x % alphabet);
+      hl += (size_t)sprintf(ht + hl, "%s ", words[hyp[i]]);
+    }
+    size_t hits = 0, used[MAX] = {0}; /* used[i]: reference bigram i matched */
+    for (size_t j = 0; j + 1 < nh; j++)
+      for (size_t i = 0; i + 1 < nr; i++)
+        if (!used[i] && ref[i] == hyp[j] && ref[i + 1] == hyp[j + 1]) {
+          used[i] = 1;
+          hits++;
+          break;
+        }
+    size_t bt = nr > 1 ? nr - 1 : 0, bh = nh > 1 ? nh - 1 : 0;
+    cb_eval_prf got;
+    assert_int_equal(cb_eval_rouge_score(r, rt, rl, ht, hl, &got, &err), CB_OK);
+    double p = (double)hits / (double)(bh ? bh : 1), rec = (double)hits / (double)(bt ? bt : 1);
+    if (got.precision != p || got.recall != rec)
+      fail_msg("iteration %d: '%s' vs '%s': P %g R %g, want %g %g", iter, rt, ht, got.precision,
+               got.recall, p, rec);
+  }
+  cb_eval_rouge_free(r);
 }
 
 static void test_types(void **state) {
@@ -516,7 +590,9 @@ int main(void) {
       cmocka_unit_test(test_lsum_alone),
       cmocka_unit_test(test_tokens_equal_rouge_score),
       cmocka_unit_test(test_token_runs_and_vocab),
+      cmocka_unit_test(test_word_hash_same),
       cmocka_unit_test(test_vocab_long_words_same_tail),
+      cmocka_unit_test(test_rouge2_against_counting),
       cmocka_unit_test(test_types),
       cmocka_unit_test(test_invalid_utf8),
       cmocka_unit_test(test_multi_takes_best_per_type),
