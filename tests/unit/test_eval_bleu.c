@@ -180,6 +180,86 @@ static void test_word_spans(void **state) {
   cb__bleu_tok_scratch_free(&sc);
 }
 
+/* BLEU's statistics of random segments (words of a small vocabulary, --tokenize none,
+ * 1-3 references, orders 1-6) against counting by brute force: per order the
+ * hypothesis' n-grams, each matched up to its highest count in one reference (bleu.py
+ * _compute_segment_statistics). The references' words are partly missing from the
+ * hypothesis, so the n-grams BLEU leaves out of its trie (those with a word the
+ * hypothesis lacks) sit at every place: first, last, alone, in runs. */
+static uint64_t bf_state = 20261203;
+static uint32_t bf_rnd(uint32_t n) {
+  bf_state = bf_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(bf_state >> 33) % n;
+}
+
+static size_t bf_count(const uint32_t *w, size_t len, const uint32_t *g, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i + n <= len; i++) c += !memcmp(w + i, g, n * sizeof *g);
+  return c;
+}
+
+static void test_bleu_brute_force(void **state) {
+  (void)state;
+  static const char *const vocab[] = {"a", "b", "c", "d", "e", "f", "x", "y", "z"};
+  const cb_eval_metric *m = cb_eval_metric_find("bleu");
+  for (long order = 1; order <= 6; order++) {
+    char order_s[4];
+    snprintf(order_s, sizeof order_s, "%ld", order);
+    cb_eval_option ov[] = {{"max-ngram-order", order_s, 0}, {"tokenize", "none", 0}};
+    cb_eval_options o = {ov, 2, 0, 0};
+    void *st = NULL;
+    cb_error err;
+    cb_error_clear(&err);
+    assert_int_equal(m->create(&o, &st, &err), CB_OK);
+    size_t k = m->n_stats(st);
+    for (int seg = 0; seg < 300; seg++) {
+      uint32_t w[4][40];
+      size_t len[4];
+      char text[4][160];
+      cb_eval_text refs[3];
+      size_t nrefs = 1 + bf_rnd(3);
+      for (size_t t = 0; t <= nrefs; t++) { /* t 0: the hypothesis, of a-f only */
+        len[t] = bf_rnd(40);
+        size_t at = 0;
+        for (size_t i = 0; i < len[t]; i++) {
+          w[t][i] = t && i < len[0] && bf_rnd(3) ? w[0][i] : bf_rnd(t ? 9 : 6);
+          at += (size_t)snprintf(text[t] + at, sizeof text[t] - at, "%s ", vocab[w[t][i]]);
+        }
+        text[t][at] = 0;
+        if (t) refs[t - 1] = (cb_eval_text){text[t], at};
+      }
+      cb_eval_segment sg = {{text[0], strlen(text[0])}, refs, nrefs};
+      double got[2 + 2 * 6] = {0}, want[2 + 2 * 6] = {0};
+      assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
+      want[0] = (double)len[0];
+      size_t best = len[1];
+      for (size_t t = 1; t <= nrefs; t++) {
+        size_t d = len[t] > len[0] ? len[t] - len[0] : len[0] - len[t];
+        size_t bd = best > len[0] ? best - len[0] : len[0] - best;
+        if (d < bd || (d == bd && len[t] < best)) best = len[t];
+      }
+      want[1] = (double)best;
+      for (size_t n = 1; n <= (size_t)order && n <= len[0]; n++) {
+        want[2 + order + n - 1] = (double)(len[0] - n + 1);
+        for (size_t i = 0; i + n <= len[0]; i++) {
+          if (bf_count(w[0], i + n - 1, w[0] + i, n)) continue; /* each distinct n-gram once */
+          size_t h = bf_count(w[0], len[0], w[0] + i, n), r = 0;
+          for (size_t t = 1; t <= nrefs; t++) {
+            size_t c = bf_count(w[t], len[t], w[0] + i, n);
+            if (c > r) r = c;
+          }
+          want[2 + n - 1] += (double)(h < r ? h : r);
+        }
+      }
+      for (size_t i = 0; i < k; i++)
+        if (got[i] != want[i])
+          fail_msg("order %ld, segment %d: stats[%zu]: %.0f, by brute force %.0f", order, seg, i, got[i],
+                   want[i]);
+    }
+    m->destroy(st);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bleu_vectors),
@@ -187,6 +267,7 @@ int main(void) {
       cmocka_unit_test(test_python_lower),
       cmocka_unit_test(test_python_space),
       cmocka_unit_test(test_word_spans),
+      cmocka_unit_test(test_bleu_brute_force),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
