@@ -171,11 +171,14 @@ static void put(char **w, const char *s, size_t n) {
 static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   const char *s = in->data;
   size_t n = in->len;
-  /* ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ' */
+  /* ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ', but a space stays one space: the
+   * class holds ' ', and three spaces for one only lengthen a run of spaces, which the
+   * passes below treat as one (a pattern takes a space only as the character before or
+   * after a '.' or ',', never two in a row) and the final split drops. */
   cb_buf_reset(tmp);
   char *w = room(tmp, 3 * n + 1);
   for (size_t i = 0; i < n; i++) {
-    if (is_13a_punct((unsigned char)s[i])) {
+    if (s[i] != ' ' && is_13a_punct((unsigned char)s[i])) {
       *w++ = ' ';
       *w++ = s[i];
       *w++ = ' ';
