@@ -31,6 +31,9 @@ typedef struct chrf {
   uint32_t *ids[2]; /* the segment's code points, its words' ids */
   size_t ids_cap[2];
   double *best, *cur; /* statistics of the best reference so far, of this one */
+  double *match;      /* per reference: its matches per order (character orders first) */
+  size_t *ref_lens;   /* per reference: its number of characters, of words */
+  size_t refs_cap;
 } chrf;
 
 static const cb_eval_option_def CHRF_OPTIONS[] = {
@@ -87,6 +90,8 @@ static void chrf_destroy(void *state) {
   cb_free(c->ids[1]);
   cb_free(c->best);
   cb_free(c->cur);
+  cb_free(c->match);
+  cb_free(c->ref_lens);
   cb_free(c);
 }
 
@@ -248,12 +253,21 @@ static void ref_stats(size_t len, long max, const double *hyp_counts, const doub
   }
 }
 
-/* chrf.py _compute_segment_statistics: the first reference with the highest F. */
+/* chrf.py _compute_segment_statistics: the first reference with the highest F. The
+ * packed character n-grams read every reference before the hypothesis is counted
+ * (chrf_chars.h), so the references' matches are counted first, their F after. */
 static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *stats,
                               cb_error *err) {
   (void)err;
   chrf *c = state;
-  size_t k = chrf_n_stats(c);
+  size_t k = chrf_n_stats(c), orders = (size_t)(c->char_order + c->word_order);
+  if (!c->match || seg->nrefs > c->refs_cap) {
+    c->refs_cap = seg->nrefs * 2 + 2;
+    cb_free(c->match);
+    cb_free(c->ref_lens);
+    c->match = cb_reallocarray(NULL, c->refs_cap * orders, sizeof *c->match);
+    c->ref_lens = cb_reallocarray(NULL, 2 * c->refs_cap, sizeof *c->ref_lens);
+  }
   cb__trie_reset(&c->words);
   size_t nc, nw;
   double hyp_chars[MAX_CHAR_ORDER], hyp_words[MAX_WORD_ORDER];
@@ -266,16 +280,27 @@ static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *s
     count_hyp(&c->chars, c->ids[0], nc, c->char_order);
   }
   count_hyp(&c->words, c->ids[1], nw, c->word_order);
-  double best_f = -1.0;
+  memset(c->match, 0, seg->nrefs * orders * sizeof *c->match);
   for (size_t r = 0; r < seg->nrefs; r++) {
     segment_ids(c, &seg->refs[r], &nc, &nw);
-    double match[MAX_CHAR_ORDER + MAX_WORD_ORDER] = {0};
+    double *match = c->match + r * orders;
     uint32_t mark = (uint32_t)r + 1;
-    if (packed) cb__chrf_chars_ref(&c->packed, mark, c->ids[0], nc, c->char_order, match);
+    c->ref_lens[2 * r] = nc;
+    c->ref_lens[2 * r + 1] = nw;
+    if (packed) cb__chrf_chars_add_ref(&c->packed, c->ids[0], nc);
     else ref_matches(&c->chars, mark, c->ids[0], nc, c->char_order, match);
     ref_matches(&c->words, mark, c->ids[1], nw, c->word_order, match + c->char_order);
-    ref_stats(nc, c->char_order, hyp_chars, match, c->cur);
-    ref_stats(nw, c->word_order, hyp_words, match + c->char_order, c->cur + 3 * c->char_order);
+  }
+  if (packed) {
+    cb__chrf_chars_count_hyp(&c->packed);
+    for (size_t r = 0; r < seg->nrefs; r++) cb__chrf_chars_ref(&c->packed, r, c->match + r * orders);
+  }
+  double best_f = -1.0;
+  for (size_t r = 0; r < seg->nrefs; r++) {
+    const double *match = c->match + r * orders;
+    ref_stats(c->ref_lens[2 * r], c->char_order, hyp_chars, match, c->cur);
+    ref_stats(c->ref_lens[2 * r + 1], c->word_order, hyp_words, match + c->char_order,
+              c->cur + 3 * c->char_order);
     double f = f_score(c, c->cur);
     if (f > best_f) {
       best_f = f;

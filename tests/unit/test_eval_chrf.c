@@ -6,7 +6,7 @@
  * signatures character for character. Then the character n-gram counts of both
  * ways chrF keeps them (packed 64-bit keys, and the trie for a hypothesis whose keys
  * do not pack: more than 2047 distinct characters, or too high an order) against
- * counting by brute force.
+ * counting by brute force, with two references in either order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,11 +102,13 @@ static void check_chars(const char *what, const uint32_t *alphabet, size_t na, s
       bh += put_utf8(hs + bh, h[i] = na > 2047 && i < na ? alphabet[i] : pick(alphabet, na, skewed));
     for (size_t i = 0; i < nr; i++) /* the reference: the hypothesis, edited */
       br += put_utf8(rs + br, r[i] = i < nh && rnd(4) ? h[i] : pick(alphabet, na, skewed));
-    /* A poorer reference first, sharing a little: the second's counts must start afresh. */
+    /* A poorer reference sharing a little, first in even segments (the second's counts
+     * must start afresh) and last in odd ones (the filter of the references' trigrams
+     * must hold the first's too). */
     size_t nj = put_utf8(junk, h[0]);
     nj += put_utf8(junk + nj, h[1]);
-    cb_eval_text refs[] = {{junk, nj}, {rs, br}};
-    cb_eval_segment sg = {{hs, bh}, refs, 2};
+    cb_eval_text refs[] = {{junk, nj}, {rs, br}, {junk, nj}};
+    cb_eval_segment sg = {{hs, bh}, refs + seg % 2, 2};
     memset(got, 0, k * sizeof *got);
     assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
     brute_stats(h, nh, r, nr, order, want);
