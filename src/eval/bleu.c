@@ -180,11 +180,12 @@ static cb_status bleu_segment(void *state, const cb_eval_segment *seg, double *s
       uint32_t node = 0;
       for (size_t n = 1; n <= N && i + n <= miss; n++) {
         node = cb__trie_child(t, node, ids[i + n - 1], 1);
-        if (t->mark[node] != r + 1) {
-          t->mark[node] = (uint32_t)r + 1;
-          t->cur[node] = 0;
+        cb__trie_count *c = &t->count[node];
+        if (c->mark != r + 1) {
+          c->mark = (uint32_t)r + 1;
+          c->cur = 0;
         }
-        if (++t->cur[node] > t->ref[node]) t->ref[node] = t->cur[node];
+        if (++c->cur > c->ref) c->ref = c->cur;
       }
     }
   }
@@ -196,7 +197,8 @@ static cb_status bleu_segment(void *state, const cb_eval_segment *seg, double *s
        * has a longer one starting here. */
       node = cb__trie_child(t, node, hyp[i + n - 1], 0);
       if (!node) break;
-      if (++t->hyp[node] <= t->ref[node]) correct[n - 1]++;
+      cb__trie_count *c = &t->count[node];
+      if (++c->hyp <= c->ref) correct[n - 1]++;
     }
   }
   for (size_t n = 1; n <= N && n <= hyp_len; n++) total[n - 1] = (double)(hyp_len - n + 1);

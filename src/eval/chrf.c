@@ -216,7 +216,7 @@ static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max) {
     uint32_t node = 0;
     for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
       node = cb__trie_child(t, node, ids[i + n - 1], 1);
-      t->hyp[node]++;
+      t->count[node].hyp++;
     }
   }
 }
@@ -233,11 +233,12 @@ static void ref_matches(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t 
        * every longer one starting here too. */
       node = cb__trie_child(t, node, ids[i + n - 1], 0);
       if (!node) break;
-      if (t->mark[node] != mark) {
-        t->mark[node] = mark;
-        t->cur[node] = 0;
+      cb__trie_count *c = &t->count[node];
+      if (c->mark != mark) {
+        c->mark = mark;
+        c->cur = 0;
       }
-      if (++t->cur[node] <= t->hyp[node]) match[n - 1]++;
+      if (++c->cur <= c->hyp) match[n - 1]++;
     }
   }
 }

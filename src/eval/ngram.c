@@ -57,18 +57,14 @@ void cb__eval_vocab_free(cb__eval_vocab *v) {
 }
 
 void cb__trie_reset(cb__trie *t) {
-  for (uint32_t i = 0; i < t->nodes; i++) t->node[t->filled[i]] = 0;
+  for (uint32_t i = 0; i < t->nodes; i++) t->slots[t->filled[i]].node = 0;
   t->nodes = 0;
 }
 
 void cb__trie_free(cb__trie *t) {
-  cb_free(t->key);
-  cb_free(t->node);
+  cb_free(t->slots);
   cb_free(t->filled);
-  cb_free(t->hyp);
-  cb_free(t->cur);
-  cb_free(t->mark);
-  cb_free(t->ref);
+  cb_free(t->count);
   memset(t, 0, sizeof *t);
 }
 
@@ -77,26 +73,21 @@ void cb__trie_grow(cb__trie *t) {
   if (t->nodes + 2 > t->node_cap) {
     t->node_cap = t->node_cap ? t->node_cap * 2 : 1024;
     t->filled = cb_reallocarray(t->filled, t->node_cap, sizeof *t->filled);
-    t->hyp = cb_reallocarray(t->hyp, t->node_cap, sizeof *t->hyp);
-    t->cur = cb_reallocarray(t->cur, t->node_cap, sizeof *t->cur);
-    t->mark = cb_reallocarray(t->mark, t->node_cap, sizeof *t->mark);
-    t->ref = cb_reallocarray(t->ref, t->node_cap, sizeof *t->ref);
+    t->count = cb_reallocarray(t->count, t->node_cap, sizeof *t->count);
   }
   if ((t->nodes + 1) * 2 <= t->cap) return;
   size_t cap = t->cap ? t->cap * 2 : 1024;
-  uint64_t *key = cb_calloc(cap, sizeof *key);
-  uint32_t *node = cb_calloc(cap, sizeof *node);
+  unsigned shift = t->cap ? t->shift - 1 : 64 - 10;
+  cb__trie_slot *slots = cb_calloc(cap, sizeof *slots);
   for (uint32_t i = 0; i < t->nodes; i++) {
     uint32_t s = t->filled[i];
-    size_t j = cb__trie_hash(t->key[s]) & (cap - 1);
-    while (node[j]) j = (j + 1) & (cap - 1);
-    key[j] = t->key[s];
-    node[j] = t->node[s];
+    size_t j = cb__trie_home(t->slots[s].key, shift);
+    while (slots[j].node) j = (j + 1) & (cap - 1);
+    slots[j] = t->slots[s];
     t->filled[i] = (uint32_t)j;
   }
-  cb_free(t->key);
-  cb_free(t->node);
-  t->key = key;
-  t->node = node;
+  cb_free(t->slots);
+  t->slots = slots;
   t->cap = cap;
+  t->shift = shift;
 }

@@ -25,15 +25,26 @@ void cb__eval_vocab_free(cb__eval_vocab *v);
  * dense from 1 in order of addition, each with counters; an n-gram of order n is the
  * node n steps below the root, so the n-grams of every order that start at one
  * position are one step each, and a missing node ends the walk. */
+typedef struct cb__trie_slot {
+  uint64_t key; /* p << 32 | x */
+  uint32_t node; /* 0 = empty */
+} cb__trie_slot;
+
+/* A node's counters, side by side: a step touches one cache line of them. */
+typedef struct cb__trie_count {
+  uint32_t hyp;  /* the hypothesis' count */
+  uint32_t cur;  /* the count in the current reference */
+  uint32_t mark; /* which reference that is */
+  uint32_t ref;  /* the highest count in one reference (BLEU's clip) */
+} cb__trie_count;
+
 typedef struct cb__trie {
-  uint64_t *key;   /* per slot: p << 32 | x */
-  uint32_t *node;  /* per slot: its node, 0 = empty */
+  cb__trie_slot *slots;
   size_t cap;
+  unsigned shift;   /* 64 - log2(cap) */
   uint32_t *filled; /* the filled slots, for reset */
   uint32_t nodes;   /* nodes added (ids 1..nodes) */
-  uint32_t *hyp, *cur, *mark, *ref; /* per node: hypothesis count, count in the current
-                                       reference, which reference that is, and the
-                                       highest count in one reference (BLEU's clip) */
+  cb__trie_count *count; /* per node */
   size_t node_cap;
 } cb__trie;
 
@@ -42,11 +53,10 @@ void cb__trie_free(cb__trie *t);
 /* Room for one more node (table at most half full, counters for it). */
 void cb__trie_grow(cb__trie *t);
 
-static inline uint64_t cb__trie_hash(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  return k;
+/* The slot where a search for key k starts: the high bits of a multiplication (k's
+ * two halves both reach them). */
+static inline size_t cb__trie_home(uint64_t k, unsigned shift) {
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> shift);
 }
 
 /* The child of `parent` by `id`: added (counters zero) when new and `add`, else 0.
@@ -58,15 +68,14 @@ static inline uint32_t cb__trie_child(cb__trie *t, uint32_t parent, uint32_t id,
   } else if (!t->cap) {
     return 0;
   }
-  size_t j = cb__trie_hash(k) & (t->cap - 1);
-  for (; t->node[j]; j = (j + 1) & (t->cap - 1))
-    if (t->key[j] == k) return t->node[j];
+  size_t j = cb__trie_home(k, t->shift);
+  for (; t->slots[j].node; j = (j + 1) & (t->cap - 1))
+    if (t->slots[j].key == k) return t->slots[j].node;
   if (!add) return 0;
   uint32_t n = ++t->nodes;
-  t->key[j] = k;
-  t->node[j] = n;
+  t->slots[j] = (cb__trie_slot){k, n};
   t->filled[n - 1] = (uint32_t)j;
-  t->hyp[n] = t->cur[n] = t->mark[n] = t->ref[n] = 0;
+  t->count[n] = (cb__trie_count){0, 0, 0, 0};
   return n;
 }
 
