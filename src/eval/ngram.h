@@ -8,16 +8,43 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "word_hash.h"
 
 /* Word -> id. Ids are dense from 0. */
+typedef struct cb__eval_vocab_slot {
+  uint64_t hash, last; /* cb__eval_word_hash_last's, of the word */
+  size_t off, len;     /* the word in the arena */
+  uint32_t id, used;
+} cb__eval_vocab_slot;
+
 typedef struct cb__eval_vocab {
-  struct vocab_slot *slots;
+  cb__eval_vocab_slot *slots;
   size_t cap, used;
   char *arena;
   size_t arena_len, arena_cap;
 } cb__eval_vocab;
 
-uint32_t cb__eval_vocab_id(cb__eval_vocab *v, const char *s, size_t n);
+/* Adds s[0..n), not in v, with its hash h and last (cb__eval_word_hash_last's). */
+uint32_t cb__eval_vocab_add(cb__eval_vocab *v, const char *s, size_t n, uint64_t h, uint64_t last);
+
+/* The id of s[0..n), added when new. Inline, the lookup of a word seen before: BLEU
+ * looks up every token. A word of up to 16 bytes is equal to a slot's when its length,
+ * hash and last eight bytes are (word_hash.h), so only longer ones are compared in the
+ * arena. */
+static inline uint32_t cb__eval_vocab_id(cb__eval_vocab *v, const char *s, size_t n) {
+  uint64_t last, h = cb__eval_word_hash_last(s, n, &last);
+  if (v->cap)
+    for (size_t j = h & (v->cap - 1);; j = (j + 1) & (v->cap - 1)) {
+      const cb__eval_vocab_slot *e = &v->slots[j];
+      if (!e->used) break;
+      if (e->hash == h && e->len == n && e->last == last && (n <= 16 || !memcmp(v->arena + e->off, s, n)))
+        return e->id;
+    }
+  return cb__eval_vocab_add(v, s, n, h, last);
+}
+
 void cb__eval_vocab_free(cb__eval_vocab *v);
 
 /* A trie of n-grams (BLEU's, chrF's): node 0 is the empty n-gram, and the child of node p by

@@ -20,6 +20,7 @@
 #include "calibench/eval.h"
 #include "eval/bleu_tok.h"
 #include "eval/eval_text.h"
+#include "eval/ngram.h"
 #include "test_eval_vectors.h"
 #include "test_skip.h"
 
@@ -260,6 +261,47 @@ static void test_bleu_brute_force(void **state) {
   }
 }
 
+/* The vocabulary (ngram.h) gives two words one id exactly when they are equal: 60,000
+ * words of 1-24 bytes over two letters, mostly 9-16 (where a word is told from one
+ * with its length and last eight bytes by its hash alone), so that every word meets
+ * others with its length and tail in its probe run. Checked against the words sorted:
+ * one id per distinct word, and each id's words all equal. */
+static const char (*vocab_words)[25];
+static int by_word(const void *a, const void *b) {
+  return strcmp(vocab_words[*(const uint32_t *)a], vocab_words[*(const uint32_t *)b]);
+}
+
+static void test_vocab_ids(void **state) {
+  (void)state;
+  enum { WORDS = 60000 };
+  char (*words)[25] = calloc(WORDS, sizeof *words);
+  uint32_t *ids = calloc(WORDS, sizeof *ids), *first = calloc(WORDS, sizeof *first);
+  uint32_t *order = calloc(WORDS, sizeof *order);
+  cb__eval_vocab v = {0};
+  uint32_t next = 0; /* ids are given in order from 0 */
+  for (uint32_t i = 0; i < WORDS; i++) {
+    size_t n = bf_rnd(8) ? 9 + bf_rnd(8) : 1 + bf_rnd(24);
+    for (size_t k = 0; k < n; k++) words[i][k] = "ab"[bf_rnd(2)];
+    ids[i] = cb__eval_vocab_id(&v, words[i], n);
+    assert_true(ids[i] <= next);
+    if (ids[i] == next) first[next++] = i;
+    if (strcmp(words[first[ids[i]]], words[i]))
+      fail_msg("'%s' and '%s': one id, %u", words[first[ids[i]]], words[i], ids[i]);
+    order[i] = i;
+  }
+  vocab_words = (const char (*)[25])words;
+  qsort(order, WORDS, sizeof *order, by_word);
+  size_t distinct = 0;
+  for (size_t i = 0; i < WORDS; i++) {
+    int same = i && !strcmp(words[order[i - 1]], words[order[i]]);
+    distinct += !same;
+    if (same && ids[order[i - 1]] != ids[order[i]]) fail_msg("'%s': two ids", words[order[i]]);
+  }
+  assert_int_equal(v.used, distinct);
+  cb__eval_vocab_free(&v);
+  free(words), free(ids), free(first), free(order);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bleu_vectors),
@@ -268,6 +310,7 @@ int main(void) {
       cmocka_unit_test(test_python_space),
       cmocka_unit_test(test_word_spans),
       cmocka_unit_test(test_bleu_brute_force),
+      cmocka_unit_test(test_vocab_ids),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
