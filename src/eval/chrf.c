@@ -136,14 +136,20 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
   }
   uint32_t *cps = c->ids[0];
   size_t k = 0;
+  /* ASCII whitespace (cb__eval_ascii_space: 0x09-0x0D, 0x1C-0x1F, ' '), one bit per
+   * byte below 64, and none with --whitespace: every ASCII byte is stored, and counted
+   * unless its bit is set, with no branch on the text. */
+  const uint64_t drop = c->whitespace ? 0 : 0x1F0003E00ull;
+  const int whitespace = c->whitespace;
   for (size_t i = 0; i < n;) {
     unsigned char b = (unsigned char)s[i];
-    if (b < 0x80) { /* ASCII: whitespace inline */
-      if (c->whitespace || !cb__eval_ascii_space(b)) cps[k++] = b;
+    if (b < 0x80) {
+      cps[k] = b;
+      k += !((drop >> (b & 63)) & (b < 64));
       i++;
       continue;
     }
-    size_t sp = c->whitespace ? 0 : cb__eval_space_len(s + i, n - i);
+    size_t sp = whitespace ? 0 : cb__eval_space_len(s + i, n - i);
     if (sp) {
       i += sp;
       continue;

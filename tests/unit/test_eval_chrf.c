@@ -142,10 +142,41 @@ static void test_char_ngrams_brute_force(void **state) {
   check_chars("2100 CJK characters, order 5 (ids of 12 bits)", alpha, 2100, 2600, 5, 2, 0);
 }
 
+/* Every ASCII byte between two letters: chrF drops Python's ASCII whitespace (str.split's:
+ * 0x09-0x0D, 0x1C-0x1F, ' ') and keeps every other byte; with --whitespace it keeps all. */
+static void test_ascii_whitespace(void **state) {
+  (void)state;
+  const cb_eval_metric *m = cb_eval_metric_find("chrf");
+  for (int keep = 0; keep < 2; keep++) {
+    cb_eval_option ov[] = {{"whitespace", NULL, 0}};
+    cb_eval_options o = {ov, (size_t)keep, 0, 0};
+    void *st = NULL;
+    cb_error err;
+    cb_error_clear(&err);
+    assert_int_equal(m->create(&o, &st, &err), CB_OK);
+    size_t k = m->n_stats(st);
+    double *got = calloc(k, sizeof *got);
+    for (int b = 1; b < 0x80; b++) {
+      char text[3] = {'x', (char)b, 'y'};
+      cb_eval_text ref = {text, 3};
+      cb_eval_segment sg = {{text, 3}, &ref, 1};
+      assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
+      int space = (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F) || b == ' ';
+      double want = keep || !space ? 3 : 2;
+      if (got[0] != want || got[1] != want || got[2] != want)
+        fail_msg("byte 0x%02X%s: unigrams hyp %.0f ref %.0f match %.0f, want %.0f", (unsigned)b,
+                 keep ? " (--whitespace)" : "", got[0], got[1], got[2], want);
+    }
+    free(got);
+    m->destroy(st);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chrf_vectors),
       cmocka_unit_test(test_char_ngrams_brute_force),
+      cmocka_unit_test(test_ascii_whitespace),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
