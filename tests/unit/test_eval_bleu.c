@@ -302,10 +302,32 @@ static void test_vocab_ids(void **state) {
   free(words), free(ids), free(first), free(order);
 }
 
+/* 13a's first pattern, ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ', on every ASCII byte
+ * between two letters: split off exactly when in that class (here written as its
+ * ranges); '.', ',', '-' and whitespace, which other rules split, left out. */
+static void test_13a_punct_class(void **state) {
+  (void)state;
+  cb__bleu_tok_scratch sc = {0};
+  cb_buf out = {0};
+  for (int b = 1; b < 0x80; b++) {
+    if (b == '.' || b == ',' || b == '-' || cb__eval_ascii_space((unsigned char)b)) continue;
+    char in[3] = {'a', (char)b, 'z'}, want[6];
+    int split = (b >= 0x7B && b <= 0x7E) || (b >= 0x5B && b <= 0x60) || (b >= 0x20 && b <= 0x26) ||
+                (b >= 0x28 && b <= 0x2B) || (b >= 0x3A && b <= 0x40) || b == 0x2F;
+    if (split) snprintf(want, sizeof want, "a %c z", b);
+    else snprintf(want, sizeof want, "a%cz", b);
+    cb__bleu_tokenize(CB__BLEU_TOK_13A, in, 3, &sc, &out);
+    if (strcmp(out.data, want)) fail_msg("byte 0x%02X: '%s', want '%s'", (unsigned)b, out.data, want);
+  }
+  cb__bleu_tok_scratch_free(&sc);
+  cb_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bleu_vectors),
       cmocka_unit_test(test_bleu_tokenizers),
+      cmocka_unit_test(test_13a_punct_class),
       cmocka_unit_test(test_python_lower),
       cmocka_unit_test(test_python_space),
       cmocka_unit_test(test_word_spans),
