@@ -77,14 +77,17 @@ static inline void count_hyp(table tb, struct cb__chrf_slot *s, uint64_t key) {
 
 /* One more of the reference's n-gram in slot s: a match while the hypothesis has one
  * left, taken then (and its slot logged at *undo when `restore`, for the next
- * reference); 0 when the hypothesis lacks the n-gram. */
+ * reference); 0 when the hypothesis lacks the n-gram. Whether one is left follows no
+ * pattern, so it is counted with no branch (the log written always, kept on a match). */
 static inline int count_ref(table tb, struct cb__chrf_slot *s, uint64_t *match, int restore,
                             struct cb__chrf_slot ***undo) {
   if (s->stamp != tb.stamp) return 0;
-  if (s->left) {
-    s->left--;
-    (*match)++;
-    if (restore) *(*undo)++ = s;
+  uint32_t take = s->left != 0;
+  s->left -= take;
+  *match += take;
+  if (restore) {
+    **undo = s;
+    *undo += take;
   }
   return 1;
 }
@@ -239,9 +242,10 @@ void cb__chrf_chars_ref(cb__chrf_chars *t, size_t r, double *match) {
   uint64_t hits[MAX_ORDER] = {0};
   if (r + 1 == t->refs) { /* the last reference: the counts left may stay as they end */
     ref_hits(t, r, hits, 0, NULL);
-  } else { /* at most one match per hypothesis n-gram, so grams slots to log */
-    if (t->grams > t->undo_cap) {
-      t->undo_cap = t->grams;
+  } else { /* at most one match per hypothesis n-gram: grams slots to log, and one
+              written past the last match */
+    if (t->grams + 1 > t->undo_cap) {
+      t->undo_cap = t->grams + 1;
       cb_free(t->undo);
       t->undo = cb_reallocarray(NULL, t->undo_cap, sizeof *t->undo);
     }
