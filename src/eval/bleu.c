@@ -33,8 +33,11 @@ typedef struct bleu {
   cb__trie trie;
   cb__bleu_tok_scratch scratch;
   cb_buf lower;
-  uint32_t *ids;
-  size_t ids_cap;
+  uint32_t *ids[2]; /* the words as ids: a reference's, the hypothesis' */
+  size_t ids_cap[2];
+  uint32_t *in_hyp; /* per word id: the stamp of the last segment whose hypothesis has it */
+  size_t in_hyp_cap;
+  uint32_t stamp;   /* this segment's (from 1) */
 } bleu;
 
 static const cb_eval_option_def BLEU_OPTIONS[] = {
@@ -85,15 +88,17 @@ static void bleu_destroy(void *state) {
   cb__trie_free(&b->trie);
   cb__bleu_tok_scratch_free(&b->scratch);
   cb_buf_free(&b->lower);
-  cb_free(b->ids);
+  cb_free(b->ids[0]);
+  cb_free(b->ids[1]);
+  cb_free(b->in_hyp);
   cb_free(b);
 }
 
 static size_t bleu_n_stats(const void *state) { return 2 + 2 * (size_t)((const bleu *)state)->order; }
 
 /* _preprocess_segment: lowercase (optionally), rstrip, tokenize; then the words as ids
- * into b->ids. Returns the number of words. */
-static size_t words(bleu *b, const cb_eval_text *t) {
+ * into b->ids[which] (0: a reference, 1: the hypothesis). Returns the number of words. */
+static size_t words(bleu *b, const cb_eval_text *t, int which) {
   const char *s = t->s;
   size_t n = t->n;
   if (b->lowercase) {
@@ -105,15 +110,33 @@ static size_t words(bleu *b, const cb_eval_text *t) {
   n = cb__eval_rstrip(s, n);
   size_t count;
   const char *p = cb__bleu_tokens(b->tok, s, n, &b->scratch, &count);
-  if (count > b->ids_cap) {
-    b->ids_cap = count > 256 ? count : 256;
-    cb_free(b->ids);
-    b->ids = cb_reallocarray(NULL, b->ids_cap, sizeof *b->ids);
+  if (count > b->ids_cap[which]) {
+    b->ids_cap[which] = count > 256 ? count : 256;
+    cb_free(b->ids[which]);
+    b->ids[which] = cb_reallocarray(NULL, b->ids_cap[which], sizeof *b->ids[which]);
   }
+  uint32_t *ids = b->ids[which];
   const cb__bleu_span *sp = b->scratch.spans;
-  for (size_t i = 0; i < count; i++) b->ids[i] = cb__eval_vocab_id(&b->vocab, p + sp[i].at, sp[i].len);
+  for (size_t i = 0; i < count; i++) ids[i] = cb__eval_vocab_id(&b->vocab, p + sp[i].at, sp[i].len);
   return count;
 }
+
+/* Marks the hypothesis' words (ids[0..len)) in b->in_hyp with a new stamp. */
+static void mark_hyp_words(bleu *b, const uint32_t *ids, size_t len) {
+  if (b->vocab.used > b->in_hyp_cap) { /* every id so far: the hypothesis' are among them */
+    size_t cap = b->vocab.used * 2;
+    b->in_hyp = cb_reallocarray(b->in_hyp, cap, sizeof *b->in_hyp);
+    memset(b->in_hyp + b->in_hyp_cap, 0, (cap - b->in_hyp_cap) * sizeof *b->in_hyp);
+    b->in_hyp_cap = cap;
+  }
+  if (++b->stamp == 0) { /* every stamp used: start again from a clean slate */
+    memset(b->in_hyp, 0, b->in_hyp_cap * sizeof *b->in_hyp);
+    b->stamp = 1;
+  }
+  for (size_t i = 0; i < len; i++) b->in_hyp[ids[i]] = b->stamp;
+}
+
+static int in_hyp(const bleu *b, uint32_t id) { return id < b->in_hyp_cap && b->in_hyp[id] == b->stamp; }
 
 /* _get_closest_ref_len: the reference length nearest the hypothesis length, the
  * shorter one on a tie. */
@@ -131,7 +154,10 @@ static size_t closest_ref_len(size_t hyp_len, const size_t *lens, size_t n) {
 
 /* _extract_reference_info + _compute_segment_statistics: the references' n-grams in
  * the trie with the highest count in any one reference; then the hypothesis' n-grams,
- * each match counted while the hypothesis has no more of it than that (the clip). */
+ * each match counted while the hypothesis has no more of it than that (the clip).
+ * Only a reference n-gram whose words are all in the hypothesis can equal one of the
+ * hypothesis' n-grams, so only those go in the trie (each with every occurrence in its
+ * reference, so its count is whole): about half of them on prose. */
 static cb_status bleu_segment(void *state, const cb_eval_segment *seg, double *stats,
                               cb_error *err) {
   (void)err;
@@ -139,32 +165,40 @@ static cb_status bleu_segment(void *state, const cb_eval_segment *seg, double *s
   cb__trie *t = &b->trie;
   size_t N = (size_t)b->order;
   cb__trie_reset(t);
+  size_t hyp_len = words(b, &seg->hyp, 1);
+  const uint32_t *hyp = b->ids[1];
+  mark_hyp_words(b, hyp, hyp_len);
   size_t lens_small[8], *lens = seg->nrefs <= 8 ? lens_small : cb_calloc(seg->nrefs, sizeof *lens);
   for (size_t r = 0; r < seg->nrefs; r++) {
-    size_t len = words(b, &seg->refs[r]);
+    size_t len = words(b, &seg->refs[r], 0);
+    const uint32_t *ids = b->ids[0];
     lens[r] = len;
+    size_t miss = 0; /* the first word from i on that the hypothesis lacks (len: none) */
     for (size_t i = 0; i < len; i++) {
+      if (miss < i) miss = i;
+      while (miss < len && in_hyp(b, ids[miss])) miss++;
       uint32_t node = 0;
-      for (size_t n = 1; n <= N && i + n <= len; n++) {
-        node = cb__trie_child(t, node, b->ids[i + n - 1], 1);
-        if (t->mark[node] != r + 1) {
-          t->mark[node] = (uint32_t)r + 1;
-          t->cur[node] = 0;
+      for (size_t n = 1; n <= N && i + n <= miss; n++) {
+        node = cb__trie_child(t, node, ids[i + n - 1], 1);
+        cb__trie_count *c = &t->count[node];
+        if (c->mark != r + 1) {
+          c->mark = (uint32_t)r + 1;
+          c->cur = 0;
         }
-        if (++t->cur[node] > t->ref[node]) t->ref[node] = t->cur[node];
+        if (++c->cur > c->ref) c->ref = c->cur;
       }
     }
   }
-  size_t hyp_len = words(b, &seg->hyp);
   double *correct = stats + 2, *total = stats + 2 + N;
   for (size_t i = 0; i < hyp_len; i++) {
     uint32_t node = 0;
     for (size_t n = 1; n <= N && i + n <= hyp_len; n++) {
       /* Only n-grams of a reference can match, and when no reference has this one none
        * has a longer one starting here. */
-      node = cb__trie_child(t, node, b->ids[i + n - 1], 0);
+      node = cb__trie_child(t, node, hyp[i + n - 1], 0);
       if (!node) break;
-      if (++t->hyp[node] <= t->ref[node]) correct[n - 1]++;
+      cb__trie_count *c = &t->count[node];
+      if (++c->hyp <= c->ref) correct[n - 1]++;
     }
   }
   for (size_t n = 1; n <= N && n <= hyp_len; n++) total[n - 1] = (double)(hyp_len - n + 1);

@@ -137,11 +137,12 @@ static void swap(cb_buf *a, cb_buf *b) {
 
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-/* tokenizer_re.py's first pattern: ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 '. */
-static int is_13a_punct(unsigned char c) {
-  return (c >= 0x7B && c <= 0x7E) || (c >= 0x5B && c <= 0x60) || (c >= 0x20 && c <= 0x26) ||
-         (c >= 0x28 && c <= 0x2B) || (c >= 0x3A && c <= 0x40) || c == 0x2F;
-}
+/* tokenizer_re.py's first pattern's class, [\{-\~\[-\` -\&\(-\+\:-\@\/], less the
+ * space (see regexp_post): 0x21-0x26, 0x28-0x2B, 0x2F, 0x3A-0x40, 0x5B-0x60 and
+ * 0x7B-0x7E, one bit per byte value (none from 0x80), tested with no branch. */
+static const uint64_t PUNCT_13A[4] = {0xFC008F7E00000000ull, 0x78000001F8000001ull, 0, 0};
+
+static size_t is_13a_punct(unsigned char c) { return (size_t)(PUNCT_13A[c >> 6] >> (c & 63) & 1); }
 
 /* Room for `extra` more bytes in b; where they go. The passes below write bytes
  * straight into the buffer (each pass at most triples its input) and set len after. */
@@ -171,17 +172,22 @@ static void put(char **w, const char *s, size_t n) {
 static void regexp_post(const cb_buf *in, cb_buf *tmp, cb_buf *out) {
   const char *s = in->data;
   size_t n = in->len;
-  /* ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ' */
+  /* ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ', but a space stays one space: the
+   * class holds ' ', and three spaces for one only lengthen a run of spaces, which the
+   * passes below treat as one (a pattern takes a space only as the character before or
+   * after a '.' or ',', never two in a row) and the final split drops. */
   cb_buf_reset(tmp);
   char *w = room(tmp, 3 * n + 1);
   for (size_t i = 0; i < n; i++) {
-    if (is_13a_punct((unsigned char)s[i])) {
-      *w++ = ' ';
-      *w++ = s[i];
-      *w++ = ' ';
-    } else {
-      *w++ = s[i];
-    }
+    /* ' ' c ' ' written either way, and kept whole for punctuation; otherwise c goes
+     * first and the next byte overwrites the rest (no branch on the text: a space,
+     * once in this class, every few bytes made one unpredictable). */
+    char c = s[i];
+    size_t p = is_13a_punct((unsigned char)c);
+    w[0] = p ? ' ' : c;
+    w[1] = c;
+    w[2] = ' ';
+    w += 1 + 2 * p;
   }
   finish(tmp, w);
   /* ([^0-9])([\.,]) -> '\1 \2 ': a match ends at a '.' or ',' whose character before

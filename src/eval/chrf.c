@@ -31,6 +31,9 @@ typedef struct chrf {
   uint32_t *ids[2]; /* the segment's code points, its words' ids */
   size_t ids_cap[2];
   double *best, *cur; /* statistics of the best reference so far, of this one */
+  double *match;      /* per reference: its matches per order (character orders first) */
+  size_t *ref_lens;   /* per reference: its number of characters, of words */
+  size_t refs_cap;
 } chrf;
 
 static const cb_eval_option_def CHRF_OPTIONS[] = {
@@ -87,6 +90,8 @@ static void chrf_destroy(void *state) {
   cb_free(c->ids[1]);
   cb_free(c->best);
   cb_free(c->cur);
+  cb_free(c->match);
+  cb_free(c->ref_lens);
   cb_free(c);
 }
 
@@ -131,14 +136,20 @@ static void segment_ids(chrf *c, const cb_eval_text *t, size_t *nchars, size_t *
   }
   uint32_t *cps = c->ids[0];
   size_t k = 0;
+  /* ASCII whitespace (cb__eval_ascii_space: 0x09-0x0D, 0x1C-0x1F, ' '), one bit per
+   * byte below 64, and none with --whitespace: every ASCII byte is stored, and counted
+   * unless its bit is set, with no branch on the text. */
+  const uint64_t drop = c->whitespace ? 0 : 0x1F0003E00ull;
+  const int whitespace = c->whitespace;
   for (size_t i = 0; i < n;) {
     unsigned char b = (unsigned char)s[i];
-    if (b < 0x80) { /* ASCII: whitespace inline */
-      if (c->whitespace || !cb__eval_ascii_space(b)) cps[k++] = b;
+    if (b < 0x80) {
+      cps[k] = b;
+      k += !((drop >> (b & 63)) & (b < 64));
       i++;
       continue;
     }
-    size_t sp = c->whitespace ? 0 : cb__eval_space_len(s + i, n - i);
+    size_t sp = whitespace ? 0 : cb__eval_space_len(s + i, n - i);
     if (sp) {
       i += sp;
       continue;
@@ -211,7 +222,7 @@ static void count_hyp(cb__trie *t, const uint32_t *ids, size_t len, long max) {
     uint32_t node = 0;
     for (size_t n = 1; n <= (size_t)max && i + n <= len; n++) {
       node = cb__trie_child(t, node, ids[i + n - 1], 1);
-      t->hyp[node]++;
+      t->count[node].hyp++;
     }
   }
 }
@@ -228,11 +239,12 @@ static void ref_matches(cb__trie *t, uint32_t mark, const uint32_t *ids, size_t 
        * every longer one starting here too. */
       node = cb__trie_child(t, node, ids[i + n - 1], 0);
       if (!node) break;
-      if (t->mark[node] != mark) {
-        t->mark[node] = mark;
-        t->cur[node] = 0;
+      cb__trie_count *c = &t->count[node];
+      if (c->mark != mark) {
+        c->mark = mark;
+        c->cur = 0;
       }
-      if (++t->cur[node] <= t->hyp[node]) match[n - 1]++;
+      if (++c->cur <= c->hyp) match[n - 1]++;
     }
   }
 }
@@ -248,12 +260,21 @@ static void ref_stats(size_t len, long max, const double *hyp_counts, const doub
   }
 }
 
-/* chrf.py _compute_segment_statistics: the first reference with the highest F. */
+/* chrf.py _compute_segment_statistics: the first reference with the highest F. The
+ * packed character n-grams read every reference before the hypothesis is counted
+ * (chrf_chars.h), so the references' matches are counted first, their F after. */
 static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *stats,
                               cb_error *err) {
   (void)err;
   chrf *c = state;
-  size_t k = chrf_n_stats(c);
+  size_t k = chrf_n_stats(c), orders = (size_t)(c->char_order + c->word_order);
+  if (!c->match || seg->nrefs > c->refs_cap) {
+    c->refs_cap = seg->nrefs * 2 + 2;
+    cb_free(c->match);
+    cb_free(c->ref_lens);
+    c->match = cb_reallocarray(NULL, c->refs_cap * orders, sizeof *c->match);
+    c->ref_lens = cb_reallocarray(NULL, 2 * c->refs_cap, sizeof *c->ref_lens);
+  }
   cb__trie_reset(&c->words);
   size_t nc, nw;
   double hyp_chars[MAX_CHAR_ORDER], hyp_words[MAX_WORD_ORDER];
@@ -266,16 +287,27 @@ static cb_status chrf_segment(void *state, const cb_eval_segment *seg, double *s
     count_hyp(&c->chars, c->ids[0], nc, c->char_order);
   }
   count_hyp(&c->words, c->ids[1], nw, c->word_order);
-  double best_f = -1.0;
+  memset(c->match, 0, seg->nrefs * orders * sizeof *c->match);
   for (size_t r = 0; r < seg->nrefs; r++) {
     segment_ids(c, &seg->refs[r], &nc, &nw);
-    double match[MAX_CHAR_ORDER + MAX_WORD_ORDER] = {0};
+    double *match = c->match + r * orders;
     uint32_t mark = (uint32_t)r + 1;
-    if (packed) cb__chrf_chars_ref(&c->packed, mark, c->ids[0], nc, c->char_order, match);
+    c->ref_lens[2 * r] = nc;
+    c->ref_lens[2 * r + 1] = nw;
+    if (packed) cb__chrf_chars_add_ref(&c->packed, c->ids[0], nc);
     else ref_matches(&c->chars, mark, c->ids[0], nc, c->char_order, match);
     ref_matches(&c->words, mark, c->ids[1], nw, c->word_order, match + c->char_order);
-    ref_stats(nc, c->char_order, hyp_chars, match, c->cur);
-    ref_stats(nw, c->word_order, hyp_words, match + c->char_order, c->cur + 3 * c->char_order);
+  }
+  if (packed) {
+    cb__chrf_chars_count_hyp(&c->packed);
+    for (size_t r = 0; r < seg->nrefs; r++) cb__chrf_chars_ref(&c->packed, r, c->match + r * orders);
+  }
+  double best_f = -1.0;
+  for (size_t r = 0; r < seg->nrefs; r++) {
+    const double *match = c->match + r * orders;
+    ref_stats(c->ref_lens[2 * r], c->char_order, hyp_chars, match, c->cur);
+    ref_stats(c->ref_lens[2 * r + 1], c->word_order, hyp_words, match + c->char_order,
+              c->cur + 3 * c->char_order);
     double f = f_score(c, c->cur);
     if (f > best_f) {
       best_f = f;

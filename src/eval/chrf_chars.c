@@ -20,13 +20,16 @@
 #define DIRECT (1u << DIRECT_BITS)
 /* The packed keys' highest order: every id takes at least one bit of 64. */
 #define MAX_ORDER 64
+/* The references' trigrams' filter: one bit per hash of a trigram's key, 8192 bits
+ * for a reference's ~100 trigrams (about 1% of the others pass by collision). */
+#define FILTER_BITS 13u
+#define FILTER_WORDS ((1u << FILTER_BITS) / 64)
 
 struct cb__chrf_slot {
   uint64_t key;
   uint32_t stamp; /* the slot is in use for the hypothesis with this stamp */
-  uint32_t hyp;   /* the n-gram's count in the hypothesis */
-  uint32_t mark;  /* the reference `cur` counts for */
-  uint32_t cur;   /* its count in that reference so far */
+  uint32_t left;  /* the n-gram's count in the hypothesis, less the current
+                     reference's matches of it so far */
 };
 
 static void need_ids(cb__chrf_chars *t, size_t len) {
@@ -66,21 +69,26 @@ static inline struct cb__chrf_slot *probe(table tb, uint64_t key) {
 /* One more of the hypothesis' n-gram key, in its slot s. */
 static inline void count_hyp(table tb, struct cb__chrf_slot *s, uint64_t key) {
   if (s->stamp == tb.stamp) {
-    s->hyp++;
+    s->left++;
   } else {
-    *s = (struct cb__chrf_slot){key, tb.stamp, 1, 0, 0};
+    *s = (struct cb__chrf_slot){key, tb.stamp, 1};
   }
 }
 
-/* One more of reference mark's n-gram in slot s: counted into *match while the
- * hypothesis has as many; 0 when the hypothesis lacks it. */
-static inline int count_ref(table tb, struct cb__chrf_slot *s, uint32_t mark, uint64_t *match) {
+/* One more of the reference's n-gram in slot s: a match while the hypothesis has one
+ * left, taken then (and its slot logged at *undo when `restore`, for the next
+ * reference); 0 when the hypothesis lacks the n-gram. Whether one is left follows no
+ * pattern, so it is counted with no branch (the log written always, kept on a match). */
+static inline int count_ref(table tb, struct cb__chrf_slot *s, uint64_t *match, int restore,
+                            struct cb__chrf_slot ***undo) {
   if (s->stamp != tb.stamp) return 0;
-  if (s->mark != mark) {
-    s->mark = mark;
-    s->cur = 0;
+  uint32_t take = s->left != 0;
+  s->left -= take;
+  *match += take;
+  if (restore) {
+    **undo = s;
+    *undo += take;
   }
-  if (++s->cur <= s->hyp) (*match)++;
   return 1;
 }
 
@@ -88,6 +96,7 @@ int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long 
   if (!t->cp_ids) {
     t->cp_ids = cb_calloc(CODE_POINTS, sizeof *t->cp_ids); /* pages touched lazily */
     t->direct = cb_calloc(DIRECT, sizeof *t->direct);
+    t->trigrams = cb_calloc(FILTER_WORDS, sizeof *t->trigrams);
   }
   if (++t->stamp == MAX_STAMP) { /* every stamp used: start again from a clean table */
     memset(t->cp_ids, 0, CODE_POINTS * sizeof *t->cp_ids);
@@ -108,8 +117,53 @@ int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long 
   }
   t->bits = d ? 32u - (unsigned)__builtin_clz(d) : 1u;
   if ((long)t->bits * order > 64) return 0;
+  t->len = len;
+  t->order = order;
+  t->refs = t->ref_len = 0;
+  memset(t->trigrams, 0, FILTER_WORDS * sizeof *t->trigrams);
+  return 1;
+}
+
+/* The filter's bit of a trigram's key. */
+static inline uint64_t trigram_bit(uint64_t key3, size_t *word) {
+  uint64_t h = (key3 * 0x9E3779B97F4A7C15ull) >> (64 - FILTER_BITS);
+  *word = (size_t)(h >> 6);
+  return 1ull << (h & 63);
+}
+
+void cb__chrf_chars_add_ref(cb__chrf_chars *t, const uint32_t *cps, size_t len) {
+  if (t->ref_len + len > t->ref_cap) {
+    t->ref_cap = (t->ref_len + len) * 2 + 256;
+    t->ref_ids = cb_reallocarray(t->ref_ids, t->ref_cap, sizeof *t->ref_ids);
+  }
+  if (t->refs + 2 > t->ref_at_cap) {
+    t->ref_at_cap = t->ref_at_cap ? t->ref_at_cap * 2 : 16;
+    t->ref_at = cb_reallocarray(t->ref_at, t->ref_at_cap, sizeof *t->ref_at);
+  }
+  uint32_t *ids = t->ref_ids + t->ref_len;
+  for (size_t i = 0; i < len; i++) { /* 0: a character the hypothesis lacks */
+    uint32_t v = t->cp_ids[cps[i]];
+    ids[i] = v >> ID_BITS == t->stamp ? v & MAX_ID : 0;
+  }
+  t->ref_at[t->refs] = t->ref_len;
+  t->ref_len += len;
+  t->ref_at[++t->refs] = t->ref_len;
+  if (t->order < 3 || len < 3) return;
+  unsigned bits = t->bits;
+  uint64_t key3 = (uint64_t)ids[0] << bits | ids[1], mask3 = (1ull << 3 * bits) - 1;
+  for (size_t i = 2; i < len; i++) { /* key3: the trigram ending at i */
+    size_t w;
+    key3 = (key3 << bits | ids[i]) & mask3;
+    uint64_t bit = trigram_bit(key3, &w);
+    t->trigrams[w] |= bit;
+  }
+}
+
+void cb__chrf_chars_count_hyp(cb__chrf_chars *t) {
+  size_t len = t->len, order = (size_t)t->order;
   size_t grams = 0;
-  for (long n = 1; n <= order && (size_t)n <= len; n++) grams += len - (size_t)n + 1;
+  for (size_t n = 1; n <= order && n <= len; n++) grams += len - n + 1;
+  t->grams = grams;
   size_t want = 16;
   unsigned lg = 4;
   while (want < 2 * grams) {
@@ -124,11 +178,23 @@ int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long 
   t->mask = want - 1;
   t->shift = 64 - lg;
   const uint32_t *ids = t->ids;
+  const uint64_t *filter = t->trigrams;
   table tb = table_of(t);
   size_t nd = direct_orders(tb.bits);
-  for (size_t i = 0; i < len; i++) {
+  /* From the last position back, so that the trigrams from i on are known at i: key3
+   * is the trigram at i, run the number of them from i on that pass the filter. */
+  uint64_t key3 = 0;
+  size_t run = 0;
+  for (size_t i = len; i-- > 0;) {
     uint64_t key = 0;
-    size_t top = len - i < (size_t)order ? len - i : (size_t)order;
+    size_t top = len - i < order ? len - i : order;
+    key3 = key3 >> tb.bits | (uint64_t)ids[i] << 2 * tb.bits;
+    if (top > 2) { /* orders 3..top need their trigrams i..i + top - 3 in a reference */
+      size_t w;
+      uint64_t bit = trigram_bit(key3, &w);
+      run = filter[w] & bit ? run + 1 : 0;
+      if (top > run + 2) top = run + 2;
+    }
     size_t n = 0;
     for (size_t dtop = top < nd ? top : nd; n < dtop; n++) {
       key = key << tb.bits | ids[i + n];
@@ -139,40 +205,54 @@ int cb__chrf_chars_hyp(cb__chrf_chars *t, const uint32_t *cps, size_t len, long 
       count_hyp(tb, probe(tb, key), key);
     }
   }
-  return 1;
 }
 
-void cb__chrf_chars_ref(cb__chrf_chars *t, uint32_t mark, const uint32_t *cps, size_t len, long order,
-                        double *match) {
-  need_ids(t, len);
-  uint32_t *ids = t->ids;
-  for (size_t i = 0; i < len; i++) { /* 0: a character the hypothesis lacks */
-    uint32_t v = t->cp_ids[cps[i]];
-    ids[i] = v >> ID_BITS == t->stamp ? v & MAX_ID : 0;
-  }
+/* Reference r's matches into hits; with `restore` the matched slots are logged at
+ * undo, which is returned past the last one. Inlined into each call, where restore is
+ * a constant: two loops, the last reference's without the log. */
+__attribute__((always_inline)) static inline struct cb__chrf_slot **ref_hits(const cb__chrf_chars *t, size_t r, uint64_t *hits,
+                                               int restore, struct cb__chrf_slot **undo) {
+  const uint32_t *ids = t->ref_ids + t->ref_at[r];
+  size_t len = t->ref_at[r + 1] - t->ref_at[r], order = (size_t)t->order;
   table tb = table_of(t);
   size_t nd = direct_orders(tb.bits);
-  /* Counted in integers, added to match at the end: a double in memory incremented at
-   * each hit made every hit wait for the last one's store. */
-  uint64_t hits[MAX_ORDER] = {0};
   for (size_t i = 0; i < len; i++) {
     uint64_t key = 0;
-    size_t top = len - i < (size_t)order ? len - i : (size_t)order;
+    size_t top = len - i < order ? len - i : order;
     size_t n = 0;
     /* The hypothesis lacks this n-gram, so it lacks every longer one from here. */
     for (size_t dtop = top < nd ? top : nd; n < dtop; n++) {
       if (!ids[i + n]) break;
       key = key << tb.bits | ids[i + n];
-      if (!count_ref(tb, &tb.direct[key], mark, &hits[n])) break;
+      if (!count_ref(tb, &tb.direct[key], &hits[n], restore, &undo)) break;
     }
     if (n < nd) continue; /* stopped, or no order left */
     for (; n < top; n++) {
       if (!ids[i + n]) break;
       key = key << tb.bits | ids[i + n];
-      if (!count_ref(tb, probe(tb, key), mark, &hits[n])) break;
+      if (!count_ref(tb, probe(tb, key), &hits[n], restore, &undo)) break;
     }
   }
-  for (long n = 0; n < order; n++) match[n] += hits[n];
+  return undo;
+}
+
+void cb__chrf_chars_ref(cb__chrf_chars *t, size_t r, double *match) {
+  /* Counted in integers, added to match at the end: a double in memory incremented at
+   * each hit made every hit wait for the last one's store. */
+  uint64_t hits[MAX_ORDER] = {0};
+  if (r + 1 == t->refs) { /* the last reference: the counts left may stay as they end */
+    ref_hits(t, r, hits, 0, NULL);
+  } else { /* at most one match per hypothesis n-gram: grams slots to log, and one
+              written past the last match */
+    if (t->grams + 1 > t->undo_cap) {
+      t->undo_cap = t->grams + 1;
+      cb_free(t->undo);
+      t->undo = cb_reallocarray(NULL, t->undo_cap, sizeof *t->undo);
+    }
+    struct cb__chrf_slot **end = ref_hits(t, r, hits, 1, t->undo);
+    for (struct cb__chrf_slot **p = t->undo; p < end; p++) (*p)->left++;
+  }
+  for (size_t n = 0; n < (size_t)t->order; n++) match[n] += (double)hits[n];
 }
 
 void cb__chrf_chars_free(cb__chrf_chars *t) {
@@ -180,5 +260,9 @@ void cb__chrf_chars_free(cb__chrf_chars *t) {
   cb_free(t->direct);
   cb_free(t->slots);
   cb_free(t->ids);
+  cb_free(t->ref_ids);
+  cb_free(t->ref_at);
+  cb_free(t->trigrams);
+  cb_free(t->undo);
   memset(t, 0, sizeof *t);
 }

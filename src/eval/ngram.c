@@ -1,25 +1,18 @@
 /*
  * ngram.c - open-addressing hash tables (linear probing, power-of-two sizes, at most
  * half full) for the vocabulary and the n-gram trie. Keys are always compared in full
- * (a word's bytes, a trie edge's parent and id), so a collision never merges two.
+ * (a word's bytes, or for one of up to 16 bytes its length, hash and last eight bytes,
+ * which determine it; a trie edge's parent and id), so a collision never merges two.
  */
 #include "ngram.h"
 
 #include <string.h>
 
 #include "calibench/alloc.h"
-#include "word_hash.h"
-
-struct vocab_slot {
-  uint64_t hash;
-  size_t off, len; /* the word in the arena */
-  uint32_t id;
-  int used;
-};
 
 static void vocab_grow(cb__eval_vocab *v) {
   size_t cap = v->cap ? v->cap * 2 : 1024;
-  struct vocab_slot *s = cb_calloc(cap, sizeof *s);
+  cb__eval_vocab_slot *s = cb_calloc(cap, sizeof *s);
   for (size_t i = 0; i < v->cap; i++) {
     if (!v->slots[i].used) continue;
     size_t j = v->slots[i].hash & (cap - 1);
@@ -31,21 +24,16 @@ static void vocab_grow(cb__eval_vocab *v) {
   v->cap = cap;
 }
 
-uint32_t cb__eval_vocab_id(cb__eval_vocab *v, const char *s, size_t n) {
+uint32_t cb__eval_vocab_add(cb__eval_vocab *v, const char *s, size_t n, uint64_t h, uint64_t last) {
   if ((v->used + 1) * 2 > v->cap) vocab_grow(v);
-  uint64_t h = cb__eval_word_hash(s, n);
   size_t j = h & (v->cap - 1);
-  for (;; j = (j + 1) & (v->cap - 1)) {
-    struct vocab_slot *e = &v->slots[j];
-    if (!e->used) break;
-    if (e->hash == h && e->len == n && cb__eval_word_eq(v->arena + e->off, s, n)) return e->id;
-  }
+  while (v->slots[j].used) j = (j + 1) & (v->cap - 1);
   if (v->arena_len + n > v->arena_cap) {
     v->arena_cap = (v->arena_len + n) * 2 + 4096;
     v->arena = cb_realloc(v->arena, v->arena_cap);
   }
   memcpy(v->arena + v->arena_len, s, n);
-  v->slots[j] = (struct vocab_slot){h, v->arena_len, n, (uint32_t)v->used, 1};
+  v->slots[j] = (cb__eval_vocab_slot){h, last, v->arena_len, n, (uint32_t)v->used, 1};
   v->arena_len += n;
   return (uint32_t)v->used++;
 }
@@ -57,18 +45,14 @@ void cb__eval_vocab_free(cb__eval_vocab *v) {
 }
 
 void cb__trie_reset(cb__trie *t) {
-  for (uint32_t i = 0; i < t->nodes; i++) t->node[t->filled[i]] = 0;
+  for (uint32_t i = 0; i < t->nodes; i++) t->slots[t->filled[i]].node = 0;
   t->nodes = 0;
 }
 
 void cb__trie_free(cb__trie *t) {
-  cb_free(t->key);
-  cb_free(t->node);
+  cb_free(t->slots);
   cb_free(t->filled);
-  cb_free(t->hyp);
-  cb_free(t->cur);
-  cb_free(t->mark);
-  cb_free(t->ref);
+  cb_free(t->count);
   memset(t, 0, sizeof *t);
 }
 
@@ -77,26 +61,21 @@ void cb__trie_grow(cb__trie *t) {
   if (t->nodes + 2 > t->node_cap) {
     t->node_cap = t->node_cap ? t->node_cap * 2 : 1024;
     t->filled = cb_reallocarray(t->filled, t->node_cap, sizeof *t->filled);
-    t->hyp = cb_reallocarray(t->hyp, t->node_cap, sizeof *t->hyp);
-    t->cur = cb_reallocarray(t->cur, t->node_cap, sizeof *t->cur);
-    t->mark = cb_reallocarray(t->mark, t->node_cap, sizeof *t->mark);
-    t->ref = cb_reallocarray(t->ref, t->node_cap, sizeof *t->ref);
+    t->count = cb_reallocarray(t->count, t->node_cap, sizeof *t->count);
   }
   if ((t->nodes + 1) * 2 <= t->cap) return;
   size_t cap = t->cap ? t->cap * 2 : 1024;
-  uint64_t *key = cb_calloc(cap, sizeof *key);
-  uint32_t *node = cb_calloc(cap, sizeof *node);
+  unsigned shift = t->cap ? t->shift - 1 : 64 - 10;
+  cb__trie_slot *slots = cb_calloc(cap, sizeof *slots);
   for (uint32_t i = 0; i < t->nodes; i++) {
     uint32_t s = t->filled[i];
-    size_t j = cb__trie_hash(t->key[s]) & (cap - 1);
-    while (node[j]) j = (j + 1) & (cap - 1);
-    key[j] = t->key[s];
-    node[j] = t->node[s];
+    size_t j = cb__trie_home(t->slots[s].key, shift);
+    while (slots[j].node) j = (j + 1) & (cap - 1);
+    slots[j] = t->slots[s];
     t->filled[i] = (uint32_t)j;
   }
-  cb_free(t->key);
-  cb_free(t->node);
-  t->key = key;
-  t->node = node;
+  cb_free(t->slots);
+  t->slots = slots;
   t->cap = cap;
+  t->shift = shift;
 }

@@ -20,6 +20,7 @@
 #include "calibench/eval.h"
 #include "eval/bleu_tok.h"
 #include "eval/eval_text.h"
+#include "eval/ngram.h"
 #include "test_eval_vectors.h"
 #include "test_skip.h"
 
@@ -180,13 +181,158 @@ static void test_word_spans(void **state) {
   cb__bleu_tok_scratch_free(&sc);
 }
 
+/* BLEU's statistics of random segments (words of a small vocabulary, --tokenize none,
+ * 1-3 references, orders 1-6) against counting by brute force: per order the
+ * hypothesis' n-grams, each matched up to its highest count in one reference (bleu.py
+ * _compute_segment_statistics). The references' words are partly missing from the
+ * hypothesis, so the n-grams BLEU leaves out of its trie (those with a word the
+ * hypothesis lacks) sit at every place: first, last, alone, in runs. */
+static uint64_t bf_state = 20261203;
+static uint32_t bf_rnd(uint32_t n) {
+  bf_state = bf_state * 6364136223846793005ull + 1442695040888963407ull;
+  return (uint32_t)(bf_state >> 33) % n;
+}
+
+static size_t bf_count(const uint32_t *w, size_t len, const uint32_t *g, size_t n) {
+  size_t c = 0;
+  for (size_t i = 0; i + n <= len; i++) c += !memcmp(w + i, g, n * sizeof *g);
+  return c;
+}
+
+static void test_bleu_brute_force(void **state) {
+  (void)state;
+  static const char *const vocab[] = {"a", "b", "c", "d", "e", "f", "x", "y", "z"};
+  const cb_eval_metric *m = cb_eval_metric_find("bleu");
+  for (long order = 1; order <= 6; order++) {
+    char order_s[4];
+    snprintf(order_s, sizeof order_s, "%ld", order);
+    cb_eval_option ov[] = {{"max-ngram-order", order_s, 0}, {"tokenize", "none", 0}};
+    cb_eval_options o = {ov, 2, 0, 0};
+    void *st = NULL;
+    cb_error err;
+    cb_error_clear(&err);
+    assert_int_equal(m->create(&o, &st, &err), CB_OK);
+    size_t k = m->n_stats(st);
+    for (int seg = 0; seg < 300; seg++) {
+      uint32_t w[4][40];
+      size_t len[4];
+      char text[4][160];
+      cb_eval_text refs[3];
+      size_t nrefs = 1 + bf_rnd(3);
+      for (size_t t = 0; t <= nrefs; t++) { /* t 0: the hypothesis, of a-f only */
+        len[t] = bf_rnd(40);
+        size_t at = 0;
+        for (size_t i = 0; i < len[t]; i++) {
+          w[t][i] = t && i < len[0] && bf_rnd(3) ? w[0][i] : bf_rnd(t ? 9 : 6);
+          at += (size_t)snprintf(text[t] + at, sizeof text[t] - at, "%s ", vocab[w[t][i]]);
+        }
+        text[t][at] = 0;
+        if (t) refs[t - 1] = (cb_eval_text){text[t], at};
+      }
+      cb_eval_segment sg = {{text[0], strlen(text[0])}, refs, nrefs};
+      double got[2 + 2 * 6] = {0}, want[2 + 2 * 6] = {0};
+      assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
+      want[0] = (double)len[0];
+      size_t best = len[1];
+      for (size_t t = 1; t <= nrefs; t++) {
+        size_t d = len[t] > len[0] ? len[t] - len[0] : len[0] - len[t];
+        size_t bd = best > len[0] ? best - len[0] : len[0] - best;
+        if (d < bd || (d == bd && len[t] < best)) best = len[t];
+      }
+      want[1] = (double)best;
+      for (size_t n = 1; n <= (size_t)order && n <= len[0]; n++) {
+        want[2 + order + n - 1] = (double)(len[0] - n + 1);
+        for (size_t i = 0; i + n <= len[0]; i++) {
+          if (bf_count(w[0], i + n - 1, w[0] + i, n)) continue; /* each distinct n-gram once */
+          size_t h = bf_count(w[0], len[0], w[0] + i, n), r = 0;
+          for (size_t t = 1; t <= nrefs; t++) {
+            size_t c = bf_count(w[t], len[t], w[0] + i, n);
+            if (c > r) r = c;
+          }
+          want[2 + n - 1] += (double)(h < r ? h : r);
+        }
+      }
+      for (size_t i = 0; i < k; i++)
+        if (got[i] != want[i])
+          fail_msg("order %ld, segment %d: stats[%zu]: %.0f, by brute force %.0f", order, seg, i, got[i],
+                   want[i]);
+    }
+    m->destroy(st);
+  }
+}
+
+/* The vocabulary (ngram.h) gives two words one id exactly when they are equal: 60,000
+ * words of 1-24 bytes over two letters, mostly 9-16 (where a word is told from one
+ * with its length and last eight bytes by its hash alone), so that every word meets
+ * others with its length and tail in its probe run. Checked against the words sorted:
+ * one id per distinct word, and each id's words all equal. */
+static const char (*vocab_words)[25];
+static int by_word(const void *a, const void *b) {
+  return strcmp(vocab_words[*(const uint32_t *)a], vocab_words[*(const uint32_t *)b]);
+}
+
+static void test_vocab_ids(void **state) {
+  (void)state;
+  enum { WORDS = 60000 };
+  char (*words)[25] = calloc(WORDS, sizeof *words);
+  uint32_t *ids = calloc(WORDS, sizeof *ids), *first = calloc(WORDS, sizeof *first);
+  uint32_t *order = calloc(WORDS, sizeof *order);
+  cb__eval_vocab v = {0};
+  uint32_t next = 0; /* ids are given in order from 0 */
+  for (uint32_t i = 0; i < WORDS; i++) {
+    size_t n = bf_rnd(8) ? 9 + bf_rnd(8) : 1 + bf_rnd(24);
+    for (size_t k = 0; k < n; k++) words[i][k] = "ab"[bf_rnd(2)];
+    ids[i] = cb__eval_vocab_id(&v, words[i], n);
+    assert_true(ids[i] <= next);
+    if (ids[i] == next) first[next++] = i;
+    if (strcmp(words[first[ids[i]]], words[i]))
+      fail_msg("'%s' and '%s': one id, %u", words[first[ids[i]]], words[i], ids[i]);
+    order[i] = i;
+  }
+  vocab_words = (const char (*)[25])words;
+  qsort(order, WORDS, sizeof *order, by_word);
+  size_t distinct = 0;
+  for (size_t i = 0; i < WORDS; i++) {
+    int same = i && !strcmp(words[order[i - 1]], words[order[i]]);
+    distinct += !same;
+    if (same && ids[order[i - 1]] != ids[order[i]]) fail_msg("'%s': two ids", words[order[i]]);
+  }
+  assert_int_equal(v.used, distinct);
+  cb__eval_vocab_free(&v);
+  free(words), free(ids), free(first), free(order);
+}
+
+/* 13a's first pattern, ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> ' \1 ', on every ASCII byte
+ * between two letters: split off exactly when in that class (here written as its
+ * ranges); '.', ',', '-' and whitespace, which other rules split, left out. */
+static void test_13a_punct_class(void **state) {
+  (void)state;
+  cb__bleu_tok_scratch sc = {0};
+  cb_buf out = {0};
+  for (int b = 1; b < 0x80; b++) {
+    if (b == '.' || b == ',' || b == '-' || cb__eval_ascii_space((unsigned char)b)) continue;
+    char in[3] = {'a', (char)b, 'z'}, want[6];
+    int split = (b >= 0x7B && b <= 0x7E) || (b >= 0x5B && b <= 0x60) || (b >= 0x20 && b <= 0x26) ||
+                (b >= 0x28 && b <= 0x2B) || (b >= 0x3A && b <= 0x40) || b == 0x2F;
+    if (split) snprintf(want, sizeof want, "a %c z", b);
+    else snprintf(want, sizeof want, "a%cz", b);
+    cb__bleu_tokenize(CB__BLEU_TOK_13A, in, 3, &sc, &out);
+    if (strcmp(out.data, want)) fail_msg("byte 0x%02X: '%s', want '%s'", (unsigned)b, out.data, want);
+  }
+  cb__bleu_tok_scratch_free(&sc);
+  cb_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bleu_vectors),
       cmocka_unit_test(test_bleu_tokenizers),
+      cmocka_unit_test(test_13a_punct_class),
       cmocka_unit_test(test_python_lower),
       cmocka_unit_test(test_python_space),
       cmocka_unit_test(test_word_spans),
+      cmocka_unit_test(test_bleu_brute_force),
+      cmocka_unit_test(test_vocab_ids),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

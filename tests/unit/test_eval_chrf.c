@@ -6,7 +6,7 @@
  * signatures character for character. Then the character n-gram counts of both
  * ways chrF keeps them (packed 64-bit keys, and the trie for a hypothesis whose keys
  * do not pack: more than 2047 distinct characters, or too high an order) against
- * counting by brute force.
+ * counting by brute force, with two references in either order.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -94,7 +94,7 @@ static void check_chars(const char *what, const uint32_t *alphabet, size_t na, s
   assert_int_equal(m->create(&o, &st, &err), CB_OK);
   size_t k = m->n_stats(st);
   uint32_t *h = calloc(len, 4), *r = calloc(len, 4);
-  char *hs = calloc(len, 4), *rs = calloc(len, 4), junk[16];
+  char *hs = calloc(len, 4), *rs = calloc(len, 4), junk[320];
   double *got = calloc(k, sizeof *got), *want = calloc(k, sizeof *want);
   for (int seg = 0; seg < segments; seg++) {
     size_t nh = len - rnd((uint32_t)len / 8 + 1), nr = len - rnd((uint32_t)len / 4 + 1), bh = 0, br = 0;
@@ -102,11 +102,17 @@ static void check_chars(const char *what, const uint32_t *alphabet, size_t na, s
       bh += put_utf8(hs + bh, h[i] = na > 2047 && i < na ? alphabet[i] : pick(alphabet, na, skewed));
     for (size_t i = 0; i < nr; i++) /* the reference: the hypothesis, edited */
       br += put_utf8(rs + br, r[i] = i < nh && rnd(4) ? h[i] : pick(alphabet, na, skewed));
-    /* A poorer reference first, sharing a little: the second's counts must start afresh. */
-    size_t nj = put_utf8(junk, h[0]);
-    nj += put_utf8(junk + nj, h[1]);
-    cb_eval_text refs[] = {{junk, nj}, {rs, br}};
-    cb_eval_segment sg = {{hs, bh}, refs, 2};
+    /* A poorer reference sharing a little, first in even segments (the second's counts
+     * must start afresh) and last in odd ones (the filter of the references' trigrams
+     * must hold the first's too): the hypothesis' first two characters 40 times, more
+     * often than the hypothesis has them, so that some of its n-grams find none left. */
+    size_t nj = 0;
+    for (int rep = 0; rep < 40; rep++) {
+      nj += put_utf8(junk + nj, h[0]);
+      nj += put_utf8(junk + nj, h[1]);
+    }
+    cb_eval_text refs[] = {{junk, nj}, {rs, br}, {junk, nj}};
+    cb_eval_segment sg = {{hs, bh}, refs + seg % 2, 2};
     memset(got, 0, k * sizeof *got);
     assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
     brute_stats(h, nh, r, nr, order, want);
@@ -140,10 +146,41 @@ static void test_char_ngrams_brute_force(void **state) {
   check_chars("2100 CJK characters, order 5 (ids of 12 bits)", alpha, 2100, 2600, 5, 2, 0);
 }
 
+/* Every ASCII byte between two letters: chrF drops Python's ASCII whitespace (str.split's:
+ * 0x09-0x0D, 0x1C-0x1F, ' ') and keeps every other byte; with --whitespace it keeps all. */
+static void test_ascii_whitespace(void **state) {
+  (void)state;
+  const cb_eval_metric *m = cb_eval_metric_find("chrf");
+  for (int keep = 0; keep < 2; keep++) {
+    cb_eval_option ov[] = {{"whitespace", NULL, 0}};
+    cb_eval_options o = {ov, (size_t)keep, 0, 0};
+    void *st = NULL;
+    cb_error err;
+    cb_error_clear(&err);
+    assert_int_equal(m->create(&o, &st, &err), CB_OK);
+    size_t k = m->n_stats(st);
+    double *got = calloc(k, sizeof *got);
+    for (int b = 1; b < 0x80; b++) {
+      char text[3] = {'x', (char)b, 'y'};
+      cb_eval_text ref = {text, 3};
+      cb_eval_segment sg = {{text, 3}, &ref, 1};
+      assert_int_equal(m->segment(st, &sg, got, &err), CB_OK);
+      int space = (b >= 0x09 && b <= 0x0D) || (b >= 0x1C && b <= 0x1F) || b == ' ';
+      double want = keep || !space ? 3 : 2;
+      if (got[0] != want || got[1] != want || got[2] != want)
+        fail_msg("byte 0x%02X%s: unigrams hyp %.0f ref %.0f match %.0f, want %.0f", (unsigned)b,
+                 keep ? " (--whitespace)" : "", got[0], got[1], got[2], want);
+    }
+    free(got);
+    m->destroy(st);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chrf_vectors),
       cmocka_unit_test(test_char_ngrams_brute_force),
+      cmocka_unit_test(test_ascii_whitespace),
   };
   return cb_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
