@@ -140,11 +140,12 @@ static void show(const char *what, const loop_result *r) {
                 r->tput_tok_s);
 }
 
-static void within(double got, double published, double rel, const char *what) {
-  double dev = (got - published) / published;
+/* got within rel of a reference: a published figure, or a real engine's measured here */
+static void within(double got, double ref, double rel, const char *what) {
+  double dev = (got - ref) / ref;
   if (fabs(dev) > rel)
-    fail_msg("%s: simulated %.2f, published %.2f (%+.1f%%, tolerance ±%.0f%%)", what, got,
-             published, dev * 100, rel * 100);
+    fail_msg("%s: simulated %.2f, reference %.2f (%+.1f%%, tolerance ±%.0f%%)", what, got, ref,
+             dev * 100, rel * 100);
 }
 
 /*
