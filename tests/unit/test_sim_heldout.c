@@ -23,6 +23,7 @@
 
 #include "calibench/alloc.h"
 #include "calibench/sim.h"
+#include "calibench/workload.h"
 #include "test_sim_common.h"
 
 typedef struct loop_run {
@@ -63,17 +64,15 @@ static void send_request(cb_sim_engine *e, loop_run *lr, size_t id, size_t isl, 
   lr->r[id].sent_ns = now;
 }
 
-/* A length drawn around len: uniform on [floor(len (1 - spread)), ceil(len (1 + spread))],
- * as `--len-dist uniform --len-spread` draws (docs/workload.md), from a hash of the
- * request and which length; len itself when spread is 0. */
+/* A length drawn around len as `--len-dist uniform --len-spread spread` draws it
+ * (cb_dataset_len_sample), from a stream per request and which length; len itself when
+ * spread is 0. */
 static int64_t draw_len(int64_t len, double spread, size_t id, unsigned which) {
-  if (spread <= 0) return len;
-  int64_t lo = (int64_t)floor((double)len * (1 - spread));
-  int64_t hi = (int64_t)ceil((double)len * (1 + spread));
-  uint64_t h = ((uint64_t)id << 1 | which) * 0x9E3779B97F4A7C15ull;
-  h = (h ^ (h >> 31)) * 0xBF58476D1CE4E5B9ull;
-  h ^= h >> 29;
-  return lo + (int64_t)(h % (uint64_t)(hi - lo + 1));
+  cb_dataset_len d = {.kind = spread > 0 ? CB_LEN_UNIFORM : CB_LEN_FIXED, .mean = (double)len,
+                      .spread = spread};
+  cb_rng rng;
+  cb_rng_init_stream(&rng, 20261203, which, id);
+  return cb_dataset_len_sample(&d, &rng);
 }
 
 /* Closed loop at concurrency conc: the first warm requests are not measured (the
@@ -299,8 +298,8 @@ static void convoy_check(size_t budget, double llama_ratio) {
   cb_sim_params p = sim_preset("llama-3.1-8b", "h100-sxm", 1);
   p.max_num_batched_tokens = budget;
   double alone = closed_loop(&p, 1, 2000, 64, 4, 16).ttft_ms;
-  double fixed = closed_loop(&p, 4, 2000, 64, 16, 96).ttft_ms;
-  double spread = closed_loop_spread(&p, 4, 2000, 64, 0.2, 16, 96).ttft_ms;
+  double fixed = closed_loop(&p, 4, 2000, 64, 16, 400).ttft_ms;
+  double spread = closed_loop_spread(&p, 4, 2000, 64, 0.2, 16, 400).ttft_ms;
   print_message("budget %zu: TTFT alone %.1f ms, at 4 fixed %.1f ms (%.2f P), spread %.1f ms "
                 "(%.2f P): fixed/spread %.2f, llama-server %.2f\n",
                 budget, alone, fixed, fixed / alone, spread, spread / alone, fixed / spread,
