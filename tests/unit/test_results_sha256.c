@@ -3,6 +3,7 @@
  * fingerprints: FIPS 180-2's test vectors, and a file that can be read only once (a
  * FIFO) refused at once instead of waited on.
  */
+#define _XOPEN_SOURCE 700 /* nftw, for test_tmpdir.h */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,20 +17,14 @@
 #include <cmocka.h>
 
 #include "calibench/results.h"
+#define TEST_TMPDIR_PREFIX "cb-sha256"
+#include "test_file.h"
+#include "test_tmpdir.h"
 
-static char dir[] = "/tmp/cb-sha256.XXXXXX";
-
-static void write_file(const char *path, const char *data, size_t n, size_t times) {
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  for (size_t i = 0; i < times; i++) assert_int_equal(fwrite(data, 1, n, f), n);
-  assert_int_equal(fclose(f), 0);
-}
-
-static void expect_hash(const char *data, size_t n, size_t times, const char *want) {
-  char path[64], hex[65];
-  snprintf(path, sizeof path, "%s/data", dir);
-  write_file(path, data, n, times);
+static void expect_hash(const char *text, const char *want) {
+  char path[300], hex[65];
+  snprintf(path, sizeof path, "%s/data", tmp);
+  write_file(path, text);
   cb_error err;
   assert_int_equal(cb_results_sha256_file(path, hex, &err), CB_OK);
   assert_string_equal(hex, want);
@@ -40,18 +35,22 @@ static void expect_hash(const char *data, size_t n, size_t times, const char *wa
  * 64 KiB read). */
 static void test_fips_vectors(void **state) {
   (void)state;
-  expect_hash("abc", 3, 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-  expect_hash(m, strlen(m), 1, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  expect_hash("aaaaaaaaaa", 10, 100000,
-              "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
-  expect_hash("", 0, 1, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  expect_hash("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  expect_hash("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+              "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  char *million = malloc(1000001);
+  assert_non_null(million);
+  memset(million, 'a', 1000000);
+  million[1000000] = '\0';
+  expect_hash(million, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  free(million);
+  expect_hash("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 static void test_fifo_refused_at_once(void **state) {
   (void)state;
-  char path[64], hex[65];
-  snprintf(path, sizeof path, "%s/fifo", dir);
+  char path[300], hex[65];
+  snprintf(path, sizeof path, "%s/fifo", tmp);
   assert_int_equal(mkfifo(path, 0600), 0);
   cb_error err;
   /* No writer: a blocking open would wait forever (ctest's timeout would end it). */
@@ -62,21 +61,11 @@ static void test_fifo_refused_at_once(void **state) {
 
 static void test_missing_file(void **state) {
   (void)state;
-  char path[64], hex[65];
-  snprintf(path, sizeof path, "%s/none", dir);
+  char path[300], hex[65];
+  snprintf(path, sizeof path, "%s/none", tmp);
   cb_error err;
   assert_int_equal(cb_results_sha256_file(path, hex, &err), CB_ERR_IO);
   assert_non_null(strstr(err.msg, "cannot open"));
-}
-
-static int setup(void **state) {
-  (void)state;
-  return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  return rmdir(dir);
 }
 
 int main(void) {
@@ -85,5 +74,5 @@ int main(void) {
       cmocka_unit_test(test_fifo_refused_at_once),
       cmocka_unit_test(test_missing_file),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }
