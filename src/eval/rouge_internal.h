@@ -55,9 +55,6 @@ typedef struct cb__rouge_vocab {
   uint32_t n_slots; /* a power of two */
 } cb__rouge_vocab;
 
-/* The vocabulary's hash of a word: cb__eval_word_hash_last's (word_hash.h), computed
- * with fewer branches. */
-uint64_t cb__rouge_word_hash_last(const char *s, size_t n, uint64_t *last);
 void cb__rouge_vocab_free(cb__rouge_vocab *v);
 void cb__rouge_vocab_clear(cb__rouge_vocab *v);
 uint32_t cb__rouge_vocab_id(cb__rouge_vocab *v, const char *s, size_t len);

@@ -100,34 +100,6 @@ static __attribute__((noinline)) uint32_t vocab_probe(cb__rouge_vocab *v, const 
   return vocab_add(v, s, len, h, last);
 }
 
-/* cb__eval_word_hash_last's hash and *last (equal on a little-endian machine, which
- * test_word_hash_same checks), with no branch on a length of 4-16 bytes: there it
- * reads four 4-byte words, at offsets chosen by selects, where the other branches
- * three ways and loops; the length of the next word is random, so those branches are
- * mispredicted often, which costs more than the hash itself. */
-static inline __attribute__((always_inline)) uint64_t word_hash_last(const char *s, size_t n,
-                                                                     uint64_t *last) {
-  if (n - 4 > 12) return cb__eval_word_hash_last(s, n, last); /* 1-3 or over 16 bytes */
-  /* selects by masks (gcc makes branches of the conditional operator here) */
-  size_t wide = 0 - (size_t)(n >= 8), o1 = n - 4 - ((n - 8) & wide), o2 = (n - 8) & wide;
-  /* 8-16 bytes: the first eight and the last eight; 4-7: the first four and the last
-   * four, twice */
-  uint64_t head = cb__eval_load32(s) | cb__eval_load32(s + o1) << 32;
-  uint64_t w = cb__eval_load32(s + o2) | cb__eval_load32(s + n - 4) << 32;
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ n, m = (h ^ head) * 0xFF51AFD7ED558CCDull;
-  m ^= m >> 32;
-  uint64_t more = 0 - (uint64_t)(n > 8); /* the first eight mixed in only when more follow */
-  h = (m & more) | (h & ~more);
-  *last = w;
-  h = (h ^ w) * 0xC4CEB9FE1A85EC53ull;
-  h ^= h >> 32;
-  return h;
-}
-
-uint64_t cb__rouge_word_hash_last(const char *s, size_t n, uint64_t *last) {
-  return word_hash_last(s, n, last);
-}
-
 /* The usual case inline, where the tokenizer calls it: a word of up to 16 bytes found
  * in the first slot it hashes to (the table is at most half full), no call and no
  * spill, and one branch for the slot's test. An empty slot (all zero) matches nothing:
@@ -135,7 +107,7 @@ uint64_t cb__rouge_word_hash_last(const char *s, size_t n, uint64_t *last) {
  * then an invertible mix: not 0. */
 static inline __attribute__((always_inline)) uint32_t vocab_id(cb__rouge_vocab *v, const char *s,
                                                                size_t len) {
-  uint64_t last, h = word_hash_last(s, len, &last);
+  uint64_t last, h = cb__eval_word_hash_last(s, len, &last);
   if (len <= 16 && v->n_slots) {
     struct cb__rouge_slot e = v->slots[(uint32_t)h & (v->n_slots - 1)];
     if (!((e.hash ^ h) | (e.last ^ last) | (e.len ^ len))) return e.id1 - 1;

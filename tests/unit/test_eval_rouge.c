@@ -277,11 +277,11 @@ static void test_token_runs_and_vocab(void **state) {
  * two 12-byte words with the same last eight bytes whose hashes start in the same slot
  * must still be two words, whether the second meets the first in its first slot (the
  * inline lookup) or one further on (the probe). */
-/* The vocabulary's hash (cb__rouge_word_hash_last, with selects for 4-16 bytes) equals
- * word_hash.h's, hash and tail, for every length 1-40 on seeded random bytes; each word
- * in a buffer of its own exact size, so that a read past it is an error under ASan. The
- * vocabulary relies on the bijection word_hash.h states for its hash (slots compared
- * without the text), and test_vocab_long_words_same_tail on the two being equal. */
+/* The vocabularies' hash (cb__eval_word_hash_last, with selects for 4-16 bytes) equals
+ * its plain form written with branches on the length (word_hash.h), hash and tail, for
+ * every length 1-40 on seeded random bytes; each word in a buffer of its own exact size,
+ * so that a read past it is an error under ASan. The vocabulary relies on the bijection
+ * word_hash.h states for the plain form (slots compared without the text). */
 static void test_word_hash_same(void **state) {
   (void)state;
   uint64_t x = 0x2545F4914F6CDD1Dull;
@@ -293,8 +293,8 @@ static void test_word_hash_same(void **state) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         w[i] = (char)(rep % 2 ? 'a' + x % 26 : x); /* letters, or any byte */
       }
-      uint64_t l1 = 0, l2 = 1, h1 = cb__eval_word_hash_last(w, n, &l1);
-      uint64_t h2 = cb__rouge_word_hash_last(w, n, &l2);
+      uint64_t l1 = 0, l2 = 1, h1 = cb__eval_word_hash_last_plain(w, n, &l1);
+      uint64_t h2 = cb__eval_word_hash_last(w, n, &l2);
       free(w);
       if (h1 != h2 || l1 != l2) fail_msg("length %zu: hash or tail differs", n);
     }
@@ -307,13 +307,13 @@ static void test_vocab_long_words_same_tail(void **state) {
   const uint32_t mask = v.n_slots - 1;
   char w1[13] = "0000tailtail", w2[13] = "0000tailtail";
   uint64_t last1, last2;
-  uint32_t home = (uint32_t)cb__rouge_word_hash_last(w1, 12, &last1) & mask;
+  uint32_t home = (uint32_t)cb__eval_word_hash_last(w1, 12, &last1) & mask;
   uint32_t c = 1;
   for (; c < 100000; c++) { /* w2's first four bytes: a letter and three digits */
     char head[8];
     snprintf(head, sizeof head, "%c%03" PRIu32, 'a' + (int)(c / 1000 % 26), c % 1000);
     memcpy(w2, head, 4);
-    if (((uint32_t)cb__rouge_word_hash_last(w2, 12, &last2) & mask) == home) break;
+    if (((uint32_t)cb__eval_word_hash_last(w2, 12, &last2) & mask) == home) break;
   }
   assert_true(c < 100000);
   assert_true(last1 == last2 && memcmp(w1, w2, 12) != 0);
